@@ -1,0 +1,51 @@
+# colmeia — everything a newcomer needs: `make demo`, `make test`, `make bench`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV    ?= .venv
+PY      := $(VENV)/bin/python
+UV      ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+STAMP   := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: help install demo test lint typecheck pytest bench lock clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
+
+$(UV):
+	@echo "uv not found: bootstrapping it with pip"
+	python3 -m pip install --user --quiet uv
+
+$(STAMP): requirements-dev.lock pyproject.toml | $(UV)
+	$(UV) venv --quiet --allow-existing --python 3.11 $(VENV)
+	$(UV) pip sync --quiet --python $(PY) requirements-dev.lock
+	$(UV) pip install --quiet --python $(PY) --no-deps -e .
+	@touch $(STAMP)
+
+install: $(STAMP)  ## create .venv and install the pinned dependencies
+
+demo: $(STAMP)  ## the main job on embedded defaults, with the simulated model
+	$(PY) -m colmeia.demo
+
+lint: $(STAMP)  ## ruff lint and format check
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
+
+typecheck: $(STAMP)  ## mypy --strict on src/
+	$(VENV)/bin/mypy
+
+pytest: $(STAMP)  ## the test suite
+	$(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
+
+test: lint typecheck pytest  ## everything: lint, types, tests
+
+bench: $(STAMP)  ## every benchmark in bench/, one JSON line each
+	@for b in bench/*.py; do $(PY) $$b || exit 1; done
+
+lock: | $(UV)  ## re-pin dependencies (hashes, no registry addresses)
+	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 pyproject.toml -o requirements.lock
+	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 pyproject.toml requirements-dev.in -o requirements-dev.lock
+
+clean:  ## remove the virtualenv and caches
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

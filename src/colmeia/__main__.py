@@ -1,0 +1,3 @@
+from colmeia.cli import main
+
+main()

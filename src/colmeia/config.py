@@ -1,0 +1,159 @@
+"""Settings: every ``COLMEIA_*`` variable, read from the environment and a ``.env`` file.
+
+Each section is its own settings class with its own prefix, so the variables read naturally
+(``COLMEIA_LLM_BASE_URL``, ``COLMEIA_EMBEDDINGS_MODEL``) and unknown keys are refused.
+Factories that turn settings into clients live next to the clients, not here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = [
+    "EmbeddingsSettings",
+    "LLMSettings",
+    "Provider",
+    "RerankSettings",
+    "SearchSettings",
+    "Settings",
+    "get_settings",
+]
+
+Provider = Literal["openai", "azure", "ollama", "vllm", "generic"]
+
+
+def _section(prefix: str) -> SettingsConfigDict:
+    return SettingsConfigDict(
+        env_prefix=prefix,
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",  # a .env holds every section's keys; each section reads its own
+        validate_default=True,
+    )
+
+
+class LLMSettings(BaseSettings):
+    """Where the chat model is and how to call it (``COLMEIA_LLM_*``)."""
+
+    model_config = _section("COLMEIA_LLM_")
+
+    base_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 for Ollama.",
+    )
+    model: str = Field(default="", description="Model name as the server knows it.")
+    api_key: SecretStr = Field(
+        default=SecretStr(""), description="API key; local servers accept anything."
+    )
+    provider: Provider = Field(
+        default="generic", description="Preset of server-specific knobs (reasoning off, …)."
+    )
+    api_version: str = Field(
+        default="2024-10-21", description="Azure OpenAI API version (provider=azure only)."
+    )
+    timeout: float = Field(default=60.0, gt=0, description="Seconds for one HTTP request.")
+    deadline: float = Field(
+        default=300.0, gt=0, description="Seconds for one call including all its retries."
+    )
+    max_retries: int = Field(
+        default=3, ge=0, le=20, description="Retries on 5xx, connection errors and timeouts."
+    )
+    max_rate_limit_retries: int = Field(
+        default=8, ge=0, le=50, description="Retries on 429, each waiting as Retry-After says."
+    )
+    max_repairs: int = Field(
+        default=4,
+        ge=0,
+        le=20,
+        description="Extra attempts when output is prose, truncated or fails validation.",
+    )
+    max_concurrency: int = Field(
+        default=64, ge=1, le=4096, description="Requests in flight at once per endpoint."
+    )
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, ge=1)
+    structured_mode: Literal["auto", "json_schema", "tool", "prompt"] = Field(
+        default="auto", description="How structured output is asked for; auto follows the preset."
+    )
+    price_input_per_mtok: float = Field(default=0.0, ge=0, description="Cost per 1M prompt tokens.")
+    price_output_per_mtok: float = Field(
+        default=0.0, ge=0, description="Cost per 1M completion tokens."
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _strip_slash(cls, v: str | None) -> str | None:
+        return v.rstrip("/") if v else v
+
+
+class EmbeddingsSettings(BaseSettings):
+    """Optional dense embeddings (``COLMEIA_EMBEDDINGS_*``). Nothing is ever downloaded."""
+
+    model_config = _section("COLMEIA_EMBEDDINGS_")
+
+    base_url: str | None = Field(default=None, description="OpenAI-compatible /embeddings host.")
+    model: str = Field(default="", description="Embedding model name on that server.")
+    api_key: SecretStr = Field(default=SecretStr(""))
+    path: Path | None = Field(
+        default=None, description="A local sentence-transformers model directory instead."
+    )
+    batch_size: int = Field(default=64, ge=1, le=4096)
+
+
+class RerankSettings(BaseSettings):
+    """Optional reranking (``COLMEIA_RERANK_*``)."""
+
+    model_config = _section("COLMEIA_RERANK_")
+
+    kind: Literal["none", "llm", "http"] = Field(default="none")
+    base_url: str | None = Field(default=None, description="Cohere/Jina/TEI-compatible /rerank.")
+    model: str = Field(default="")
+    api_key: SecretStr = Field(default=SecretStr(""))
+    top_n: int = Field(default=20, ge=1, le=1000, description="Candidates passed to the reranker.")
+
+
+class SearchSettings(BaseSettings):
+    """Web search tool (``COLMEIA_SEARCH_*``); disabled until a URL is set."""
+
+    model_config = _section("COLMEIA_SEARCH_")
+
+    kind: Literal["searxng", "tavily", "serpapi"] = Field(default="searxng")
+    url: str | None = Field(default=None, description="Search API endpoint.")
+    api_key: SecretStr = Field(default=SecretStr(""))
+    allow_private: bool = Field(
+        default=False, description="Let tools contact private/loopback addresses."
+    )
+
+
+class Settings(BaseSettings):
+    """All of colmeia's settings (``COLMEIA_*``)."""
+
+    model_config = _section("COLMEIA_")
+
+    home: Path = Field(default=Path(".colmeia"), description="Data folder for embedded stores.")
+    store: str | None = Field(
+        default=None,
+        description="sqlite:///path, a plain path, or postgresql://…; default: SQLite in home.",
+    )
+    log_level: str = Field(default="WARNING")
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    embeddings: EmbeddingsSettings = Field(default_factory=EmbeddingsSettings)
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+
+    def store_url(self) -> str:
+        """The store URL, defaulting to a SQLite file inside ``home``."""
+        if not self.store:
+            return f"sqlite:///{self.home / 'colmeia.db'}"
+        if "://" not in self.store:
+            return f"sqlite:///{self.store}"
+        return self.store
+
+
+def get_settings(**overrides: object) -> Settings:
+    """Read settings fresh from the environment and ``.env`` (overrides win)."""
+    return Settings(**overrides)  # type: ignore[arg-type]

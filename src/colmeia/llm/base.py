@@ -1,0 +1,296 @@
+"""The vocabulary of the model layer: messages, tool calls, usage and the ChatModel protocol.
+
+Everything above ``colmeia.llm`` speaks these types, never a vendor SDK's.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
+
+from pydantic import BaseModel
+
+__all__ = [
+    "NOT_GIVEN",
+    "ChatModel",
+    "ChatResult",
+    "Message",
+    "NotGiven",
+    "Role",
+    "StreamEvent",
+    "StructuredResult",
+    "ToolCall",
+    "ToolChoice",
+    "ToolSpec",
+    "Usage",
+    "UsageTracker",
+    "current_tracker",
+    "track_usage",
+]
+
+Role = Literal["system", "user", "assistant", "tool"]
+T = TypeVar("T", bound=BaseModel)
+
+
+class NotGiven:
+    """Sentinel for "use the model's default" (``None`` may be a real value, e.g. no limit)."""
+
+    _instance: NotGiven | None = None
+
+    def __new__(cls) -> NotGiven:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+NOT_GIVEN = NotGiven()
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """A request from the model to run one tool with JSON arguments."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    raw_arguments: str = ""
+
+
+@dataclass(slots=True)
+class ToolSpec:
+    """A tool as offered to the model: name, description and JSON Schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    def to_openai(self) -> dict[str, Any]:
+        """The ``tools=[…]`` entry of the OpenAI chat API."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+@dataclass(slots=True)
+class Message:
+    """One chat message."""
+
+    role: Role
+    content: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    @classmethod
+    def system(cls, content: str) -> Message:
+        return cls("system", content)
+
+    @classmethod
+    def user(cls, content: str) -> Message:
+        return cls("user", content)
+
+    @classmethod
+    def assistant(cls, content: str | None, tool_calls: Sequence[ToolCall] = ()) -> Message:
+        return cls("assistant", content, list(tool_calls))
+
+    @classmethod
+    def tool(cls, tool_call_id: str, content: str, name: str | None = None) -> Message:
+        return cls("tool", content, tool_call_id=tool_call_id, name=name)
+
+
+@dataclass(slots=True)
+class Usage:
+    """What calls cost: tokens, requests, retries, repairs, wall time and money.
+
+    ``calls`` counts logical calls (one ``chat``/``structured``); ``requests`` counts HTTP
+    requests, so ``requests - calls`` is what retries and repairs added.
+    """
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+    requests: int = 0
+    retries: int = 0
+    repairs: int = 0
+    errors: int = 0
+    latency_s: float = 0.0
+    cost: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: Usage) -> None:
+        """Add ``other`` into this one, in place."""
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.calls += other.calls
+        self.requests += other.requests
+        self.retries += other.retries
+        self.repairs += other.repairs
+        self.errors += other.errors
+        self.latency_s += other.latency_s
+        self.cost += other.cost
+
+    def __add__(self, other: Usage) -> Usage:
+        out = Usage()
+        out.add(self)
+        out.add(other)
+        return out
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "calls": self.calls,
+            "requests": self.requests,
+            "retries": self.retries,
+            "repairs": self.repairs,
+            "errors": self.errors,
+            "latency_s": round(self.latency_s, 6),
+            "cost": round(self.cost, 8),
+        }
+
+
+@dataclass(slots=True)
+class ChatResult:
+    """A model's answer: cleaned text (``<think>`` removed), tool calls and what it cost."""
+
+    content: str
+    tool_calls: list[ToolCall]
+    model: str
+    usage: Usage
+    finish_reason: str | None = None
+    reasoning: str | None = None
+    raw_content: str | None = None
+
+    def to_message(self) -> Message:
+        """The assistant message to append to the conversation."""
+        return Message.assistant(self.content or None, self.tool_calls)
+
+
+@dataclass(slots=True)
+class StructuredResult(Generic[T]):
+    """A validated structured answer and what it cost."""
+
+    value: T
+    model: str
+    usage: Usage
+    raw: str = ""
+
+
+@dataclass(slots=True)
+class StreamEvent:
+    """One piece of a streamed answer: a text delta, or the final result (``done``)."""
+
+    delta: str = ""
+    result: ChatResult | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.result is not None
+
+
+ToolChoice = Literal["auto", "required", "none"] | str
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """Anything that turns messages into answers. Every method returns or raises ModelError."""
+
+    @property
+    def model(self) -> str: ...
+
+    async def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        tool_choice: ToolChoice | None = None,
+        require_tool: bool = False,
+        temperature: float | None | NotGiven = NOT_GIVEN,
+        max_tokens: int | None | NotGiven = NOT_GIVEN,
+        deadline: float | NotGiven = NOT_GIVEN,
+    ) -> ChatResult: ...
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        temperature: float | None | NotGiven = NOT_GIVEN,
+        max_tokens: int | None | NotGiven = NOT_GIVEN,
+        deadline: float | NotGiven = NOT_GIVEN,
+    ) -> AsyncIterator[StreamEvent]: ...
+
+    async def structured(
+        self,
+        messages: Sequence[Message],
+        output_type: type[T],
+        *,
+        temperature: float | None | NotGiven = NOT_GIVEN,
+        max_tokens: int | None | NotGiven = NOT_GIVEN,
+        deadline: float | NotGiven = NOT_GIVEN,
+    ) -> T: ...
+
+    async def structured_result(
+        self,
+        messages: Sequence[Message],
+        output_type: type[T],
+        *,
+        temperature: float | None | NotGiven = NOT_GIVEN,
+        max_tokens: int | None | NotGiven = NOT_GIVEN,
+        deadline: float | NotGiven = NOT_GIVEN,
+    ) -> StructuredResult[T]: ...
+
+
+class UsageTracker:
+    """Sums the usage of every call made while it is active (see :func:`track_usage`)."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self.by_model: dict[str, Usage] = {}
+        self.started = time.perf_counter()
+
+    def record(self, model: str, usage: Usage) -> None:
+        self.usage.add(usage)
+        self.by_model.setdefault(model, Usage()).add(usage)
+
+
+_TRACKERS: contextvars.ContextVar[tuple[UsageTracker, ...]] = contextvars.ContextVar(
+    "colmeia_usage_trackers", default=()
+)
+
+
+def current_tracker() -> tuple[UsageTracker, ...]:
+    """The trackers active in this context (innermost last)."""
+    return _TRACKERS.get()
+
+
+@contextmanager
+def track_usage() -> Iterator[UsageTracker]:
+    """Collect the usage of all model calls made inside the block (tasks started inside too).
+
+    Trackers nest: a call is recorded in every active tracker, so a run total and a
+    per-step figure can be taken at once.
+    """
+    tracker = UsageTracker()
+    token = _TRACKERS.set((*_TRACKERS.get(), tracker))
+    try:
+        yield tracker
+    finally:
+        _TRACKERS.reset(token)
