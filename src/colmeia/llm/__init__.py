@@ -1,1 +1,37 @@
-"""colmeia.llm."""
+"""The model layer: one ChatModel for any OpenAI-compatible server, and its vocabulary."""
+
+from __future__ import annotations
+
+from colmeia.llm.base import (
+    NOT_GIVEN,
+    ChatModel,
+    ChatResult,
+    Message,
+    NotGiven,
+    StreamEvent,
+    StructuredResult,
+    ToolCall,
+    ToolSpec,
+    Usage,
+    UsageTracker,
+    track_usage,
+)
+from colmeia.llm.openai_compat import OpenAIChatModel
+from colmeia.llm.sync import SyncChatModel
+
+__all__ = [
+    "NOT_GIVEN",
+    "ChatModel",
+    "ChatResult",
+    "Message",
+    "NotGiven",
+    "OpenAIChatModel",
+    "StreamEvent",
+    "StructuredResult",
+    "SyncChatModel",
+    "ToolCall",
+    "ToolSpec",
+    "Usage",
+    "UsageTracker",
+    "track_usage",
+]
