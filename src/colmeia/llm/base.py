@@ -178,6 +178,8 @@ class ChatResult:
     finish_reason: str | None = None
     reasoning: str | None = None
     raw_content: str | None = None
+    #: the tool calls were written as text by the model and recovered from it
+    tool_calls_recovered: bool = False
 
     def to_message(self) -> Message:
         """The assistant message to append to the conversation."""

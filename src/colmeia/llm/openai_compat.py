@@ -21,9 +21,8 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-import openai
 import orjson
 from pydantic import BaseModel, ValidationError
 
@@ -54,6 +53,9 @@ from colmeia.llm.providers import ProviderPreset, StructuredMode, preset_for
 from colmeia.llm.retry import RETRYABLE_STATUS, backoff_delay, retry_after_seconds
 from colmeia.llm.textparse import find_json, recover_tool_calls, split_reasoning
 
+if TYPE_CHECKING:
+    import openai
+
 __all__ = ["OpenAIChatModel"]
 
 log = logging.getLogger(__name__)
@@ -67,6 +69,13 @@ _ERROR_SNIPPET = 300
 _LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
     weakref.WeakKeyDictionary()
 )
+
+
+def _sdk() -> Any:
+    """The ``openai`` module, imported on first use: it takes over a second to import."""
+    import openai
+
+    return openai
 
 
 def _endpoint_limit(base_url: str, size: int) -> asyncio.Semaphore:
@@ -119,6 +128,7 @@ class _Attempt:
     tool_calls: list[ToolCall]
     bad_tool_calls: list[str]
     finish_reason: str | None
+    recovered: bool = False
 
 
 @dataclass(slots=True)
@@ -249,6 +259,7 @@ class OpenAIChatModel:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
+            openai = _sdk()
             if self._provider == "azure":
                 endpoint = self._base_url.removesuffix("/openai").removesuffix("/openai/v1")
                 client = openai.AsyncAzureOpenAI(
@@ -315,6 +326,7 @@ class OpenAIChatModel:
     async def _send(self, params: dict[str, Any], state: _CallState) -> Any:
         """One logical request with transport retries; returns the SDK's completion object."""
         client = self._client()
+        openai = _sdk()
         limit = _endpoint_limit(self._base_url, self.max_concurrency)
         server_errors = 0
         rate_limits = 0
@@ -434,11 +446,12 @@ class OpenAIChatModel:
                 bad.append(f"{fn.name}: {found.error or 'arguments are not a JSON object'}")
                 continue
             calls.append(ToolCall(tc.id, fn.name, found.value, args_text))
+        recovered = False
         if not calls and not bad and allowed_tools and content:
             calls = recover_tool_calls(content, allowed_tools)
             if calls:
-                content = ""
-        return _Attempt(content, reasoning, raw, calls, bad, choice.finish_reason)
+                content, recovered = "", True
+        return _Attempt(content, reasoning, raw, calls, bad, choice.finish_reason, recovered)
 
     def _repair_messages(
         self, messages: list[Message], problem: _OutputProblem, state: _CallState
@@ -524,6 +537,7 @@ class OpenAIChatModel:
                     finish_reason=attempt.finish_reason,
                     reasoning=attempt.reasoning,
                     raw_content=attempt.raw_content,
+                    tool_calls_recovered=attempt.recovered,
                 )
         except ModelError:
             self._finish(state, failed=True)
@@ -684,6 +698,7 @@ class OpenAIChatModel:
         shown = _ReasoningFilter()
         finish: str | None = None
         model_name = self._model
+        openai = _sdk()
         try:
             stream = await self._send(params, state)
             try:

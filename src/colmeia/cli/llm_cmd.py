@@ -1,0 +1,132 @@
+"""``colmeia llm …``: check that the configured model answers, and what it supports."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+import typer
+from pydantic import BaseModel, Field
+from rich.console import Console
+from rich.table import Table
+
+from colmeia.config import get_settings
+from colmeia.errors import ColmeiaError, ConfigurationError, ModelError
+from colmeia.llm import Message, OpenAIChatModel, ToolSpec
+
+app = typer.Typer(help="The language model: check it is reachable and what it supports.")
+console = Console()
+err_console = Console(stderr=True)
+
+
+class _Probe(BaseModel):
+    """A tiny structured answer used to test JSON Schema output."""
+
+    city: str = Field(description="The city named in the question.")
+    population_millions: float = Field(ge=0)
+
+
+_WEATHER = ToolSpec(
+    name="get_weather",
+    description="Current weather for a city.",
+    parameters={
+        "type": "object",
+        "properties": {"city": {"type": "string", "description": "City name"}},
+        "required": ["city"],
+    },
+)
+
+
+@dataclass
+class _Check:
+    name: str
+    ok: bool
+    detail: str
+    seconds: float
+
+
+async def _run_checks(model: OpenAIChatModel) -> list[_Check]:
+    checks: list[_Check] = []
+    t0 = time.perf_counter()
+    reply = await model.chat([Message.user("Responda apenas com a palavra: ok")])
+    checks.append(
+        _Check("answers", True, reply.content[:60] or "(empty)", time.perf_counter() - t0)
+    )
+    t0 = time.perf_counter()
+    try:
+        res = await model.chat(
+            [Message.user("Como está o tempo em Recife agora?")],
+            tools=[_WEATHER],
+            tool_choice="required",
+            require_tool=True,
+        )
+        how = "recovered from text" if res.tool_calls_recovered else "native"
+        checks.append(_Check("tool calls", True, how, time.perf_counter() - t0))
+    except ModelError as exc:
+        checks.append(_Check("tool calls", False, str(exc)[:120], time.perf_counter() - t0))
+    t0 = time.perf_counter()
+    try:
+        res2 = await model.structured_result(
+            [Message.user("Qual a população aproximada de São Paulo, em milhões?")], _Probe
+        )
+        detail = f"{model.structured_mode} mode, {res2.usage.repairs} repairs"
+        checks.append(_Check("JSON Schema output", True, detail, time.perf_counter() - t0))
+    except ModelError as exc:
+        checks.append(_Check("JSON Schema output", False, str(exc)[:120], time.perf_counter() - t0))
+    await model.aclose()
+    return checks
+
+
+@app.command("check")
+def check(
+    base_url: str | None = typer.Option(None, help="Overrides COLMEIA_LLM_BASE_URL."),
+    model: str | None = typer.Option(None, help="Overrides COLMEIA_LLM_MODEL."),
+    api_key: str | None = typer.Option(None, help="Overrides COLMEIA_LLM_API_KEY."),
+    provider: str | None = typer.Option(None, help="Overrides COLMEIA_LLM_PROVIDER."),
+    timeout: float = typer.Option(15.0, help="Seconds to wait for each check."),
+) -> None:
+    """Reach the configured model; report tool-call and JSON Schema support and latency."""
+    settings = get_settings().llm
+    url = base_url or settings.base_url
+    if not url:
+        err_console.print(
+            "[red]No model configured.[/] Set COLMEIA_LLM_BASE_URL (e.g. http://127.0.0.1:11434/v1 "
+            "for Ollama, https://api.openai.com/v1 for OpenAI) and COLMEIA_LLM_MODEL, or start the "
+            "simulated model with `colmeia sim serve --port 8000` and point "
+            "COLMEIA_LLM_BASE_URL at http://127.0.0.1:8000/v1."
+        )
+        raise typer.Exit(2)
+    try:
+        chat_model = OpenAIChatModel.from_settings(
+            settings,
+            base_url=url,
+            model=model or settings.model or "default",
+            api_key=api_key if api_key is not None else settings.api_key.get_secret_value(),
+            provider=provider or settings.provider,
+            timeout=timeout,
+            deadline=timeout,
+            max_retries=0,
+            max_rate_limit_retries=1,
+            max_repairs=1,
+        )
+        checks = asyncio.run(_run_checks(chat_model))
+    except ConfigurationError as exc:
+        err_console.print(f"[red]Configuration error:[/] {exc}")
+        raise typer.Exit(2) from None
+    except ColmeiaError as exc:
+        err_console.print(f"[red]Model check failed for {url}:[/] {exc}")
+        err_console.print(
+            "Set COLMEIA_LLM_BASE_URL to a reachable OpenAI-compatible server "
+            "(or pass --base-url), and COLMEIA_LLM_MODEL to a model it serves."
+        )
+        raise typer.Exit(1) from None
+    table = Table(title=f"{chat_model.model} at {url}")
+    table.add_column("check")
+    table.add_column("result")
+    table.add_column("detail")
+    table.add_column("latency", justify="right")
+    for c in checks:
+        mark = "[green]yes[/]" if c.ok else "[yellow]no[/]"
+        table.add_row(c.name, mark, c.detail, f"{c.seconds * 1000:.0f} ms")
+    console.print(table)
