@@ -1,0 +1,91 @@
+"""Recursive chunker over Chonkie (paragraphs → sentences → words), offline, with overlap."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from colmeia.rag.ingest._common import PageLocator
+from colmeia.rag.types import Chunk, ExtractedDocument
+
+__all__ = ["RecursiveChunker"]
+
+
+class RecursiveChunker:
+    """Chonkie's ``RecursiveChunker`` with a character or word tokenizer (nothing downloaded).
+
+    ``chunk_size`` counts characters (``tokenizer="character"``) or words (``"word"``).
+    Chonkie has no overlap of its own here, so ``overlap`` characters of the preceding text are
+    prepended to each chunk (starting at a word boundary); offsets reflect that.
+    """
+
+    name = "recursive"
+
+    def __init__(
+        self,
+        chunk_size: int = 1200,
+        overlap: int = 0,
+        *,
+        tokenizer: Literal["character", "word"] = "character",
+        min_characters_per_chunk: int = 24,
+    ) -> None:
+        if chunk_size <= 0:
+            raise ValueError("chunk_size must be positive")
+        if not 0 <= overlap < chunk_size:
+            raise ValueError("overlap must be in [0, chunk_size)")
+        self.chunk_size = chunk_size
+        self.overlap = overlap
+        self.tokenizer = tokenizer
+        self.min_characters_per_chunk = min_characters_per_chunk
+        self._impl: Any = None
+
+    def _chonkie(self) -> Any:
+        if self._impl is None:
+            # Imported lazily: chonkie takes seconds to import and most runs never need it.
+            from chonkie import RecursiveChunker as _Chonkie
+
+            self._impl = _Chonkie(
+                tokenizer=self.tokenizer,
+                chunk_size=self.chunk_size,
+                min_characters_per_chunk=self.min_characters_per_chunk,
+            )
+        return self._impl
+
+    def chunk(self, doc: ExtractedDocument) -> list[Chunk]:
+        """Chunks of ``doc`` in reading order."""
+        text = doc.text
+        if not text.strip():
+            return []
+        locator = PageLocator(doc)
+        base_path = str(doc.metadata.get("path", ""))
+        base_heading = str(doc.metadata.get("heading", ""))
+        chunks: list[Chunk] = []
+        for piece in self._chonkie().chunk(text):
+            start, end = int(piece.start_index), int(piece.end_index)
+            if self.overlap and start > 0:
+                ov = max(0, start - self.overlap)
+                # Begin the overlap at a word start, never mid-word.
+                while 0 < ov < start and not text[ov - 1].isspace():
+                    ov += 1
+                start = ov
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            if start >= end:
+                continue
+            first, last = locator.span(start, end)
+            chunks.append(
+                Chunk(
+                    doc_id=doc.source_id,
+                    chunk_id=f"{doc.source_id}#{len(chunks)}",
+                    text=text[start:end],
+                    page_start=first,
+                    page_end=last,
+                    char_start=start,
+                    char_end=end,
+                    path=base_path,
+                    heading=base_heading,
+                    metadata={"chunker": self.name},
+                )
+            )
+        return chunks

@@ -1,0 +1,356 @@
+"""PDF text cleaning: line joining, running headers/footers, hyphenation, front/back matter.
+
+Pages stay pages (citations keep their page numbers); inside a page, the cleaned text has one
+paragraph per line-block, paragraphs separated by a blank line.
+
+Line joining follows the block statistic from the literature: within a block of N lines with
+mean length m and standard deviation s, a line shorter than ``m - 1.65·s/√N`` ends a
+paragraph, and so does a line ending in final punctuation that is also short of the block's
+full width. Lines that start a legal dispositivo (Art., §, incisos, alíneas) or a list item
+always start a new paragraph.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+
+from colmeia.rag.ingest._common import normalize_text
+from colmeia.rag.types import ExtractedDocument, Page
+
+__all__ = ["clean_document", "clean_pages", "join_lines", "remove_running_lines"]
+
+_DIGITS_RE = re.compile(r"\d+")
+_PAGE_NUMBER_RE = re.compile(
+    r"^(?:[-–—]\s*)?(?:p[áa]g(?:ina)?\.?\s*)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:de|/|of)\s*\d{1,4})?(?:\s*[-–—])?$",
+    re.IGNORECASE,
+)
+_FINAL_PUNCT = (".", "!", "?", ":", ";", "…", ".”", '."', ".)", "?”", "!”")
+_STARTS_NEW_RE = re.compile(
+    r"^(?:Art(?:igo|\.)\s*\d|§\s*\d|Par[áa]grafo\s+[úu]nico|[IVXLC]{1,7}\s*[-–—]\s|[a-z]\)\s|"
+    r"[•●▪◦■\-–—*]\s|\(?\d{1,2}[.)]\s|\d{1,2}(?:\.\d{1,2})+\.?\s|[A-Z]\)\s)"
+)
+_HYPHEN_END_RE = re.compile(r"(\w+)-$")
+_FIRST_WORD_RE = re.compile(r"^(\w+)")
+_CLITICS = frozenset(
+    [
+        "se",
+        "lhe",
+        "lhes",
+        "o",
+        "a",
+        "os",
+        "as",
+        "me",
+        "te",
+        "nos",
+        "vos",
+        "lo",
+        "la",
+        "los",
+        "las",
+        "no",
+        "na",
+        "nas",
+        "ia",
+        "ao",
+        "ão",
+        "á",
+        "ás",
+        "emos",
+        "eis",
+    ]
+)
+_TOC_LINE_RE = re.compile(r"(?:\.\s?){4,}\s*\S{0,8}$|\s{2,}[\divxlcdmIVXLCDM]{1,6}$")
+_TOC_TITLE_RE = re.compile(
+    r"^(SUM[ÁA]RIO|[ÍI]NDICE|LISTA DE (FIGURAS|TABELAS|QUADROS|ILUSTRA[ÇC][ÕO]ES|GR[ÁA]FICOS|"
+    r"ABREVIATURAS|SIGLAS|S[ÍI]MBOLOS|C[ÓO]DIGOS|TERMOS|ALGORITMOS)|CONTENTS)\b",
+    re.IGNORECASE,
+)
+_INTRO_RE = re.compile(
+    r"^(?:(?:cap[íi]tulo\s+)?1\.?\s+)?(INTRODU[ÇC][ÃA]O|INTRODUCCI[ÓO]N|INTRODUCTION)\s*$",
+    re.IGNORECASE,
+)
+_CHAPTER1_RE = re.compile(r"^cap[íi]tulo\s+1\s*$", re.IGNORECASE)
+_ABSTRACT_RE = re.compile(r"^(RESUMO|ABSTRACT|RESUMEN|RÉSUMÉ)\s*$", re.IGNORECASE)
+_REFS_RE = re.compile(
+    r"^(?:\d{1,2}\.?\s+)?(REFER[ÊE]NCIAS(?:\s+BIBLIOGR[ÁA]FICAS)?|BIBLIOGRAFIA|"
+    r"REFERENCES|BIBLIOGRAPHY|OBRAS CITADAS)\s*$",
+    re.IGNORECASE,
+)
+_APPENDIX_RE = re.compile(r"^(AP[ÊE]NDICES?|ANEXOS?|APPENDIX)\b", re.IGNORECASE)
+
+
+def _mask(line: str) -> str:
+    # Digits vary between pages (page numbers, dates); drop them so "Página 1"/"Página 12" match.
+    return " ".join(_DIGITS_RE.sub(" ", line.lower()).split())
+
+
+def remove_running_lines(
+    pages: Sequence[list[str]], *, zone: int = 8, edge: int = 2
+) -> list[list[str]]:
+    """Drop running headers/footers and page numbers.
+
+    With digits ignored, a line is a running line when it recurs among the first/last ``edge``
+    lines of at least three pages (and a tenth of them) — thesis chapter headers — or among the
+    first/last ``zone`` lines of at least three pages and half of them — gazette mastheads.
+    Bare page numbers (``12``, ``- 12 -``, ``Página 3 de 8``, ``iv``) at a page's top or bottom
+    go too.
+    """
+    n = len(pages)
+    near: Counter[str] = Counter()
+    wide: Counter[str] = Counter()
+    for lines in pages:
+        content = [x for x in lines if x.strip()]
+        near.update({_mask(x) for x in content[:edge] + content[-edge:]})
+        # Far from the edge only masthead-like lines count: long, or carrying numbers; short
+        # recurring lines there are usually signatures ("Prefeito Municipal"), i.e. content.
+        wide.update(
+            {
+                _mask(x)
+                for x in content[:zone] + content[-zone:]
+                if len(x.strip()) >= 25 or _DIGITS_RE.search(x)
+            }
+        )
+    running: set[str] = set()
+    if n >= 3:
+        running = {k for k, v in near.items() if v >= max(3, math.ceil(0.1 * n))}
+        running |= {k for k, v in wide.items() if v >= max(3, math.ceil(0.5 * n))}
+        running = {k for k in running if 0 < len(k) <= 200}
+    out: list[list[str]] = []
+    for lines in pages:
+        idx_content = [i for i, x in enumerate(lines) if x.strip()]
+        drop: set[int] = set()
+        m = len(idx_content)
+        for pos, i in enumerate(idx_content):
+            if zone <= pos < m - zone:
+                continue
+            stripped = lines[i].strip()
+            if _mask(stripped) in running or (
+                (pos <= 1 or pos >= m - 2) and _PAGE_NUMBER_RE.match(stripped)
+            ):
+                drop.add(i)
+        out.append([x for i, x in enumerate(lines) if i not in drop])
+    return out
+
+
+def _dehyphenate(left: str, right: str, vocabulary: set[str]) -> str:
+    """Join ``left`` (ending in a hyphen) and ``right``, removing the hyphen when it was a break."""
+    m = _HYPHEN_END_RE.search(left)
+    w = _FIRST_WORD_RE.match(right)
+    if not m or not w:
+        return left + right
+    a, b = m.group(1), w.group(1)
+    keep = (
+        b[:1].isupper()
+        or b.lower() in _CLITICS
+        or a.isdigit()
+        or b.isdigit()
+        or f"{a}-{b}".lower() in vocabulary
+    )
+    if keep and (a + b).lower() in vocabulary and f"{a}-{b}".lower() not in vocabulary:
+        keep = False
+    return left + right if keep else left[:-1] + right
+
+
+def _block_breaks(lengths: list[int]) -> float:
+    n = len(lengths)
+    mean = sum(lengths) / n
+    if n < 2:
+        return mean
+    var = sum((x - mean) ** 2 for x in lengths) / (n - 1)
+    return mean - 1.65 * math.sqrt(var) / math.sqrt(n)
+
+
+def join_lines(lines: Sequence[str], vocabulary: set[str] | None = None) -> list[str]:
+    """Join the lines of one page into paragraphs (see the module docstring for the rule)."""
+    vocab = vocabulary or set()
+    paragraphs: list[str] = []
+    # Blocks are runs of non-blank lines; blank lines always separate paragraphs.
+    block: list[str] = []
+
+    def flush() -> None:
+        if not block:
+            return
+        lengths = [len(x) for x in block]
+        threshold = _block_breaks(lengths)
+        # The block's full line width; a line well short of it cannot be a mid-paragraph line
+        # even when the statistic is loose (few lines, ragged right margin).
+        width = sorted(lengths)[int(0.8 * (len(lengths) - 1))]
+        current = block[0]
+        for prev, line in itertools.pairwise(block):
+            plen = len(prev)
+            ends = (
+                plen < threshold
+                or plen < 0.6 * width
+                or (prev.endswith(_FINAL_PUNCT) and plen < 0.9 * width)
+                or bool(_STARTS_NEW_RE.match(line))
+                or bool(_TOC_LINE_RE.search(prev))
+                or bool(_TOC_LINE_RE.search(line))
+            )
+            if (prev.endswith("-") and line[:1].islower() and not ends) or (
+                prev.endswith("-") and line[:1].islower() and plen >= 0.6 * width
+            ):
+                current = _dehyphenate(current, line, vocab)
+            elif ends:
+                paragraphs.append(current)
+                current = line
+            else:
+                current = f"{current} {line}"
+        paragraphs.append(current)
+        block.clear()
+
+    for line in lines:
+        stripped = line.strip()
+        if stripped:
+            block.append(stripped)
+        else:
+            flush()
+    flush()
+    return paragraphs
+
+
+_WORD_HYPHEN_RE = re.compile(r"\b\w+(?:-\w+)+\b")
+_WORD_RE = re.compile(r"\b\w{3,}\b")
+
+
+def _vocabulary(pages: Sequence[list[str]]) -> set[str]:
+    """Words and hyphenated compounds that occur inside lines (not at a line break)."""
+    vocab: set[str] = set()
+    for lines in pages:
+        for line in lines:
+            body = line[:-1] if line.endswith("-") else line
+            vocab.update(w.lower() for w in _WORD_HYPHEN_RE.findall(body))
+            vocab.update(w.lower() for w in _WORD_RE.findall(body))
+    return vocab
+
+
+def _is_toc_page(lines: list[str]) -> bool:
+    content = [x for x in lines if x.strip()]
+    if not content:
+        return False
+    if _TOC_TITLE_RE.match(content[0].strip()):
+        return True
+    toc = sum(1 for x in content if _TOC_LINE_RE.search(x.strip()))
+    return toc >= 3 and toc >= 0.4 * len(content)
+
+
+def _cut_front_matter(pages: list[tuple[int, list[str]]]) -> list[tuple[int, list[str]]]:
+    intro_at = None
+    for i, (_, lines) in enumerate(pages):
+        if _is_toc_page(lines):
+            continue
+        heads = [x.strip() for x in lines[:4] if x.strip()]
+        if any(_INTRO_RE.match(h) or _CHAPTER1_RE.match(h) for h in heads):
+            intro_at = i
+            break
+    if intro_at is None:
+        return [(n, lines) for n, lines in pages if not _is_toc_page(lines)]
+    kept = []
+    for i, (n, lines) in enumerate(pages):
+        if i >= intro_at:
+            kept.append((n, lines))
+            continue
+        heads = [x.strip() for x in lines[:3] if x.strip()]
+        if any(_ABSTRACT_RE.match(h) for h in heads) and not _is_toc_page(lines):
+            kept.append((n, lines))
+    return kept
+
+
+def _cut_references(pages: list[tuple[int, list[str]]]) -> list[tuple[int, list[str]]]:
+    # Search from the end: the last references heading that is not a table-of-contents line.
+    start: tuple[int, int] | None = None
+    for i in range(len(pages) - 1, -1, -1):
+        _, lines = pages[i]
+        if _is_toc_page(lines):
+            continue
+        for j, line in enumerate(lines):
+            if _REFS_RE.match(line.strip()):
+                start = (i, j)
+                break
+        if start is not None:
+            break
+    if start is None:
+        return pages
+    out: list[tuple[int, list[str]]] = []
+    cutting = False
+    for i, (n, lines) in enumerate(pages):
+        if i < start[0]:
+            out.append((n, lines))
+            continue
+        kept: list[str] = []
+        for j, line in enumerate(lines):
+            if i == start[0] and j == start[1]:
+                cutting = True
+            elif cutting and (j < 3 or i == start[0]) and _APPENDIX_RE.match(line.strip()):
+                cutting = False
+            if not cutting:
+                kept.append(line)
+        out.append((n, kept))
+    return out
+
+
+def clean_pages(
+    pages: Sequence[Page],
+    *,
+    join: bool = True,
+    cut_front_matter: bool = False,
+    cut_references: bool = False,
+) -> list[Page]:
+    """Clean page texts (see :func:`clean_document`); empty pages are dropped."""
+    split = [(p.number, normalize_text(p.text).split("\n")) for p in pages]
+    numbers = [n for n, _ in split]
+    cleaned = remove_running_lines([lines for _, lines in split])
+    staged = list(zip(numbers, cleaned, strict=True))
+    if cut_front_matter:
+        staged = _cut_front_matter(staged)
+        staged = [
+            (n, [x for x in lines if not _TOC_LINE_RE.search(x.strip())]) for n, lines in staged
+        ]
+    if cut_references:
+        staged = _cut_references(staged)
+    vocab = _vocabulary([lines for _, lines in staged]) if join else set()
+    out: list[Page] = []
+    for n, lines in staged:
+        text = "\n\n".join(join_lines(lines, vocab)) if join else "\n".join(lines)
+        text = normalize_text(text)
+        if text:
+            out.append(Page(n, text))
+    return out
+
+
+def clean_document(
+    doc: ExtractedDocument,
+    *,
+    cut_front_matter: bool = False,
+    cut_references: bool = False,
+    join_lines: bool | None = None,
+) -> ExtractedDocument:
+    """A cleaned copy of ``doc``: running headers/footers and page numbers removed, lines a PDF
+    broke inside a paragraph joined (words broken at a line end de-hyphenated), Unicode NFC,
+    control characters dropped, whitespace collapsed. ``cut_front_matter`` drops cover, title
+    page, dedication, acknowledgements and tables of contents before the introduction (the
+    resumo/abstract pages are kept); ``cut_references`` drops the references section up to an
+    appendix/annex. ``join_lines`` defaults to on for PDF and plain text, off for formats that
+    already mark paragraphs (DOCX, HTML, Markdown, records).
+    """
+    fmt = str(doc.metadata.get("format", ""))
+    join = join_lines if join_lines is not None else fmt in ("pdf", "text", "")
+    if not join and not cut_front_matter and not cut_references and fmt != "pdf":
+        pages = [Page(p.number, normalize_text(p.text)) for p in doc.pages]
+    else:
+        pages = clean_pages(
+            doc.pages,
+            join=join,
+            cut_front_matter=cut_front_matter,
+            cut_references=cut_references,
+        )
+    if not pages:
+        pages = [Page(doc.pages[0].number if doc.pages else 1, "")]
+    metadata = dict(doc.metadata)
+    metadata["cleaned"] = True
+    return replace(doc, pages=pages, metadata=metadata)

@@ -1,0 +1,220 @@
+"""CSV rows → one :class:`ExtractedDocument` each (JurisTCU statements, LexML dispositivos, theses).
+
+Bad rows are reported one by one through ``on_error`` and skipped; the rest goes on.
+LexML exports (columns ``Tipo, Rotulo, Texto, urn``) are recognised: the bracketed context
+that prefixes each text is moved to ``heading``/``metadata``, container rows (título,
+capítulo, seção, whole article) that only repeat their children are skipped, and each record
+gets a citation path such as ``"Lei 8.078/1990, Art. 43, § 1º"``.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import re
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from colmeia.errors import DocumentError
+from colmeia.rag.ingest._common import decode_bytes, hash_text, normalize_text
+from colmeia.rag.types import ExtractedDocument, Page
+
+__all__ = ["ErrorHandler", "iter_csv_records", "lexml_label", "lexml_path"]
+
+logger = logging.getLogger(__name__)
+
+ErrorHandler = Callable[[DocumentError], None]
+
+_LEXML_COLUMNS = {"Tipo", "Rotulo", "Texto", "urn"}
+# Rows whose text is the concatenation of their children: indexing them would duplicate text.
+_LEXML_CONTAINERS = frozenset({"TIT", "CAP", "SEC", "SUB", "LIV", "PRT", "ART"})
+_LEXML_KINDS = {
+    "lei_complementar": "Lei Complementar",
+    "decreto_lei": "Decreto-Lei",
+    "medida_provisoria": "Medida Provisória",
+    "emenda_constitucional": "Emenda Constitucional",
+    "lei": "Lei",
+    "decreto": "Decreto",
+    "resolucao": "Resolução",
+    "portaria": "Portaria",
+}
+_LEXML_STEM_RE = re.compile(r"^([a-z_]+?)_(\d+)_(\d{4})\d{4}$")
+_ROTULO_PART_RE = re.compile(r"^(Art\.\s*[\dA-Z\-]+[º°]?)\.?$")
+
+
+def _raise_field_limit() -> None:
+    limit = sys.maxsize
+    while True:
+        try:
+            csv.field_size_limit(limit)
+            return
+        except OverflowError:
+            limit //= 10
+
+
+def _thousands(number: str) -> str:
+    return f"{int(number):,}".replace(",", ".") if number.isdigit() else number
+
+
+def lexml_label(stem: str) -> str:
+    """``"lei_8078_19900911"`` → ``"Lei 8.078/1990"``; unknown stems are returned unchanged."""
+    m = _LEXML_STEM_RE.match(stem.strip())
+    if not m:
+        return stem
+    kind = _LEXML_KINDS.get(m.group(1), m.group(1).replace("_", " ").title())
+    return f"{kind} {_thousands(m.group(2))}/{m.group(3)}"
+
+
+def lexml_path(rotulo: str) -> str:
+    """``"lei_8078_19900911, Art. 26., caput, Inciso II, Alínea a"`` →
+    ``"Lei 8.078/1990, Art. 26, inciso II, alínea a"``."""
+    parts = [p.strip() for p in rotulo.split(",") if p.strip()]
+    if not parts:
+        return rotulo
+    out = [lexml_label(parts[0])]
+    for part in parts[1:]:
+        low = part.lower()
+        if low == "caput":
+            continue
+        if low.startswith("inciso "):
+            part = "inciso " + part[7:]
+        elif low.startswith("alínea "):
+            part = "alínea " + part[7:]
+        elif low.startswith("item "):
+            part = "item " + part[5:]
+        part = part.rstrip(".") if not part.endswith("º.") else part[:-1]
+        m = _ROTULO_PART_RE.match(part)
+        out.append(m.group(1) if m else part)
+    return ", ".join(out)
+
+
+def _split_lexml_text(text: str) -> tuple[str, list[str]]:
+    """``"[ ementa | H1 | H2 | ] body"`` → ``("body", ["ementa", "H1", "H2"])``."""
+    if not text.startswith("["):
+        return text, []
+    end = text.find("]")
+    if end < 0:
+        return text, []
+    context = [p.strip() for p in text[1:end].split(" | ")]
+    context = [p.strip(" |") for p in context if p.strip(" |")]
+    return text[end + 1 :].strip(), context
+
+
+def _open_text(path: Path) -> Iterator[str]:
+    # Decoding the whole file handles cp1252/latin-1 exports too; CSVs here are small enough.
+    data = path.read_bytes()
+    yield from decode_bytes(data).splitlines(keepends=True)
+
+
+def iter_csv_records(
+    path: Path,
+    *,
+    id_column: str,
+    text_column: str,
+    title_column: str | None = None,
+    metadata_columns: Sequence[str] | None = None,
+    on_error: ErrorHandler | None = None,
+    doc_type: str = "record",
+    lexml: bool | None = None,
+) -> Iterator[ExtractedDocument]:
+    """Yield one document per CSV row.
+
+    ``source_id`` is the row's id; ``content_hash`` hashes the row's text and metadata (so an
+    edited row is re-ingested, an unchanged one is not). Columns other than id/text/title go to
+    ``metadata`` (only ``metadata_columns`` when given). Rows with an empty id or text, or a
+    duplicate id, are passed to ``on_error`` as :class:`DocumentError` (``path`` names the file,
+    row and id) and skipped; without ``on_error`` they are logged as warnings. ``lexml``
+    forces/disables LexML handling (default: detected from the columns).
+
+    Raises:
+        DocumentError: the file cannot be read, is empty, or lacks the id/text columns.
+    """
+    path = Path(path)
+    name = str(path)
+    _raise_field_limit()
+    try:
+        lines = _open_text(path)
+        reader = csv.DictReader(lines)
+        header = reader.fieldnames
+    except OSError as exc:
+        raise DocumentError(name, f"the CSV cannot be read ({exc.strerror or exc})") from exc
+    except csv.Error as exc:
+        raise DocumentError(name, f"the CSV header cannot be parsed ({exc})") from exc
+    if not header:
+        raise DocumentError(name, "the CSV is empty (no header row)")
+    columns = [c.strip() for c in header]
+    missing = [c for c in (id_column, text_column, title_column) if c and c not in columns]
+    if missing:
+        raise DocumentError(
+            name,
+            f"column(s) {', '.join(missing)} not found; the header has: {', '.join(columns)}",
+        )
+    is_lexml = set(columns) >= _LEXML_COLUMNS if lexml is None else lexml
+    if metadata_columns is None:
+        meta_cols = [c for c in columns if c and c not in (id_column, text_column, title_column)]
+    else:
+        meta_cols = list(metadata_columns)
+    label = lexml_label(path.stem) if is_lexml else ""
+
+    def report(row_no: int, record_id: str, reason: str) -> None:
+        where = f"{name}, row {row_no}" + (f" (id {record_id})" if record_id else "")
+        err = DocumentError(where, reason)
+        if on_error is not None:
+            on_error(err)
+        else:
+            logger.warning("%s", err)
+
+    seen: set[str] = set()
+    row_no = 1
+    while True:
+        try:
+            raw = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            row_no += 1
+            report(row_no, "", f"the row cannot be parsed as CSV ({exc})")
+            continue
+        row_no += 1
+        row = {(k or "").strip(): v for k, v in raw.items() if isinstance(v, str)}
+        record_id = (row.get(id_column) or "").strip()
+        text = normalize_text(row.get(text_column) or "")
+        if raw.get(None):
+            report(row_no, record_id, "the row has more fields than the header; check quoting")
+            continue
+        if not record_id:
+            report(row_no, "", f"empty id in column {id_column!r}")
+            continue
+        if record_id in seen:
+            report(row_no, record_id, f"duplicate id {record_id!r}; the first row with it was kept")
+            continue
+        if is_lexml and row.get("Tipo", "").strip().upper() in _LEXML_CONTAINERS:
+            continue
+        heading = ""
+        metadata: dict[str, Any] = {c: normalize_text(row.get(c) or "") for c in meta_cols}
+        title = normalize_text(row.get(title_column) or "") if title_column else ""
+        if is_lexml:
+            text, context = _split_lexml_text(text)
+            cite = lexml_path(row.get("Rotulo", ""))
+            metadata["path"] = cite
+            metadata["document"] = label
+            metadata["context"] = " | ".join(context)
+            # The first context item is the norm's ementa; the rest are its headings.
+            heading = " > ".join(context[1:]) if len(context) > 1 else ""
+            metadata["heading"] = heading
+            title = title or cite
+        if not text:
+            report(row_no, record_id, f"empty text in column {text_column!r}")
+            continue
+        seen.add(record_id)
+        yield ExtractedDocument(
+            source_id=record_id,
+            title=title or record_id,
+            pages=[Page(1, text)],
+            content_hash=hash_text(text, title, *(f"{k}={v}" for k, v in sorted(metadata.items()))),
+            path=name,
+            doc_type=doc_type,
+            metadata=metadata,
+        )

@@ -1,0 +1,89 @@
+"""HTML text extraction with lxml: headings and paragraphs as blank-line separated blocks."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from colmeia.errors import DocumentError
+
+__all__ = ["extract_html"]
+
+_DROP = frozenset(
+    {"script", "style", "nav", "noscript", "template", "svg", "iframe", "button", "select", "form"}
+)
+_BLOCK = frozenset(
+    {
+        "p", "div", "section", "article", "main", "header", "footer", "aside", "h1", "h2", "h3",
+        "h4", "h5", "h6", "li", "ul", "ol", "dl", "dt", "dd", "blockquote", "pre", "table",
+        "thead", "tbody", "tfoot", "tr", "figure", "figcaption", "address", "hr", "body",
+        "center",
+    }
+)  # fmt: skip
+_WS_RE = re.compile(r"\s+")
+_CELL = frozenset({"td", "th"})
+
+
+def extract_html(path: Path, data: bytes) -> tuple[str, str]:
+    """Return ``(title, text)`` from HTML bytes (lxml honours the page's declared charset)."""
+    import lxml.etree  # type: ignore[import-untyped]
+    import lxml.html  # type: ignore[import-untyped]
+
+    try:
+        root = lxml.html.document_fromstring(data)
+    except (lxml.etree.ParserError, ValueError) as exc:
+        raise DocumentError(str(path), f"the HTML could not be parsed ({exc})") from exc
+
+    title_el = root.find(".//title")
+    title = " ".join((title_el.text_content() if title_el is not None else "").split())
+    if not title:
+        h1 = root.find(".//h1")
+        title = " ".join(h1.text_content().split()) if h1 is not None else ""
+
+    body = root.find(".//main")
+    if body is None:
+        body = root.find(".//body")
+    if body is None:
+        body = root
+
+    out: list[str] = []
+
+    def text_of(s: str) -> str:
+        # Newlines in HTML source are just spaces; structure comes from the tags.
+        return _WS_RE.sub(" ", s)
+
+    def walk(el: lxml.html.HtmlElement) -> None:
+        tag = el.tag if isinstance(el.tag, str) else ""
+        tag = tag.lower()
+        if tag in _DROP or not isinstance(el.tag, str):
+            # Comments/processing instructions have non-str tags; their tail still counts.
+            if el.tail:
+                out.append(text_of(el.tail))
+            return
+        if tag in _BLOCK:
+            out.append("\n\n" if tag != "tr" else "\n")
+        elif tag == "br":
+            out.append("\n")
+        elif tag in _CELL:
+            out.append(" | ")
+        if el.text:
+            out.append(el.text if tag == "pre" else text_of(el.text))
+        for child in el:
+            walk(child)
+        if tag in _BLOCK:
+            out.append("\n\n" if tag != "tr" else "\n")
+        if el.tail:
+            out.append(text_of(el.tail))
+
+    # The tail of the container itself is outside it.
+    tail, body.tail = body.tail, None
+    walk(body)
+    body.tail = tail
+    text = "".join(out)
+    lines = []
+    for line in text.split("\n"):
+        line = " ".join(line.split())
+        if line.startswith("| "):
+            line = line[2:]
+        lines.append(line)
+    return title, "\n".join(lines)
