@@ -1,1 +1,44 @@
-"""colmeia.store."""
+"""Durable documents and chunks, selected by URL: SQLite (default) or PostgreSQL.
+
+``open_store("sqlite:///path/colmeia.db")``, ``open_store("path/colmeia.db")`` or
+``open_store("postgresql://user@host/db?schema=name")``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from colmeia.errors import ConfigurationError
+from colmeia.store.base import CollectionInfo, Store, StoredChunk, StoredDocument
+
+__all__ = ["CollectionInfo", "Store", "StoredChunk", "StoredDocument", "open_store"]
+
+
+def open_store(url: str, *, cache_dir: Path | None = None) -> Store:
+    """Open (creating if needed) the store at ``url``.
+
+    ``cache_dir`` is where a PostgreSQL store caches derived indexes (default ``./.colmeia``);
+    a SQLite store keeps them beside its file.
+    """
+    if url.startswith(("postgresql://", "postgres://")):
+        from colmeia.store.postgres import PostgresStore
+
+        return PostgresStore(url, cache_dir=cache_dir)
+    if url.startswith("sqlite:///"):
+        path = url[len("sqlite:///") :]
+    elif url.startswith("sqlite://"):
+        raise ConfigurationError(
+            f"store URL {url!r} has no file: write sqlite:///relative/path.db or "
+            "sqlite:////absolute/path.db"
+        )
+    elif "://" in url:
+        raise ConfigurationError(
+            f"unknown store URL {url!r}: use a file path, sqlite:///path or postgresql://…"
+        )
+    else:
+        path = url
+    if not path:
+        raise ConfigurationError("the store path is empty: set COLMEIA_STORE or --store")
+    from colmeia.store.sqlite import SQLiteStore
+
+    return SQLiteStore(Path(path))

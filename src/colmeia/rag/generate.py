@@ -1,0 +1,186 @@
+"""Cited answers: a chat model answers from numbered passages, and every citation is checked.
+
+A citation survives only if the passage it names exists and supports what is cited: its quote
+is found in the passage (accent- and case-insensitive), or, without a quote, the cited sentence
+shares most of its content words (stemmed) with the passage. Unsupported citations and unknown
+passage ids are removed from the answer text and reported in ``rejected``. With no model
+configured, the answer is extractive: the best passages themselves, cited.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from colmeia.llm.base import ChatModel, Message
+from colmeia.llm.prompts import render_prompt
+from colmeia.rag.index.lexical import Analyzer, fold_accents
+from colmeia.rag.retrieve import Citation, Hit
+
+__all__ = [
+    "AnswerCitation",
+    "CheckedCitation",
+    "CitedAnswer",
+    "ModelAnswer",
+    "answer_question",
+    "extractive_answer",
+]
+
+_MARKER = re.compile(r"\[(P\d+)\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+_analyzer = Analyzer()
+
+
+class AnswerCitation(BaseModel):
+    """One citation as the model gives it."""
+
+    passage: str = Field(description="Passage id, e.g. P1.")
+    quote: str = Field(default="", description="Short exact excerpt of that passage.")
+
+
+class ModelAnswer(BaseModel):
+    """The model's answer with ``[P…]`` markers and the citations behind them."""
+
+    answer: str
+    citations: list[AnswerCitation] = Field(default_factory=list)
+
+
+@dataclass(slots=True)
+class CheckedCitation:
+    """A citation after checking: which passage, whether it holds, and why not."""
+
+    passage_id: str
+    supported: bool
+    reason: str = ""
+    quote: str = ""
+    chunk_id: str = ""
+    doc_id: str = ""
+    citation: Citation | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "passage_id": self.passage_id,
+            "supported": self.supported,
+            "reason": self.reason,
+            "quote": self.quote,
+            "chunk_id": self.chunk_id,
+            "doc_id": self.doc_id,
+            "citation": self.citation.as_dict() if self.citation else None,
+        }
+
+
+@dataclass(slots=True)
+class CitedAnswer:
+    """An answer whose remaining citations were each checked against their passage."""
+
+    question: str
+    answer: str
+    citations: list[CheckedCitation]
+    rejected: list[CheckedCitation] = field(default_factory=list)
+    passages: list[Hit] = field(default_factory=list)
+    extractive: bool = False
+    model: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "extractive": self.extractive,
+            "model": self.model,
+            "citations": [c.as_dict() for c in self.citations],
+            "rejected": [c.as_dict() for c in self.rejected],
+            "passages": [
+                {"id": f"P{i}", **h.as_dict()} for i, h in enumerate(self.passages, start=1)
+            ],
+        }
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"\w+", fold_accents(text)))
+
+
+def _overlap(claim: str, passage: str) -> float:
+    claim_terms = set(_analyzer.tokens(claim))
+    if not claim_terms:
+        return 0.0
+    return len(claim_terms & set(_analyzer.tokens(passage))) / len(claim_terms)
+
+
+def _sentences_citing(answer: str, pid: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(answer) if f"[{pid}]" in s]
+
+
+def _check(
+    pid: str, quote: str, answer: str, passages: dict[str, Hit], min_support: float
+) -> CheckedCitation:
+    hit = passages.get(pid)
+    if hit is None:
+        return CheckedCitation(pid, False, "unknown passage id", quote)
+    base = CheckedCitation(pid, False, "", quote, hit.chunk_id, hit.doc_id, hit.citation)
+    if quote.strip():
+        if _norm(quote) in _norm(hit.text) or _overlap(quote, hit.text) >= 0.8:
+            base.supported = True
+        else:
+            base.reason = "the quote is not in the cited passage"
+        return base
+    claims = [_MARKER.sub("", s) for s in _sentences_citing(answer, pid)]
+    if claims and max(_overlap(c, hit.text) for c in claims) >= min_support:
+        base.supported = True
+    else:
+        base.reason = "the cited passage does not support the sentence"
+    return base
+
+
+def extractive_answer(question: str, hits: Sequence[Hit], *, top: int = 3) -> CitedAnswer:
+    """The best passages as the answer (no model), each cited."""
+    chosen = list(hits[:top])
+    lines = [f"[P{i}] {h.citation.label()}: {h.text}" for i, h in enumerate(chosen, start=1)]
+    cites = [
+        CheckedCitation(f"P{i}", True, "", "", h.chunk_id, h.doc_id, h.citation)
+        for i, h in enumerate(chosen, start=1)
+    ]
+    text = "\n\n".join(lines) if lines else "Nenhum trecho encontrado para esta pergunta."
+    return CitedAnswer(question, text, cites, [], list(hits), extractive=True)
+
+
+async def answer_question(
+    question: str,
+    hits: Sequence[Hit],
+    model: ChatModel | None,
+    *,
+    max_passages: int = 8,
+    min_support: float = 0.5,
+) -> CitedAnswer:
+    """Answer ``question`` from ``hits`` with checked citations (extractive without a model)."""
+    passages = list(hits[:max_passages])
+    if model is None or not passages:
+        return extractive_answer(question, passages)
+    by_id = {f"P{i}": h for i, h in enumerate(passages, start=1)}
+    prompt = render_prompt(
+        "colmeia.rag",
+        "answer.j2",
+        passages=[
+            {"id": pid, "source": h.citation.label(), "text": h.text} for pid, h in by_id.items()
+        ],
+    )
+    result = await model.structured([Message.system(prompt), Message.user(question)], ModelAnswer)
+    quotes: dict[str, str] = {}
+    for c in result.citations:
+        pid = c.passage.strip().strip("[]").upper()
+        if pid and pid not in quotes:
+            quotes[pid] = c.quote
+    order = list(dict.fromkeys([*_MARKER.findall(result.answer), *quotes]))
+    kept: list[CheckedCitation] = []
+    rejected: list[CheckedCitation] = []
+    for pid in order:
+        checked = _check(pid, quotes.get(pid, ""), result.answer, by_id, min_support)
+        (kept if checked.supported else rejected).append(checked)
+    text = result.answer
+    for bad in rejected:
+        text = text.replace(f"[{bad.passage_id}]", "")
+    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", text)).strip()
+    return CitedAnswer(question, text, kept, rejected, passages, False, model.model)

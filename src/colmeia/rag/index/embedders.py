@@ -1,0 +1,179 @@
+"""Embedders: texts → unit vectors, from an OpenAI-compatible ``/embeddings`` endpoint or a
+local sentence-transformers model directory. Nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import httpx
+import numpy as np
+import numpy.typing as npt
+
+from colmeia.config import EmbeddingsSettings
+from colmeia.errors import (
+    ConfigurationError,
+    ModelHTTPError,
+    ModelOutputError,
+    ModelTimeoutError,
+    ModelUnreachableError,
+)
+
+__all__ = [
+    "Embedder",
+    "HTTPEmbedder",
+    "LocalEmbedder",
+    "embedder_from_settings",
+    "normalize",
+]
+
+log = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors (one row per text)."""
+
+    @property
+    def name(self) -> str:
+        """Identity recorded with a collection's vectors (vectors of two embedders never mix)."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
+
+
+def normalize(vectors: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
+    """Rows scaled to unit length (zero rows stay zero), so inner product = cosine."""
+    arr = np.asarray(vectors, dtype=np.float32)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(arr / norms, dtype=np.float32)
+
+
+class HTTPEmbedder:
+    """Any OpenAI-compatible ``POST {base_url}/embeddings`` (OpenAI, Ollama, vLLM, TEI)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str = "",
+        batch_size: int = 64,
+        timeout: float = 60.0,
+    ) -> None:
+        if not base_url:
+            raise ConfigurationError(
+                "embeddings base URL is empty: set COLMEIA_EMBEDDINGS_BASE_URL"
+            )
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.batch_size = batch_size
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(timeout=timeout, headers=headers)
+
+    @property
+    def name(self) -> str:
+        return f"http:{self.base_url}:{self.model}"
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Vectors for ``texts``, in order, sent in batches."""
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            rows.extend(self._batch(list(texts[start : start + self.batch_size])))
+        if not rows:
+            return np.empty((0, 0), np.float32)
+        return normalize(np.asarray(rows, dtype=np.float32))
+
+    def _batch(self, texts: list[str]) -> list[list[float]]:
+        url = f"{self.base_url}/embeddings"
+        try:
+            resp = self._client.post(url, json={"model": self.model, "input": texts})
+        except httpx.TimeoutException as exc:
+            raise ModelTimeoutError(
+                f"embeddings request to {url} timed out", model=self.model, base_url=self.base_url
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise ModelUnreachableError(
+                f"cannot reach the embeddings server at {url}: {exc}; is it running?",
+                model=self.model,
+                base_url=self.base_url,
+            ) from exc
+        if resp.status_code >= 400:
+            raise ModelHTTPError(
+                f"embeddings server {url} answered {resp.status_code}: {resp.text[:300]}",
+                status=resp.status_code,
+                model=self.model,
+                base_url=self.base_url,
+            )
+        try:
+            data = sorted(resp.json()["data"], key=lambda d: d.get("index", 0))
+            vectors = [list(map(float, d["embedding"])) for d in data]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ModelOutputError(
+                f"embeddings server {url} sent an unexpected body: {resp.text[:300]}",
+                last_output=resp.text[:2000],
+                model=self.model,
+                base_url=self.base_url,
+            ) from exc
+        if len(vectors) != len(texts):
+            raise ModelOutputError(
+                f"embeddings server {url} returned {len(vectors)} vectors for {len(texts)} texts",
+                model=self.model,
+                base_url=self.base_url,
+            )
+        return vectors
+
+    def close(self) -> None:
+        self._client.close()
+
+
+class LocalEmbedder:
+    """A sentence-transformers model loaded from a local directory (offline only)."""
+
+    def __init__(self, path: Path, *, batch_size: int = 64) -> None:
+        if not path.is_dir():
+            raise ConfigurationError(
+                f"local embedding model {path} is not a directory; point "
+                "COLMEIA_EMBEDDINGS_PATH at a downloaded sentence-transformers model folder"
+            )
+        # Belt and braces: the hub must never be contacted from here.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ConfigurationError(
+                "local embeddings need sentence-transformers: pip install 'colmeia[local-embeddings]'"
+            ) from exc
+        self.path = path
+        self.batch_size = batch_size
+        self._model: Any = SentenceTransformer(str(path), local_files_only=True)
+
+    @property
+    def name(self) -> str:
+        return f"local:{self.path.name}"
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        vectors = self._model.encode(list(texts), batch_size=self.batch_size)
+        return normalize(np.asarray(vectors))
+
+
+def embedder_from_settings(settings: EmbeddingsSettings) -> Embedder | None:
+    """The configured embedder, or ``None`` (lexical search only) when nothing is set."""
+    if settings.path is not None:
+        return LocalEmbedder(settings.path, batch_size=settings.batch_size)
+    if settings.base_url:
+        return HTTPEmbedder(
+            settings.base_url,
+            settings.model,
+            api_key=settings.api_key.get_secret_value(),
+            batch_size=settings.batch_size,
+        )
+    return None

@@ -1,0 +1,160 @@
+"""What a store keeps and the one interface every backend (SQLite, PostgreSQL) implements.
+
+A store holds collections of documents and their chunks (text, citation data, optional
+vectors). Search indexes are derived from it: every change bumps the collection's
+``generation``, so an index built for an older generation is known to be stale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "CollectionInfo",
+    "Store",
+    "StoredChunk",
+    "StoredDocument",
+    "validate_collection_name",
+]
+
+
+@dataclass(slots=True)
+class StoredDocument:
+    """A source document as stored: its id, where it came from and its content hash."""
+
+    doc_id: str
+    content_hash: str
+    title: str = ""
+    path: str = ""
+    doc_type: str = ""
+    year: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    n_chunks: int = 0
+
+
+@dataclass(slots=True)
+class StoredChunk:
+    """A passage as stored, with what is needed to cite it and to filter on its document."""
+
+    chunk_id: str
+    doc_id: str
+    seq: int
+    text: str
+    page_start: int = 1
+    page_end: int = 1
+    char_start: int = 0
+    char_end: int = 0
+    path: str = ""
+    heading: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    # Filled from the document when read back (for filters and citations).
+    title: str = ""
+    source_path: str = ""
+    doc_type: str = ""
+    year: int | None = None
+
+
+@dataclass(slots=True)
+class CollectionInfo:
+    """A collection's counts, its change counter and the embedder its vectors came from."""
+
+    name: str
+    documents: int
+    chunks: int
+    generation: int
+    embedder: str = ""
+    dim: int = 0
+
+
+def validate_collection_name(name: str) -> str:
+    """Collection names become folder names: keep them short and plain."""
+    from colmeia.errors import ConfigurationError
+
+    ok = name and len(name) <= 64 and all(c.isalnum() or c in "-_." for c in name)
+    if not ok or name.startswith("."):
+        raise ConfigurationError(
+            f"invalid collection name {name!r}: use 1-64 letters, digits, '-', '_' or '.'"
+        )
+    return name
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Durable documents and chunks, grouped in collections."""
+
+    url: str
+
+    @property
+    def index_dir(self) -> Path:
+        """Folder where derived search indexes for this store may be cached."""
+        ...
+
+    def ensure_collection(self, name: str) -> None:
+        """Create the collection if it does not exist."""
+        ...
+
+    def collections(self) -> list[CollectionInfo]:
+        """Every collection with its counts."""
+        ...
+
+    def collection(self, name: str) -> CollectionInfo | None:
+        """One collection's counts, or ``None`` if it does not exist."""
+        ...
+
+    def delete_collection(self, name: str) -> bool:
+        """Remove a collection and everything in it; ``False`` if it did not exist."""
+        ...
+
+    def document_hashes(self, collection: str) -> dict[str, str]:
+        """``doc_id → content_hash`` for every document of the collection."""
+        ...
+
+    def documents(self, collection: str) -> list[StoredDocument]:
+        """Every document of the collection (without chunks), ordered by id."""
+        ...
+
+    def replace_document(
+        self,
+        collection: str,
+        document: StoredDocument,
+        chunks: Sequence[StoredChunk],
+        vectors: npt.NDArray[np.float32] | None = None,
+    ) -> None:
+        """Atomically put ``document`` with exactly these chunks (and vectors, row-aligned)."""
+        ...
+
+    def delete_documents(self, collection: str, doc_ids: Sequence[str]) -> int:
+        """Delete documents and their chunks; returns how many documents went."""
+        ...
+
+    def chunks(self, collection: str) -> list[StoredChunk]:
+        """Every chunk of the collection, ordered by ``(doc_id, seq)`` (index order)."""
+        ...
+
+    def get_chunks(self, collection: str, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
+        """The chunks with these ids (missing ids are left out)."""
+        ...
+
+    def vectors(self, collection: str) -> tuple[list[str], npt.NDArray[np.float32]]:
+        """Chunk ids and their vectors (rows aligned), ordered like :meth:`chunks`."""
+        ...
+
+    def set_embedder(self, collection: str, embedder: str, dim: int) -> None:
+        """Record which embedder made the collection's vectors."""
+        ...
+
+    def native_vector_search(
+        self, collection: str, vector: npt.NDArray[np.float32], k: int
+    ) -> list[tuple[str, float]] | None:
+        """Nearest chunks by cosine similarity in the database, or ``None`` if unsupported."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...

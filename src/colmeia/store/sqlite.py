@@ -1,0 +1,326 @@
+"""SQLite store: one file, no server. Derived indexes live in a folder beside the file."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from colmeia.errors import StoreError
+from colmeia.store.base import (
+    CollectionInfo,
+    StoredChunk,
+    StoredDocument,
+    validate_collection_name,
+)
+
+__all__ = ["SQLiteStore"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS collections (
+    name TEXT PRIMARY KEY,
+    generation INTEGER NOT NULL DEFAULT 0,
+    embedder TEXT NOT NULL DEFAULT '',
+    dim INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS documents (
+    collection TEXT NOT NULL REFERENCES collections(name) ON DELETE CASCADE,
+    doc_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    title TEXT NOT NULL DEFAULT '',
+    path TEXT NOT NULL DEFAULT '',
+    doc_type TEXT NOT NULL DEFAULT '',
+    year INTEGER,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    n_chunks INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (collection, doc_id)
+);
+CREATE INDEX IF NOT EXISTS documents_path ON documents(collection, path);
+CREATE TABLE IF NOT EXISTS chunks (
+    collection TEXT NOT NULL,
+    chunk_id TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    page_start INTEGER NOT NULL,
+    page_end INTEGER NOT NULL,
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
+    path TEXT NOT NULL DEFAULT '',
+    heading TEXT NOT NULL DEFAULT '',
+    metadata TEXT NOT NULL DEFAULT '{}',
+    vector BLOB,
+    PRIMARY KEY (collection, chunk_id),
+    FOREIGN KEY (collection, doc_id) REFERENCES documents(collection, doc_id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(collection, doc_id, seq);
+"""
+
+_CHUNK_COLS = (
+    "c.chunk_id, c.doc_id, c.seq, c.text, c.page_start, c.page_end, c.char_start, c.char_end, "
+    "c.path, c.heading, c.metadata, d.title, d.path, d.doc_type, d.year"
+)
+
+
+def chunk_from_row(row: Sequence[Any]) -> StoredChunk:
+    """A chunk from a row selected with the shared column list (both stores use it)."""
+    return StoredChunk(
+        chunk_id=row[0],
+        doc_id=row[1],
+        seq=row[2],
+        text=row[3],
+        page_start=row[4],
+        page_end=row[5],
+        char_start=row[6],
+        char_end=row[7],
+        path=row[8],
+        heading=row[9],
+        metadata=orjson.loads(row[10]) if row[10] else {},
+        title=row[11],
+        source_path=row[12],
+        doc_type=row[13],
+        year=row[14],
+    )
+
+
+def sort_chunks(chunks: list[StoredChunk]) -> list[StoredChunk]:
+    """Index order, decided in Python so every database (and collation) agrees."""
+    chunks.sort(key=lambda c: (c.doc_id, c.seq))
+    return chunks
+
+
+class SQLiteStore:
+    """Documents and chunks in one SQLite file (WAL mode)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.url = f"sqlite:///{self.path}"
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(
+                f"cannot open the SQLite store at {self.path}: {exc}; "
+                "check the path (COLMEIA_STORE / --store) and its permissions"
+            ) from exc
+        self._lock = threading.RLock()
+
+    @property
+    def index_dir(self) -> Path:
+        return self.path.with_name(self.path.name + ".indexes")
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite store {self.path}: {exc}") from exc
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"SQLite store {self.path}: {exc}") from exc
+
+    # ---------------------------------------------------------------- collections
+    def ensure_collection(self, name: str) -> None:
+        validate_collection_name(name)
+        with self._tx() as db:
+            db.execute("INSERT OR IGNORE INTO collections(name) VALUES (?)", (name,))
+
+    def collections(self) -> list[CollectionInfo]:
+        rows = self._query(
+            "SELECT c.name, c.generation, c.embedder, c.dim,"
+            " (SELECT count(*) FROM documents d WHERE d.collection = c.name),"
+            " (SELECT coalesce(sum(n_chunks), 0) FROM documents d WHERE d.collection = c.name)"
+            " FROM collections c ORDER BY c.name"
+        )
+        return [CollectionInfo(r[0], r[4], r[5], r[1], r[2], r[3]) for r in rows]
+
+    def collection(self, name: str) -> CollectionInfo | None:
+        return next((c for c in self.collections() if c.name == name), None)
+
+    def delete_collection(self, name: str) -> bool:
+        with self._tx() as db:
+            db.execute("DELETE FROM chunks WHERE collection = ?", (name,))
+            db.execute("DELETE FROM documents WHERE collection = ?", (name,))
+            cur = db.execute("DELETE FROM collections WHERE name = ?", (name,))
+            return cur.rowcount > 0
+
+    def set_embedder(self, collection: str, embedder: str, dim: int) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE collections SET embedder = ?, dim = ? WHERE name = ?",
+                (embedder, dim, collection),
+            )
+
+    # ---------------------------------------------------------------- documents
+    def document_hashes(self, collection: str) -> dict[str, str]:
+        rows = self._query(
+            "SELECT doc_id, content_hash FROM documents WHERE collection = ?", (collection,)
+        )
+        return {r[0]: r[1] for r in rows}
+
+    def documents(self, collection: str) -> list[StoredDocument]:
+        rows = self._query(
+            "SELECT doc_id, content_hash, title, path, doc_type, year, metadata, n_chunks"
+            " FROM documents WHERE collection = ?",
+            (collection,),
+        )
+        docs = [
+            StoredDocument(r[0], r[1], r[2], r[3], r[4], r[5], orjson.loads(r[6]), r[7])
+            for r in rows
+        ]
+        return sorted(docs, key=lambda d: d.doc_id)
+
+    def replace_document(
+        self,
+        collection: str,
+        document: StoredDocument,
+        chunks: Sequence[StoredChunk],
+        vectors: npt.NDArray[np.float32] | None = None,
+    ) -> None:
+        blobs = _vector_blobs(vectors, len(chunks))
+        with self._tx() as db:
+            db.execute("INSERT OR IGNORE INTO collections(name) VALUES (?)", (collection,))
+            db.execute(
+                "DELETE FROM chunks WHERE collection = ? AND doc_id = ?",
+                (collection, document.doc_id),
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO documents(collection, doc_id, content_hash, title, path,"
+                " doc_type, year, metadata, n_chunks) VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    collection,
+                    document.doc_id,
+                    document.content_hash,
+                    document.title,
+                    document.path,
+                    document.doc_type,
+                    document.year,
+                    orjson.dumps(document.metadata, default=str).decode(),
+                    len(chunks),
+                ),
+            )
+            db.executemany(
+                "INSERT INTO chunks(collection, chunk_id, doc_id, seq, text, page_start, page_end,"
+                " char_start, char_end, path, heading, metadata, vector)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        collection,
+                        c.chunk_id,
+                        document.doc_id,
+                        c.seq,
+                        c.text,
+                        c.page_start,
+                        c.page_end,
+                        c.char_start,
+                        c.char_end,
+                        c.path,
+                        c.heading,
+                        orjson.dumps(c.metadata, default=str).decode(),
+                        blob,
+                    )
+                    for c, blob in zip(chunks, blobs, strict=True)
+                ],
+            )
+            db.execute(
+                "UPDATE collections SET generation = generation + 1 WHERE name = ?", (collection,)
+            )
+
+    def delete_documents(self, collection: str, doc_ids: Sequence[str]) -> int:
+        deleted = 0
+        with self._tx() as db:
+            for doc_id in doc_ids:
+                db.execute(
+                    "DELETE FROM chunks WHERE collection = ? AND doc_id = ?", (collection, doc_id)
+                )
+                cur = db.execute(
+                    "DELETE FROM documents WHERE collection = ? AND doc_id = ?",
+                    (collection, doc_id),
+                )
+                deleted += cur.rowcount
+            if deleted:
+                db.execute(
+                    "UPDATE collections SET generation = generation + 1 WHERE name = ?",
+                    (collection,),
+                )
+        return deleted
+
+    # ---------------------------------------------------------------- chunks
+    def chunks(self, collection: str) -> list[StoredChunk]:
+        rows = self._query(
+            f"SELECT {_CHUNK_COLS} FROM chunks c JOIN documents d"
+            " ON d.collection = c.collection AND d.doc_id = c.doc_id WHERE c.collection = ?",
+            (collection,),
+        )
+        return sort_chunks([chunk_from_row(r) for r in rows])
+
+    def get_chunks(self, collection: str, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
+        out: dict[str, StoredChunk] = {}
+        ids = list(dict.fromkeys(chunk_ids))
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._query(
+                f"SELECT {_CHUNK_COLS} FROM chunks c JOIN documents d"
+                " ON d.collection = c.collection AND d.doc_id = c.doc_id"
+                f" WHERE c.collection = ? AND c.chunk_id IN ({marks})",
+                (collection, *part),
+            )
+            out.update((r[0], chunk_from_row(r)) for r in rows)
+        return out
+
+    def vectors(self, collection: str) -> tuple[list[str], npt.NDArray[np.float32]]:
+        rows = self._query(
+            "SELECT chunk_id, doc_id, seq, vector FROM chunks"
+            " WHERE collection = ? AND vector IS NOT NULL",
+            (collection,),
+        )
+        rows.sort(key=lambda r: (r[1], r[2]))
+        return _stack([r[0] for r in rows], [r[3] for r in rows])
+
+    def native_vector_search(
+        self, collection: str, vector: npt.NDArray[np.float32], k: int
+    ) -> list[tuple[str, float]] | None:
+        return None
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _vector_blobs(vectors: npt.NDArray[np.float32] | None, n: int) -> list[bytes | None]:
+    if vectors is None:
+        return [None] * n
+    if len(vectors) != n:
+        raise StoreError(f"{len(vectors)} vectors for {n} chunks: they must be row-aligned")
+    arr = np.ascontiguousarray(vectors, dtype=np.float32)
+    return [row.tobytes() for row in arr]
+
+
+def _stack(ids: list[str], blobs: Sequence[bytes]) -> tuple[list[str], npt.NDArray[np.float32]]:
+    if not blobs:
+        return [], np.empty((0, 0), np.float32)
+    mat = np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs])
+    return ids, mat
