@@ -34,6 +34,8 @@ _STARTS_NEW_RE = re.compile(
     r"^(?:Art(?:igo|\.)\s*\d|§\s*\d|Par[áa]grafo\s+[úu]nico|[IVXLC]{1,7}\s*[-–—]\s|[a-z]\)\s|"
     r"[•●▪◦■\-–—*]\s|\(?\d{1,2}[.)]\s|\d{1,2}(?:\.\d{1,2})+\.?\s|[A-Z]\)\s)"
 )
+_GLUE_START = frozenset(",.;:)]}")
+_FOOTNOTE_RE = re.compile(r"^\d{1,3}(?=[A-Za-zÀ-ÿ(])")
 _HYPHEN_END_RE = re.compile(r"(\w+)-$")
 _FIRST_WORD_RE = re.compile(r"^(\w+)")
 _CLITICS = frozenset(
@@ -184,34 +186,63 @@ def join_lines(lines: Sequence[str], vocabulary: set[str] | None = None) -> list
         current = block[0]
         for prev, line in itertools.pairwise(block):
             plen = len(prev)
+            starts_new = bool(_STARTS_NEW_RE.match(line))
+            if line[:1] in _GLUE_START:
+                # Punctuation after a footnote mark or a superscript: part of the same sentence.
+                current = f"{current}{line}"
+                continue
+            if line[:1].islower() and not starts_new and not _TOC_LINE_RE.search(prev):
+                # A line starting in lower case continues a sentence whatever the layout says.
+                if prev.endswith("-"):
+                    current = _dehyphenate(current, line, vocab)
+                else:
+                    current = f"{current} {line}"
+                continue
             ends = (
                 plen < threshold
                 or plen < 0.6 * width
-                or (prev.endswith(_FINAL_PUNCT) and plen < 0.9 * width)
-                or bool(_STARTS_NEW_RE.match(line))
+                or (prev.endswith(_FINAL_PUNCT) and plen < 0.95 * width)
+                or starts_new
                 or bool(_TOC_LINE_RE.search(prev))
                 or bool(_TOC_LINE_RE.search(line))
             )
-            if (prev.endswith("-") and line[:1].islower() and not ends) or (
-                prev.endswith("-") and line[:1].islower() and plen >= 0.6 * width
-            ):
-                current = _dehyphenate(current, line, vocab)
-            elif ends:
+            if ends:
                 paragraphs.append(current)
                 current = line
+            elif prev.endswith("-"):
+                current = _dehyphenate(current, line, vocab)
             else:
                 current = f"{current} {line}"
         paragraphs.append(current)
         block.clear()
 
-    for line in lines:
-        stripped = line.strip()
-        if stripped:
-            block.append(stripped)
+    body, notes = _split_footnotes(lines)
+    for line in body:
+        if line:
+            block.append(line)
         else:
             flush()
     flush()
+    # Footnotes are kept, but as their own paragraphs after the body of the page.
+    for note in notes:
+        if _FOOTNOTE_RE.match(note) or not paragraphs:
+            paragraphs.append(note)
+        else:
+            paragraphs[-1] = f"{paragraphs[-1]} {note}"
     return paragraphs
+
+
+def _split_footnotes(lines: Sequence[str], *, window: int = 12) -> tuple[list[str], list[str]]:
+    """Split off a trailing footnote block (lines like ``1www…``/``2Vinculado…``)."""
+    content = [x.strip() for x in lines]
+    n = len(content)
+    for i in range(max(1, n - window), n):
+        if _FOOTNOTE_RE.match(content[i]) and not content[i - 1].endswith("-"):
+            rest = [x for x in content[i:] if x]
+            if 3 * sum(1 for x in rest if _FOOTNOTE_RE.match(x)) >= len(rest):
+                return content[:i], rest
+            break
+    return content, []
 
 
 _WORD_HYPHEN_RE = re.compile(r"\b\w+(?:-\w+)+\b")

@@ -10,7 +10,7 @@ from colmeia.errors import DocumentError
 __all__ = ["extract_html"]
 
 _DROP = frozenset(
-    {"script", "style", "nav", "noscript", "template", "svg", "iframe", "button", "select", "form"}
+    {"script", "style", "nav", "noscript", "template", "svg", "iframe", "button", "select"}
 )
 _BLOCK = frozenset(
     {
@@ -24,8 +24,28 @@ _WS_RE = re.compile(r"\s+")
 _CELL = frozenset({"td", "th"})
 
 
+_END_HTML_RE = re.compile(rb"</html\s*>", re.IGNORECASE)
+
+
 def extract_html(path: Path, data: bytes) -> tuple[str, str]:
-    """Return ``(title, text)`` from HTML bytes (lxml honours the page's declared charset)."""
+    """Return ``(title, text)`` from HTML bytes (lxml honours the page's declared charset).
+
+    Files holding several concatenated HTML documents (saved compilations do this) are read
+    document by document; libxml2 would otherwise stop at the second ``<!DOCTYPE``.
+    """
+    segments = [seg for seg in _END_HTML_RE.split(data) if seg.strip()]
+    titles: list[str] = []
+    texts: list[str] = []
+    for segment in segments or [data]:
+        if b"<" not in segment:
+            continue
+        title, text = _extract_one(path, segment)
+        titles.append(title)
+        texts.append(text)
+    return (titles[0] if titles else ""), "\n\n".join(texts)
+
+
+def _extract_one(path: Path, data: bytes) -> tuple[str, str]:
     import lxml.etree  # type: ignore[import-untyped]
     import lxml.html  # type: ignore[import-untyped]
 
