@@ -194,7 +194,9 @@ def test_bad_csv_rows_are_reported_one_by_one(tmp_path: Path) -> None:
     assert len(errors) == 3
     assert all(str(path) in e.path for e in errors)
     reasons = " | ".join(e.reason for e in errors)
-    assert "empty id" in reasons and "empty text" in reasons and "duplicate id" in reasons
+    assert "empty id" in reasons
+    assert "empty text" in reasons
+    assert "duplicate id" in reasons
     assert "row 4" in errors[1].path
 
 

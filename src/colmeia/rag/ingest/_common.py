@@ -21,24 +21,35 @@ __all__ = [
 
 PAGE_SEPARATOR = "\n\n"
 
-# C0/C1 controls except tab/newline/CR, plus lone surrogates (they cannot be encoded to UTF-8).
-_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
-# Invisible characters that only get in the way of matching (soft hyphen, zero-width, BOM).
-_INVISIBLE_RE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")
-_SPACES_RE = re.compile("[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
-_TRAILING_SPACE_RE = re.compile(" +\n| +$")
+# C0/C1 controls except tab/newline/CR, lone surrogates and invisible characters (soft hyphen,
+# zero-width, BOM) are deleted; exotic spaces become plain spaces. One translate() pass in C.
+_DELETE = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]
+_DELETE += [*range(0xD800, 0xE000), 0xFFFE, 0xFFFF, 0x00AD, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF]
+_SPACES = [0x09, 0xA0, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000]
+_TABLE: dict[int, str | None] = {c: None for c in _DELETE}
+_TABLE.update({c: " " for c in _SPACES})
+_NEEDS_TABLE_RE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\xa0\xad\u2000-\u200d\u202f\u205f\u2060\u3000\ud800-\udfff\ufeff\ufffe\uffff\t]"
+)
+_MULTI_SPACE_RE = re.compile(" {2,}")
+_TRAILING_SPACE_RE = re.compile(" +(?=\n)|^ +", re.M)
 _MANY_BLANKS_RE = re.compile("\n{3,}")
 
 
 def normalize_text(text: str) -> str:
     """NFC, no control characters or lone surrogates, single spaces, at most one blank line."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _CONTROL_RE.sub("", text)
-    text = _INVISIBLE_RE.sub("", text)
-    text = unicodedata.normalize("NFC", text)
-    text = _SPACES_RE.sub(" ", text)
-    text = _TRAILING_SPACE_RE.sub(lambda m: "\n" if m.group(0).endswith("\n") else "", text)
-    text = _MANY_BLANKS_RE.sub("\n\n", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if _NEEDS_TABLE_RE.search(text):
+        text = text.translate(_TABLE)
+    if not text.isascii() and not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    if "  " in text:
+        text = _MULTI_SPACE_RE.sub(" ", text)
+    if " \n" in text or "\n " in text or text.startswith(" "):
+        text = _TRAILING_SPACE_RE.sub("", text)
+    if "\n\n\n" in text:
+        text = _MANY_BLANKS_RE.sub("\n\n", text)
     return text.strip("\n ")
 
 

@@ -59,7 +59,7 @@ _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 _NORM_RE = re.compile(
     r"(Lei Complementar|Decreto-Lei|Decreto Legislativo|Lei|Decreto|Medida Provisória|"
     r"Emenda Constitucional|Resolução|Portaria|Instrução Normativa)\s*"
-    r"(?:n[º°o.]*\s*)?(\d[\d.]*)(?:[^\n\d]{0,40}?(\d{4}))?",
+    r"(?:n[º°o.]*\s*)?(\d[\d.]*\d|\d)(?:[^\n]{0,40}?\b(\d{4})\b)?",
     re.IGNORECASE,
 )
 

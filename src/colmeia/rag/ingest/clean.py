@@ -140,7 +140,7 @@ def remove_running_lines(
     return out
 
 
-def _dehyphenate(left: str, right: str, vocabulary: set[str]) -> str:
+def _dehyphenate(left: str, right: str, vocabulary: _Lexicon | set[str]) -> str:
     """Join ``left`` (ending in a hyphen) and ``right``, removing the hyphen when it was a break."""
     m = _HYPHEN_END_RE.search(left)
     w = _FIRST_WORD_RE.match(right)
@@ -168,9 +168,9 @@ def _block_breaks(lengths: list[int]) -> float:
     return mean - 1.65 * math.sqrt(var) / math.sqrt(n)
 
 
-def join_lines(lines: Sequence[str], vocabulary: set[str] | None = None) -> list[str]:
+def join_lines(lines: Sequence[str], vocabulary: _Lexicon | set[str] | None = None) -> list[str]:
     """Join the lines of one page into paragraphs (see the module docstring for the rule)."""
-    vocab = vocabulary or set()
+    vocab = vocabulary if vocabulary is not None else set()
     paragraphs: list[str] = []
     # Blocks are runs of non-blank lines; blank lines always separate paragraphs.
     block: list[str] = []
@@ -245,19 +245,27 @@ def _split_footnotes(lines: Sequence[str], *, window: int = 12) -> tuple[list[st
     return content, []
 
 
-_WORD_HYPHEN_RE = re.compile(r"\b\w+(?:-\w+)+\b")
-_WORD_RE = re.compile(r"\b\w{3,}\b")
+class _Lexicon:
+    """Answers "does this word occur inside a line elsewhere in the document?" lazily.
 
+    Only words broken at a line end are ever asked about, so a substring search over the
+    document's text is much cheaper than building a full vocabulary.
+    """
 
-def _vocabulary(pages: Sequence[list[str]]) -> set[str]:
-    """Words and hyphenated compounds that occur inside lines (not at a line break)."""
-    vocab: set[str] = set()
-    for lines in pages:
-        for line in lines:
-            body = line[:-1] if line.endswith("-") else line
-            vocab.update(w.lower() for w in _WORD_HYPHEN_RE.findall(body))
-            vocab.update(w.lower() for w in _WORD_RE.findall(body))
-    return vocab
+    __slots__ = ("_cache", "_text")
+
+    def __init__(self, pages: Sequence[list[str]]) -> None:
+        self._text = "\n".join("\n".join(lines) for lines in pages).lower()
+        self._cache: dict[str, bool] = {}
+
+    def __contains__(self, word: object) -> bool:
+        if not isinstance(word, str):
+            return False
+        hit = self._cache.get(word)
+        if hit is None:
+            hit = word in self._text
+            self._cache[word] = hit
+        return hit
 
 
 def _is_toc_page(lines: list[str]) -> bool:
@@ -333,7 +341,8 @@ def clean_pages(
     cut_references: bool = False,
 ) -> list[Page]:
     """Clean page texts (see :func:`clean_document`); empty pages are dropped."""
-    split = [(p.number, normalize_text(p.text).split("\n")) for p in pages]
+    # Extraction already normalised the text; only line ends matter before the final pass.
+    split = [(p.number, p.text.replace("\r\n", "\n").split("\n")) for p in pages]
     numbers = [n for n, _ in split]
     cleaned = remove_running_lines([lines for _, lines in split])
     staged = list(zip(numbers, cleaned, strict=True))
@@ -344,7 +353,7 @@ def clean_pages(
         ]
     if cut_references:
         staged = _cut_references(staged)
-    vocab = _vocabulary([lines for _, lines in staged]) if join else set()
+    vocab = _Lexicon([lines for _, lines in staged]) if join else _Lexicon([])
     out: list[Page] = []
     for n, lines in staged:
         text = "\n\n".join(join_lines(lines, vocab)) if join else "\n".join(lines)

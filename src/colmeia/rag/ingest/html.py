@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from colmeia.errors import DocumentError
+from colmeia.rag.ingest._common import decode_bytes
 
 __all__ = ["extract_html"]
 
@@ -24,6 +25,8 @@ _WS_RE = re.compile(r"\s+")
 _CELL = frozenset({"td", "th"})
 
 
+_CHARSET_RE = re.compile(rb"charset|encoding=", re.IGNORECASE)
+_XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*\?>")
 _END_HTML_RE = re.compile(rb"</html\s*>", re.IGNORECASE)
 
 
@@ -49,8 +52,13 @@ def _extract_one(path: Path, data: bytes) -> tuple[str, str]:
     import lxml.etree  # type: ignore[import-untyped]
     import lxml.html  # type: ignore[import-untyped]
 
+    source: bytes | str = data
+    if not _CHARSET_RE.search(data[:4096]):
+        # Without a declared charset libxml2 assumes latin-1; UTF-8 is far more likely today.
+        source = decode_bytes(data)
+        source = _XML_DECL_RE.sub("", source, count=1)
     try:
-        root = lxml.html.document_fromstring(data)
+        root = lxml.html.document_fromstring(source)
     except (lxml.etree.ParserError, ValueError) as exc:
         raise DocumentError(str(path), f"the HTML could not be parsed ({exc})") from exc
 
