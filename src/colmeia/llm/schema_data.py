@@ -214,7 +214,8 @@ class _Generator:
             length += len(word) + (1 if len(words) > 1 else 0)
         text = " ".join(words)
         if len(text) > hi:
-            text = text[:hi].rstrip() if hi > 0 else ""
+            cut = text[: hi + 1].rfind(" ")
+            text = text[:cut] if cut >= max(lo, 1) else text[:hi]
         if len(text) < lo:
             text = text + "a" * (lo - len(text))
         return text

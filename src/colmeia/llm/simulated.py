@@ -605,7 +605,7 @@ class SimulatedModel:
         self._counts["requests"] += 1
         self._counts["prompt_tokens"] += req.prompt_tokens
         self.requests.append(req)
-        if len(self.requests) > self.keep_requests + max(100, self.keep_requests // 10):
+        if len(self.requests) > self.keep_requests + max(1, self.keep_requests // 10):
             del self.requests[: len(self.requests) - self.keep_requests]
         return req
 
