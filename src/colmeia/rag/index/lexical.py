@@ -56,6 +56,22 @@ def fold_accents(text: str) -> str:
     return text.lower().translate(_FOLD_TABLE)
 
 
+def _reaccent(word: str) -> str:
+    """Give a folded word back the nasal ending the stemmer needs: "licitacoes" → "licitação".
+
+    Folding first makes typed-without-accents queries match, but the Snowball stemmer only
+    conflates -ção/-ções (and -ão/-ões/-ães) when it sees the tilde; plurals are mapped to the
+    singular for the same reason ("concessões" and "concessão" stem differently otherwise).
+    """
+    if len(word) > 4 and word.endswith(("oes", "aes")):
+        word = word[:-3] + "ao"
+    if len(word) > 4 and word.endswith("cao"):
+        return word[:-3] + "ção"
+    if len(word) > 3 and word.endswith("ao"):
+        return word[:-2] + "ão"
+    return word
+
+
 @dataclass(frozen=True, slots=True)
 class LexicalConfig:
     """How text is analysed and scored. Saved with the index; a mismatch means rebuild."""
@@ -88,7 +104,7 @@ class Analyzer:
             if word in self._stop:
                 term = ""
             elif self._stemmer is not None and not word[0].isdigit():
-                term = self._stemmer.stemWord(word)
+                term = fold_accents(self._stemmer.stemWord(_reaccent(word)))
             else:
                 term = word.replace(".", "")
             self._cache[word] = term
