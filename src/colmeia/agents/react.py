@@ -1,0 +1,506 @@
+"""ReAct: think → act → observe, until a final answer or a limit.
+
+Native tool calling when the model supports it (``tool_mode="native"``), the text protocol
+(Thought / Action / Action Input / Final Answer) otherwise (``"text"``); ``"auto"`` starts
+native and falls back to text when the server refuses tools. Every way a run can go wrong ends
+in a :class:`~colmeia.agents.trace.RunStatus`:
+
+* the same tool with the same input ``loop_limit`` times → ``loop_detected`` (the first repeat
+  is answered with a note, so a model can recover);
+* one tool failing ``max_tool_failures`` times in a row → ``tool_failures`` (invalid
+  arguments and errors come back as observations first, so a model can correct itself);
+* a :class:`~colmeia.errors.ModelError` → ``model_error`` with its message;
+* ``max_steps`` model turns or the run ``deadline`` spent → ``max_steps``.
+
+With many tools registered, a :class:`~colmeia.tools.retrieval.ToolRetriever` offers only the
+few relevant to each step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import orjson
+
+from colmeia.agents.text_protocol import ParsedReply, coerce_arguments, parse_reply
+from colmeia.agents.trace import RunStatus, StepCallback, Trace
+from colmeia.errors import ConfigurationError, ModelError, ModelHTTPError
+from colmeia.llm.base import ChatModel, ChatResult, Message, ToolCall, track_usage
+from colmeia.llm.prompts import render_prompt
+from colmeia.tools.registry import FailureCounter, Tool, ToolRegistry, ToolResult
+from colmeia.tools.retrieval import ToolRetriever
+
+__all__ = ["ReActAgent", "ToolMode"]
+
+log = logging.getLogger(__name__)
+
+ToolMode = Literal["native", "text", "auto"]
+_PKG = "colmeia.agents"
+
+
+def _as_registry(tools: ToolRegistry | Iterable[Tool] | None) -> ToolRegistry:
+    if tools is None:
+        return ToolRegistry()
+    if isinstance(tools, ToolRegistry):
+        return tools
+    return ToolRegistry(tools)
+
+
+def _call_key(name: str, arguments: dict[str, Any] | None) -> str:
+    try:
+        args = orjson.dumps(arguments or {}, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        args = repr(sorted((arguments or {}).items()))
+    return f"{name}\x00{args}"
+
+
+async def _close_for_this_loop(model: object) -> None:
+    """Close the connections a model opened on a private event loop that is about to end."""
+    aclose = getattr(model, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+def _close_pending_calls(messages: Sequence[Message]) -> list[Message]:
+    """The conversation with a "(not run)" result for every tool call left without one.
+
+    APIs refuse a conversation in which an assistant's tool call has no tool message.
+    """
+    out: list[Message] = []
+    pending: list[ToolCall] = []
+
+    def flush() -> None:
+        answered = {m.tool_call_id for m in out if m.role == "tool"}
+        out.extend(Message.tool(c.id, "(not run)", c.name) for c in pending if c.id not in answered)
+        pending.clear()
+
+    for message in messages:
+        if message.role != "tool":
+            flush()
+        out.append(message)
+        if message.role == "assistant" and message.tool_calls:
+            pending.extend(message.tool_calls)
+    flush()
+    return out
+
+
+@dataclass(slots=True)
+class _Stop:
+    status: RunStatus
+    reason: str
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class _Run:
+    """The state of one run."""
+
+    task: str
+    trace: Trace
+    messages: list[Message]
+    mode: Literal["native", "text"]
+    started: float
+    calls: Counter[str] = field(default_factory=Counter)
+    failures: FailureCounter = field(default_factory=FailureCounter)
+    format_errors: int = 0
+    phase: str = "model"
+    last_text: str = ""
+    offered: list[Tool] = field(default_factory=list)
+
+
+class ReActAgent:
+    """A ReAct agent over a :class:`~colmeia.llm.base.ChatModel` and a tool registry.
+
+    Args:
+        model: the chat model.
+        tools: a registry or tools; none makes it a plain chat loop.
+        tool_mode: ``native`` tool calls, the ``text`` protocol, or ``auto``.
+        max_steps: model turns at most (each may call tools).
+        deadline: seconds for the whole run, model and tools included.
+        max_tool_failures: consecutive failures of one tool that end the run.
+        loop_limit: identical calls (same tool, same input) that count as a loop.
+        max_format_errors: text mode: unreadable replies tolerated; after that a reply
+            without markers is taken as the final answer.
+        retrieval_threshold: with more tools than this, offer only ``retrieval_k`` per step.
+        answer_on_limit: when a limit stops the run, ask once (without tools) for the best
+            answer so far, so the trace still carries one.
+        instructions: extra system instructions (role, tone, domain rules).
+    """
+
+    paradigm = "react"
+
+    def __init__(
+        self,
+        model: ChatModel,
+        tools: ToolRegistry | Iterable[Tool] | None = None,
+        *,
+        tool_mode: ToolMode = "auto",
+        max_steps: int = 8,
+        deadline: float = 300.0,
+        max_tool_failures: int = 3,
+        loop_limit: int = 3,
+        max_format_errors: int = 2,
+        retrieval_threshold: int = 20,
+        retrieval_k: int = 6,
+        retriever: ToolRetriever | None = None,
+        always_offer: Sequence[str] = (),
+        answer_on_limit: bool = True,
+        instructions: str = "",
+        max_observation_chars: int = 4000,
+    ) -> None:
+        if tool_mode not in ("native", "text", "auto"):
+            raise ConfigurationError(f"tool_mode must be native, text or auto, not {tool_mode!r}")
+        if max_steps < 1:
+            raise ConfigurationError("max_steps must be at least 1")
+        if loop_limit < 2:
+            raise ConfigurationError("loop_limit must be at least 2 (a loop is a repeat)")
+        if deadline <= 0:
+            raise ConfigurationError("deadline must be positive (seconds)")
+        self.model = model
+        self.registry = _as_registry(tools)
+        self.tool_mode: ToolMode = tool_mode
+        self.max_steps = max_steps
+        self.deadline = deadline
+        self.max_tool_failures = max_tool_failures
+        self.loop_limit = loop_limit
+        self.max_format_errors = max_format_errors
+        self.retrieval_threshold = retrieval_threshold
+        self.retrieval_k = retrieval_k
+        self.always_offer = tuple(always_offer)
+        self.answer_on_limit = answer_on_limit
+        self.instructions = instructions
+        self.max_observation_chars = max_observation_chars
+        self._retriever = retriever
+        self._native_refused = False
+
+    # ------------------------------------------------------------------ tools offered
+
+    @property
+    def retriever(self) -> ToolRetriever | None:
+        if len(self.registry) <= self.retrieval_threshold:
+            return None
+        if self._retriever is None or len(self._retriever.tools) != len(self.registry):
+            self._retriever = ToolRetriever(list(self.registry))
+        return self._retriever
+
+    def select_tools(self, query: str) -> list[Tool]:
+        """The tools offered for a step: all of them, or the most relevant few."""
+        retriever = self.retriever
+        if retriever is None:
+            return list(self.registry)
+        return retriever.select(query, self.retrieval_k, always=self.always_offer)
+
+    def _system(self, mode: Literal["native", "text"], offered: Sequence[Tool]) -> Message:
+        if mode == "native":
+            text = render_prompt(
+                _PKG, "react_native.j2", tools=bool(offered), instructions=self.instructions
+            )
+        else:
+            views = [
+                {
+                    "name": t.name,
+                    "description": t.description,
+                    "schema": orjson.dumps(t.parameters).decode(),
+                }
+                for t in offered
+            ]
+            example = "{}"
+            if offered:
+                props = list(offered[0].parameters.get("properties", {}))
+                example = orjson.dumps({p: "..." for p in props[:2]}).decode()
+            text = render_prompt(
+                _PKG,
+                "react_text.j2",
+                tools=views,
+                example=example,
+                instructions=self.instructions,
+            )
+        return Message.system(text)
+
+    # ------------------------------------------------------------------ running
+
+    async def run(
+        self,
+        task: str,
+        *,
+        context: Sequence[Message] = (),
+        on_step: StepCallback | None = None,
+        max_steps: int | None = None,
+    ) -> Trace:
+        """Work on ``task`` until an answer or a limit; always returns a :class:`Trace`."""
+        trace = Trace(paradigm=self.paradigm, task=task, on_step=on_step)
+        mode: Literal["native", "text"] = (
+            "text" if self.tool_mode == "text" or self._native_refused else "native"
+        )
+        if not self.registry:
+            mode = "native"  # nothing to call: a plain chat turn
+        run = _Run(task, trace, [], mode, time.perf_counter())
+        run.failures = FailureCounter(self.max_tool_failures)
+        run.offered = self.select_tools(task)
+        run.messages = [self._system(mode, run.offered), *context, Message.user(task)]
+        steps = max_steps or self.max_steps
+        with track_usage() as tracker:
+            stop: _Stop | None = None
+            try:
+                async with asyncio.timeout(self.deadline):
+                    stop = await self._loop(run, steps)
+            except TimeoutError:
+                where = "waiting for the model" if run.phase == "model" else "running a tool"
+                message = f"the run deadline of {self.deadline:g}s passed while {where}"
+                status = RunStatus.MODEL_ERROR if run.phase == "model" else RunStatus.TOOL_FAILURES
+                stop = _Stop(status, "deadline", message)
+            except ModelError as exc:
+                stop = _Stop(RunStatus.MODEL_ERROR, "model_error", str(exc))
+            if stop.status != RunStatus.FINISHED:
+                if stop.status != RunStatus.MODEL_ERROR and self.answer_on_limit:
+                    await self._answer_on_limit(run, stop)
+                trace.finish(stop.status, error=stop.error, stop_reason=stop.reason)
+        trace.usage = tracker.usage
+        trace.elapsed_s = time.perf_counter() - trace.started
+        return trace
+
+    def run_sync(
+        self,
+        task: str,
+        *,
+        context: Sequence[Message] = (),
+        on_step: StepCallback | None = None,
+        max_steps: int | None = None,
+    ) -> Trace:
+        """Blocking :meth:`run` (same arguments), for scripts."""
+
+        async def _run() -> Trace:
+            try:
+                return await self.run(task, context=context, on_step=on_step, max_steps=max_steps)
+            finally:
+                await _close_for_this_loop(self.model)
+
+        return asyncio.run(_run())
+
+    def _remaining(self, run: _Run) -> float:
+        return max(0.1, self.deadline - (time.perf_counter() - run.started))
+
+    async def _chat(self, run: _Run) -> ChatResult:
+        run.phase = "model"
+        if run.mode == "native" and run.offered:
+            try:
+                return await self.model.chat(
+                    run.messages,
+                    tools=[t.spec() for t in run.offered],
+                    tool_choice="auto",
+                    deadline=self._remaining(run),
+                )
+            except ModelHTTPError as exc:
+                if self.tool_mode != "auto" or exc.status not in (400, 404, 422, 501):
+                    raise
+                log.warning("the model server refused native tools (%s); using text", exc.status)
+                self._native_refused = True
+                run.mode = "text"
+                run.messages[0] = self._system("text", run.offered)
+        return await self.model.chat(run.messages, deadline=self._remaining(run))
+
+    async def _loop(self, run: _Run, max_steps: int) -> _Stop:
+        for turn in range(max_steps):
+            if turn and self.retriever is not None:
+                # Later steps may need other tools: search with what was learned so far.
+                offered = self.select_tools(f"{run.task}\n{run.last_text}")
+                if [t.name for t in offered] != [t.name for t in run.offered]:
+                    run.offered = offered
+                    if run.mode == "text":
+                        run.messages[0] = self._system("text", offered)
+            started = time.perf_counter()
+            result = await self._chat(run)
+            latency = time.perf_counter() - started
+            tokens = {
+                "prompt_tokens": result.usage.prompt_tokens,
+                "completion_tokens": result.usage.completion_tokens,
+            }
+            if run.mode == "native" and result.tool_calls:
+                run.messages.append(result.to_message())
+                thought = result.content or (result.reasoning or "")
+                for call in result.tool_calls:
+                    stop = await self._act(run, call, thought, tokens, latency)
+                    tokens = {"prompt_tokens": 0, "completion_tokens": 0}
+                    latency = 0.0
+                    if stop is not None:
+                        return stop
+                continue
+            names = self.registry.names()
+            parsed = parse_reply(result.raw_content or result.content, names)
+            if run.mode == "native" and not parsed.is_action:
+                # A plain reply in native mode is the answer; nothing to parse.
+                answer = parsed.final_answer or result.content.strip()
+                thought = result.reasoning or ""
+                run.trace.add(
+                    "answer", thought=thought, observation=answer, latency_s=latency, **tokens
+                )
+                run.trace.finish(RunStatus.FINISHED, answer, stop_reason="answer")
+                return _Stop(RunStatus.FINISHED, "answer")
+            run.messages.append(
+                Message.assistant(result.content or result.raw_content or "(empty reply)")
+            )
+            stop = await self._text_turn(run, parsed, tokens, latency)
+            if stop is not None:
+                return stop
+        return _Stop(RunStatus.MAX_STEPS, "max_steps", f"no final answer within {max_steps} steps")
+
+    async def _text_turn(
+        self, run: _Run, parsed: ParsedReply, tokens: dict[str, int], latency: float
+    ) -> _Stop | None:
+        if parsed.is_final:
+            answer = parsed.final_answer or ""
+            run.trace.add(
+                "answer", thought=parsed.thought, observation=answer, latency_s=latency, **tokens
+            )
+            run.trace.finish(RunStatus.FINISHED, answer, stop_reason="answer")
+            return _Stop(RunStatus.FINISHED, "answer")
+        if parsed.is_action and parsed.action is not None:
+            tool = self.registry.get(parsed.action)
+            if parsed.error is not None:
+                problem = f"Error: {parsed.error}."
+                result = ToolResult(parsed.action, {}, problem, "invalid_arguments")
+                return await self._observe(run, result, parsed.thought, tokens, latency, text=True)
+            args = coerce_arguments(tool, parsed) if tool is not None else parsed.arguments
+            call = ToolCall(
+                id=f"text_{len(run.trace.steps) + 1}", name=parsed.action, arguments=args or {}
+            )
+            return await self._act(run, call, parsed.thought, tokens, latency, text=True)
+        run.format_errors += 1
+        if run.format_errors > self.max_format_errors and parsed.thought:
+            # A model that keeps answering in prose is answering: take it.
+            run.trace.add(
+                "answer", thought="", observation=parsed.thought, latency_s=latency, **tokens
+            )
+            run.trace.finish(RunStatus.FINISHED, parsed.thought, stop_reason="prose_answer")
+            return _Stop(RunStatus.FINISHED, "prose_answer")
+        problem = parsed.error or "the reply was empty"
+        run.trace.add(
+            "format_error",
+            thought=parsed.thought,
+            observation=problem,
+            ok=False,
+            latency_s=latency,
+            **tokens,
+        )
+        run.messages.append(
+            Message.user(
+                render_prompt(
+                    _PKG, "react_format.j2", problem=problem, tool_names=self.registry.names()
+                )
+            )
+        )
+        return None
+
+    async def _act(
+        self,
+        run: _Run,
+        call: ToolCall,
+        thought: str,
+        tokens: dict[str, int],
+        latency: float,
+        *,
+        text: bool = False,
+    ) -> _Stop | None:
+        key = _call_key(call.name, call.arguments)
+        run.calls[key] += 1
+        seen = run.calls[key]
+        if seen >= self.loop_limit:
+            run.trace.add(
+                "tool",
+                thought=thought,
+                tool=call.name,
+                input=call.arguments,
+                observation=f"not run: the same call was made {seen} times",
+                ok=False,
+                latency_s=latency,
+                meta={"loop": True},
+                **tokens,
+            )
+            message = (
+                f"loop detected: {call.name} was called {seen} times with the same input "
+                f"{orjson.dumps(call.arguments, default=str).decode()[:200]}"
+            )
+            return _Stop(RunStatus.LOOP_DETECTED, "loop", message)
+        run.phase = "tool"
+        result = await self.registry.execute(call.name, call.arguments)
+        run.phase = "model"
+        if seen > 1:
+            result.output += "\n" + render_prompt(_PKG, "react_repeat.j2", tool=call.name)
+        return await self._observe(
+            run, result, thought, tokens, latency, text=text, call_id=call.id
+        )
+
+    async def _observe(
+        self,
+        run: _Run,
+        result: ToolResult,
+        thought: str,
+        tokens: dict[str, int],
+        latency: float,
+        *,
+        text: bool = False,
+        call_id: str | None = None,
+    ) -> _Stop | None:
+        observation = result.output
+        if len(observation) > self.max_observation_chars:
+            observation = observation[: self.max_observation_chars] + " […]"
+        run.last_text = observation
+        run.trace.add(
+            "tool",
+            thought=thought,
+            tool=result.name,
+            input=result.arguments,
+            observation=observation,
+            ok=result.ok,
+            latency_s=latency + result.latency_s,
+            meta={"result": result.kind},
+            **tokens,
+        )
+        if text:
+            run.messages.append(Message.user(f"Observation: {observation}"))
+        else:
+            run.messages.append(Message.tool(call_id or "", observation, result.name))
+        if run.failures.record(result):
+            return _Stop(
+                RunStatus.TOOL_FAILURES,
+                "tool_failures",
+                f"tool {result.name!r} failed {self.max_tool_failures} times in a row; "
+                f"last error: {observation[:300]}",
+            )
+        return None
+
+    async def _answer_on_limit(self, run: _Run, stop: _Stop) -> None:
+        """One last call without tools, so a stopped run still has its best answer."""
+        messages = [
+            *_close_pending_calls(run.messages),
+            Message.user(
+                render_prompt(_PKG, "react_limit.j2", reason=f"The run stopped: {stop.error}.")
+            ),
+        ]
+        try:
+            async with asyncio.timeout(min(60.0, self._remaining(run) + 5)):
+                result = await self.model.chat(
+                    messages, deadline=min(60.0, self._remaining(run) + 5)
+                )
+        except (ModelError, TimeoutError) as exc:
+            log.info("no answer after the run stopped: %s", exc)
+            return
+        parsed = parse_reply(result.content, ())
+        answer = parsed.final_answer or result.content.strip()
+        if answer:
+            run.trace.answer = answer
+            run.trace.add(
+                "answer",
+                thought=parsed.thought if parsed.final_answer else "",
+                observation=answer,
+                prompt_tokens=result.usage.prompt_tokens,
+                completion_tokens=result.usage.completion_tokens,
+                latency_s=result.usage.latency_s,
+                meta={"after_stop": stop.reason},
+            )
