@@ -9,7 +9,9 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 import pytest
-from pydantic import BaseModel, Field, TypeAdapter
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, Field, TypeAdapter, create_model
 
 from colmeia.llm.schema_data import PORTUGUESE_WORDS, generate
 
@@ -183,3 +185,40 @@ def test_required_properties_are_always_present() -> None:
         assert {"a", "f"} <= set(value)
         seen_optional |= set(value) - {"a", "f"}
     assert seen_optional == {"b", "c", "d", "e"}
+
+
+# -- property: any model built from these parts gets valid data -----------------------------------
+
+
+def _field_types() -> st.SearchStrategy[tuple[Any, Any]]:
+    bounds = st.tuples(st.integers(-50, 50), st.integers(0, 30))
+    ints = bounds.map(lambda b: (int, Field(ge=b[0], le=b[0] + b[1])))
+    floats = bounds.map(lambda b: (float, Field(gt=b[0], lt=b[0] + b[1] + 1)))
+    strs = bounds.map(
+        lambda b: (str, Field(min_length=abs(b[0]) % 10, max_length=abs(b[0]) % 10 + b[1]))
+    )
+    literals = st.lists(st.sampled_from(PORTUGUESE_WORDS), min_size=1, max_size=4, unique=True).map(
+        lambda words: (Literal[tuple(words)], ...)
+    )
+    lists = bounds.map(lambda b: (list[int], Field(min_length=b[1] % 3, max_length=b[1] % 3 + 2)))
+    scalars = st.one_of(
+        ints, floats, strs, literals, lists, st.just((bool, ...)), st.just((dict[str, bool], ...))
+    )
+    optionals = scalars.map(lambda t: (t[0] | None, t[1]))
+    return st.one_of(scalars, optionals)
+
+
+@st.composite
+def _models(draw: st.DrawFn) -> type[BaseModel]:
+    fields = {f"campo_{i}": draw(_field_types()) for i in range(draw(st.integers(1, 5)))}
+    inner = create_model("Interno", **fields)
+    outer = {f"fora_{i}": draw(_field_types()) for i in range(draw(st.integers(0, 3)))}
+    return create_model(
+        "Externo", interno=(inner, ...), varios=(list[inner], Field(max_length=2)), **outer
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=_models(), seed=st.integers(0, 2**32))
+def test_any_model_from_these_parts_gets_valid_data(model: type[BaseModel], seed: int) -> None:
+    model.model_validate(generate(model.model_json_schema(), random.Random(seed)))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hashlib
 import inspect
 import logging
@@ -52,6 +53,7 @@ __all__ = [
     "SimResponse",
     "SimulatedModel",
     "approx_tokens",
+    "encode_base64",
     "hashed_embedding",
 ]
 
@@ -700,6 +702,12 @@ def _fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
+@functools.lru_cache(maxsize=65536)
+def _feature_hash(feature: str) -> int:
+    # blake2b, not hash(): the same word must land in the same place in every process.
+    return int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
+
+
 def hashed_embedding(text: str, dim: int = 256) -> list[float]:
     """An L2-normalised hashed bag of words: accent- and case-insensitive, stable everywhere.
 
@@ -711,7 +719,7 @@ def hashed_embedding(text: str, dim: int = 256) -> list[float]:
     words = _WORD.findall(_fold(text))
     features = [*words, *(f"{w[:5]}~" for w in words if len(w) > 5)] or ["<vazio>"]
     for feature in features:
-        h = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
+        h = _feature_hash(feature)
         vec[h % dim] += 1.0 if (h >> 32) & 1 else -1.0
     norm = math.sqrt(sum(v * v for v in vec))
     if norm == 0.0:  # features cancelled out exactly; still return a unit vector
