@@ -131,7 +131,14 @@ class HTTPEmbedder:
         return vectors
 
     def close(self) -> None:
+        """Close the HTTP connections."""
         self._client.close()
+
+    def __enter__(self) -> HTTPEmbedder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class LocalEmbedder:
