@@ -63,7 +63,7 @@ class Step:
         }
 
 
-StepCallback = Callable[[Step], None]
+StepCallback = Callable[[Step], object]
 
 
 @dataclass(slots=True)
@@ -89,6 +89,11 @@ class Trace:
         if self.on_step is not None:
             self.on_step(step)
         return step
+
+    def adopt(self, step: Step, **meta: Any) -> Step:
+        """Append a sub-run's step (renumbered, tagged with ``meta``); use as its ``on_step``."""
+        values = {k: getattr(step, k) for k in Step.__slots__ if k not in ("index", "meta")}
+        return self.add(meta={**step.meta, **meta}, **values)
 
     def finish(
         self,

@@ -1,0 +1,352 @@
+"""Plan-and-Solve: plan first, then carry the plan out step by step, replanning when needed.
+
+A planner returns a validated :class:`Plan` (structured output). Each step is carried out by a
+small ReAct run that sees the task, the plan and the earlier results. When a step fails (its
+run ended without an answer) or its result says the plan is wrong (an answer starting with
+``REPLAN:``), the planner is asked for a new plan of the remaining work, at most
+``max_replans`` times. With ``hierarchical=True`` a step may list sub-steps, carried out in
+order as steps of their own. A final call turns the step results into the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from colmeia.agents.react import ReActAgent, ToolMode
+from colmeia.agents.trace import RunStatus, StepCallback, Trace
+from colmeia.errors import ConfigurationError, ModelError
+from colmeia.llm.base import ChatModel, Message, track_usage
+from colmeia.llm.prompts import render_prompt
+from colmeia.tools.registry import Tool, ToolRegistry
+
+__all__ = ["Plan", "PlanAndSolveAgent", "PlanStep", "PlanSubstep", "StepResult"]
+
+log = logging.getLogger(__name__)
+_PKG = "colmeia.agents"
+_REPLAN = "REPLAN:"
+
+
+class PlanSubstep(BaseModel):
+    """A smaller step inside a complex step."""
+
+    description: str = Field(min_length=1, max_length=600, description="What to do, concretely.")
+    tool: str | None = Field(default=None, description="The tool this sub-step needs, if any.")
+
+
+class PlanStep(BaseModel):
+    """One step of a plan."""
+
+    description: str = Field(min_length=1, max_length=600, description="What to do, concretely.")
+    tool: str | None = Field(default=None, description="The tool this step needs, if any.")
+    substeps: list[PlanSubstep] = Field(
+        default_factory=list, max_length=6, description="Smaller steps, only for a complex step."
+    )
+
+
+class Plan(BaseModel):
+    """The steps that solve the task, in order."""
+
+    steps: list[PlanStep] = Field(min_length=1, max_length=12)
+
+    def render(self) -> str:
+        lines: list[str] = []
+        for i, step in enumerate(self.steps, start=1):
+            lines.append(f"{i}. {step.description}")
+            lines.extend(f"   {i}.{j}. {sub.description}" for j, sub in enumerate(step.substeps, 1))
+        return "\n".join(lines)
+
+
+@dataclass(slots=True)
+class StepResult:
+    """What one executed step produced."""
+
+    label: str
+    description: str
+    result: str
+
+
+@dataclass(slots=True)
+class _Failure:
+    label: str
+    reason: str
+    status: RunStatus
+
+
+class _Stop(Exception):
+    def __init__(self, status: RunStatus, reason: str, error: str) -> None:
+        super().__init__(error)
+        self.status = status
+        self.reason = reason
+        self.error = error
+
+
+class PlanAndSolveAgent:
+    """Plan, execute step by step with ReAct, replan on failure or contradiction.
+
+    Args:
+        model: the executor's model (and the planner's, unless ``planner_model`` is given).
+        tools: tools the executor may use.
+        max_steps: executed steps at most, over all plans (sub-steps count one each).
+        max_replans: new plans at most after the first.
+        max_steps_per_step: ReAct turns for one step.
+        hierarchical: let the planner split complex steps into sub-steps.
+        deadline: seconds for the whole run.
+    """
+
+    paradigm = "plan"
+
+    def __init__(
+        self,
+        model: ChatModel,
+        tools: ToolRegistry | Iterable[Tool] | None = None,
+        *,
+        planner_model: ChatModel | None = None,
+        max_steps: int = 12,
+        max_plan_steps: int = 6,
+        max_replans: int = 2,
+        max_steps_per_step: int = 5,
+        hierarchical: bool = False,
+        tool_mode: ToolMode = "auto",
+        deadline: float = 600.0,
+        instructions: str = "",
+    ) -> None:
+        if max_steps < 1 or max_replans < 0 or max_steps_per_step < 1:
+            raise ConfigurationError("max_steps and max_steps_per_step ≥ 1, max_replans ≥ 0")
+        self.model = model
+        self.planner_model = planner_model or model
+        self.registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools or ())
+        self.max_steps = max_steps
+        self.max_plan_steps = max_plan_steps
+        self.max_replans = max_replans
+        self.max_steps_per_step = max_steps_per_step
+        self.hierarchical = hierarchical
+        self.tool_mode: ToolMode = tool_mode
+        self.deadline = deadline
+        self.instructions = instructions
+
+    async def run(
+        self, task: str, *, on_step: StepCallback | None = None, max_steps: int | None = None
+    ) -> Trace:
+        """Plan and solve ``task``; always returns a :class:`Trace`."""
+        trace = Trace(paradigm=self.paradigm, task=task, on_step=on_step)
+        budget = max_steps or self.max_steps
+        with track_usage() as tracker:
+            try:
+                async with asyncio.timeout(self.deadline):
+                    await self._solve(task, trace, budget)
+            except TimeoutError:
+                trace.finish(
+                    RunStatus.MAX_STEPS,
+                    error=f"the run deadline of {self.deadline:g}s passed",
+                    stop_reason="deadline",
+                )
+            except ModelError as exc:
+                trace.finish(RunStatus.MODEL_ERROR, error=str(exc), stop_reason="model_error")
+            except _Stop as stop:
+                trace.finish(stop.status, error=stop.error, stop_reason=stop.reason)
+        trace.usage = tracker.usage
+        trace.elapsed_s = time.perf_counter() - trace.started
+        return trace
+
+    def run_sync(
+        self, task: str, *, on_step: StepCallback | None = None, max_steps: int | None = None
+    ) -> Trace:
+        """Blocking :meth:`run`."""
+
+        async def _run() -> Trace:
+            try:
+                return await self.run(task, on_step=on_step, max_steps=max_steps)
+            finally:
+                for m in {
+                    id(self.model): self.model,
+                    id(self.planner_model): self.planner_model,
+                }.values():
+                    aclose = getattr(m, "aclose", None)
+                    if aclose is not None:
+                        await aclose()
+
+        return asyncio.run(_run())
+
+    # ------------------------------------------------------------------ planning
+
+    def _tool_views(self) -> list[dict[str, str]]:
+        return [{"name": t.name, "description": t.description} for t in self.registry]
+
+    async def _plan(self, task: str, trace: Trace) -> Plan:
+        started = time.perf_counter()
+        prompt = render_prompt(
+            _PKG,
+            "plan_planner.j2",
+            task=task,
+            tools=self._tool_views(),
+            hierarchical=self.hierarchical,
+            max_steps=self.max_plan_steps,
+        )
+        result = await self.planner_model.structured_result([Message.user(prompt)], Plan)
+        plan = self._trim(result.value)
+        trace.add(
+            "plan",
+            thought=plan.render(),
+            prompt_tokens=result.usage.prompt_tokens,
+            completion_tokens=result.usage.completion_tokens,
+            latency_s=time.perf_counter() - started,
+            meta={"plan": plan.model_dump()},
+        )
+        return plan
+
+    async def _replan(
+        self, task: str, plan: Plan, results: Sequence[StepResult], failure: _Failure, trace: Trace
+    ) -> Plan:
+        started = time.perf_counter()
+        prompt = render_prompt(
+            _PKG,
+            "plan_replan.j2",
+            task=task,
+            plan=plan.render(),
+            results=results,
+            failed_step=failure.label,
+            reason=failure.reason,
+            tools=self._tool_views(),
+            hierarchical=self.hierarchical,
+            max_steps=self.max_plan_steps,
+        )
+        result = await self.planner_model.structured_result([Message.user(prompt)], Plan)
+        new_plan = self._trim(result.value)
+        trace.add(
+            "replan",
+            thought=f"step {failure.label} failed: {failure.reason}",
+            observation=new_plan.render(),
+            prompt_tokens=result.usage.prompt_tokens,
+            completion_tokens=result.usage.completion_tokens,
+            latency_s=time.perf_counter() - started,
+            meta={"plan": new_plan.model_dump(), "failed_step": failure.label},
+        )
+        return new_plan
+
+    def _trim(self, plan: Plan) -> Plan:
+        steps = plan.steps[: self.max_plan_steps]
+        if not self.hierarchical:
+            steps = [s.model_copy(update={"substeps": []}) for s in steps]
+        return Plan(steps=steps)
+
+    # ------------------------------------------------------------------ solving
+
+    async def _solve(self, task: str, trace: Trace, budget: int) -> None:
+        plan = await self._plan(task, trace)
+        results: list[StepResult] = []
+        replans = 0
+        executed = 0
+        prefix = ""
+        while True:
+            failure: _Failure | None = None
+            for i, step in enumerate(plan.steps, start=1):
+                leaves = (
+                    [(f"{prefix}{i}.{j}", s.description) for j, s in enumerate(step.substeps, 1)]
+                    if step.substeps
+                    else [(f"{prefix}{i}", step.description)]
+                )
+                for label, description in leaves:
+                    if executed >= budget:
+                        raise _Stop(
+                            RunStatus.MAX_STEPS,
+                            "max_steps",
+                            f"the plan needed more than {budget} steps",
+                        )
+                    executed += 1
+                    outcome = await self._execute(task, plan, results, label, description, trace)
+                    if isinstance(outcome, _Failure):
+                        failure = outcome
+                        break
+                    results.append(outcome)
+                if failure is not None:
+                    break
+            if failure is None:
+                break
+            if replans >= self.max_replans:
+                status = (
+                    failure.status
+                    if failure.status is not RunStatus.FINISHED
+                    else RunStatus.MAX_STEPS
+                )
+                raise _Stop(
+                    status,
+                    "replans_exhausted",
+                    f"step {failure.label} failed after {replans} replans: {failure.reason}",
+                )
+            replans += 1
+            plan = await self._replan(task, plan, results, failure, trace)
+            prefix = f"r{replans}."
+        await self._answer(task, results, trace)
+
+    async def _execute(
+        self,
+        task: str,
+        plan: Plan,
+        results: Sequence[StepResult],
+        label: str,
+        description: str,
+        trace: Trace,
+    ) -> StepResult | _Failure:
+        worker = ReActAgent(
+            self.model,
+            self.registry,
+            tool_mode=self.tool_mode,
+            max_steps=self.max_steps_per_step,
+            answer_on_limit=False,
+            instructions=self.instructions,
+        )
+        prompt = render_prompt(
+            _PKG,
+            "plan_step.j2",
+            task=task,
+            plan=plan.render(),
+            results=results,
+            label=label,
+            step=description,
+        )
+        sub = await worker.run(prompt, on_step=lambda s: trace.adopt(s, plan_step=label))
+        if sub.status is RunStatus.MODEL_ERROR:
+            raise ModelError(sub.error or "the model failed during a plan step")
+        answer = sub.answer.strip()
+        if sub.status is not RunStatus.FINISHED:
+            reason = f"the step ended with {sub.status.value}: {sub.error or 'no answer'}"
+            trace.add(
+                "step_result",
+                thought=description,
+                observation=reason,
+                ok=False,
+                meta={"plan_step": label},
+            )
+            return _Failure(label, reason, sub.status)
+        if answer.upper().startswith(_REPLAN):
+            reason = answer[len(_REPLAN) :].strip() or "the step's result contradicts the plan"
+            trace.add(
+                "step_result",
+                thought=description,
+                observation=answer,
+                ok=False,
+                meta={"plan_step": label},
+            )
+            return _Failure(label, reason, RunStatus.FINISHED)
+        trace.add("step_result", thought=description, observation=answer, meta={"plan_step": label})
+        return StepResult(label, description, answer)
+
+    async def _answer(self, task: str, results: Sequence[StepResult], trace: Trace) -> None:
+        started = time.perf_counter()
+        prompt = render_prompt(_PKG, "plan_final.j2", task=task, results=results)
+        result = await self.model.chat([Message.user(prompt)])
+        answer = result.content.strip()
+        trace.add(
+            "answer",
+            observation=answer,
+            prompt_tokens=result.usage.prompt_tokens,
+            completion_tokens=result.usage.completion_tokens,
+            latency_s=time.perf_counter() - started,
+        )
+        trace.finish(RunStatus.FINISHED, answer, stop_reason="answer")

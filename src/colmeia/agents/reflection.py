@@ -1,0 +1,306 @@
+"""Reflection: execute → reflect → refine, with a short-term memory of the trajectory.
+
+The executor answers (with tools through ReAct, or a plain chat). One or more critics — each
+with its own focus (correctness, efficiency, language…) and possibly its own model — return a
+structured :class:`Critique` (problems, suggestions, a 0–1 score). The answer is refined with
+the critiques and the memory of earlier attempts, until one of:
+
+* the score reaches ``threshold`` → ``finished`` (``stop_reason="score"``);
+* the critics find nothing to fix → ``finished`` (``"no_problems"``);
+* the score stops improving → ``finished`` with the best answer so far (``"no_improvement"``);
+* ``max_iterations`` critiques were made → ``max_steps`` with the best answer so far.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from colmeia.agents.memory import TrajectoryMemory
+from colmeia.agents.react import ReActAgent, ToolMode
+from colmeia.agents.trace import RunStatus, StepCallback, Trace
+from colmeia.errors import ConfigurationError, ModelError
+from colmeia.llm.base import ChatModel, Message, track_usage
+from colmeia.llm.prompts import render_prompt
+from colmeia.tools.registry import Tool, ToolRegistry
+
+__all__ = ["CRITICS", "Critic", "Critique", "ReflectionAgent"]
+
+log = logging.getLogger(__name__)
+_PKG = "colmeia.agents"
+
+
+class Critique(BaseModel):
+    """A reviewer's judgement of an answer."""
+
+    problems: list[str] = Field(
+        default_factory=list, max_length=12, description="Concrete problems; empty if none."
+    )
+    suggestions: list[str] = Field(
+        default_factory=list, max_length=12, description="How to fix each problem."
+    )
+    score: float = Field(ge=0.0, le=1.0, description="Quality from 0 (useless) to 1 (perfect).")
+
+
+@dataclass(frozen=True, slots=True)
+class Critic:
+    """One reviewer: what it looks at, and optionally its own model."""
+
+    name: str
+    focus: str
+    model: ChatModel | None = None
+    weight: float = 1.0
+
+
+CRITICS: dict[str, Critic] = {
+    "correctness": Critic(
+        "correctness",
+        "correctness: are the facts, numbers and reasoning right, and is the task fully answered",
+    ),
+    "efficiency": Critic(
+        "efficiency",
+        "efficiency: is the answer direct and concise, without needless steps or repetition",
+    ),
+    "language": Critic(
+        "language",
+        "language: is it clear, well written, polite and in the same language as the task",
+    ),
+}
+
+
+@dataclass(slots=True)
+class _Review:
+    score: float
+    problems: list[str]
+    suggestions: list[str]
+
+
+class ReflectionAgent:
+    """Execute, critique and refine until good enough, not improving, or out of iterations.
+
+    Args:
+        model: the executor's model (critics use it unless they have their own).
+        tools: tools for the executor (through ReAct); none means a plain answer.
+        critics: reviewers; names from :data:`CRITICS` or :class:`Critic` objects.
+        threshold: stop when the weighted mean score reaches it.
+        max_iterations: critiques at most.
+        min_improvement: a refined answer must beat the best score by more than this.
+    """
+
+    paradigm = "reflect"
+
+    def __init__(
+        self,
+        model: ChatModel,
+        tools: ToolRegistry | Iterable[Tool] | None = None,
+        *,
+        critics: Sequence[Critic | str] = ("correctness",),
+        threshold: float = 0.8,
+        max_iterations: int = 3,
+        min_improvement: float = 0.0,
+        executor_max_steps: int = 6,
+        tool_mode: ToolMode = "auto",
+        deadline: float = 600.0,
+        memory_size: int = 20,
+        instructions: str = "",
+    ) -> None:
+        if not 0.0 <= threshold <= 1.0:
+            raise ConfigurationError("threshold must be between 0 and 1")
+        if max_iterations < 1:
+            raise ConfigurationError("max_iterations must be at least 1")
+        resolved: list[Critic] = []
+        for c in critics:
+            if isinstance(c, Critic):
+                resolved.append(c)
+            elif c in CRITICS:
+                resolved.append(CRITICS[c])
+            else:
+                raise ConfigurationError(
+                    f"Unknown critic {c!r}; use one of {', '.join(CRITICS)} or a Critic object."
+                )
+        if not resolved:
+            raise ConfigurationError("ReflectionAgent needs at least one critic")
+        self.model = model
+        self.registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools or ())
+        self.critics = resolved
+        self.threshold = threshold
+        self.max_iterations = max_iterations
+        self.min_improvement = min_improvement
+        self.executor_max_steps = executor_max_steps
+        self.tool_mode: ToolMode = tool_mode
+        self.deadline = deadline
+        self.memory_size = memory_size
+        self.instructions = instructions
+
+    async def run(
+        self,
+        task: str,
+        *,
+        initial_answer: str | None = None,
+        on_step: StepCallback | None = None,
+    ) -> Trace:
+        """Answer ``task`` (or start from ``initial_answer``) and improve it by reflection."""
+        trace = Trace(paradigm=self.paradigm, task=task, on_step=on_step)
+        memory = TrajectoryMemory(max_entries=self.memory_size)
+        with track_usage() as tracker:
+            try:
+                async with asyncio.timeout(self.deadline):
+                    await self._loop(task, initial_answer, trace, memory)
+            except TimeoutError:
+                trace.finish(
+                    RunStatus.MAX_STEPS,
+                    error=f"the run deadline of {self.deadline:g}s passed",
+                    stop_reason="deadline",
+                )
+            except ModelError as exc:
+                trace.finish(RunStatus.MODEL_ERROR, error=str(exc), stop_reason="model_error")
+        trace.usage = tracker.usage
+        trace.elapsed_s = time.perf_counter() - trace.started
+        return trace
+
+    def run_sync(
+        self, task: str, *, initial_answer: str | None = None, on_step: StepCallback | None = None
+    ) -> Trace:
+        """Blocking :meth:`run`."""
+
+        async def _run() -> Trace:
+            try:
+                return await self.run(task, initial_answer=initial_answer, on_step=on_step)
+            finally:
+                models = [self.model, *(c.model for c in self.critics if c.model is not None)]
+                for m in {id(m): m for m in models}.values():
+                    aclose = getattr(m, "aclose", None)
+                    if aclose is not None:
+                        await aclose()
+
+        return asyncio.run(_run())
+
+    # ------------------------------------------------------------------ steps
+
+    async def _produce(self, prompt: str, trace: Trace, kind: str, iteration: int) -> str:
+        """An answer to ``prompt``: ReAct with tools, or one chat turn without."""
+        if self.registry:
+            worker = ReActAgent(
+                self.model,
+                self.registry,
+                tool_mode=self.tool_mode,
+                max_steps=self.executor_max_steps,
+                instructions=self.instructions,
+            )
+            sub = await worker.run(
+                prompt, on_step=lambda s: trace.adopt(s, phase=kind, iteration=iteration)
+            )
+            if sub.status is RunStatus.MODEL_ERROR:
+                raise ModelError(sub.error or "the model failed while answering")
+            return sub.answer.strip()
+        started = time.perf_counter()
+        system = render_prompt(_PKG, "reflect_execute.j2", instructions=self.instructions)
+        result = await self.model.chat([Message.system(system), Message.user(prompt)])
+        answer = result.content.strip()
+        trace.add(
+            kind,
+            observation=answer,
+            prompt_tokens=result.usage.prompt_tokens,
+            completion_tokens=result.usage.completion_tokens,
+            latency_s=time.perf_counter() - started,
+            meta={"iteration": iteration},
+        )
+        return answer
+
+    async def _review(
+        self, task: str, answer: str, memory: TrajectoryMemory, trace: Trace, iteration: int
+    ) -> _Review:
+        started = time.perf_counter()
+        history = memory.render()
+
+        async def one(critic: Critic) -> tuple[Critic, Critique, int, int]:
+            prompt = render_prompt(
+                _PKG,
+                "reflect_critic.j2",
+                task=task,
+                answer=answer,
+                focus=critic.focus,
+                memory=history,
+            )
+            result = await (critic.model or self.model).structured_result(
+                [Message.user(prompt)], Critique
+            )
+            return critic, result.value, result.usage.prompt_tokens, result.usage.completion_tokens
+
+        outcomes = await asyncio.gather(*(one(c) for c in self.critics))
+        total_weight = sum(c.weight for c, *_ in outcomes) or 1.0
+        score = sum(c.weight * q.score for c, q, *_ in outcomes) / total_weight
+        problems = [f"[{c.name}] {p}" for c, q, *_ in outcomes for p in q.problems]
+        suggestions = [s for _, q, *_ in outcomes for s in q.suggestions]
+        trace.add(
+            "critique",
+            thought="; ".join(f"{c.name}: {q.score:.2f}" for c, q, *_ in outcomes),
+            observation="\n".join(problems) or "no problems found",
+            prompt_tokens=sum(o[2] for o in outcomes),
+            completion_tokens=sum(o[3] for o in outcomes),
+            latency_s=time.perf_counter() - started,
+            meta={
+                "iteration": iteration,
+                "score": round(score, 4),
+                "scores": {c.name: q.score for c, q, *_ in outcomes},
+            },
+        )
+        return _Review(score, problems, suggestions)
+
+    async def _loop(
+        self, task: str, initial: str | None, trace: Trace, memory: TrajectoryMemory
+    ) -> None:
+        if initial is not None:
+            answer = initial.strip()
+            trace.add("attempt", observation=answer, meta={"iteration": 0, "given": True})
+        else:
+            answer = await self._produce(task, trace, "attempt", 0)
+        memory.add("attempt", answer, iteration=0)
+        best_answer, best_score = answer, -1.0
+        for iteration in range(1, self.max_iterations + 1):
+            review = await self._review(task, answer, memory, trace, iteration)
+            memory.add(
+                "critique",
+                "\n".join(review.problems) or "no problems",
+                iteration=iteration,
+                score=review.score,
+            )
+            improved = review.score > best_score + self.min_improvement
+            if review.score > best_score:
+                best_answer, best_score = answer, review.score
+            if review.score >= self.threshold:
+                trace.finish(RunStatus.FINISHED, answer, stop_reason="score")
+                return
+            if not review.problems:
+                trace.finish(RunStatus.FINISHED, answer, stop_reason="no_problems")
+                return
+            if iteration > 1 and not improved:
+                trace.finish(RunStatus.FINISHED, best_answer, stop_reason="no_improvement")
+                return
+            if iteration == self.max_iterations:
+                break
+            prompt = render_prompt(
+                _PKG,
+                "reflect_refine.j2",
+                task=task,
+                answer=answer,
+                problems=review.problems,
+                suggestions=review.suggestions,
+                memory=memory.render(),
+            )
+            refined = await self._produce(prompt, trace, "refine", iteration)
+            if refined:
+                answer = refined
+            memory.add("attempt", answer, iteration=iteration)
+        trace.finish(
+            RunStatus.MAX_STEPS,
+            best_answer,
+            error=f"the score {best_score:.2f} stayed below {self.threshold} after "
+            f"{self.max_iterations} critiques",
+            stop_reason="max_iterations",
+        )
