@@ -6,6 +6,10 @@ import asyncio
 import collections
 import json
 import math
+import re
+import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal
 
@@ -679,3 +683,26 @@ def test_the_server_works_as_a_context_manager() -> None:
         assert res.json()["choices"][0]["message"]["content"] == "oi"
     with pytest.raises(httpx.ConnectError), httpx.Client() as http:
         http.get(f"{srv.url}/stats")
+
+
+def test_colmeia_sim_serve_runs_until_interrupted() -> None:
+    """The command others run for benchmarks: prints its URL, serves, stops on Ctrl-C."""
+    cmd = [sys.executable, "-m", "colmeia", "sim", "serve", "--port", "0", "--fault-500", "1"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        base_url = re.search(r"http://127\.0\.0\.1:\d+/v1", line)
+        assert base_url, line + (proc.stderr.read() if proc.stderr else "")
+        with httpx.Client(base_url=base_url.group(0)) as http:
+            assert http.get("/models").json()["data"][0]["id"] == "sim"
+            assert http.post("/chat/completions", json={"messages": USER}).status_code == 500
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()

@@ -314,7 +314,7 @@ def serve_forever(
     port: int = 8765,
     on_ready: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve ``sim`` in the foreground until interrupted (Ctrl-C).
+    """Serve ``sim`` in the foreground until interrupted (Ctrl-C returns normally).
 
     ``on_ready`` receives the base URL once the port is bound.
     """
@@ -326,5 +326,7 @@ def serve_forever(
         on_ready(_url(host, bound) + "/v1")
     try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled; stopping is the intent
+        log.info("simulated model server stopped")
     finally:
         sock.close()
