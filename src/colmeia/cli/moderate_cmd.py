@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -16,11 +17,14 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from colmeia.apps.moderation.batch import BatchProgress, moderate_files
-from colmeia.apps.moderation.report import write_report
-from colmeia.apps.moderation.roles import load_config
 from colmeia.config import LLMSettings
 from colmeia.errors import ColmeiaError
+
+if TYPE_CHECKING:
+    from colmeia.apps.moderation.batch import BatchProgress
+
+# The app modules are imported inside the commands: LangGraph and matplotlib take seconds to
+# import, and `colmeia --help` or another group's command should not pay for them.
 
 app = typer.Typer(
     help="Moderate AI-written answers: keep, rewrite or withhold, with a full audit trail.",
@@ -64,6 +68,9 @@ def run(
     model: str | None = typer.Option(None, "--model", help="Overrides COLMEIA_LLM_MODEL."),
 ) -> None:
     """Moderate every record; exit 0 when each one has a result line (ERROR included)."""
+    from colmeia.apps.moderation.batch import moderate_files
+    from colmeia.apps.moderation.roles import load_config
+
     try:
         cfg = load_config(config, threshold=threshold, max_rewrites=max_rewrites)
         llm = LLMSettings()
@@ -127,6 +134,8 @@ def report(
     ),
 ) -> None:
     """Write the evaluation report (HTML + PNG plots + summary.json) and print where it is."""
+    from colmeia.apps.moderation.report import write_report
+
     try:
         files = write_report(results, [*gold, *(more_gold or [])], out)
     except ColmeiaError as exc:

@@ -8,6 +8,7 @@ the agents may see, and it never includes them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -96,6 +97,23 @@ class AgentView:
     rules: list[dict[str, Any]]
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _dedupe_sentences(text: str) -> str:
+    """Drop sentences repeated verbatim (exports often paste the spec sheet several times)."""
+    if len(text) < 120:
+        return text
+    seen: set[str] = set()
+    kept = []
+    for sentence in _SENTENCE_END.split(text):
+        norm = sentence.strip().casefold()
+        if norm and norm not in seen:
+            seen.add(norm)
+            kept.append(sentence.strip())
+    return " ".join(kept)
+
+
 def agent_view(item: ModerationItem) -> AgentView:
     """The inputs for the agents. ``correct`` and ``feedback`` are left out on purpose."""
     rules = [
@@ -109,7 +127,9 @@ def agent_view(item: ModerationItem) -> AgentView:
         locale=item.locale or "",
         intent=item.intent.name if item.intent else "",
         category=item.category or "",
-        context=dict(item.context),
+        context={
+            k: _dedupe_sentences(v) if isinstance(v, str) else v for k, v in item.context.items()
+        },
         rules=rules,
     )
 

@@ -68,12 +68,10 @@ class Rewrite(BaseModel):
         description="false when the context does not hold the information the question needs."
     )
     answer: str = Field(
-        default="",
         max_length=4000,
         description="The full new answer, in the question's language (empty if can_rewrite is false).",
     )
     reason: str = Field(
-        default="",
         max_length=1200,
         description="When can_rewrite is false: what information is missing.",
     )

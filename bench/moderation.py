@@ -1,0 +1,122 @@
+"""Moderation throughput against the simulated model server, run in a separate process.
+
+Starts ``colmeia sim serve --schema --latency-ms 200`` as a subprocess (so its CPU is not
+counted), moderates N records from the sample data at concurrency 32 through the real HTTP
+client, and prints ONE JSON line: items_per_min, llm_calls_per_item, prompt_tokens_per_item,
+completion_tokens_per_item, framework_cpu_ms_per_llm_call (CPU time of this process divided by
+the number of model calls), errors. Asserts nothing about time.
+
+    .venv/bin/python bench/moderation.py [--records 300] [--concurrency 32] [--latency-ms 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from colmeia.apps.moderation.batch import run_batch
+from colmeia.apps.moderation.graph import Moderator
+from colmeia.apps.moderation.io import LoadedRecord
+from colmeia.apps.moderation.records import ModerationItem
+from colmeia.llm.openai_compat import OpenAIChatModel
+
+SAMPLE = Path(__file__).resolve().parent.parent.parent / "shared/data/moderation/sample_items.json"
+if not SAMPLE.exists():
+    SAMPLE = Path("/work/shared/data/moderation/sample_items.json")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_for(port: int, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise SystemExit(f"simulated server exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit("simulated server did not start in time")
+
+
+def _records(n: int) -> list[LoadedRecord]:
+    raw = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    out = []
+    for i in range(n):
+        item = ModerationItem.model_validate({**raw[i % len(raw)], "id": f"bench-{i}"})
+        out.append(LoadedRecord(key=item.key, source=f"bench[{i}]", item=item, raw_id=item.id))
+    return out
+
+
+async def _run(base_url: str, records: list[LoadedRecord], concurrency: int) -> dict[str, float]:
+    model = OpenAIChatModel(base_url=base_url, model="sim", max_concurrency=256)
+    moderator = Moderator(model)
+    with tempfile.TemporaryDirectory() as tmp:
+        # Warm up (imports, HTTP connections, template compilation) outside the measurement:
+        # the figures are for a long-running batch, where start-up is paid once.
+        warm = [LoadedRecord(f"warm-{r.key}", r.source, r.item) for r in records[:concurrency]]
+        await run_batch(warm, moderator, Path(tmp) / "warmup.jsonl", concurrency=concurrency)
+        out = Path(tmp) / "results.jsonl"
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        summary = await run_batch(records, moderator, out, concurrency=concurrency)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    await model.aclose()
+    calls = summary.usage.get("calls", 0) or 1
+    n = len(records)
+    return {
+        "records": n,
+        "concurrency": concurrency,
+        "items_per_min": round(n / wall * 60, 1),
+        "llm_calls_per_item": round(calls / n, 3),
+        "prompt_tokens_per_item": round(summary.usage.get("prompt_tokens", 0) / n, 1),
+        "completion_tokens_per_item": round(summary.usage.get("completion_tokens", 0) / n, 1),
+        "framework_cpu_ms_per_llm_call": round(cpu * 1000 / calls, 3),
+        "errors": summary.counts.get("ERROR", 0),
+        "missing": len(summary.missing),
+        "wall_s": round(wall, 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=300)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--latency-ms", type=int, default=200)
+    args = parser.parse_args()
+    port = _free_port()
+    cmd = [sys.executable, "-m", "colmeia", "sim", "serve", "--port", str(port), "--schema"]
+    cmd += ["--latency-ms", str(args.latency_ms)]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        _wait_for(port, proc)
+        figures = asyncio.run(
+            _run(f"http://127.0.0.1:{port}/v1", _records(args.records), args.concurrency)
+        )
+        figures["latency_ms"] = args.latency_ms
+        print(json.dumps({"bench": "moderation", **figures}))
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    main()
