@@ -551,9 +551,9 @@ class SimulatedModel:
 
         A forced tool (``tool_choice`` naming a function, or ``"required"``) gets a call with
         valid arguments; with ``tool_choice="auto"`` a tool is called until the conversation
-        holds two tool results, then the answer is text (so agent loops end); a requested JSON
-        Schema (``response_format`` or a fenced schema in the prompt) gets valid JSON; anything
-        else a short Portuguese sentence.
+        holds two tool results, then the answer is text or the requested JSON (so agent loops
+        end); a requested JSON Schema (``response_format`` or a fenced schema in the prompt)
+        gets valid JSON; anything else a short Portuguese sentence.
         """
         tools = req.tools
         choice = req.tool_choice
@@ -564,7 +564,8 @@ class SimulatedModel:
                 return Reply(tool_calls=[_generated_call(spec, rng)])
             if choice == "required" or req.tool_results < 2:
                 return Reply(tool_calls=[_generated_call(rng.choice(tools), rng)])
-            return Reply(content=_closing_text(req, rng))
+            if req.schema is None:
+                return Reply(content=_closing_text(req, rng))
         if req.schema is not None:
             value = generate(req.schema, rng)
             return Reply(content=orjson.dumps(value).decode())
@@ -833,7 +834,7 @@ def _requested_schema(
     if response_format is not None and response_format.get("type") == "json_schema":
         spec = response_format.get("json_schema") or {}
         schema = spec.get("schema") if isinstance(spec, dict) else None
-        return schema if isinstance(schema, dict) else {}
+        return schema if isinstance(schema, dict) else {"type": "object"}
     # Prompt-mode structured output: the schema sits in a ```json fence after "JSON Schema".
     found: dict[str, Any] | None = None
     for message in messages:
