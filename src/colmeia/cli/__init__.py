@@ -24,8 +24,8 @@ _GROUPS: list[tuple[str, str | None]] = [
     ("colmeia.cli.llm_cmd", "llm"),
     ("colmeia.cli.sim_cmd", "sim"),
     ("colmeia.cli.rag_cmd", None),
-    ("colmeia.cli.rag_cmd", None),
     ("colmeia.cli.moderate_cmd", "moderate"),
+    ("colmeia.cli.agent_cmd", "agent"),
 ]
 
 

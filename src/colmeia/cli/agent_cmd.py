@@ -1,0 +1,210 @@
+"""``colmeia agent …``: run a ReAct, Plan-and-Solve or Reflection agent on a task."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+import orjson
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from colmeia.config import get_settings
+from colmeia.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from colmeia.agents.trace import Step, Trace
+    from colmeia.llm.base import ChatModel
+    from colmeia.tools.registry import Tool
+
+app = typer.Typer(
+    help="Agent paradigms: ReAct, Plan-and-Solve and Reflection over tools.",
+    no_args_is_help=True,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+_NO_MODEL = (
+    "No model configured. Set COLMEIA_LLM_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) "
+    "and COLMEIA_LLM_MODEL, or start the simulated model with `colmeia sim serve --port 8000` "
+    "and set COLMEIA_LLM_BASE_URL=http://127.0.0.1:8000/v1 COLMEIA_LLM_MODEL=sim."
+)
+
+
+class Paradigm(StrEnum):
+    react = "react"
+    plan = "plan"
+    reflect = "reflect"
+
+
+class Mode(StrEnum):
+    auto = "auto"
+    native = "native"
+    text = "text"
+
+
+_KIND_STYLE = {
+    "tool": "cyan",
+    "answer": "green",
+    "plan": "magenta",
+    "replan": "magenta",
+    "critique": "yellow",
+    "refine": "blue",
+    "attempt": "blue",
+    "step_result": "white",
+    "format_error": "red",
+}
+
+
+def _short(text: str, limit: int = 400) -> str:
+    text = " ".join(text.split()) if "\n" not in text else text.strip()
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+def _print_step(step: Step) -> None:
+    style = _KIND_STYLE.get(step.kind, "white") if step.ok else "red"
+    where = f" [dim]{step.meta['plan_step']}[/]" if "plan_step" in step.meta else ""
+    head = f"[bold {style}]{step.index:>2}. {step.kind}[/]{where}"
+    if step.tool:
+        args = orjson.dumps(step.input or {}, default=str).decode()
+        head += f"  {escape(step.tool)}({escape(_short(args, 200))})"
+    if "score" in step.meta:
+        head += f"  score {step.meta['score']:.2f}"
+    console.print(head)
+    if step.thought:
+        console.print(f"    [dim]{escape(_short(step.thought))}[/]")
+    if step.observation:
+        console.print(f"    → {escape(_short(step.observation))}")
+
+
+def _tools(names: str | None) -> list[Tool]:
+    from colmeia.tools.builtins import builtin_tools
+
+    wanted = [n for n in (names or "").split(",") if n.strip()]
+    return builtin_tools(wanted, get_settings().search)
+
+
+def _model(base_url: str | None, model: str | None) -> ChatModel:
+    from colmeia.llm import OpenAIChatModel
+
+    settings = get_settings().llm
+    url = base_url or settings.base_url
+    if not url:
+        raise ConfigurationError(_NO_MODEL)
+    name = model or settings.model
+    if not name:
+        raise ConfigurationError(
+            f"No model name for {url}: set COLMEIA_LLM_MODEL (or pass --model); for the "
+            "simulated server any name works, e.g. COLMEIA_LLM_MODEL=sim."
+        )
+    return OpenAIChatModel.from_settings(settings, base_url=url, model=name)
+
+
+async def _run(
+    paradigm: Paradigm,
+    task: str,
+    model: ChatModel,
+    tools: list[Tool],
+    options: dict[str, Any],
+    live: bool,
+) -> Trace:
+    from colmeia.agents import PlanAndSolveAgent, ReActAgent, ReflectionAgent
+
+    on_step = _print_step if live else None
+    try:
+        if paradigm is Paradigm.react:
+            return await ReActAgent(
+                model,
+                tools,
+                tool_mode=options["mode"],
+                max_steps=options["max_steps"],
+                deadline=options["deadline"],
+            ).run(task, on_step=on_step)
+        if paradigm is Paradigm.plan:
+            return await PlanAndSolveAgent(
+                model,
+                tools,
+                tool_mode=options["mode"],
+                max_steps=options["max_steps"],
+                deadline=options["deadline"],
+                hierarchical=options["hierarchical"],
+            ).run(task, on_step=on_step)
+        return await ReflectionAgent(
+            model,
+            tools,
+            tool_mode=options["mode"],
+            critics=options["critics"],
+            threshold=options["threshold"],
+            max_iterations=options["max_steps"],
+            deadline=options["deadline"],
+        ).run(task, on_step=on_step)
+    finally:
+        aclose = getattr(model, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+@app.command("run")
+def run(
+    task: str = typer.Argument(..., help="The task, in natural language."),
+    paradigm: Paradigm = typer.Option(Paradigm.react, "--paradigm", "-p", help="Agent paradigm."),
+    tools: str | None = typer.Option(
+        None, "--tools", "-t", help="Comma-separated built-in tools: calculator, web, fetch."
+    ),
+    max_steps: int = typer.Option(
+        8, "--max-steps", min=1, max=100, help="Step limit (iterations for reflect)."
+    ),
+    mode: Mode = typer.Option(Mode.auto, "--tool-mode", help="Native tool calls or text protocol."),
+    deadline: float = typer.Option(300.0, "--deadline", min=1.0, help="Seconds for the whole run."),
+    critics: str = typer.Option(
+        "correctness", "--critics", help="reflect: comma-separated correctness,efficiency,language."
+    ),
+    threshold: float = typer.Option(
+        0.8, "--threshold", min=0.0, max=1.0, help="reflect: score that ends the run."
+    ),
+    hierarchical: bool = typer.Option(False, "--hierarchical", help="plan: allow sub-steps."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object at the end only."),
+    base_url: str | None = typer.Option(None, help="Overrides COLMEIA_LLM_BASE_URL."),
+    model: str | None = typer.Option(None, help="Overrides COLMEIA_LLM_MODEL."),
+) -> None:
+    """Run an agent on TASK, printing its steps as they happen; exit 0 whatever the status."""
+    if not task.strip():
+        err_console.print("[red]The task is empty.[/] Say what the agent should do.")
+        raise typer.Exit(2)
+    try:
+        chat_model = _model(base_url, model)
+        chosen = _tools(tools)
+        options: dict[str, Any] = {
+            "mode": mode.value,
+            "max_steps": max_steps,
+            "deadline": deadline,
+            "hierarchical": hierarchical,
+            "critics": [c.strip() for c in critics.split(",") if c.strip()],
+            "threshold": threshold,
+        }
+        if not as_json:
+            names = ", ".join(t.name for t in chosen) or "none"
+            console.print(f"[bold]{paradigm.value}[/] · model {chat_model.model} · tools: {names}")
+        trace = asyncio.run(_run(paradigm, task, chat_model, chosen, options, live=not as_json))
+    except ConfigurationError as exc:
+        err_console.print(f"[red]Configuration error:[/] {exc}")
+        raise typer.Exit(2) from None
+    if as_json:
+        sys.stdout.write(orjson.dumps(trace.to_dict()).decode() + "\n")
+        return
+    style = "green" if trace.status.value == "finished" else "yellow"
+    console.rule(
+        f"[{style}]{trace.status.value}[/]"
+        + (f" · {trace.stop_reason}" if trace.stop_reason else "")
+    )
+    if trace.error:
+        console.print(f"[{style}]{escape(trace.error)}[/]")
+    console.print(escape(trace.answer) if trace.answer else "[dim](no answer)[/]")
+    usage = trace.usage
+    console.print(
+        f"[dim]{len(trace.steps)} steps · {usage.calls} model calls · "
+        f"{usage.prompt_tokens}+{usage.completion_tokens} tokens · {trace.elapsed_s:.1f}s[/]"
+    )
