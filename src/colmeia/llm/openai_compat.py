@@ -1,5 +1,7 @@
 """A ChatModel for any OpenAI-compatible server (OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio…).
 
+The wire format is spoken directly over :mod:`colmeia.llm.transport` (aiohttp).
+
 Reliability lives here, once, for everything above:
 
 * transport: retries with exponential backoff and jitter on 5xx, connection errors and
@@ -21,7 +23,7 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import orjson
 from pydantic import BaseModel, ValidationError
@@ -52,9 +54,12 @@ from colmeia.llm.prompts import render_prompt
 from colmeia.llm.providers import ProviderPreset, StructuredMode, preset_for
 from colmeia.llm.retry import RETRYABLE_STATUS, backoff_delay, retry_after_seconds
 from colmeia.llm.textparse import find_json, recover_tool_calls, split_reasoning
-
-if TYPE_CHECKING:
-    import openai
+from colmeia.llm.transport import (
+    HTTPStatusError,
+    HTTPTransport,
+    TransportConnectionError,
+    TransportTimeout,
+)
 
 __all__ = ["OpenAIChatModel"]
 
@@ -69,13 +74,6 @@ _ERROR_SNIPPET = 300
 _LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
     weakref.WeakKeyDictionary()
 )
-
-
-def _sdk() -> Any:
-    """The ``openai`` module, imported on first use: it takes over a second to import."""
-    import openai
-
-    return openai
 
 
 def _endpoint_limit(base_url: str, size: int) -> asyncio.Semaphore:
@@ -140,7 +138,7 @@ class _CallState:
 
 
 class OpenAIChatModel:
-    """Async :class:`~colmeia.llm.base.ChatModel` over the ``openai`` SDK.
+    """Async :class:`~colmeia.llm.base.ChatModel` for any OpenAI-compatible server.
 
     Per-call arguments left as ``NOT_GIVEN`` fall back to this object's defaults.
     """
@@ -202,9 +200,23 @@ class OpenAIChatModel:
         self._structured_mode: StructuredMode = (
             self._preset.structured_mode if structured_mode == "auto" else structured_mode
         )
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
-            weakref.WeakKeyDictionary()
-        )
+        if provider == "azure":
+            # Azure: the model is the deployment name, the key goes in `api-key`.
+            endpoint = self._base_url.removesuffix("/openai")
+            self._path = "/chat/completions"
+            self._transport = HTTPTransport(
+                f"{endpoint}/openai/deployments/{model}",
+                {"api-key": self._api_key},
+                query={"api-version": api_version},
+                pool_size=max_concurrency,
+            )
+        else:
+            self._path = "/chat/completions"
+            self._transport = HTTPTransport(
+                self._base_url,
+                {"authorization": f"Bearer {self._api_key}"},
+                pool_size=max_concurrency,
+            )
         self.usage = Usage()
 
     @classmethod
@@ -255,39 +267,15 @@ class OpenAIChatModel:
 
     # ------------------------------------------------------------------ transport
 
-    def _client(self) -> openai.AsyncOpenAI:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            openai = _sdk()
-            if self._provider == "azure":
-                endpoint = self._base_url.removesuffix("/openai").removesuffix("/openai/v1")
-                client = openai.AsyncAzureOpenAI(
-                    azure_endpoint=endpoint,
-                    api_key=self._api_key,
-                    api_version=self._api_version,
-                    max_retries=0,
-                    timeout=self.timeout,
-                )
-            else:
-                client = openai.AsyncOpenAI(
-                    base_url=self._base_url,
-                    api_key=self._api_key,
-                    max_retries=0,  # retries are ours: one policy, counted, with a deadline
-                    timeout=self.timeout,
-                )
-            self._clients[loop] = client
-        return client
-
     async def aclose(self) -> None:
         """Close the HTTP connections opened from the running event loop."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        client = self._clients.pop(loop, None)
-        if client is not None:
-            await client.close()
+        await self._transport.aclose()
+
+    async def __aenter__(self) -> OpenAIChatModel:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
     def _unreachable(self, exc: BaseException) -> ModelUnreachableError:
         return ModelUnreachableError(
@@ -307,68 +295,65 @@ class OpenAIChatModel:
             base_url=self._base_url,
         )
 
-    def _http_error(self, exc: openai.APIStatusError) -> ModelHTTPError:
+    def _http_error(self, exc: HTTPStatusError) -> ModelHTTPError:
         hint = {
             400: "the server rejected the request; check the model name and parameters",
             401: "check COLMEIA_LLM_API_KEY",
             403: "the key may lack access to this model; check COLMEIA_LLM_API_KEY",
             404: "check COLMEIA_LLM_BASE_URL (it usually ends in /v1) and COLMEIA_LLM_MODEL",
             429: "the server kept rate-limiting; lower --concurrency or COLMEIA_LLM_MAX_CONCURRENCY",
-        }.get(exc.status_code, "the server kept failing; check its logs")
+        }.get(exc.status, "the server kept failing; check its logs")
         return ModelHTTPError(
-            f"Model server {self._base_url} answered HTTP {exc.status_code} for model "
-            f"{self._model!r}: {str(exc.message)[:_ERROR_SNIPPET]} — {hint}.",
-            status=exc.status_code,
+            f"Model server {self._base_url} answered HTTP {exc.status} for model "
+            f"{self._model!r}: {exc.message[:_ERROR_SNIPPET]} — {hint}.",
+            status=exc.status,
             model=self._model,
             base_url=self._base_url,
         )
 
-    async def _send(self, params: dict[str, Any], state: _CallState) -> Any:
-        """One logical request with transport retries; returns the SDK's completion object."""
-        client = self._client()
-        openai = _sdk()
+    def _retry_delay(self, exc: Exception, counts: dict[str, int], state: _CallState) -> float:
+        """Seconds to wait before retrying after ``exc``; raises when retrying is over."""
+        if isinstance(exc, HTTPStatusError) and exc.status == 429:
+            if counts["rate"] >= self.max_rate_limit_retries:
+                raise self._http_error(exc) from exc
+            delay = retry_after_seconds(exc.headers)
+            if delay is None:
+                delay = backoff_delay(counts["rate"], base=self.backoff_base)
+            counts["rate"] += 1
+        else:
+            exhausted = counts["server"] >= self.max_retries
+            if isinstance(exc, HTTPStatusError):
+                if exc.status not in RETRYABLE_STATUS or exhausted:
+                    raise self._http_error(exc) from exc
+            elif isinstance(exc, TransportTimeout):
+                if exhausted:
+                    raise self._timed_out(state) from exc
+            elif exhausted:
+                raise self._unreachable(exc) from exc
+            delay = backoff_delay(counts["server"], base=self.backoff_base)
+            counts["server"] += 1
+        state.usage.retries += 1
+        if delay >= state.deadline_at - time.perf_counter():
+            raise self._timed_out(state) from exc
+        log.debug("retrying %s in %.2fs after %s", self._model, delay, exc)
+        return delay
+
+    async def _send(self, params: dict[str, Any], state: _CallState) -> dict[str, Any]:
+        """One logical request with transport retries; returns the decoded completion."""
         limit = _endpoint_limit(self._base_url, self.max_concurrency)
-        server_errors = 0
-        rate_limits = 0
+        counts = {"server": 0, "rate": 0}
         while True:
             remaining = state.deadline_at - time.perf_counter()
             if remaining <= 0:
                 raise self._timed_out(state)
-            delay: float | None = None
             try:
                 async with limit:
                     state.usage.requests += 1
-                    return await client.chat.completions.create(
-                        **params, timeout=min(self.timeout, remaining)
+                    return await self._transport.post_json(
+                        self._path, params, min(self.timeout, remaining)
                     )
-            except openai.RateLimitError as exc:
-                if rate_limits >= self.max_rate_limit_retries:
-                    raise self._http_error(exc) from exc
-                delay = retry_after_seconds(exc.response.headers)
-                if delay is None:
-                    delay = backoff_delay(rate_limits, base=self.backoff_base)
-                rate_limits += 1
-            except openai.APIStatusError as exc:
-                if exc.status_code not in RETRYABLE_STATUS or server_errors >= self.max_retries:
-                    raise self._http_error(exc) from exc
-                delay = backoff_delay(server_errors, base=self.backoff_base)
-                server_errors += 1
-            except openai.APITimeoutError as exc:
-                if server_errors >= self.max_retries:
-                    raise self._timed_out(state) from exc
-                delay = backoff_delay(server_errors, base=self.backoff_base)
-                server_errors += 1
-            except openai.APIConnectionError as exc:
-                if server_errors >= self.max_retries:
-                    raise self._unreachable(exc) from exc
-                delay = backoff_delay(server_errors, base=self.backoff_base)
-                server_errors += 1
-            state.usage.retries += 1
-            log.debug("retrying %s in %.2fs", self._model, delay)
-            remaining = state.deadline_at - time.perf_counter()
-            if delay >= remaining:
-                raise self._timed_out(state)
-            await asyncio.sleep(delay)
+            except (HTTPStatusError, TransportTimeout, TransportConnectionError) as exc:
+                await asyncio.sleep(self._retry_delay(exc, counts, state))
 
     # ------------------------------------------------------------------ request building
 
@@ -389,8 +374,7 @@ class OpenAIChatModel:
             params["max_tokens"] = limit
         if state.reasoning_off or self.thinking == "off":
             body, effort, no_think = self._preset.reasoning_off(self._model)
-            if body:
-                params["extra_body"] = body
+            params.update(body)
             if effort:
                 params["reasoning_effort"] = effort
             if no_think:
@@ -420,38 +404,47 @@ class OpenAIChatModel:
             tracker.record(self._model, usage)
         return usage
 
-    def _read(self, completion: Any, state: _CallState, allowed_tools: set[str]) -> _Attempt:
-        if completion.usage is not None:
-            state.usage.prompt_tokens += completion.usage.prompt_tokens or 0
-            state.usage.completion_tokens += completion.usage.completion_tokens or 0
-        if not completion.choices:
+    def _read(
+        self, completion: dict[str, Any], state: _CallState, allowed_tools: set[str]
+    ) -> _Attempt:
+        usage = completion.get("usage") or {}
+        state.usage.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        state.usage.completion_tokens += int(usage.get("completion_tokens") or 0)
+        choices = completion.get("choices") or []
+        if not choices:
             raise _OutputProblem("prose", "the server returned no choices", "")
-        choice = completion.choices[0]
-        message = choice.message
-        raw = message.content or ""
+        choice = choices[0]
+        message = choice.get("message") or {}
+        raw = message.get("content") or ""
+        if not isinstance(raw, str):  # content parts: keep the text ones
+            raw = "".join(p.get("text", "") for p in raw if isinstance(p, dict))
         content, reasoning = split_reasoning(raw)
-        extra = message.model_extra or {}
-        field_reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+        field_reasoning = message.get("reasoning_content") or message.get("reasoning")
         if isinstance(field_reasoning, str) and field_reasoning:
             reasoning = f"{field_reasoning}\n{reasoning}" if reasoning else field_reasoning
         calls: list[ToolCall] = []
         bad: list[str] = []
-        for tc in message.tool_calls or []:
-            fn = getattr(tc, "function", None)
-            if fn is None:
+        for tc in message.get("tool_calls") or []:
+            fn = tc.get("function") if isinstance(tc, dict) else None
+            if not isinstance(fn, dict):
                 continue
-            args_text = fn.arguments or "{}"
+            name = str(fn.get("name") or "")
+            args_text = fn.get("arguments") or "{}"
+            if isinstance(args_text, dict):  # some servers send an object, not a string
+                args_text = orjson.dumps(args_text).decode()
             found = find_json(args_text)
             if found.kind != "ok" or not isinstance(found.value, dict):
-                bad.append(f"{fn.name}: {found.error or 'arguments are not a JSON object'}")
+                bad.append(f"{name}: {found.error or 'arguments are not a JSON object'}")
                 continue
-            calls.append(ToolCall(tc.id, fn.name, found.value, args_text))
+            call_id = str(tc.get("id") or f"call_{len(calls)}")
+            calls.append(ToolCall(call_id, name, found.value, args_text))
         recovered = False
         if not calls and not bad and allowed_tools and content:
             calls = recover_tool_calls(content, allowed_tools)
             if calls:
                 content, recovered = "", True
-        return _Attempt(content, reasoning, raw, calls, bad, choice.finish_reason, recovered)
+        finish = choice.get("finish_reason")
+        return _Attempt(content, reasoning, raw, calls, bad, finish, recovered)
 
     def _repair_messages(
         self, messages: list[Message], problem: _OutputProblem, state: _CallState
@@ -532,7 +525,7 @@ class OpenAIChatModel:
                 return ChatResult(
                     content=attempt.content,
                     tool_calls=attempt.tool_calls,
-                    model=completion.model or self._model,
+                    model=str(completion.get("model") or self._model),
                     usage=usage,
                     finish_reason=attempt.finish_reason,
                     reasoning=attempt.reasoning,
@@ -628,7 +621,10 @@ class OpenAIChatModel:
                     continue
                 usage = self._finish(state)
                 return StructuredResult(
-                    value=value, model=completion.model or self._model, usage=usage, raw=raw
+                    value=value,
+                    model=str(completion.get("model") or self._model),
+                    usage=usage,
+                    raw=raw,
                 )
         except ModelError:
             self._finish(state, failed=True)
@@ -698,27 +694,36 @@ class OpenAIChatModel:
         shown = _ReasoningFilter()
         finish: str | None = None
         model_name = self._model
-        openai = _sdk()
+        counts = {"server": 0, "rate": 0}
         try:
-            stream = await self._send(params, state)
-            try:
-                async for chunk in stream:
-                    model_name = chunk.model or model_name
-                    if chunk.usage is not None:
-                        state.usage.prompt_tokens += chunk.usage.prompt_tokens or 0
-                        state.usage.completion_tokens += chunk.usage.completion_tokens or 0
-                    for choice in chunk.choices:
-                        text = choice.delta.content or ""
-                        if text:
-                            parts.append(text)
-                            visible = shown.feed(text)
-                            if visible:
-                                yield StreamEvent(delta=visible)
-                        finish = choice.finish_reason or finish
-                    if time.perf_counter() > state.deadline_at:
-                        raise self._timed_out(state)
-            except (openai.APIConnectionError, openai.APIStatusError) as exc:
-                raise self._unreachable(exc) from exc
+            while True:
+                remaining = state.deadline_at - time.perf_counter()
+                if remaining <= 0:
+                    raise self._timed_out(state)
+                state.usage.requests += 1
+                try:
+                    async for event in self._transport.stream_events(
+                        self._path, params, min(self.timeout, remaining)
+                    ):
+                        model_name = str(event.get("model") or model_name)
+                        usage = event.get("usage") or {}
+                        state.usage.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+                        state.usage.completion_tokens += int(usage.get("completion_tokens") or 0)
+                        for choice in event.get("choices") or []:
+                            text = (choice.get("delta") or {}).get("content") or ""
+                            if text:
+                                parts.append(text)
+                                visible = shown.feed(text)
+                                if visible:
+                                    yield StreamEvent(delta=visible)
+                            finish = choice.get("finish_reason") or finish
+                        if time.perf_counter() > state.deadline_at:
+                            raise self._timed_out(state)
+                    break
+                except (HTTPStatusError, TransportTimeout, TransportConnectionError) as exc:
+                    if parts:  # text was already shown: a retry would repeat it
+                        raise self._unreachable(exc) from exc
+                    await asyncio.sleep(self._retry_delay(exc, counts, state))
         except ModelError:
             self._finish(state, failed=True)
             raise

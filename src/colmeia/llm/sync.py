@@ -138,6 +138,8 @@ class SyncChatModel:
             self._run(self.async_model.aclose())
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=5)
+        if not self._loop.is_running() and not self._loop.is_closed():
+            self._loop.close()
 
     def __enter__(self) -> SyncChatModel:
         return self
