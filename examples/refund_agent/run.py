@@ -1,0 +1,111 @@
+"""Run the refund agent: ``python examples/refund_agent/run.py [--demo] [request ...]``.
+
+Without ``--demo`` it uses the model in ``COLMEIA_LLM_BASE_URL``/``COLMEIA_LLM_MODEL`` (a real
+server, or ``colmeia sim serve``). With ``--demo`` a scripted model is served in-process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make `examples.refund_agent` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from examples.refund_agent.agent import RefundAgent, RefundOutcome
+from examples.refund_agent.demo_model import SAMPLE_REQUESTS, demo_model
+from examples.refund_agent.store import create_database
+from examples.refund_agent.tools import refund_tools
+from rich.console import Console
+from rich.markup import escape
+
+from colmeia.agents import Step
+from colmeia.config import get_settings
+from colmeia.llm import OpenAIChatModel
+
+console = Console()
+
+
+def _show(step: Step) -> None:
+    phase = step.meta.get("phase", "")
+    what = f"{step.tool}({json.dumps(step.input, ensure_ascii=False)})" if step.tool else step.kind
+    console.print(f"  [dim]{phase:>10}[/] {escape(what)}")
+    if step.observation:
+        console.print(f"  {'':>10} → {escape(step.observation[:160])}")
+
+
+async def handle_all(
+    base_url: str, model_name: str, requests: list[str], db: Path, live: bool
+) -> list[RefundOutcome]:
+    model = OpenAIChatModel.from_settings(get_settings().llm, base_url=base_url, model=model_name)
+    agent = RefundAgent(model, refund_tools(db))
+    outcomes = []
+    try:
+        for request in requests:
+            if live:
+                console.rule(request)
+            outcome = await agent.handle(request, on_step=_show if live else None)
+            outcomes.append(outcome)
+            if live:
+                d = outcome.decision
+                colour = {"approve": "green", "deny": "red", "escalate": "yellow"}[d.decision]
+                console.print(
+                    f"[bold {colour}]{d.decision}[/] R$ {d.refund_amount:.2f} · confidence "
+                    f"{d.confidence:.2f}{' · reviewed by reflection' if outcome.reflected else ''}"
+                )
+                console.print(f"  {escape(d.customer_reply)}")
+    finally:
+        await model.aclose()
+    return outcomes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Refund-request agent (colmeia example).")
+    parser.add_argument("requests", nargs="*", help="Customer messages (default: four samples).")
+    parser.add_argument("--demo", action="store_true", help="Use a scripted model served locally.")
+    parser.add_argument("--db", type=Path, help="SQLite file to create/use (default: a temp file).")
+    parser.add_argument("--json", action="store_true", help="Print one JSON line per request.")
+    args = parser.parse_args(argv)
+    requests = args.requests or SAMPLE_REQUESTS
+    with tempfile.TemporaryDirectory() as tmp:
+        db = create_database(args.db or Path(tmp) / "refunds.db")
+        if args.demo:
+            from colmeia.llm.sim_server import SimServer
+
+            with SimServer(demo_model()) as srv:
+                outcomes = asyncio.run(
+                    handle_all(srv.base_url, "demo", requests, db, not args.json)
+                )
+        else:
+            settings = get_settings().llm
+            if not settings.base_url:
+                print(
+                    "No model configured: set COLMEIA_LLM_BASE_URL and COLMEIA_LLM_MODEL, or run "
+                    "with --demo (scripted model), or start `colmeia sim serve --schema`.",
+                    file=sys.stderr,
+                )
+                return 2
+            outcomes = asyncio.run(
+                handle_all(
+                    settings.base_url, settings.model or "default", requests, db, not args.json
+                )
+            )
+    if args.json:
+        for o in outcomes:
+            line = {
+                "request": o.trace.task,
+                "status": o.trace.status.value,
+                "reflected": o.reflected,
+                **o.decision.model_dump(),
+                "steps": len(o.trace.steps),
+            }
+            print(json.dumps(line, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
