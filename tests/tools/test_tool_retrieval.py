@@ -106,3 +106,29 @@ def test_dense_search_is_fused_when_an_embedder_is_configured() -> None:
     query = "is it going to be sunny?"  # no word in common with the weather tool
     assert lexical.rank(query)[0][1] == 0.0
     assert hybrid.select(query, k=1)[0].name == "weather_forecast"
+
+
+async def test_a_react_agent_offers_the_model_only_the_relevant_tools(sim_server) -> None:  # type: ignore[no-untyped-def]
+    from colmeia.agents import ReActAgent, RunStatus
+    from colmeia.llm import OpenAIChatModel
+    from colmeia.llm.simulated import Reply, SimulatedModel
+
+    sim = SimulatedModel(
+        script=[
+            Reply(tool_calls=[{"name": "lookup_order", "arguments": {"order_id": "4412"}}]),
+            "Pedido 4412 encontrado.",
+        ]
+    )
+    srv = sim_server(sim)
+    model = OpenAIChatModel(base_url=srv.base_url, model="sim", max_retries=0, max_repairs=0)
+    try:
+        agent = ReActAgent(model, catalog_tools(), tool_mode="native", retrieval_k=3)
+        trace = await agent.run(
+            "Refund order 4412: look up the order, check the return policy, refund the payment."
+        )
+    finally:
+        await model.aclose()
+    assert trace.status is RunStatus.FINISHED
+    offered = set(sim.requests[0].tool_names)
+    assert offered == {"lookup_order", "check_refund_policy", "issue_refund"}
+    assert trace.steps[0].observation.startswith("lookup_order called with")
