@@ -504,6 +504,17 @@ async def test_fault_counts_over_http_add_up(sim_server: ServerFactory, client_f
     assert min(seen.values()) > 10
 
 
+async def test_faults_can_be_switched_off_mid_run(
+    sim_server: ServerFactory, client_for: Any
+) -> None:
+    srv = sim_server(SimulatedModel(faults=Faults(http_500=1.0)))
+    client = client_for(srv)
+    with pytest.raises(openai.InternalServerError):
+        await _ask(client)
+    srv.sim.faults = Faults()
+    assert (await _ask(client)).choices[0].message.content
+
+
 def test_fault_rates_over_one_are_refused() -> None:
     with pytest.raises(ConfigurationError, match="at most one fault"):
         Faults(http_500=0.6, prose=0.6)

@@ -399,7 +399,8 @@ class SimulatedModel:
         self.script: list[ScriptItem] | None = list(script) if script is not None else None
         self.responder = responder
         self.schema_mode = schema_mode
-        self.faults = faults or Faults()
+        self._faults = faults or Faults()
+        self._thresholds = _cumulative(self._faults.rates())
         self.latency = latency or Latency()
         self.seed = seed
         self.capacity = capacity
@@ -410,12 +411,21 @@ class SimulatedModel:
         self._rng = random.Random(seed)
         self._cursor = 0
         self._received = 0
-        self._thresholds = _cumulative(self.faults.rates())
         self._counts: dict[str, int] = {}
         self._in_flight = 0
         self._sem: asyncio.Semaphore | None = None
         self._sem_loop: asyncio.AbstractEventLoop | None = None
         self.reset_stats()
+
+    @property
+    def faults(self) -> Faults:
+        """The fault probabilities; assign a new :class:`Faults` to change them mid-run."""
+        return self._faults
+
+    @faults.setter
+    def faults(self, faults: Faults) -> None:
+        self._faults = faults
+        self._thresholds = _cumulative(faults.rates())
 
     # -- statistics ----------------------------------------------------------------------------
 
