@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -22,11 +23,20 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, cast
 
 from colmeia.apps.moderation.batch import run_batch
 from colmeia.apps.moderation.graph import Moderator
 from colmeia.apps.moderation.io import LoadedRecord
 from colmeia.apps.moderation.records import ModerationItem
+from colmeia.apps.moderation.schemas import (
+    ContextualReview,
+    Decision,
+    Rewrite,
+    SemanticReview,
+    Suggestions,
+)
+from colmeia.llm.base import ChatModel, StructuredResult, Usage
 from colmeia.llm.openai_compat import OpenAIChatModel
 
 SAMPLE = Path(__file__).resolve().parent.parent.parent / "shared/data/moderation/sample_items.json"
@@ -91,6 +101,44 @@ async def _run(base_url: str, records: list[LoadedRecord], concurrency: int) -> 
     }
 
 
+class _InstantModel:
+    """Answers every role at once, in process: what the graph and batch runner cost alone."""
+
+    model = "instant"
+
+    def __init__(self) -> None:
+        self.rng = random.Random(0)
+
+    async def structured_result(
+        self, messages: Any, output_type: type[Any], **_: Any
+    ) -> StructuredResult[Any]:
+        rng = self.rng
+        value: Any
+        if output_type in (SemanticReview, ContextualReview):
+            value = output_type(justification="Resposta avaliada.", score=rng.randint(0, 5))
+        elif output_type is Suggestions:
+            value = Suggestions(suggestions=["Cite a potência de 55 W."])
+        elif output_type is Rewrite:
+            value = Rewrite(can_rewrite=rng.random() < 0.5, answer="Olá! Sim. Att.", reason="")
+        else:
+            choice = rng.choice(["answer", "rewrite_again", "do_not_answer"])
+            value = Decision(reasoning="Ok.", decision=choice)
+        usage = Usage(prompt_tokens=100, completion_tokens=20, calls=1, requests=1)
+        return StructuredResult(value=value, model=self.model, usage=usage)
+
+
+async def _graph_only(records: list[LoadedRecord], concurrency: int) -> float:
+    moderator = Moderator(cast(ChatModel, _InstantModel()))
+    with tempfile.TemporaryDirectory() as tmp:
+        await run_batch(records[:concurrency], moderator, Path(tmp) / "w.jsonl")
+        cpu0 = time.process_time()
+        summary = await run_batch(
+            records, moderator, Path(tmp) / "r.jsonl", concurrency=concurrency
+        )
+        cpu = time.process_time() - cpu0
+    return round(cpu * 1000 / max(summary.usage.get("calls", 0), 1), 3)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=300)
@@ -109,6 +157,11 @@ def main() -> None:
             _run(f"http://127.0.0.1:{port}/v1", _records(args.records), args.concurrency)
         )
         figures["latency_ms"] = args.latency_ms
+        # The same graph and batch runner with an in-process model that answers at once: the
+        # share of the CPU per call that is ours, as opposed to the HTTP client stack's.
+        figures["graph_and_batch_cpu_ms_per_llm_call"] = asyncio.run(
+            _graph_only(_records(args.records), args.concurrency)
+        )
         print(json.dumps({"bench": "moderation", **figures}))
     finally:
         os.killpg(proc.pid, signal.SIGTERM)

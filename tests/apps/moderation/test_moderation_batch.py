@@ -25,7 +25,9 @@ def write_items(path: Path, n: int) -> Path:
     raw = json.loads((DATA / "sample_items.json").read_text(encoding="utf-8"))
     with path.open("w", encoding="utf-8") as fh:
         for i in range(n):
-            fh.write(json.dumps({**raw[i % len(raw)], "id": f"item-{i}"}, ensure_ascii=False) + "\n")
+            fh.write(
+                json.dumps({**raw[i % len(raw)], "id": f"item-{i}"}, ensure_ascii=False) + "\n"
+            )
     return path
 
 
@@ -73,7 +75,9 @@ async def test_500_records_against_a_faulty_server_lose_nothing(
     assert summary.counts["ERROR"] < 0.005 * 500, summary.counts
     assert seen[-1] == 500  # the progress callback saw every durable write
     results = read_results(tmp_path / "out.jsonl")
-    retried = sum(step["retries"] + step["repairs"] for r in results.values() for step in r["trail"])
+    retried = sum(
+        step["retries"] + step["repairs"] for r in results.values() for step in r["trail"]
+    )
     assert retried > 0  # the faults did happen and were absorbed
 
 
@@ -144,7 +148,9 @@ async def test_retry_errors_redoes_errors_and_keeps_one_line_per_record(
     assert first.counts["ERROR"] == len(errors)
     kept_before = [line for line in lines_of(out) if json.loads(line)["key"] not in errors]
 
-    plain = await run_batch(records, moderator_for(SimulatedModel(schema_mode=True)), out, resume=True)
+    plain = await run_batch(
+        records, moderator_for(SimulatedModel(schema_mode=True)), out, resume=True
+    )
     assert plain.done == 0  # --resume alone leaves ERROR lines alone
 
     second = await run_batch(

@@ -87,7 +87,9 @@ def test_killed_run_resumes_to_exactly_one_line_per_record_and_reports(
         assert (report_dir / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     summary = json.loads((report_dir / "summary.json").read_text(encoding="utf-8"))
     assert summary["items"]["evaluated"] + summary["items"]["not_evaluated"] == 200
-    assert sum(map(sum, summary["first_review"]["confusion_matrix"])) == summary["items"]["evaluated"]
+    assert (
+        sum(map(sum, summary["first_review"]["confusion_matrix"])) == summary["items"]["evaluated"]
+    )
     assert {"accuracy", "precision", "recall", "f1"} <= summary["first_review"].keys()
     assert {"locale", "intent", "category"} == summary["accuracy_by"].keys()
 

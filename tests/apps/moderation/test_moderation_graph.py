@@ -29,7 +29,9 @@ ROLE_OF = {
     "Decision": "decider",
 }
 REWRITE_1 = "Olá! Sim, o mouse funciona sem fio por USB 2.4 GHz. Atenciosamente, equipe Logitech."
-REWRITE_2 = "Olá! Sim: conexão USB 2.4 GHz, 1600 DPI, pilha AA inclusa. Atenciosamente, equipe Logitech."
+REWRITE_2 = (
+    "Olá! Sim: conexão USB 2.4 GHz, 1600 DPI, pilha AA inclusa. Atenciosamente, equipe Logitech."
+)
 
 
 def role_of(req: SimRequest) -> str:
@@ -283,9 +285,14 @@ async def test_model_that_never_gives_valid_output_is_an_error_with_reason(
     assert result["scores"]["original"] == {"semantic": 1, "contextual": 1}
 
 
-async def test_labels_never_reach_the_agents(run: Any) -> None:
-    raw = json.loads(DATA.read_text(encoding="utf-8"))[2]
-    item = ModerationItem.model_validate(raw)
+@pytest.fixture
+def labelled_wrong() -> ModerationItem:
+    raw = json.loads(DATA.read_text(encoding="utf-8"))[2]  # correct: false, with feedback
+    return ModerationItem.model_validate(raw)
+
+
+async def test_labels_never_reach_the_agents(run: Any, labelled_wrong: ModerationItem) -> None:
+    item = labelled_wrong
     assert item.feedback
     script = Script(
         semantic=[review(1)],

@@ -35,6 +35,12 @@ import orjson
 
 from colmeia.apps.moderation.graph import OUTCOMES, Moderator
 from colmeia.apps.moderation.io import LoadedRecord, load_records
+from colmeia.apps.moderation.results import (
+    atomic_write,
+    complete_lines,
+    read_results,
+    scan_results,
+)
 from colmeia.apps.moderation.roles import ModerationConfig, build_role_models, load_config
 from colmeia.config import LLMSettings
 from colmeia.errors import ConfigurationError
@@ -107,73 +113,11 @@ def _line(record: LoadedRecord, result: dict[str, Any]) -> bytes:
         return json.dumps(data, ensure_ascii=True, default=str).encode() + b"\n"
 
 
-def _complete_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
-    """Lines that end in a newline; a cut-off last line (the run was killed) is not one."""
-    start = 0
-    number = 0
-    while True:
-        end = data.find(b"\n", start)
-        if end < 0:
-            return
-        number += 1
-        line = data[start:end]
-        start = end + 1
-        if line.strip():
-            yield number, line
-
-
-def _scan(data: bytes, path: Path) -> dict[str, tuple[dict[str, Any], bytes]]:
-    out: dict[str, tuple[dict[str, Any], bytes]] = {}
-    for number, line in _complete_lines(data):
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            try:  # written by the json fallback (escaped surrogates)
-                obj = json.loads(line)
-            except json.JSONDecodeError:
-                log.warning("%s:%d: not a valid result line; ignored", path, number)
-                continue
-        if not isinstance(obj, dict) or not isinstance(obj.get("key"), str):
-            log.warning("%s:%d: result line without a key; ignored", path, number)
-            continue
-        out.pop(obj["key"], None)  # a repeated key keeps its last line, at its place
-        out[obj["key"]] = (obj, line)
-    return out
-
-
-def read_results(path: Path) -> dict[str, dict[str, Any]]:
-    """Result lines by key: complete, valid lines only; a repeated key keeps the last."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return {}
-    return {k: obj for k, (obj, _) in _scan(data, path).items()}
-
-
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):  # not every platform can open a directory
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _atomic_write(path: Path, lines: Sequence[bytes]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.writelines(lines)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
 def _prepare(out: Path, *, resume: bool, retry_errors: bool, overwrite: bool) -> dict[str, str]:
     """Make ``out`` a clean file of complete lines; return ``{key: outcome}`` already done."""
     if overwrite or not out.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
-        _atomic_write(out, [])
+        atomic_write(out, [])
         return {}
     if not (resume or retry_errors):
         raise ConfigurationError(
@@ -183,15 +127,15 @@ def _prepare(out: Path, *, resume: bool, retry_errors: bool, overwrite: bool) ->
     data = out.read_bytes()
     kept = {
         k: (obj, line)
-        for k, (obj, line) in _scan(data, out).items()
+        for k, (obj, line) in scan_results(data, out).items()
         if not (retry_errors and obj.get("outcome") == "ERROR")
     }
-    lines_on_disk = sum(1 for _ in _complete_lines(data))
+    lines_on_disk = sum(1 for _ in complete_lines(data))
     if data and not data.endswith(b"\n"):
         log.warning("%s: dropping a cut-off last line (the previous run was killed)", out)
     if lines_on_disk != len(kept) or (data and not data.endswith(b"\n")):
         # Exactly one complete line per key, or the old file untouched if killed meanwhile.
-        _atomic_write(out, [line + b"\n" for _, line in kept.values()])
+        atomic_write(out, [line + b"\n" for _, line in kept.values()])
         log.info("%s: rewritten with %d result lines", out, len(kept))
     return {k: str(obj.get("outcome")) for k, (obj, _) in kept.items()}
 

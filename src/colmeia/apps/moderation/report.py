@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from colmeia.apps.moderation.batch import read_results
 from colmeia.apps.moderation.io import LoadedRecord, load_records
+from colmeia.apps.moderation.results import read_results
 from colmeia.errors import InputError
 from colmeia.eval.classification import (
     accuracy,
