@@ -240,3 +240,14 @@ def test_sync_run_has_the_same_result(sim_server: StartSim, client: MakeClient) 
     trace = ReActAgent(client(srv), [calculator_tool()], tool_mode="native").run_sync("6*7?")
     assert trace.status is RunStatus.FINISHED
     assert trace.answer == "42"
+
+
+async def test_the_run_deadline_is_a_hard_cap(sim_server: StartSim, client: MakeClient) -> None:
+    sim = SimulatedModel(script=[calc("1+1"), Reply.stall(30, "tarde demais")])
+    srv = sim_server(sim)
+    agent = ReActAgent(client(srv, timeout=60.0, deadline=60.0), [calculator_tool()], deadline=1.0)
+    trace = await agent.run("1+1?")
+    assert trace.status is RunStatus.MAX_STEPS
+    assert trace.stop_reason == "deadline"
+    assert "deadline of 1s passed while waiting for the model" in (trace.error or "")
+    assert [s.kind for s in trace.steps] == ["tool"]  # no extra call after the deadline

@@ -253,12 +253,16 @@ class ReActAgent:
             except TimeoutError:
                 where = "waiting for the model" if run.phase == "model" else "running a tool"
                 message = f"the run deadline of {self.deadline:g}s passed while {where}"
-                status = RunStatus.MODEL_ERROR if run.phase == "model" else RunStatus.TOOL_FAILURES
-                stop = _Stop(status, "deadline", message)
+                stop = _Stop(RunStatus.MAX_STEPS, "deadline", message)
             except ModelError as exc:
                 stop = _Stop(RunStatus.MODEL_ERROR, "model_error", str(exc))
             if stop.status != RunStatus.FINISHED:
-                if stop.status != RunStatus.MODEL_ERROR and self.answer_on_limit:
+                # The deadline is a hard cap: no extra call after it.
+                if (
+                    stop.status != RunStatus.MODEL_ERROR
+                    and stop.reason != "deadline"
+                    and self.answer_on_limit
+                ):
                     await self._answer_on_limit(run, stop)
                 trace.finish(stop.status, error=stop.error, stop_reason=stop.reason)
         trace.usage = tracker.usage
@@ -294,7 +298,6 @@ class ReActAgent:
                     run.messages,
                     tools=[t.spec() for t in run.offered],
                     tool_choice="auto",
-                    deadline=self._remaining(run),
                 )
             except ModelHTTPError as exc:
                 if self.tool_mode != "auto" or exc.status not in (400, 404, 422, 501):
@@ -303,7 +306,8 @@ class ReActAgent:
                 self._native_refused = True
                 run.mode = "text"
                 run.messages[0] = self._system("text", run.offered)
-        return await self.model.chat(run.messages, deadline=self._remaining(run))
+        # No per-call deadline here: the model keeps its own, the run's is enforced around it.
+        return await self.model.chat(run.messages)
 
     async def _loop(self, run: _Run, max_steps: int) -> _Stop:
         for turn in range(max_steps):
@@ -484,10 +488,8 @@ class ReActAgent:
             ),
         ]
         try:
-            async with asyncio.timeout(min(60.0, self._remaining(run) + 5)):
-                result = await self.model.chat(
-                    messages, deadline=min(60.0, self._remaining(run) + 5)
-                )
+            async with asyncio.timeout(min(60.0, self._remaining(run))):
+                result = await self.model.chat(messages)
         except (ModelError, TimeoutError) as exc:
             log.info("no answer after the run stopped: %s", exc)
             return

@@ -120,7 +120,12 @@ def parse_reply(text: str, tool_names: Collection[str] = ()) -> ParsedReply:
     thought = (before[marker.end() :] if marker else before).strip() or (reasoning or "")
     reply = ParsedReply(thought=thought)
     if first is not None and first is final:
-        text_after = answer[final.end() :].strip() if final else ""
+        end = (
+            action.start()
+            if action is not None and final and action.start() > final.end()
+            else None
+        )
+        text_after = answer[final.end() : end].strip() if final else ""
         if text_after.startswith("**") and text_after.endswith("**"):
             text_after = text_after[2:-2].strip()
         reply.final_answer = text_after
@@ -129,7 +134,8 @@ def parse_reply(text: str, tool_names: Collection[str] = ()) -> ParsedReply:
             reply.error = "the Final Answer was empty"
         return reply
     if action is not None:
-        rest = answer[action.end() :]
+        stop = final.start() if final is not None and final.start() > action.end() else None
+        rest = answer[action.end() : stop]
         input_marker = _INPUT.search(rest)
         name_part = rest[: input_marker.start()] if input_marker else rest
         input_part = rest[input_marker.end() :] if input_marker else None
