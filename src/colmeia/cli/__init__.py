@@ -1,32 +1,78 @@
-"""The ``colmeia`` command. Each command group lives in its own module and holds no logic."""
+"""The ``colmeia`` command. Each command group lives in its own module and holds no logic.
+
+Groups are imported only when their command runs: the apps pull in LangGraph, matplotlib and
+friends, and ``colmeia search`` should not wait for them.
+"""
 
 from __future__ import annotations
 
 import importlib
 import logging
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from colmeia import __version__
 
 __all__ = ["app", "main"]
 
+# command name → (module defining a Typer `app`, whether the name is a group of that module's
+# commands or one of the module's own top-level commands)
+_LAZY: dict[str, tuple[str, bool]] = {
+    "llm": ("colmeia.cli.llm_cmd", True),
+    "sim": ("colmeia.cli.sim_cmd", True),
+    "moderate": ("colmeia.cli.moderate_cmd", True),
+    "agent": ("colmeia.cli.agent_cmd", True),
+    "ingest": ("colmeia.cli.rag_cmd", False),
+    "search": ("colmeia.cli.rag_cmd", False),
+    "ask": ("colmeia.cli.rag_cmd", False),
+    "collections": ("colmeia.cli.rag_cmd", False),
+    "delete": ("colmeia.cli.rag_cmd", False),
+    "eval": ("colmeia.cli.rag_cmd", False),
+}
+
+
+def _load(name: str) -> Any:
+    module, is_group = _LAZY[name]
+    sub: typer.Typer = importlib.import_module(module).app
+    command = typer.main.get_command(sub)
+    if not is_group:
+        if isinstance(command, TyperGroup):
+            return command.commands.get(name)
+        return command if command.name == name else None
+    if not isinstance(command, TyperGroup):
+        # A Typer app with a single command collapses into that command: keep the group.
+        group = TyperGroup(
+            name=name, help=sub.info.help if isinstance(sub.info.help, str) else None
+        )
+        group.add_command(command)
+        return group
+    command.name = name
+    return command
+
+
+class _LazyGroup(TyperGroup):
+    def list_commands(self, ctx: Any) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(_LAZY))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        found = super().get_command(ctx, cmd_name)
+        if found is None and cmd_name in _LAZY:
+            found = _load(cmd_name)
+            if found is not None:
+                self.add_command(found, cmd_name)
+        return found
+
+
 app = typer.Typer(
     name="colmeia",
+    cls=_LazyGroup,
     help="LLM agent systems for Portuguese and Spanish content.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-
-# (module, group name or None to add its commands at top level). Each module defines `app`.
-_GROUPS: list[tuple[str, str | None]] = [
-    ("colmeia.cli.llm_cmd", "llm"),
-    ("colmeia.cli.sim_cmd", "sim"),
-    ("colmeia.cli.rag_cmd", None),
-    ("colmeia.cli.moderate_cmd", "moderate"),
-    ("colmeia.cli.agent_cmd", "agent"),
-]
 
 
 def _version(value: bool) -> None:
@@ -48,15 +94,6 @@ def _root(
     )
 
 
-for _module, _name in _GROUPS:
-    _sub = importlib.import_module(_module).app
-    if _name is None:
-        app.registered_commands.extend(_sub.registered_commands)
-        app.registered_groups.extend(_sub.registered_groups)
-    else:
-        app.add_typer(_sub, name=_name)
-
-
-def main() -> None:
+def main(*args: Any, **kwargs: Any) -> None:
     """Entry point of the ``colmeia`` script."""
-    app()
+    app(*args, **kwargs)

@@ -1,0 +1,68 @@
+"""`colmeia llm check`: does the configured model answer, and what does it support?"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from colmeia.cli import app
+from colmeia.llm.simulated import SimulatedModel
+
+runner = CliRunner()
+
+
+def _closed_port_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def _env(**values: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
+    env.update(values)
+    return env
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.startswith("colmeia ")
+
+
+def test_check_against_the_simulated_model_reports_support(sim_server) -> None:
+    srv = sim_server(SimulatedModel(schema_mode=True))
+    result = runner.invoke(
+        app,
+        ["llm", "check"],
+        env=_env(COLMEIA_LLM_BASE_URL=srv.base_url, COLMEIA_LLM_MODEL="sim"),
+    )
+    assert result.exit_code == 0, result.output
+    for row in ("answers", "tool calls", "JSON Schema output"):
+        assert row in result.output
+
+
+def test_an_unreachable_url_fails_fast_naming_the_url_and_the_variable() -> None:
+    url = _closed_port_url()
+    proc = subprocess.run(
+        [sys.executable, "-m", "colmeia", "llm", "check"],
+        env=_env(COLMEIA_LLM_BASE_URL=url, COLMEIA_LLM_MODEL="qualquer"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1
+    message = " ".join(proc.stderr.split())
+    assert url in message
+    assert "COLMEIA_LLM_BASE_URL" in message
+
+
+def test_no_configuration_says_what_to_set() -> None:
+    result = runner.invoke(app, ["llm", "check"], env=_env())
+    assert result.exit_code == 2
+    assert "COLMEIA_LLM_BASE_URL" in result.output
