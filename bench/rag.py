@@ -24,6 +24,8 @@ N_CHUNKS = int(os.environ.get("BENCH_RAG_CHUNKS", "1000000"))
 WORDS_PER_CHUNK = (40, 110)
 VOCAB = 60_000
 DIM = 64
+HNSW_M = 8
+HNSW_EF_CONSTRUCTION = 24
 N_QUERIES = 300
 SEED = 7
 
@@ -154,6 +156,7 @@ class _Texts:
         self.n = n
         self.seed = seed
         self.gen_seconds = 0.0
+        self.gen_cpu_seconds = 0.0
         self.cdf = np.cumsum(_zipf_probs(len(vocab)))
 
     def __iter__(self) -> Iterator[str]:
@@ -161,6 +164,7 @@ class _Texts:
         block = 20_000
         for start in range(0, self.n, block):
             t0 = time.perf_counter()
+            c0 = time.process_time()
             m = min(block, self.n - start)
             lens = rng.integers(*WORDS_PER_CHUNK, size=m)
             total = int(lens.sum())
@@ -172,6 +176,7 @@ class _Texts:
             bounds = np.concatenate([[0], np.cumsum(lens)])
             texts = [" ".join(words[bounds[i] : bounds[i + 1]]) for i in range(m)]
             self.gen_seconds += time.perf_counter() - t0
+            self.gen_cpu_seconds += time.process_time() - c0
             yield from texts
 
 
@@ -185,6 +190,11 @@ def _queries(vocab: np.ndarray, rng: np.random.Generator) -> list[str]:
     return out
 
 
+def _log(message: str) -> None:
+    sys.stderr.write(f"[bench/rag] {message}\n")
+    sys.stderr.flush()
+
+
 def _pct(values: list[float], q: float) -> float:
     return round(float(np.percentile(np.asarray(values) * 1000, q)), 2)
 
@@ -195,10 +205,15 @@ def main() -> None:
     texts = _Texts(vocab, N_CHUNKS, SEED)
     rss_before = _rss_mb()
     t0 = time.perf_counter()
+    c0 = time.process_time()
     index = LexicalIndex.build(texts, DEFAULT_LEXICAL)
     total = time.perf_counter() - t0
+    # The build is single-threaded: CPU time is what an idle core would take (the wall time
+    # also counts waiting for a busy machine).
+    cpu_s = time.process_time() - c0 - texts.gen_cpu_seconds
     build_s = total - texts.gen_seconds
     rss_lexical = _rss_mb()
+    _log(f"lexical index: {build_s:.1f}s, peak RSS {rss_lexical:.0f} MB")
     queries = _queries(vocab, rng)
     for q in queries[:10]:
         index.search(q, 100)
@@ -211,9 +226,12 @@ def main() -> None:
     t = time.perf_counter()
     vectors = rng.standard_normal((N_CHUNKS, DIM), dtype=np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    dense = DenseIndex.build(vectors, hnsw_m=16, ef_construction=40, ef_search=100)
+    dense = DenseIndex.build(
+        vectors, hnsw_m=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION, ef_search=100
+    )
     del vectors
     dense_build_s = time.perf_counter() - t
+    _log(f"HNSW index: {dense_build_s:.1f}s")
     qvecs = rng.standard_normal((N_QUERIES, DIM), dtype=np.float32)
     qvecs /= np.linalg.norm(qvecs, axis=1, keepdims=True)
     hyb_times = []
@@ -233,6 +251,8 @@ def main() -> None:
                 "vocabulary": len(index.vocab),
                 "lexical_build_s": round(build_s, 2),
                 "lexical_build_chunks_per_s": round(N_CHUNKS / build_s),
+                "lexical_build_cpu_s": round(cpu_s, 2),
+                "lexical_build_chunks_per_cpu_s": round(N_CHUNKS / cpu_s),
                 "text_generation_s": round(texts.gen_seconds, 2),
                 "rss_mb_before_index": round(rss_before),
                 "peak_rss_mb_after_lexical_index": round(rss_lexical),
@@ -243,6 +263,7 @@ def main() -> None:
                 "hybrid_p95_ms": _pct(hyb_times, 95),
                 "peak_rss_mb": round(_rss_mb()),
                 "cores": os.cpu_count(),
+                "load_avg_1m": round(os.getloadavg()[0], 2),
                 "python": sys.version.split()[0],
             }
         )

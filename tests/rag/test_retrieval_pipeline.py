@@ -74,6 +74,9 @@ def test_deleting_a_file_removes_it_from_search(store: Store, tmp_path: Path) ->
     assert retriever.search("consentimento do titular", 5) == []
     assert store.collection("leis").documents == len(LAWS) - 1  # type: ignore[union-attr]
 
+    assert delete_documents(store, "leis", paths=[folder]) == len(LAWS) - 1
+    assert store.collection("leis").documents == 0  # type: ignore[union-attr]
+
     with pytest.raises(ConfigurationError, match="no collection"):
         delete_documents(store, "nenhuma", doc_ids=["x"])
 

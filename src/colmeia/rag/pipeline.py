@@ -9,6 +9,7 @@ rest goes on.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -350,12 +351,14 @@ def delete_documents(
     doc_ids: Sequence[str] = (),
     paths: Sequence[Path] = (),
 ) -> int:
-    """Delete documents by id, or every document that came from one of ``paths``."""
+    """Delete documents by id, or every document that came from ``paths`` (files or folders)."""
     if store.collection(collection) is None:
         raise ConfigurationError(f"no collection named {collection!r}; see `colmeia collections`")
     targets = set(doc_ids)
     if paths:
         wanted = {str(p.resolve()) for p in paths} | {str(p) for p in paths}
-        targets |= {d.doc_id for d in store.documents(collection) if d.path in wanted}
-        targets |= {str(p.resolve()) for p in paths} & set(store.document_hashes(collection))
+        folders = tuple(str(p.resolve()) + os.sep for p in paths if p.is_dir())
+        for d in store.documents(collection):
+            if d.path in wanted or d.doc_id in wanted or (folders and d.path.startswith(folders)):
+                targets.add(d.doc_id)
     return store.delete_documents(collection, sorted(targets))
