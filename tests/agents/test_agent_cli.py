@@ -106,7 +106,7 @@ def test_a_limit_is_a_status_not_a_failure(sim_server: StartSim, tmp_path: Path)
         )
     )
     env = clean_env(COLMEIA_LLM_BASE_URL=srv.base_url, COLMEIA_LLM_MODEL="sim")
-    out = colmeia(
+    out = cli(
         "agent",
         "run",
         "conte",
@@ -133,7 +133,7 @@ def test_plan_and_reflect_paradigms(sim_server: StartSim, tmp_path: Path) -> Non
     srv = sim_server(SimulatedModel(responder=respond))
     env = clean_env(COLMEIA_LLM_BASE_URL=srv.base_url, COLMEIA_LLM_MODEL="sim")
     for paradigm in ("plan", "reflect"):
-        out = colmeia(
+        out = cli(
             "agent",
             "run",
             "Prazo de arrependimento?",
