@@ -86,7 +86,12 @@ class RefundAgent:
             return forward
 
         facts_agent = ReActAgent(
-            self.model, self.tools, instructions=INSTRUCTIONS, max_steps=6, deadline=120
+            self.model,
+            self.tools,
+            instructions=INSTRUCTIONS,
+            max_steps=6,
+            deadline=120,
+            require_tool_first=True,  # never decide a refund without looking the order up
         )
         facts = await facts_agent.run(request, on_step=adopt("facts"))
         if facts.status is RunStatus.MODEL_ERROR or not facts.answer:

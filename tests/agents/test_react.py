@@ -251,3 +251,20 @@ async def test_the_run_deadline_is_a_hard_cap(sim_server: StartSim, client: Make
     assert trace.stop_reason == "deadline"
     assert "deadline of 1s passed while waiting for the model" in (trace.error or "")
     assert [s.kind for s in trace.steps] == ["tool"]  # no extra call after the deadline
+
+
+async def test_a_first_tool_call_can_be_required(sim_server: StartSim, client: MakeClient) -> None:
+    sim = SimulatedModel(
+        script=["<think>hmm</think>Acho que são uns 70 reais.", calc("3*19.9+15"), "R$ 74,70"]
+    )
+    srv = sim_server(sim)
+    agent = ReActAgent(
+        client(srv), [calculator_tool()], tool_mode="native", require_tool_first=True
+    )
+    trace = await agent.run("Três camisetas de R$ 19,90 mais R$ 15 de frete?")
+    assert trace.status is RunStatus.FINISHED
+    assert trace.answer == "R$ 74,70"
+    assert trace.steps[0].tool == "calculator"
+    assert sim.requests[0].tool_choice == "required"
+    assert trace.usage.repairs == 1  # the prose guess was sent back, not taken as the answer
+    assert sim.requests[2].tool_choice == "auto"

@@ -59,7 +59,14 @@ async def test_200_runs_with_prose_and_truncated_json_faults_all_end_with_a_stat
 
     async def one(i: int):
         mode = "text" if i % 4 == 3 else "auto"
-        agent = ReActAgent(model, tools, tool_mode=mode, max_steps=MAX_STEPS, deadline=60.0)
+        agent = ReActAgent(
+            model,
+            tools,
+            tool_mode=mode,
+            max_steps=MAX_STEPS,
+            deadline=60.0,
+            require_tool_first=i % 2 == 1,
+        )
         return await agent.run(f"Pedido {i}: qual o total em dólares?")
 
     traces = await asyncio.gather(*(one(i) for i in range(RUNS)))

@@ -130,6 +130,9 @@ class ReActAgent:
         retrieval_threshold: with more tools than this, offer only ``retrieval_k`` per step.
         answer_on_limit: when a limit stops the run, ask once (without tools) for the best
             answer so far, so the trace still carries one.
+        require_tool_first: native mode: the first turn must call a tool (the model layer
+            repairs a prose reply), for tasks that cannot be answered without looking
+            something up.
         instructions: extra system instructions (role, tone, domain rules).
     """
 
@@ -151,6 +154,7 @@ class ReActAgent:
         retriever: ToolRetriever | None = None,
         always_offer: Sequence[str] = (),
         answer_on_limit: bool = True,
+        require_tool_first: bool = False,
         instructions: str = "",
         max_observation_chars: int = 4000,
     ) -> None:
@@ -174,6 +178,7 @@ class ReActAgent:
         self.retrieval_k = retrieval_k
         self.always_offer = tuple(always_offer)
         self.answer_on_limit = answer_on_limit
+        self.require_tool_first = require_tool_first
         self.instructions = instructions
         self.max_observation_chars = max_observation_chars
         self._retriever = retriever
@@ -293,11 +298,13 @@ class ReActAgent:
     async def _chat(self, run: _Run) -> ChatResult:
         run.phase = "model"
         if run.mode == "native" and run.offered:
+            first = self.require_tool_first and not run.trace.tool_calls
             try:
                 return await self.model.chat(
                     run.messages,
                     tools=[t.spec() for t in run.offered],
-                    tool_choice="auto",
+                    tool_choice="required" if first else "auto",
+                    require_tool=first,
                 )
             except ModelHTTPError as exc:
                 if self.tool_mode != "auto" or exc.status not in (400, 404, 422, 501):
