@@ -22,6 +22,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.hits.append(self.path)
+        if self.path == "/host":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.end_headers()
+            self.wfile.write(f"host={self.headers['Host']}".encode())
+            return
         if self.path == "/redirect-to-metadata":
             self.send_response(302)
             self.send_header("Location", "http://169.254.169.254/latest/meta-data/")
@@ -138,3 +144,13 @@ async def test_size_type_and_status_limits(local_site: tuple[str, list[str]]) ->
         await fetch_text(f"{base}/image", allow_private=True)
     with pytest.raises(ToolError, match="HTTP 404"):
         await fetch_text(f"{base}/missing", allow_private=True)
+
+
+async def test_the_checked_address_is_used_and_the_host_name_kept(
+    local_site: tuple[str, list[str]],
+) -> None:
+    base, _ = local_site
+    port = base.rsplit(":", 1)[1]
+    # localhost may resolve to ::1 first; the server only listens on 127.0.0.1
+    text = await fetch_text(f"http://localhost:{port}/host", allow_private=True)
+    assert text == f"host=localhost:{port}"

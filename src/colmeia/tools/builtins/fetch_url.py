@@ -92,7 +92,7 @@ class CheckedURL:
     host: str
     port: int
     scheme: str
-    address: IPAddress
+    addresses: tuple[IPAddress, ...]
 
 
 async def check_url(url: str, *, allow_private: bool = False) -> CheckedURL:
@@ -122,7 +122,7 @@ async def check_url(url: str, *, allow_private: bool = False) -> CheckedURL:
                 "address. Only public addresses may be fetched (COLMEIA_SEARCH_ALLOW_PRIVATE=true "
                 "allows private and loopback ones)."
             )
-    return CheckedURL(url.strip(), host, port, scheme, addresses[0])
+    return CheckedURL(url.strip(), host, port, scheme, tuple(addresses))
 
 
 def html_to_text(html: str) -> tuple[str, str]:
@@ -147,9 +147,22 @@ def html_to_text(html: str) -> tuple[str, str]:
 async def _get_once(
     client: httpx.AsyncClient, target: CheckedURL, limits: FetchLimits
 ) -> tuple[httpx.Response, bytes]:
+    """GET from the first checked address that accepts a connection."""
+    for n, address in enumerate(target.addresses, start=1):
+        try:
+            return await _get_from(client, target, address, limits)
+        except httpx.ConnectError:
+            if n == len(target.addresses):
+                raise
+    raise ToolError(f"{target.host} has no address to connect to")  # unreachable: never empty
+
+
+async def _get_from(
+    client: httpx.AsyncClient, target: CheckedURL, address: IPAddress, limits: FetchLimits
+) -> tuple[httpx.Response, bytes]:
     parts = urlsplit(target.url)
-    ip = str(target.address)
-    netloc_ip = f"[{ip}]" if target.address.version == 6 else ip
+    ip = str(address)
+    netloc_ip = f"[{ip}]" if address.version == 6 else ip
     default = 443 if target.scheme == "https" else 80
     netloc = netloc_ip if target.port == default else f"{netloc_ip}:{target.port}"
     pinned = urlunsplit((target.scheme, netloc, parts.path or "/", parts.query, ""))
