@@ -18,6 +18,7 @@ A call returns a valid result or raises a :class:`~colmeia.errors.ModelError`; n
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 import weakref
@@ -578,7 +579,7 @@ class OpenAIChatModel:
     ) -> StructuredResult[T]:
         """Like :meth:`structured`, with the usage of the call."""
         state = self._start(deadline)
-        schema = output_type.model_json_schema()
+        schema = _schema_of(output_type)
         name = output_type.__name__
         convo = list(messages)
         mode = self._structured_mode
@@ -767,6 +768,12 @@ class _ReasoningFilter:
                 self._buffer = self._buffer[start + len("<think>") :]
                 self._inside = True
         return "".join(out)
+
+
+@functools.lru_cache(maxsize=256)
+def _schema_of(output_type: type[BaseModel]) -> dict[str, Any]:
+    """JSON Schema of an output type, built once: Pydantic takes ~0.5 ms to generate one."""
+    return output_type.model_json_schema()
 
 
 def _describe(output_type: type[BaseModel]) -> str:
