@@ -29,8 +29,8 @@ demo: $(STAMP)  ## the main job on embedded defaults, with the simulated model
 	$(PY) -m colmeia.demo
 
 lint: $(STAMP)  ## ruff lint and format check
-	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/ruff check src tests bench examples
+	$(VENV)/bin/ruff format --check src tests bench examples
 
 typecheck: $(STAMP)  ## mypy --strict on src/
 	$(VENV)/bin/mypy
