@@ -19,13 +19,17 @@ from pathlib import Path
 from colmeia.rag.index.lexical import LexicalIndex
 from colmeia.rag.ingest import chunker_for, clean_document, extract
 
+_BESIDE = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = Path(
+    os.environ.get("COLMEIA_DATA_DIR") or (_BESIDE if _BESIDE.is_dir() else "/work/shared/data")
+)
 PDFS = [
-    Path("/work/shared/data/pdfs/academic/dissertacao.pdf"),
-    Path("/work/shared/data/pdfs/academic/abntex2-modelo-livro.pdf"),
-    Path("/work/shared/data/pdfs/gazette/pratania-2020-10-26.pdf"),
-    Path("/work/shared/data/pdfs/gazette/multiple_columns.pdf"),
-    Path("/work/shared/data/pdfs/tables/balneabilidade-26-2010.pdf"),
-    Path("/work/shared/data/pdfs/tables/ibama-autuacao-amazonas-2010-pag2.pdf"),
+    DATA / "pdfs/academic/dissertacao.pdf",
+    DATA / "pdfs/academic/abntex2-modelo-livro.pdf",
+    DATA / "pdfs/gazette/pratania-2020-10-26.pdf",
+    DATA / "pdfs/gazette/multiple_columns.pdf",
+    DATA / "pdfs/tables/balneabilidade-26-2010.pdf",
+    DATA / "pdfs/tables/ibama-autuacao-amazonas-2010-pag2.pdf",
 ]
 
 

@@ -28,7 +28,8 @@ def _data_dir() -> Path:
     candidates = [Path(explicit)] if explicit else []
     candidates += [
         Path.cwd() / "../shared/data",
-        Path(__file__).resolve().parents[3] / "../shared/data",
+        Path(__file__).resolve().parents[2] / "../shared/data",
+        Path("/work/shared/data"),
     ]
     for path in candidates:
         if (path / "moderation" / "sample_items.json").exists():

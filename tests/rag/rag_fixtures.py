@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from colmeia.store import Store, open_store
+from shared_data import DATA_DIR
 
-DATA = Path("/work/shared/data")
+DATA = DATA_DIR
 PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
 

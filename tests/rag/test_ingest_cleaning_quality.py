@@ -12,13 +12,13 @@ import collections
 import difflib
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
 from colmeia.rag.ingest import clean_document, extract
+from shared_data import DATA_DIR
 
-DATA = Path("/work/shared/data/pdfs")
+DATA = DATA_DIR / "pdfs"
 _WORD = re.compile(r"\w+")
 
 pytestmark = pytest.mark.skipif(not DATA.exists(), reason="shared evaluation data not present")

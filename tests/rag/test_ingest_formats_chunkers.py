@@ -20,8 +20,9 @@ from colmeia.rag.ingest import (
     lexml_path,
 )
 from colmeia.rag.types import Chunk, ExtractedDocument, Page
+from shared_data import DATA_DIR
 
-SHARED = Path("/work/shared/data")
+SHARED = DATA_DIR
 needs_data = pytest.mark.skipif(not SHARED.exists(), reason="shared evaluation data not present")
 
 LEI = """LEI Nº 9.999, DE 1º DE JANEIRO DE 2020

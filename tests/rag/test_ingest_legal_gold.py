@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from colmeia.rag.ingest import LegalChunker, extract
+from shared_data import DATA_DIR
 
-DATA = Path("/work/shared/data/laws/constituicao")
+DATA = DATA_DIR / "laws/constituicao"
 KINDS = ("artigo", "paragrafo", "inciso", "alinea")
 
 pytestmark = pytest.mark.skipif(not DATA.exists(), reason="shared evaluation data not present")

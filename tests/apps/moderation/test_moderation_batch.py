@@ -16,8 +16,9 @@ from colmeia.apps.moderation.io import load_records
 from colmeia.errors import ConfigurationError
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.llm.simulated import Faults, SimRequest, SimulatedModel
+from shared_data import DATA_DIR
 
-DATA = Path("/work/shared/data/moderation")
+DATA = DATA_DIR / "moderation"
 
 
 def write_items(path: Path, n: int) -> Path:

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from colmeia.llm.simulated import Latency, SimulatedModel
+from shared_data import DATA_DIR
 
-DATA = Path("/work/shared/data/moderation")
+DATA = DATA_DIR / "moderation"
 
 
 def colmeia(*args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,8 +18,9 @@ from colmeia.apps.moderation.graph import Moderator
 from colmeia.apps.moderation.records import ModerationItem
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.llm.simulated import SimRequest, SimulatedModel
+from shared_data import DATA_DIR
 
-DATA = Path("/work/shared/data/moderation/sample_items.json")
+DATA = DATA_DIR / "moderation/sample_items.json"
 ROLE_OF = {
     "SemanticReview": "semantic",
     "ContextualReview": "contextual",

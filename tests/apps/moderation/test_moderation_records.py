@@ -12,8 +12,9 @@ import pytest
 from colmeia.apps.moderation.io import load_records
 from colmeia.apps.moderation.records import ModerationItem, agent_view, parse_item
 from colmeia.errors import InputError, RecordError
+from shared_data import DATA_DIR
 
-DATA = Path("/work/shared/data/moderation")
+DATA = DATA_DIR / "moderation"
 
 
 @pytest.fixture

@@ -15,8 +15,9 @@ from colmeia.apps.moderation.roles import build_role_models, load_config
 from colmeia.config import LLMSettings
 from colmeia.errors import ConfigurationError
 from colmeia.llm.simulated import SimRequest, SimulatedModel
+from shared_data import DATA_DIR
 
-DATA = Path("/work/shared/data/moderation/sample_items.json")
+DATA = DATA_DIR / "moderation/sample_items.json"
 
 
 def test_file_then_environment_then_arguments(tmp_path: Path) -> None:
