@@ -4,20 +4,21 @@ SHELL := /bin/bash
 
 VENV    ?= .venv
 PY      := $(VENV)/bin/python
-UV      ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+# uv from PATH, else as a module of python3 (installed on first use by the bootstrap below)
+UV      ?= $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 STAMP   := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: help install demo test lint typecheck pytest bench lock clean
+.PHONY: help install demo test lint typecheck pytest bench lock clean uv-bootstrap
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
 
-$(UV):
-	@echo "uv not found: bootstrapping it with pip"
-	python3 -m pip install --user --quiet uv
+uv-bootstrap:
+	@$(UV) --version >/dev/null 2>&1 || { echo "uv not found: installing it with pip"; \
+	  python3 -m pip install --quiet --user uv || python3 -m pip install --quiet uv; }
 
-$(STAMP): requirements-dev.lock pyproject.toml | $(UV)
+$(STAMP): requirements-dev.lock pyproject.toml | uv-bootstrap
 	$(UV) venv --quiet --allow-existing --python 3.11 $(VENV)
 	$(UV) pip sync --quiet --python $(PY) requirements-dev.lock
 	$(UV) pip install --quiet --python $(PY) --no-deps -e .
@@ -43,7 +44,7 @@ test: lint typecheck pytest  ## everything: lint, types, tests
 bench: $(STAMP)  ## every benchmark in bench/, one JSON line each
 	@for b in bench/*.py; do $(PY) $$b || exit 1; done
 
-lock: | $(UV)  ## re-pin dependencies (hashes, no registry addresses)
+lock: | uv-bootstrap  ## re-pin dependencies (hashes, no registry addresses)
 	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 pyproject.toml -o requirements.lock
 	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 pyproject.toml requirements-dev.in -o requirements-dev.lock
 
