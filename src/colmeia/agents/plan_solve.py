@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from colmeia.agents.blocking import run_blocking
 from colmeia.agents.react import ReActAgent, ToolMode
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
 from colmeia.errors import ConfigurationError, ModelError
@@ -158,20 +159,10 @@ class PlanAndSolveAgent:
         self, task: str, *, on_step: StepCallback | None = None, max_steps: int | None = None
     ) -> Trace:
         """Blocking :meth:`run`."""
-
-        async def _run() -> Trace:
-            try:
-                return await self.run(task, on_step=on_step, max_steps=max_steps)
-            finally:
-                for m in {
-                    id(self.model): self.model,
-                    id(self.planner_model): self.planner_model,
-                }.values():
-                    aclose = getattr(m, "aclose", None)
-                    if aclose is not None:
-                        await aclose()
-
-        return asyncio.run(_run())
+        return run_blocking(
+            lambda: self.run(task, on_step=on_step, max_steps=max_steps),
+            [self.model, self.planner_model],
+        )
 
     # ------------------------------------------------------------------ planning
 

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 import orjson
 
+from colmeia.agents.blocking import run_blocking
 from colmeia.agents.text_protocol import ParsedReply, coerce_arguments, parse_reply
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
 from colmeia.errors import ConfigurationError, ModelError, ModelHTTPError
@@ -58,13 +59,6 @@ def _call_key(name: str, arguments: dict[str, Any] | None) -> str:
     except TypeError:
         args = repr(sorted((arguments or {}).items()))
     return f"{name}\x00{args}"
-
-
-async def _close_for_this_loop(model: object) -> None:
-    """Close the connections a model opened on a private event loop that is about to end."""
-    aclose = getattr(model, "aclose", None)
-    if aclose is not None:
-        await aclose()
 
 
 def _close_pending_calls(messages: Sequence[Message]) -> list[Message]:
@@ -283,14 +277,10 @@ class ReActAgent:
         max_steps: int | None = None,
     ) -> Trace:
         """Blocking :meth:`run` (same arguments), for scripts."""
-
-        async def _run() -> Trace:
-            try:
-                return await self.run(task, context=context, on_step=on_step, max_steps=max_steps)
-            finally:
-                await _close_for_this_loop(self.model)
-
-        return asyncio.run(_run())
+        return run_blocking(
+            lambda: self.run(task, context=context, on_step=on_step, max_steps=max_steps),
+            [self.model],
+        )
 
     def _remaining(self, run: _Run) -> float:
         return max(0.1, self.deadline - (time.perf_counter() - run.started))

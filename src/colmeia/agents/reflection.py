@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from colmeia.agents.blocking import run_blocking
 from colmeia.agents.memory import TrajectoryMemory
 from colmeia.agents.react import ReActAgent, ToolMode
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
@@ -167,18 +168,10 @@ class ReflectionAgent:
         self, task: str, *, initial_answer: str | None = None, on_step: StepCallback | None = None
     ) -> Trace:
         """Blocking :meth:`run`."""
-
-        async def _run() -> Trace:
-            try:
-                return await self.run(task, initial_answer=initial_answer, on_step=on_step)
-            finally:
-                models = [self.model, *(c.model for c in self.critics if c.model is not None)]
-                for m in {id(m): m for m in models}.values():
-                    aclose = getattr(m, "aclose", None)
-                    if aclose is not None:
-                        await aclose()
-
-        return asyncio.run(_run())
+        models = [self.model, *(c.model for c in self.critics if c.model is not None)]
+        return run_blocking(
+            lambda: self.run(task, initial_answer=initial_answer, on_step=on_step), models
+        )
 
     # ------------------------------------------------------------------ steps
 
