@@ -7,12 +7,14 @@ import hashlib
 import re
 import unicodedata
 from pathlib import Path
+from typing import Any
 
-from colmeia.rag.types import ExtractedDocument
+from colmeia.rag.types import Chunk, ExtractedDocument
 
 __all__ = [
     "PAGE_SEPARATOR",
     "PageLocator",
+    "SpanChunks",
     "decode_bytes",
     "hash_file",
     "hash_text",
@@ -109,3 +111,39 @@ class PageLocator:
     def span(self, start: int, end: int) -> tuple[int, int]:
         """First and last page of the half-open character range ``[start, end)``."""
         return self.page_at(start), self.page_at(max(start, end - 1))
+
+
+class SpanChunks:
+    """Builds chunks from character ranges of one document's text, with pages and ids."""
+
+    __slots__ = ("_doc", "_locator", "_text")
+
+    def __init__(self, doc: ExtractedDocument, text: str) -> None:
+        self._doc = doc
+        self._text = text
+        self._locator = PageLocator(doc)
+
+    def make(
+        self,
+        ordinal: int,
+        start: int,
+        end: int,
+        *,
+        path: str,
+        heading: str,
+        metadata: dict[str, Any],
+    ) -> Chunk:
+        """The chunk for ``text[start:end]``, numbered ``ordinal`` within the document."""
+        first, last = self._locator.span(start, end)
+        return Chunk(
+            doc_id=self._doc.source_id,
+            chunk_id=f"{self._doc.source_id}#{ordinal}",
+            text=self._text[start:end],
+            page_start=first,
+            page_end=last,
+            char_start=start,
+            char_end=end,
+            path=path,
+            heading=heading,
+            metadata=metadata,
+        )

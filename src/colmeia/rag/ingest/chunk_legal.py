@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from colmeia.rag.ingest._common import PageLocator
+from colmeia.rag.ingest._common import SpanChunks
 from colmeia.rag.types import Chunk, ExtractedDocument
 
 __all__ = [
@@ -358,23 +358,18 @@ class LegalChunker:
         text = doc.text
         label = self.label if self.label is not None else legal_label(doc.title)
         units = parse_legal(text)
-        locator = PageLocator(doc)
+        spans = SpanChunks(doc, text)
         chunks: list[Chunk] = []
 
         def emit(unit: LegalUnit, start: int, end: int, granularity: str) -> None:
-            first, last = locator.span(start, end)
             meta = unit.numbers()
             meta["chunker"] = self.name
             meta["granularity"] = granularity
             chunks.append(
-                Chunk(
-                    doc_id=doc.source_id,
-                    chunk_id=f"{doc.source_id}#{len(chunks)}",
-                    text=text[start:end],
-                    page_start=first,
-                    page_end=last,
-                    char_start=start,
-                    char_end=end,
+                spans.make(
+                    len(chunks),
+                    start,
+                    end,
                     path=unit.path(label),
                     heading=unit.heading(),
                     metadata=meta,

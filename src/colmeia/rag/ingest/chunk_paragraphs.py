@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from colmeia.rag.ingest._common import PageLocator
+from colmeia.rag.ingest._common import SpanChunks
 from colmeia.rag.types import Chunk, ExtractedDocument
 
 __all__ = ["ParagraphNgramChunker", "paragraph_spans", "sentence_spans"]
@@ -151,22 +151,16 @@ class ParagraphNgramChunker:
                 covered[k] = True
             windows.append((lo, hi))
         windows = sorted(set(windows))
-        locator = PageLocator(doc)
+        spans = SpanChunks(doc, text)
         base_path = str(doc.metadata.get("path", ""))
         base_heading = str(doc.metadata.get("heading", ""))
         chunks: list[Chunk] = []
         for ordinal, (i, j) in enumerate(windows):
-            start, end = units[i].start, units[j].end
-            first, last = locator.span(start, end)
             chunks.append(
-                Chunk(
-                    doc_id=doc.source_id,
-                    chunk_id=f"{doc.source_id}#{ordinal}",
-                    text=text[start:end],
-                    page_start=first,
-                    page_end=last,
-                    char_start=start,
-                    char_end=end,
+                spans.make(
+                    ordinal,
+                    units[i].start,
+                    units[j].end,
                     path=base_path,
                     heading=units[i].heading or base_heading,
                     metadata={

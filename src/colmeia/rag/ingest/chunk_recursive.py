@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from colmeia.rag.ingest._common import PageLocator
+from colmeia.rag.ingest._common import SpanChunks
 from colmeia.rag.types import Chunk, ExtractedDocument
 
 __all__ = ["RecursiveChunker"]
@@ -55,7 +55,7 @@ class RecursiveChunker:
         text = doc.text
         if not text.strip():
             return []
-        locator = PageLocator(doc)
+        spans = SpanChunks(doc, text)
         base_path = str(doc.metadata.get("path", ""))
         base_heading = str(doc.metadata.get("heading", ""))
         chunks: list[Chunk] = []
@@ -73,16 +73,11 @@ class RecursiveChunker:
                 end -= 1
             if start >= end:
                 continue
-            first, last = locator.span(start, end)
             chunks.append(
-                Chunk(
-                    doc_id=doc.source_id,
-                    chunk_id=f"{doc.source_id}#{len(chunks)}",
-                    text=text[start:end],
-                    page_start=first,
-                    page_end=last,
-                    char_start=start,
-                    char_end=end,
+                spans.make(
+                    len(chunks),
+                    start,
+                    end,
                     path=base_path,
                     heading=base_heading,
                     metadata={"chunker": self.name},
