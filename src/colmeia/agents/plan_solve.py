@@ -10,7 +10,6 @@ order as steps of their own. A final call turns the step results into the answer
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Iterable, Sequence
@@ -18,11 +17,11 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from colmeia.agents.blocking import run_blocking
 from colmeia.agents.react import ReActAgent, ToolMode
+from colmeia.agents.running import run_blocking, run_bounded
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
 from colmeia.errors import ConfigurationError, ModelError
-from colmeia.llm.base import ChatModel, Message, track_usage
+from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
 from colmeia.tools.registry import Tool, ToolRegistry
 
@@ -137,23 +136,14 @@ class PlanAndSolveAgent:
         """Plan and solve ``task``; always returns a :class:`Trace`."""
         trace = Trace(paradigm=self.paradigm, task=task, on_step=on_step)
         budget = max_steps or self.max_steps
-        with track_usage() as tracker:
+
+        async def solve() -> None:
             try:
-                async with asyncio.timeout(self.deadline):
-                    await self._solve(task, trace, budget)
-            except TimeoutError:
-                trace.finish(
-                    RunStatus.MAX_STEPS,
-                    error=f"the run deadline of {self.deadline:g}s passed",
-                    stop_reason="deadline",
-                )
-            except ModelError as exc:
-                trace.finish(RunStatus.MODEL_ERROR, error=str(exc), stop_reason="model_error")
+                await self._solve(task, trace, budget)
             except _Stop as stop:
                 trace.finish(stop.status, error=stop.error, stop_reason=stop.reason)
-        trace.usage = tracker.usage
-        trace.elapsed_s = time.perf_counter() - trace.started
-        return trace
+
+        return await run_bounded(trace, self.deadline, solve)
 
     def run_sync(
         self, task: str, *, on_step: StepCallback | None = None, max_steps: int | None = None

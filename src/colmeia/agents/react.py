@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import orjson
 
-from colmeia.agents.blocking import run_blocking
+from colmeia.agents.running import run_blocking
 from colmeia.agents.text_protocol import ParsedReply, coerce_arguments, parse_reply
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
 from colmeia.errors import ConfigurationError, ModelError, ModelHTTPError

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from colmeia.agents.blocking import run_blocking
 from colmeia.agents.memory import TrajectoryMemory
 from colmeia.agents.react import ReActAgent, ToolMode
+from colmeia.agents.running import run_blocking, run_bounded
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
 from colmeia.errors import ConfigurationError, ModelError
-from colmeia.llm.base import ChatModel, Message, track_usage
+from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
 from colmeia.tools.registry import Tool, ToolRegistry
 
@@ -148,21 +148,9 @@ class ReflectionAgent:
         """Answer ``task`` (or start from ``initial_answer``) and improve it by reflection."""
         trace = Trace(paradigm=self.paradigm, task=task, on_step=on_step)
         memory = TrajectoryMemory(max_entries=self.memory_size)
-        with track_usage() as tracker:
-            try:
-                async with asyncio.timeout(self.deadline):
-                    await self._loop(task, initial_answer, trace, memory)
-            except TimeoutError:
-                trace.finish(
-                    RunStatus.MAX_STEPS,
-                    error=f"the run deadline of {self.deadline:g}s passed",
-                    stop_reason="deadline",
-                )
-            except ModelError as exc:
-                trace.finish(RunStatus.MODEL_ERROR, error=str(exc), stop_reason="model_error")
-        trace.usage = tracker.usage
-        trace.elapsed_s = time.perf_counter() - trace.started
-        return trace
+        return await run_bounded(
+            trace, self.deadline, lambda: self._loop(task, initial_answer, trace, memory)
+        )
 
     def run_sync(
         self, task: str, *, initial_answer: str | None = None, on_step: StepCallback | None = None
