@@ -25,23 +25,23 @@ import orjson
 
 from colmeia.errors import StoreError
 from colmeia.store.base import (
-    CollectionInfo,
     StoredChunk,
     StoredDocument,
     validate_collection_name,
 )
-from colmeia.store.sqlite import _stack, _vector_blobs, chunk_from_row, sort_chunks
+from colmeia.store.sql import (
+    CHUNK_COLS,
+    SQLStore,
+    chunk_from_row,
+    stack_vectors,
+    vector_blobs,
+)
 
 __all__ = ["PostgresStore", "split_schema"]
 
 log = logging.getLogger(__name__)
 
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
-
-_CHUNK_COLS = (
-    "c.chunk_id, c.doc_id, c.seq, c.text, c.page_start, c.page_end, c.char_start, c.char_end, "
-    "c.path, c.heading, c.metadata, d.title, d.path, d.doc_type, d.year"
-)
 
 
 def split_schema(url: str) -> tuple[str, str]:
@@ -55,8 +55,10 @@ def split_schema(url: str) -> tuple[str, str]:
     return urlunsplit(parts._replace(query=rest)), schema
 
 
-class PostgresStore:
+class PostgresStore(SQLStore):
     """Documents and chunks in PostgreSQL (psycopg 3)."""
+
+    placeholder = "%s"
 
     def __init__(self, url: str, *, cache_dir: Path | None = None) -> None:
         import psycopg
@@ -218,52 +220,6 @@ class PostgresStore:
         with self._tx() as db:
             db.execute("INSERT INTO collections(name) VALUES (%s) ON CONFLICT DO NOTHING", (name,))
 
-    def collections(self) -> list[CollectionInfo]:
-        rows = self._query(
-            "SELECT c.name, c.generation, c.embedder, c.dim,"
-            " (SELECT count(*) FROM documents d WHERE d.collection = c.name),"
-            " (SELECT coalesce(sum(n_chunks), 0) FROM documents d WHERE d.collection = c.name)"
-            " FROM collections c"
-        )
-        infos = [CollectionInfo(r[0], int(r[4]), int(r[5]), int(r[1]), r[2], r[3]) for r in rows]
-        return sorted(infos, key=lambda c: c.name)
-
-    def collection(self, name: str) -> CollectionInfo | None:
-        return next((c for c in self.collections() if c.name == name), None)
-
-    def delete_collection(self, name: str) -> bool:
-        with self._tx() as db:
-            db.execute("DELETE FROM chunks WHERE collection = %s", (name,))
-            db.execute("DELETE FROM documents WHERE collection = %s", (name,))
-            cur = db.execute("DELETE FROM collections WHERE name = %s", (name,))
-            return bool(cur.rowcount > 0)
-
-    def set_embedder(self, collection: str, embedder: str, dim: int) -> None:
-        with self._tx() as db:
-            db.execute(
-                "UPDATE collections SET embedder = %s, dim = %s WHERE name = %s",
-                (embedder, dim, collection),
-            )
-
-    # ---------------------------------------------------------------- documents
-    def document_hashes(self, collection: str) -> dict[str, str]:
-        rows = self._query(
-            "SELECT doc_id, content_hash FROM documents WHERE collection = %s", (collection,)
-        )
-        return {r[0]: r[1] for r in rows}
-
-    def documents(self, collection: str) -> list[StoredDocument]:
-        rows = self._query(
-            "SELECT doc_id, content_hash, title, path, doc_type, year, metadata, n_chunks"
-            " FROM documents WHERE collection = %s",
-            (collection,),
-        )
-        docs = [
-            StoredDocument(r[0], r[1], r[2], r[3], r[4], r[5], orjson.loads(r[6]), r[7])
-            for r in rows
-        ]
-        return sorted(docs, key=lambda d: d.doc_id)
-
     def replace_document(
         self,
         collection: str,
@@ -280,7 +236,7 @@ class PostgresStore:
             if len(vecs) != len(chunks):
                 raise StoreError(f"{len(vecs)} vectors for {len(chunks)} chunks")
         else:
-            vecs = list(_vector_blobs(vectors, len(chunks)))
+            vecs = list(vector_blobs(vectors, len(chunks)))
         cast = "::vector" if self.has_pgvector else ""
         with self._tx() as db:
             db.execute(
@@ -336,41 +292,12 @@ class PostgresStore:
                 "UPDATE collections SET generation = generation + 1 WHERE name = %s", (collection,)
             )
 
-    def delete_documents(self, collection: str, doc_ids: Sequence[str]) -> int:
-        deleted = 0
-        with self._tx() as db:
-            for doc_id in doc_ids:
-                db.execute(
-                    "DELETE FROM chunks WHERE collection = %s AND doc_id = %s",
-                    (collection, doc_id),
-                )
-                cur = db.execute(
-                    "DELETE FROM documents WHERE collection = %s AND doc_id = %s",
-                    (collection, doc_id),
-                )
-                deleted += cur.rowcount
-            if deleted:
-                db.execute(
-                    "UPDATE collections SET generation = generation + 1 WHERE name = %s",
-                    (collection,),
-                )
-        return deleted
-
-    # ---------------------------------------------------------------- chunks
-    def chunks(self, collection: str) -> list[StoredChunk]:
-        rows = self._query(
-            f"SELECT {_CHUNK_COLS} FROM chunks c JOIN documents d"
-            " ON d.collection = c.collection AND d.doc_id = c.doc_id WHERE c.collection = %s",
-            (collection,),
-        )
-        return sort_chunks([chunk_from_row(r) for r in rows])
-
     def get_chunks(self, collection: str, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
         ids = list(dict.fromkeys(chunk_ids))
         if not ids:
             return {}
         rows = self._query(
-            f"SELECT {_CHUNK_COLS} FROM chunks c JOIN documents d"
+            f"SELECT {CHUNK_COLS} FROM chunks c JOIN documents d"
             " ON d.collection = c.collection AND d.doc_id = c.doc_id"
             " WHERE c.collection = %s AND c.chunk_id = ANY(%s)",
             (collection, ids),
@@ -389,7 +316,7 @@ class PostgresStore:
             blobs = [np.asarray(orjson.loads(r[3]), np.float32).tobytes() for r in rows]
         else:
             blobs = [bytes(r[3]) for r in rows]
-        return _stack([r[0] for r in rows], blobs)
+        return stack_vectors([r[0] for r in rows], blobs)
 
     def native_vector_search(
         self, collection: str, vector: npt.NDArray[np.float32], k: int

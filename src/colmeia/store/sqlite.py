@@ -15,10 +15,16 @@ import orjson
 
 from colmeia.errors import StoreError
 from colmeia.store.base import (
-    CollectionInfo,
     StoredChunk,
     StoredDocument,
     validate_collection_name,
+)
+from colmeia.store.sql import (
+    CHUNK_COLS,
+    SQLStore,
+    chunk_from_row,
+    stack_vectors,
+    vector_blobs,
 )
 
 __all__ = ["SQLiteStore"]
@@ -63,40 +69,8 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(collection, doc_id, seq);
 """
 
-_CHUNK_COLS = (
-    "c.chunk_id, c.doc_id, c.seq, c.text, c.page_start, c.page_end, c.char_start, c.char_end, "
-    "c.path, c.heading, c.metadata, d.title, d.path, d.doc_type, d.year"
-)
 
-
-def chunk_from_row(row: Sequence[Any]) -> StoredChunk:
-    """A chunk from a row selected with the shared column list (both stores use it)."""
-    return StoredChunk(
-        chunk_id=row[0],
-        doc_id=row[1],
-        seq=row[2],
-        text=row[3],
-        page_start=row[4],
-        page_end=row[5],
-        char_start=row[6],
-        char_end=row[7],
-        path=row[8],
-        heading=row[9],
-        metadata=orjson.loads(row[10]) if row[10] else {},
-        title=row[11],
-        source_path=row[12],
-        doc_type=row[13],
-        year=row[14],
-    )
-
-
-def sort_chunks(chunks: list[StoredChunk]) -> list[StoredChunk]:
-    """Index order, decided in Python so every database (and collation) agrees."""
-    chunks.sort(key=lambda c: (c.doc_id, c.seq))
-    return chunks
-
-
-class SQLiteStore:
+class SQLiteStore(SQLStore):
     """Documents and chunks in one SQLite file (WAL mode)."""
 
     def __init__(self, path: str | Path) -> None:
@@ -147,51 +121,6 @@ class SQLiteStore:
         with self._tx() as db:
             db.execute("INSERT OR IGNORE INTO collections(name) VALUES (?)", (name,))
 
-    def collections(self) -> list[CollectionInfo]:
-        rows = self._query(
-            "SELECT c.name, c.generation, c.embedder, c.dim,"
-            " (SELECT count(*) FROM documents d WHERE d.collection = c.name),"
-            " (SELECT coalesce(sum(n_chunks), 0) FROM documents d WHERE d.collection = c.name)"
-            " FROM collections c ORDER BY c.name"
-        )
-        return [CollectionInfo(r[0], r[4], r[5], r[1], r[2], r[3]) for r in rows]
-
-    def collection(self, name: str) -> CollectionInfo | None:
-        return next((c for c in self.collections() if c.name == name), None)
-
-    def delete_collection(self, name: str) -> bool:
-        with self._tx() as db:
-            db.execute("DELETE FROM chunks WHERE collection = ?", (name,))
-            db.execute("DELETE FROM documents WHERE collection = ?", (name,))
-            cur = db.execute("DELETE FROM collections WHERE name = ?", (name,))
-            return cur.rowcount > 0
-
-    def set_embedder(self, collection: str, embedder: str, dim: int) -> None:
-        with self._tx() as db:
-            db.execute(
-                "UPDATE collections SET embedder = ?, dim = ? WHERE name = ?",
-                (embedder, dim, collection),
-            )
-
-    # ---------------------------------------------------------------- documents
-    def document_hashes(self, collection: str) -> dict[str, str]:
-        rows = self._query(
-            "SELECT doc_id, content_hash FROM documents WHERE collection = ?", (collection,)
-        )
-        return {r[0]: r[1] for r in rows}
-
-    def documents(self, collection: str) -> list[StoredDocument]:
-        rows = self._query(
-            "SELECT doc_id, content_hash, title, path, doc_type, year, metadata, n_chunks"
-            " FROM documents WHERE collection = ?",
-            (collection,),
-        )
-        docs = [
-            StoredDocument(r[0], r[1], r[2], r[3], r[4], r[5], orjson.loads(r[6]), r[7])
-            for r in rows
-        ]
-        return sorted(docs, key=lambda d: d.doc_id)
-
     def replace_document(
         self,
         collection: str,
@@ -199,7 +128,7 @@ class SQLiteStore:
         chunks: Sequence[StoredChunk],
         vectors: npt.NDArray[np.float32] | None = None,
     ) -> None:
-        blobs = _vector_blobs(vectors, len(chunks))
+        blobs = vector_blobs(vectors, len(chunks))
         with self._tx() as db:
             db.execute("INSERT OR IGNORE INTO collections(name) VALUES (?)", (collection,))
             db.execute(
@@ -248,34 +177,6 @@ class SQLiteStore:
                 "UPDATE collections SET generation = generation + 1 WHERE name = ?", (collection,)
             )
 
-    def delete_documents(self, collection: str, doc_ids: Sequence[str]) -> int:
-        deleted = 0
-        with self._tx() as db:
-            for doc_id in doc_ids:
-                db.execute(
-                    "DELETE FROM chunks WHERE collection = ? AND doc_id = ?", (collection, doc_id)
-                )
-                cur = db.execute(
-                    "DELETE FROM documents WHERE collection = ? AND doc_id = ?",
-                    (collection, doc_id),
-                )
-                deleted += cur.rowcount
-            if deleted:
-                db.execute(
-                    "UPDATE collections SET generation = generation + 1 WHERE name = ?",
-                    (collection,),
-                )
-        return deleted
-
-    # ---------------------------------------------------------------- chunks
-    def chunks(self, collection: str) -> list[StoredChunk]:
-        rows = self._query(
-            f"SELECT {_CHUNK_COLS} FROM chunks c JOIN documents d"
-            " ON d.collection = c.collection AND d.doc_id = c.doc_id WHERE c.collection = ?",
-            (collection,),
-        )
-        return sort_chunks([chunk_from_row(r) for r in rows])
-
     def get_chunks(self, collection: str, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
         out: dict[str, StoredChunk] = {}
         ids = list(dict.fromkeys(chunk_ids))
@@ -283,7 +184,7 @@ class SQLiteStore:
             part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
             rows = self._query(
-                f"SELECT {_CHUNK_COLS} FROM chunks c JOIN documents d"
+                f"SELECT {CHUNK_COLS} FROM chunks c JOIN documents d"
                 " ON d.collection = c.collection AND d.doc_id = c.doc_id"
                 f" WHERE c.collection = ? AND c.chunk_id IN ({marks})",
                 (collection, *part),
@@ -298,7 +199,7 @@ class SQLiteStore:
             (collection,),
         )
         rows.sort(key=lambda r: (r[1], r[2]))
-        return _stack([r[0] for r in rows], [r[3] for r in rows])
+        return stack_vectors([r[0] for r in rows], [r[3] for r in rows])
 
     def native_vector_search(
         self, collection: str, vector: npt.NDArray[np.float32], k: int
@@ -308,19 +209,3 @@ class SQLiteStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-
-
-def _vector_blobs(vectors: npt.NDArray[np.float32] | None, n: int) -> list[bytes | None]:
-    if vectors is None:
-        return [None] * n
-    if len(vectors) != n:
-        raise StoreError(f"{len(vectors)} vectors for {n} chunks: they must be row-aligned")
-    arr = np.ascontiguousarray(vectors, dtype=np.float32)
-    return [row.tobytes() for row in arr]
-
-
-def _stack(ids: list[str], blobs: Sequence[bytes]) -> tuple[list[str], npt.NDArray[np.float32]]:
-    if not blobs:
-        return [], np.empty((0, 0), np.float32)
-    mat = np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs])
-    return ids, mat
