@@ -39,9 +39,7 @@ from colmeia.apps.moderation.schemas import (
 from colmeia.llm.base import ChatModel, StructuredResult, Usage
 from colmeia.llm.openai_compat import OpenAIChatModel
 
-SAMPLE = Path(__file__).resolve().parent.parent.parent / "shared/data/moderation/sample_items.json"
-if not SAMPLE.exists():
-    SAMPLE = Path("/work/shared/data/moderation/sample_items.json")
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "moderation" / "sample_items.json"
 
 
 def _free_port() -> int:

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from colmeia.llm.sim_server import SimServer
-from colmeia.llm.simulated import SimulatedModel
+from colmeia.sim.engine import SimulatedModel
+from colmeia.sim.server import SimServer
 
 
 @pytest.fixture

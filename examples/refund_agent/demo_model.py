@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from colmeia.llm.simulated import Reply, SimRequest, SimulatedModel
+from colmeia.sim.engine import Reply, SimRequest, SimulatedModel
 
 SAMPLE_REQUESTS = [
     "Olá, quero devolver o fone do pedido 1001, não gostei do som.",

@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         db = create_database(args.db or Path(tmp) / "refunds.db")
         if args.demo:
-            from colmeia.llm.sim_server import SimServer
+            from colmeia.sim.server import SimServer
 
             with SimServer(demo_model()) as srv:
                 outcomes = asyncio.run(

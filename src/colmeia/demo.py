@@ -17,26 +17,23 @@ from pathlib import Path
 from rich.console import Console
 from rich.rule import Rule
 
-from colmeia.llm.sim_server import SimServer
-from colmeia.llm.simulated import Latency, Reply, SimRequest, SimulatedModel
+from colmeia.sim.engine import Latency, Reply, SimRequest, SimulatedModel
+from colmeia.sim.server import SimServer
 
 console = Console()
 
 
 def _data_dir() -> Path:
+    """The sample data shipped in the repository's ``data/`` folder (``COLMEIA_DATA_DIR`` overrides)."""
     explicit = os.environ.get("COLMEIA_DATA_DIR")
     candidates = [Path(explicit)] if explicit else []
-    candidates += [
-        Path.cwd() / "../shared/data",
-        Path(__file__).resolve().parents[2] / "../shared/data",
-        Path("/work/shared/data"),
-    ]
+    candidates += [Path.cwd() / "data", Path(__file__).resolve().parents[2] / "data"]
     for path in candidates:
         if (path / "moderation" / "sample_items.json").exists():
             return path.resolve()
     console.print(
-        "[red]The shared evaluation data was not found.[/] Set COLMEIA_DATA_DIR to the folder "
-        "holding laws/, moderation/ and juristcu/ (normally ../shared/data)."
+        "[red]The sample data was not found.[/] `make demo` runs from a clone of the repository, "
+        "whose data/ folder holds it; elsewhere set COLMEIA_DATA_DIR to a folder laid out like it."
     )
     raise SystemExit(2)
 

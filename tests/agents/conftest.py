@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from colmeia.llm import OpenAIChatModel
-from colmeia.llm.sim_server import SimServer
+from colmeia.sim.server import SimServer
 
 
 @pytest.fixture

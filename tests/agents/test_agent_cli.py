@@ -12,8 +12,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from colmeia.cli import app
-from colmeia.llm.sim_server import SimServer
-from colmeia.llm.simulated import Reply, SimRequest, SimulatedModel
+from colmeia.sim.engine import Reply, SimRequest, SimulatedModel
+from colmeia.sim.server import SimServer
 
 StartSim = Callable[[SimulatedModel], SimServer]
 

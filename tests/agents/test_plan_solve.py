@@ -8,8 +8,8 @@ from collections.abc import Callable
 from colmeia.agents import PlanAndSolveAgent, RunStatus
 from colmeia.errors import ToolError
 from colmeia.llm import OpenAIChatModel
-from colmeia.llm.sim_server import SimServer
-from colmeia.llm.simulated import Reply, SimRequest, SimulatedModel
+from colmeia.sim.engine import Reply, SimRequest, SimulatedModel
+from colmeia.sim.server import SimServer
 from colmeia.tools import ToolRegistry
 from colmeia.tools.builtins.calculator import calculator_tool
 

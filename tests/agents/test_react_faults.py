@@ -11,8 +11,8 @@ import orjson
 
 from colmeia.agents import ReActAgent, RunStatus
 from colmeia.llm import OpenAIChatModel
-from colmeia.llm.sim_server import SimServer
-from colmeia.llm.simulated import Faults, SimulatedModel
+from colmeia.sim.engine import Faults, SimulatedModel
+from colmeia.sim.server import SimServer
 from colmeia.tools import ToolRegistry
 from colmeia.tools.builtins.calculator import calculator_tool
 

@@ -10,8 +10,8 @@ from colmeia.agents import Critic, ReflectionAgent, RunStatus
 from colmeia.agents.memory import TrajectoryMemory
 from colmeia.errors import ConfigurationError
 from colmeia.llm import OpenAIChatModel
-from colmeia.llm.sim_server import SimServer
-from colmeia.llm.simulated import SimulatedModel
+from colmeia.sim.engine import SimulatedModel
+from colmeia.sim.server import SimServer
 
 StartSim = Callable[[SimulatedModel], SimServer]
 MakeClient = Callable[..., OpenAIChatModel]

@@ -19,8 +19,8 @@ from examples.refund_agent.tools import refund_tools  # noqa: E402
 
 from colmeia.agents import RunStatus  # noqa: E402
 from colmeia.llm import OpenAIChatModel  # noqa: E402
-from colmeia.llm.sim_server import SimServer  # noqa: E402
-from colmeia.llm.simulated import SimulatedModel  # noqa: E402
+from colmeia.sim.engine import SimulatedModel  # noqa: E402
+from colmeia.sim.server import SimServer  # noqa: E402
 
 StartSim = Callable[[SimulatedModel], SimServer]
 MakeClient = Callable[..., OpenAIChatModel]

@@ -10,7 +10,7 @@ import sys
 from typer.testing import CliRunner
 
 from colmeia.cli import app
-from colmeia.llm.simulated import SimulatedModel
+from colmeia.sim.engine import SimulatedModel
 
 runner = CliRunner()
 

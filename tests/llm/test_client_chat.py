@@ -18,7 +18,7 @@ from colmeia.errors import (
     ModelUnreachableError,
 )
 from colmeia.llm import Message, OpenAIChatModel, SyncChatModel, ToolSpec, track_usage
-from colmeia.llm.simulated import Reply, SimulatedModel
+from colmeia.sim.engine import Reply, SimulatedModel
 
 
 class Review(BaseModel):
@@ -206,7 +206,7 @@ async def test_servers_without_json_schema_output_fall_back_to_the_prompt(
 
 
 async def test_the_endpoint_concurrency_limit_holds(sim_server, make_model) -> None:
-    from colmeia.llm.simulated import Latency
+    from colmeia.sim.engine import Latency
 
     srv = sim_server(SimulatedModel(schema_mode=True, latency=Latency(fixed_s=0.05)))
     model = make_model(srv.base_url, max_concurrency=3)

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from colmeia.errors import ModelError
 from colmeia.llm import Message, OpenAIChatModel, ToolSpec, track_usage
-from colmeia.llm.simulated import Faults, SimulatedModel
+from colmeia.sim.engine import Faults, SimulatedModel
 
 
 class Verdict(BaseModel):

@@ -8,36 +8,16 @@ from __future__ import annotations
 
 import csv
 import shutil
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from colmeia.store import Store, open_store
+from pg import PG_URL, drop_schema, new_schema, postgres_unreachable
 from shared_data import DATA_DIR
 
 DATA = DATA_DIR
-PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
-
-
-def postgres_reachable() -> str | None:
-    """``None`` if PostgreSQL answers, else the reason."""
-    try:
-        import psycopg
-
-        with psycopg.connect(PG_URL, connect_timeout=3) as conn:
-            conn.execute("SELECT 1")
-    except Exception as exc:
-        return f"PostgreSQL not reachable at {PG_URL}: {exc}"
-    return None
-
-
-def _drop_schema(schema: str) -> None:
-    import psycopg
-
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
 
 
 @pytest.fixture(name="store_url", params=["sqlite", "postgres"])
@@ -46,14 +26,14 @@ def store_url_fixture(request: pytest.FixtureRequest, tmp_path: Path) -> Iterato
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'store' / 'colmeia.db'}"
         return
-    reason = postgres_reachable()
+    reason = postgres_unreachable()
     if reason:
         pytest.skip(reason)
-    schema = f"t_{uuid.uuid4().hex[:12]}"
+    schema = new_schema()
     try:
         yield f"{PG_URL}?schema={schema}"
     finally:
-        _drop_schema(schema)
+        drop_schema(schema)
 
 
 @pytest.fixture(name="store")

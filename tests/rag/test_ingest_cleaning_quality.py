@@ -12,16 +12,24 @@ import collections
 import difflib
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
 from colmeia.rag.ingest import clean_document, extract
-from shared_data import DATA_DIR
+from shared_data import DATA_DIR, external, needs_external
 
 DATA = DATA_DIR / "pdfs"
 _WORD = re.compile(r"\w+")
 
-pytestmark = pytest.mark.skipif(not DATA.exists(), reason="shared evaluation data not present")
+# The dissertation is CC BY-NC-ND: not shipped, found through COLMEIA_DATA_DIR when present.
+needs_dissertation = needs_external("pdfs", "academic", "dissertacao.pdf")
+
+
+def academic(name: str) -> Path:
+    path = external("pdfs", "academic", name)
+    assert path is not None
+    return path
 
 
 def tokens(text: str) -> list[str]:
@@ -116,7 +124,7 @@ def strip_latex(tex: str) -> str:
 @pytest.fixture(scope="module")
 def dissertation(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, object]:
     target = tmp_path_factory.mktemp("academic") / "dissertacao.pdf"
-    shutil.copy(DATA / "academic" / "dissertacao.pdf", target)
+    shutil.copy(academic("dissertacao.pdf"), target)
     raw = extract(target)
     return raw, clean_document(raw)
 
@@ -125,11 +133,12 @@ def _pages(doc: object, first: int, last: int) -> str:
     return "\n\n".join(p.text for p in doc.pages if first <= p.number <= last)  # type: ignore[attr-defined]
 
 
+@needs_dissertation
 def test_dissertation_introduction_is_recovered_as_paragraphs(
     dissertation, record_property
 ) -> None:
     raw, cleaned = dissertation
-    gold = strip_latex((DATA / "academic" / "introducao.tex").read_text(encoding="utf-8"))
+    gold = strip_latex(academic("introducao.tex").read_text(encoding="utf-8"))
     raw_text, clean_text = _pages(raw, 17, 22), _pages(cleaned, 17, 22)
 
     raw_f1 = aligned_f1(tokens(gold), tokens(raw_text))
@@ -148,9 +157,10 @@ def test_dissertation_introduction_is_recovered_as_paragraphs(
     assert raw_par <= 0.1  # raw extraction keeps the PDF's line breaks: no paragraphs
 
 
+@needs_dissertation
 def test_dissertation_abstract_pages(dissertation) -> None:
     raw, cleaned = dissertation
-    gold = strip_latex((DATA / "academic" / "resumo.tex").read_text(encoding="utf-8"))
+    gold = strip_latex(academic("resumo.tex").read_text(encoding="utf-8"))
     raw_f1 = aligned_f1(tokens(gold), tokens(_pages(raw, 6, 7)))
     clean_f1 = aligned_f1(tokens(gold), tokens(_pages(cleaned, 6, 7)))
     clean_par = paragraph_recall(paragraphs(gold), paragraphs(_pages(cleaned, 6, 7)))
@@ -161,6 +171,7 @@ def test_dissertation_abstract_pages(dissertation) -> None:
     assert clean_par >= 0.7
 
 
+@needs_dissertation
 def test_dissertation_page_numbers_are_removed_but_pages_kept(dissertation) -> None:
     raw, cleaned = dissertation
     assert raw.pages[16].text.rstrip().endswith("\n1")
@@ -169,6 +180,7 @@ def test_dissertation_page_numbers_are_removed_but_pages_kept(dissertation) -> N
     assert [p.number for p in cleaned.pages] == [p.number for p in raw.pages if p.text.strip()]
 
 
+@needs_dissertation
 def test_front_matter_and_references_can_be_cut(dissertation) -> None:
     raw, _ = dissertation
     cut = clean_document(raw, cut_front_matter=True, cut_references=True)

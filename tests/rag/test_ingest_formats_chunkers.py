@@ -23,7 +23,6 @@ from colmeia.rag.types import Chunk, ExtractedDocument, Page
 from shared_data import DATA_DIR
 
 SHARED = DATA_DIR
-needs_data = pytest.mark.skipif(not SHARED.exists(), reason="shared evaluation data not present")
 
 LEI = """LEI Nº 9.999, DE 1º DE JANEIRO DE 2020
 
@@ -220,7 +219,6 @@ def test_cleaning_strips_control_characters_and_normalises() -> None:
     assert clean_document(doc).text == "Café com espaços"
 
 
-@needs_data
 def test_tables_pdfs_keep_rows_on_lines(tmp_path: Path) -> None:
     for name in ("balneabilidade-26-2010.pdf", "ibama-autuacao-amazonas-2010-pag2.pdf"):
         shutil.copy(SHARED / "pdfs" / "tables" / name, tmp_path / name)
@@ -235,7 +233,6 @@ def test_tables_pdfs_keep_rows_on_lines(tmp_path: Path) -> None:
     assert max(len(line) for line in lines) < 1500
 
 
-@needs_data
 def test_csv_records_juristcu_lexml_and_theses() -> None:
     juris = list(
         iter_csv_records(SHARED / "juristcu" / "docs.csv", id_column="DOC_ID", text_column="TEXT")

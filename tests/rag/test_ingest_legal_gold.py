@@ -19,8 +19,6 @@ from shared_data import DATA_DIR
 DATA = DATA_DIR / "laws/constituicao"
 KINDS = ("artigo", "paragrafo", "inciso", "alinea")
 
-pytestmark = pytest.mark.skipif(not DATA.exists(), reason="shared evaluation data not present")
-
 
 def gold_counts() -> collections.Counter[tuple[str | None, ...]]:
     def value(x: str) -> str | None:

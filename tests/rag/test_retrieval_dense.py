@@ -10,11 +10,11 @@ import pytest
 from rag_fixtures import laws_folder, store_fixture, store_url_fixture  # noqa: F401  (fixtures)
 
 from colmeia.errors import ConfigurationError, ModelUnreachableError
-from colmeia.llm.simulated import SimulatedModel
 from colmeia.rag.index.dense import DenseIndex
 from colmeia.rag.index.embedders import HTTPEmbedder, normalize
 from colmeia.rag.pipeline import ingest
 from colmeia.rag.retrieve import Retriever, rrf_fuse
+from colmeia.sim.engine import SimulatedModel
 from colmeia.store import Store
 
 

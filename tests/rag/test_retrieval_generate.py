@@ -13,11 +13,11 @@ import pytest
 from rag_fixtures import laws_folder
 
 from colmeia.llm import OpenAIChatModel
-from colmeia.llm.simulated import SimRequest, SimulatedModel
 from colmeia.rag.generate import answer_question
 from colmeia.rag.pipeline import ingest
 from colmeia.rag.rerank import HTTPReranker, LLMReranker, NoReranker
 from colmeia.rag.retrieve import Hit, Retriever
+from colmeia.sim.engine import SimRequest, SimulatedModel
 from colmeia.store import open_store
 
 

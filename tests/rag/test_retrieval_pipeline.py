@@ -117,9 +117,9 @@ def test_csv_rows_are_documents_and_edited_rows_are_replaced(store: Store, tmp_p
 
 
 def test_search_results_are_identical_on_sqlite_and_postgres(tmp_path: Path) -> None:
-    from rag_fixtures import PG_URL, _drop_schema, postgres_reachable
+    from pg import PG_URL, drop_schema, postgres_unreachable
 
-    reason = postgres_reachable()
+    reason = postgres_unreachable()
     if reason:
         pytest.skip(reason)
     csv_path = juristcu_subset(tmp_path / "csv", n=300)
@@ -139,6 +139,6 @@ def test_search_results_are_identical_on_sqlite_and_postgres(tmp_path: Path) -> 
             )
             s.close()
     finally:
-        _drop_schema(schema)
+        drop_schema(schema)
     assert results[0] == results[1]
     assert all(results[0])

@@ -3,28 +3,27 @@
 from __future__ import annotations
 
 import tempfile
-import uuid
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from rag_fixtures import PG_URL, _drop_schema, postgres_reachable
 
 from colmeia.store.postgres import PostgresStore, split_schema
+from pg import PG_URL, drop_schema, new_schema, postgres_unreachable
 
 
 @pytest.fixture
 def pg(tmp_path: Path) -> Iterator[PostgresStore]:
-    reason = postgres_reachable()
+    reason = postgres_unreachable()
     if reason:
         pytest.skip(reason)
-    schema = f"t_{uuid.uuid4().hex[:12]}"
+    schema = new_schema()
     s = PostgresStore(f"{PG_URL}?schema={schema}", cache_dir=tmp_path)
     yield s
     s.close()
-    _drop_schema(schema)
+    drop_schema(schema)
 
 
 def test_schema_is_taken_out_of_the_url() -> None:

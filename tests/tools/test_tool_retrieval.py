@@ -111,7 +111,7 @@ def test_dense_search_is_fused_when_an_embedder_is_configured() -> None:
 async def test_a_react_agent_offers_the_model_only_the_relevant_tools(sim_server) -> None:  # type: ignore[no-untyped-def]
     from colmeia.agents import ReActAgent, RunStatus
     from colmeia.llm import OpenAIChatModel
-    from colmeia.llm.simulated import Reply, SimulatedModel
+    from colmeia.sim.engine import Reply, SimulatedModel
 
     sim = SimulatedModel(
         script=[

@@ -6,8 +6,8 @@ import typer
 from rich.console import Console
 
 from colmeia.errors import ConfigurationError
-from colmeia.llm.sim_server import serve_forever
-from colmeia.llm.simulated import Faults, Latency, SimulatedModel
+from colmeia.sim.engine import Faults, Latency, SimulatedModel
+from colmeia.sim.server import serve_forever
 
 app = typer.Typer(help="The simulated model: an OpenAI-compatible server for tests and demos.")
 console = Console()

@@ -15,7 +15,7 @@ from colmeia.apps.moderation.graph import Moderator
 from colmeia.apps.moderation.io import load_records
 from colmeia.errors import ConfigurationError
 from colmeia.llm.openai_compat import OpenAIChatModel
-from colmeia.llm.simulated import Faults, SimRequest, SimulatedModel
+from colmeia.sim.engine import Faults, SimRequest, SimulatedModel
 from shared_data import DATA_DIR
 
 DATA = DATA_DIR / "moderation"

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from colmeia.llm.simulated import Latency, SimulatedModel
+from colmeia.sim.engine import Latency, SimulatedModel
 from shared_data import DATA_DIR
 
 DATA = DATA_DIR / "moderation"

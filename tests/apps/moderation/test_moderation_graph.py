@@ -17,7 +17,7 @@ import pytest
 from colmeia.apps.moderation.graph import Moderator
 from colmeia.apps.moderation.records import ModerationItem
 from colmeia.llm.openai_compat import OpenAIChatModel
-from colmeia.llm.simulated import SimRequest, SimulatedModel
+from colmeia.sim.engine import SimRequest, SimulatedModel
 from shared_data import DATA_DIR
 
 DATA = DATA_DIR / "moderation/sample_items.json"

@@ -14,7 +14,7 @@ from colmeia.apps.moderation.records import ModerationItem
 from colmeia.apps.moderation.roles import build_role_models, load_config
 from colmeia.config import LLMSettings
 from colmeia.errors import ConfigurationError
-from colmeia.llm.simulated import SimRequest, SimulatedModel
+from colmeia.sim.engine import SimRequest, SimulatedModel
 from shared_data import DATA_DIR
 
 DATA = DATA_DIR / "moderation/sample_items.json"

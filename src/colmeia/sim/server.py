@@ -1,4 +1,4 @@
-"""Serve a :class:`~colmeia.llm.simulated.SimulatedModel` as an OpenAI-compatible HTTP API.
+"""Serve a :class:`~colmeia.sim.engine.SimulatedModel` as an OpenAI-compatible HTTP API.
 
 Endpoints: ``POST /v1/chat/completions`` (JSON or SSE streaming), ``GET /v1/models``,
 ``POST /v1/embeddings``, ``GET /stats``, ``POST /stats/reset``, ``GET /health``.
@@ -28,7 +28,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from colmeia.errors import ConfigurationError
-from colmeia.llm.simulated import SimResponse, SimulatedModel, encode_base64
+from colmeia.sim.engine import SimResponse, SimulatedModel, encode_base64
 
 __all__ = ["SimServer", "check_loopback", "create_app", "serve_forever"]
 

@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 
 from colmeia.cli.sim_cmd import app as sim_cli
 from colmeia.errors import ConfigurationError
-from colmeia.llm.sim_server import SimServer, check_loopback
-from colmeia.llm.simulated import Faults, Latency, Reply, SimRequest, SimulatedModel
+from colmeia.sim.engine import Faults, Latency, Reply, SimRequest, SimulatedModel
+from colmeia.sim.server import SimServer, check_loopback
 
 ServerFactory = Callable[[SimulatedModel], SimServer]
 USER = [{"role": "user", "content": "Olá, tudo bem?"}]

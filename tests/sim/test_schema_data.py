@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field, TypeAdapter, create_model
 
-from colmeia.llm.schema_data import PORTUGUESE_WORDS, generate
+from colmeia.sim.schema_data import PORTUGUESE_WORDS, generate
 
 
 class Color(StrEnum):

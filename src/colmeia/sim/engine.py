@@ -1,7 +1,7 @@
 """A simulated OpenAI-compatible chat model, for tests, demos and load measurements.
 
 The engine decides what a real server would have answered to one ``/chat/completions`` body;
-:mod:`colmeia.llm.sim_server` serves it over HTTP so tests cross the real client code. Answers
+:mod:`colmeia.sim.server` serves it over HTTP so tests cross the real client code. Answers
 come from, in order of precedence:
 
 1. the ``script`` queue (``Reply``, ``str``, ``dict``/``list`` sent as JSON content, or a
@@ -40,7 +40,7 @@ from typing import Any, Literal, TypeAlias
 import orjson
 
 from colmeia.errors import ConfigurationError
-from colmeia.llm.schema_data import generate, portuguese_text
+from colmeia.sim.schema_data import generate, portuguese_text
 
 __all__ = [
     "CONTENT_FAULTS",

@@ -1,0 +1,42 @@
+"""The PostgreSQL server the tests use: ``COLMEIA_TEST_POSTGRES`` or the local one.
+
+Tests that need it call ``pg_schema_url()`` (a fresh schema, dropped by ``drop_schema``) or skip
+with the reason ``postgres_unreachable()`` gives. Nothing here runs at import time.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import uuid
+
+PG_URL = os.environ.get("COLMEIA_TEST_POSTGRES", "").strip() or (
+    "postgresql://postgres@127.0.0.1:5432/test"
+)
+
+
+@functools.cache
+def postgres_unreachable() -> str | None:
+    """``None`` if PostgreSQL answers, else the one-line reason to skip."""
+    try:
+        import psycopg
+
+        with psycopg.connect(PG_URL, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"PostgreSQL not reachable at {PG_URL} (set COLMEIA_TEST_POSTGRES): {first}"
+    return None
+
+
+def new_schema() -> str:
+    """A unique schema name for one test."""
+    return f"t_{uuid.uuid4().hex[:12]}"
+
+
+def drop_schema(schema: str) -> None:
+    """Drop a test's schema and everything in it."""
+    import psycopg
+
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
