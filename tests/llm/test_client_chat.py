@@ -268,3 +268,19 @@ def test_missing_configuration_says_which_variable_to_set() -> None:
         OpenAIChatModel(base_url="http://127.0.0.1:1/v1", model="")
     with pytest.raises(ConfigurationError, match="COLMEIA_LLM_PROVIDER"):
         OpenAIChatModel(base_url="http://127.0.0.1:1/v1", model="m", provider="bedrock")
+
+
+async def test_answers_of_the_simulated_model_are_marked_as_simulated(
+    sim_server, make_model
+) -> None:
+    """Commands and reports say so when their text came from the simulated model."""
+    srv = sim_server(SimulatedModel(script=["Olá!", "Olá de novo!"]))
+    model = make_model(srv.base_url)
+    with track_usage() as tracker:
+        result = await model.chat([Message.user("Oi")])
+        streamed = [e async for e in model.stream([Message.user("Oi")])]
+    assert result.usage.simulated == 1
+    final = streamed[-1].result
+    assert final is not None and final.usage.simulated == 1
+    assert tracker.usage.simulated == 2
+    assert tracker.usage.as_dict()["simulated"] == 2

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 __all__ = [
     "NOT_GIVEN",
+    "SIMULATED_FINGERPRINT",
     "ChatModel",
     "ChatResult",
     "Message",
@@ -31,6 +32,10 @@ __all__ = [
     "current_tracker",
     "track_usage",
 ]
+
+# The ``system_fingerprint`` colmeia's simulated server puts on every answer, so that whatever used
+# it can say its text is placeholder, not a real model's.
+SIMULATED_FINGERPRINT = "colmeia-simulated"
 
 Role = Literal["system", "user", "assistant", "tool"]
 T = TypeVar("T", bound=BaseModel)
@@ -130,6 +135,8 @@ class Usage:
     errors: int = 0
     latency_s: float = 0.0
     cost: float = 0.0
+    simulated: int = 0
+    """Answers that came from colmeia's simulated model (placeholder text, not a real model's)."""
 
     @property
     def total_tokens(self) -> int:
@@ -146,6 +153,7 @@ class Usage:
         self.errors += other.errors
         self.latency_s += other.latency_s
         self.cost += other.cost
+        self.simulated += other.simulated
 
     def __add__(self, other: Usage) -> Usage:
         out = Usage()
@@ -164,6 +172,7 @@ class Usage:
             "errors": self.errors,
             "latency_s": round(self.latency_s, 6),
             "cost": round(self.cost, 8),
+            "simulated": self.simulated,
         }
 
 

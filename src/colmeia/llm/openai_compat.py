@@ -40,6 +40,7 @@ from colmeia.errors import (
 )
 from colmeia.llm.base import (
     NOT_GIVEN,
+    SIMULATED_FINGERPRINT,
     ChatResult,
     Message,
     NotGiven,
@@ -409,6 +410,8 @@ class OpenAIChatModel:
         self, completion: dict[str, Any], state: _CallState, allowed_tools: set[str]
     ) -> _Attempt:
         usage = completion.get("usage") or {}
+        if completion.get("system_fingerprint") == SIMULATED_FINGERPRINT:
+            state.usage.simulated = 1
         state.usage.prompt_tokens += int(usage.get("prompt_tokens") or 0)
         state.usage.completion_tokens += int(usage.get("completion_tokens") or 0)
         choices = completion.get("choices") or []
@@ -707,6 +710,8 @@ class OpenAIChatModel:
                         self._path, params, min(self.timeout, remaining)
                     ):
                         model_name = str(event.get("model") or model_name)
+                        if event.get("system_fingerprint") == SIMULATED_FINGERPRINT:
+                            state.usage.simulated = 1
                         usage = event.get("usage") or {}
                         state.usage.prompt_tokens += int(usage.get("prompt_tokens") or 0)
                         state.usage.completion_tokens += int(usage.get("completion_tokens") or 0)

@@ -40,6 +40,7 @@ from typing import Any, Literal, TypeAlias
 import orjson
 
 from colmeia.errors import ConfigurationError
+from colmeia.llm.base import SIMULATED_FINGERPRINT
 from colmeia.sim.schema_data import generate, portuguese_text
 
 __all__ = [
@@ -291,6 +292,7 @@ class Completion:
             "object": "chat.completion",
             "created": self.created,
             "model": self.model,
+            "system_fingerprint": SIMULATED_FINGERPRINT,
             "choices": [
                 {
                     "index": 0,
@@ -309,6 +311,7 @@ class Completion:
             "object": "chat.completion.chunk",
             "created": self.created,
             "model": self.model,
+            "system_fingerprint": SIMULATED_FINGERPRINT,
         }
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
