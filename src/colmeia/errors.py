@@ -26,6 +26,11 @@ Messages say what happened and what to do about it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # for the annotation only: errors.py imports nothing from colmeia at run time
+    from colmeia.llm.base import Usage
+
 __all__ = [
     "ColmeiaError",
     "ConfigurationError",
@@ -89,11 +94,17 @@ class RunError(ColmeiaError):
 
 
 class ModelError(RunError):
-    """The language model did not give a usable answer."""
+    """The language model did not give a usable answer.
+
+    ``usage`` is what the failed call cost before it gave up (requests, retries, repairs,
+    tokens of the answers that came back), set by the model client that raised it; ``None``
+    when the error did not come from a model call.
+    """
 
     def __init__(self, message: str, *, model: str = "", base_url: str = "") -> None:
         self.model = model
         self.base_url = base_url
+        self.usage: Usage | None = None
         super().__init__(message)
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from colmeia.errors import ModelError
 from colmeia.llm import Message, OpenAIChatModel, ToolSpec, track_usage
-from colmeia.sim.engine import Faults, SimulatedModel
+from colmeia.sim.engine import Faults, Reply, SimulatedModel
 
 
 class Verdict(BaseModel):
@@ -79,3 +79,30 @@ async def test_tool_calls_survive_prose_and_text_tool_calls(sim_server, make_mod
     assert all(isinstance(f, ModelError) for f in failures)
     assert len(failures) <= 1
     assert srv.sim.stats()["tool_call_as_text"] > 10
+
+
+async def test_a_failed_call_says_what_it_cost(sim_server, make_model) -> None:
+    """The error of a call that gave up carries its usage, so an audit trail can count it."""
+    srv = sim_server(SimulatedModel(responder=lambda req: "Não sei, vou pensar mais."))
+    model = make_model(srv.base_url, max_repairs=2)
+    try:
+        await model.structured([Message.user("Avalie a resposta")], Verdict)
+    except ModelError as exc:
+        prose = exc
+    else:  # pragma: no cover - the responder never answers with JSON
+        raise AssertionError("prose cannot be a Verdict")
+    assert prose.usage is not None
+    assert (prose.usage.requests, prose.usage.repairs, prose.usage.errors) == (3, 2, 1)
+    assert prose.usage.completion_tokens > 0  # the three answers that came back were counted
+    assert prose.usage.simulated == 1
+
+    down = sim_server(SimulatedModel(script=[Reply.http_error(500)] * 3))
+    model = make_model(down.base_url, max_retries=2)
+    try:
+        await model.structured([Message.user("Avalie a resposta")], Verdict)
+    except ModelError as exc:
+        http = exc
+    else:  # pragma: no cover
+        raise AssertionError("three 500s cannot give an answer")
+    assert http.usage is not None
+    assert (http.usage.requests, http.usage.retries, http.usage.calls) == (3, 2, 1)

@@ -13,6 +13,8 @@ Reliability lives here, once, for everything above:
 * accounting: every call's tokens, requests, retries, repairs, latency and cost.
 
 A call returns a valid result or raises a :class:`~colmeia.errors.ModelError`; never ``None``.
+The error's ``usage`` says what the failed call cost (requests, retries, repairs, tokens), so a
+caller's audit trail can count the work a failure took.
 """
 
 from __future__ import annotations
@@ -536,8 +538,8 @@ class OpenAIChatModel:
                     raw_content=attempt.raw_content,
                     tool_calls_recovered=attempt.recovered,
                 )
-        except ModelError:
-            self._finish(state, failed=True)
+        except ModelError as exc:
+            exc.usage = self._finish(state, failed=True)
             raise
 
     def _output_error(self, problem: _OutputProblem, state: _CallState) -> ModelOutputError:
@@ -630,8 +632,8 @@ class OpenAIChatModel:
                     usage=usage,
                     raw=raw,
                 )
-        except ModelError:
-            self._finish(state, failed=True)
+        except ModelError as exc:
+            exc.usage = self._finish(state, failed=True)
             raise
 
     @staticmethod
@@ -730,8 +732,8 @@ class OpenAIChatModel:
                     if parts:  # text was already shown: a retry would repeat it
                         raise self._unreachable(exc) from exc
                     await asyncio.sleep(self._retry_delay(exc, counts, state))
-        except ModelError:
-            self._finish(state, failed=True)
+        except ModelError as exc:
+            exc.usage = self._finish(state, failed=True)
             raise
         raw = "".join(parts)
         content, reasoning = split_reasoning(raw)
