@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from colmeia.sim.engine import SimulatedModel
 from colmeia.sim.server import SimServer
@@ -27,3 +30,33 @@ def sim_server() -> Iterator[Callable[[SimulatedModel], SimServer]]:
     yield start
     for srv in started:
         srv.stop()
+
+
+CliRun = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def colmeia_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRun:
+    """Run ``colmeia ARGS…`` in-process: ``code, stdout, stderr = colmeia_cli("search", "x")``.
+
+    The run is isolated like a fresh shell in an empty folder: no ``COLMEIA_*`` variable of the
+    developer's environment leaks in, the working directory is ``tmp_path`` (so no stray ``.env``
+    is read) and the data folder and store live in ``tmp_path/home``. Set variables with
+    ``monkeypatch.setenv`` or pass ``env={...}``.
+    """
+    from colmeia.cli import app
+
+    for var in list(os.environ):
+        if var.startswith("COLMEIA_") and var not in ("COLMEIA_DATA_DIR", "COLMEIA_TEST_POSTGRES"):
+            monkeypatch.delenv(var)
+    monkeypatch.setenv("COLMEIA_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("COLMEIA_STORE", str(tmp_path / "home" / "colmeia.db"))
+    monkeypatch.setenv("COLUMNS", "300")  # long paths stay on one line
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+
+    def invoke(*args: str, env: dict[str, str] | None = None, input: str | None = None):  # type: ignore[no-untyped-def]
+        result = runner.invoke(app, list(args), env=env, input=input)
+        return result.exit_code, result.stdout, result.stderr
+
+    return invoke

@@ -8,26 +8,11 @@ from pathlib import Path
 
 import pytest
 from rag_fixtures import DATA, laws_folder
-from typer.testing import CliRunner
-
-from colmeia.cli import app
 
 
 @pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("COLMEIA_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("COLMEIA_STORE", str(tmp_path / "home" / "colmeia.db"))
-    for var in ("COLMEIA_LLM_BASE_URL", "COLMEIA_EMBEDDINGS_BASE_URL", "COLMEIA_RERANK_KIND"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("COLUMNS", "300")  # long paths stay on one line
-    monkeypatch.chdir(tmp_path)  # no stray .env is read
-    runner = CliRunner()
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        result = runner.invoke(app, list(args))
-        return result.exit_code, result.stdout, result.stderr
-
-    return invoke
+def run(colmeia_cli):  # type: ignore[no-untyped-def]
+    return colmeia_cli
 
 
 def test_ingest_twice_then_search_with_citations(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -94,6 +94,12 @@ def ingest(
     id_column: str | None = typer.Option(None, help="CSV column with the record id."),
     text_column: str | None = typer.Option(None, help="CSV column with the text."),
     title_column: str | None = typer.Option(None, help="CSV column with a title/label."),
+    type_column: str | None = typer.Option(
+        None, help="CSV column with the document type (Tese, Dissertação…), for --doc-type."
+    ),
+    date_column: str | None = typer.Option(
+        None, help="CSV column with a date in any common format, for --year."
+    ),
     metadata_column: list[str] = typer.Option(
         [], "--metadata-column", help="CSV columns kept as metadata (repeatable)."
     ),
@@ -110,8 +116,15 @@ def ingest(
     from colmeia.rag.retrieve import Retriever
 
     columns = None
-    if id_column or text_column or title_column or metadata_column:
-        columns = CsvColumns(id_column or "", text_column or "", title_column, metadata_column)
+    if id_column or text_column or title_column or metadata_column or type_column or date_column:
+        columns = CsvColumns(
+            id_column or "",
+            text_column or "",
+            title_column,
+            metadata_column or None,
+            type_column,
+            date_column,
+        )
     with _opened(store_url) as (store, settings):
         embedder = embedder_from_settings(settings.embeddings)
         progress = Progress(

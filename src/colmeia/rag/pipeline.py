@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,18 +37,35 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_ID_NAMES = ("id", "doc_id", "docid", "urn", "identifier", "identificador", "codigo")
+# Column names are compared lower-cased and without accents ("Título" → "titulo").
+_ID_NAMES = ("id", "doc_id", "docid", "urn", "identifier", "identificador", "codigo", "doi")
+_LINK_NAMES = ("handle", "link", "url", "uri", "href")
 _TEXT_NAMES = ("text", "texto", "content", "conteudo", "body", "abstract", "resumo")
+_TITLE_NAMES = ("title", "titulo", "nome_trabalho", "titulo_trabalho")
+_TYPE_NAMES = ("doc_type", "document_type", "tipo_documento", "tipo_trabalho", "tipo", "type")
+_DATE_NAMES = (
+    "date", "data", "year", "ano", "defesa", "data_defesa", "published", "publication_date",
+    "data_publicacao", "issued", "pubdate",
+)  # fmt: skip
+_SAMPLE_ROWS = 1000
+# A type column names a few categories, not one value per record.
+_MAX_TYPES = 50
 
 
 @dataclass(slots=True)
 class CsvColumns:
-    """Which CSV columns hold the record id, its text and (optionally) title and metadata."""
+    """Which CSV columns hold the record id, its text and (optionally) title and metadata.
+
+    ``type_column`` gives each record's ``doc_type`` (``Tipo``: Dissertação/Tese) and
+    ``date_column`` its year (``Defesa``: ``17/08/2017``), both used by search filters.
+    """
 
     id_column: str
     text_column: str
     title_column: str | None = None
     metadata_columns: list[str] | None = None
+    type_column: str | None = None
+    date_column: str | None = None
 
 
 @dataclass(slots=True)
@@ -121,44 +139,133 @@ def list_files(paths: Iterable[Path]) -> tuple[list[Path], list[IngestError]]:
     return unique, errors
 
 
-def detect_csv_columns(header: Sequence[str], given: CsvColumns | None = None) -> CsvColumns:
-    """Fill the CSV columns not given from common names (id/DOC_ID/urn, text/TEXTO, …)."""
-    lower = {h.strip().lower(): h for h in header}
+def _fold(name: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", name.strip().lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).replace(" ", "_")
 
-    def pick(names: Sequence[str]) -> str | None:
-        return next((lower[n] for n in names if n in lower), None)
 
-    id_col = given.id_column if given and given.id_column else pick(_ID_NAMES)
-    text_col = given.text_column if given and given.text_column else pick(_TEXT_NAMES)
-    if not id_col or not text_col:
+def _is_index(values: Sequence[str]) -> bool:
+    """0, 1, 2, … (or 1, 2, 3, …): the row numbers pandas writes as an unnamed first column."""
+    if not values or not all(v.strip().isdigit() for v in values):
+        return False
+    first = int(values[0])
+    return first in (0, 1) and all(int(v) == first + i for i, v in enumerate(values))
+
+
+def detect_csv_columns(
+    header: Sequence[str],
+    given: CsvColumns | None = None,
+    rows: Sequence[dict[str, str]] | None = None,
+) -> CsvColumns:
+    """Fill the CSV columns not given from their names and, with ``rows``, their values.
+
+    The id is a column named like one (``id``, ``DOC_ID``, ``urn``, ``*_id``), else a link whose
+    values are unique (``link_trabalho``, ``url``, ``handle``), else the unnamed first column a
+    dataframe export writes (row numbers: the last resort, as they change when the export is
+    sorted again). The text is ``text``/``texto``/``resumo``/…; the title ``title``/``titulo``;
+    the type ``doc_type``/``tipo``/``type`` when it holds a few categories; the date a column
+    named like one (``data``, ``defesa``, ``ano``) whose values read as dates. In a LexML export
+    ``Tipo`` is the dispositivo's kind, not the document's, and is left alone.
+    """
+    from colmeia.rag.ingest.csv_records import is_lexml_header
+    from colmeia.rag.ingest.dates import year_of
+
+    columns = [h.strip() for h in header]
+    folded = {_fold(h): h for h in reversed(columns)}  # first spelling wins
+    sample = list(rows or [])
+
+    def values(col: str) -> list[str]:
+        return [(r.get(col) or "").strip() for r in sample]
+
+    def unique(col: str) -> bool:
+        vals = values(col)
+        return all(vals) and len(set(vals)) == len(vals)
+
+    def named(names: Sequence[str]) -> list[str]:
+        return [folded[n] for n in names if n in folded]
+
+    def pick_id() -> str | None:
+        by_name = named(_ID_NAMES) + [
+            h for f, h in folded.items() if f.endswith("_id") or f.startswith("id_")
+        ]
+        links = named(_LINK_NAMES) + [
+            h
+            for f, h in folded.items()
+            if any(part in _LINK_NAMES for part in f.split("_")) and h not in by_name
+        ]
+        for col in dict.fromkeys(by_name + links):
+            if col in by_name and not sample:
+                return col
+            if unique(col):
+                return col
+        if columns and not columns[0] and sample and _is_index(values("")):
+            return ""
+        return None
+
+    id_col = given.id_column if given and given.id_column else pick_id()
+    text_col = (
+        given.text_column if given and given.text_column else next(iter(named(_TEXT_NAMES)), None)
+    )
+    if id_col is None or not text_col:
         raise ConfigurationError(
-            f"cannot tell which CSV columns hold the id and the text (columns: {', '.join(header)});"
+            "cannot tell which CSV columns hold the id and the text "
+            f"(columns: {', '.join(c or '(unnamed)' for c in columns)});"
             " pass --id-column and --text-column"
         )
-    # Titles are not guessed: a wrong guess (a raw label column) would hide a better title
-    # the record reader derives itself (LexML citations).
+    taken = {id_col, text_col}
+    lexml = is_lexml_header(columns)
+    # Titles of LexML records are derived from their Rotulo, a better citation than any column.
     title_col = given.title_column if given and given.title_column else None
-    return CsvColumns(id_col, text_col, title_col, given.metadata_columns if given else None)
+    if title_col is None and not lexml:
+        title_col = next((c for c in named(_TITLE_NAMES) if c not in taken), None)
+    taken.add(title_col or id_col)
+
+    type_col = given.type_column if given and given.type_column else None
+    if type_col is None and not lexml:
+        for col in named(_TYPE_NAMES):
+            kinds = {v for v in values(col) if v}
+            if col not in taken and kinds and len(kinds) <= min(_MAX_TYPES, len(sample) // 2 + 1):
+                type_col = col
+                break
+
+    date_col = given.date_column if given and given.date_column else None
+    if date_col is None:
+        for col in named(_DATE_NAMES):
+            vals = [v for v in values(col) if v]
+            if (
+                col not in taken
+                and vals
+                and sum(year_of(v) is not None for v in vals) >= 0.8 * len(vals)
+            ):
+                date_col = col
+                break
+    return CsvColumns(
+        id_col,
+        text_col,
+        title_col,
+        given.metadata_columns if given else None,
+        type_col,
+        date_col,
+    )
 
 
-def _csv_header(path: Path) -> list[str]:
-    import csv
+def _csv_sample(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    from colmeia.rag.ingest.csv_records import read_csv_sample
 
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        return next(csv.reader(fh), [])
+    return read_csv_sample(path, _SAMPLE_ROWS)
 
 
 def _year(metadata: dict[str, Any]) -> int | None:
-    for key in ("year", "ano", "Year", "ANO"):
-        value = metadata.get(key)
-        if value is None:
-            continue
-        try:
-            year = int(str(value).strip()[:4])
-        except ValueError:
-            continue
-        if 1000 <= year <= 2999:
-            return year
+    """The year of a document from its metadata: ``year``/``ano``, else a date in any format."""
+    from colmeia.rag.ingest.dates import year_of
+
+    keys = {k.strip().lower(): k for k in metadata}
+    for name in ("year", "ano", "date", "data", "published", "created", "creationdate"):
+        key = keys.get(name)
+        if key is not None:
+            year = year_of(metadata[key])
+            if year is not None:
+                return year
     return None
 
 
@@ -324,7 +431,8 @@ def _documents(
     if path.suffix.lower() != ".csv":
         yield extract(path)
         return
-    cols = detect_csv_columns(_csv_header(path), csv_columns)
+    header, sample = _csv_sample(path)
+    cols = detect_csv_columns(header, csv_columns, sample)
 
     def on_error(exc: Exception) -> None:
         if isinstance(exc, DocumentError):
@@ -340,6 +448,8 @@ def _documents(
         text_column=cols.text_column,
         title_column=cols.title_column,
         metadata_columns=cols.metadata_columns,
+        type_column=cols.type_column,
+        date_column=cols.date_column,
         on_error=on_error,
     )
 

@@ -20,6 +20,7 @@ from colmeia.rag.types import Chunk, ExtractedDocument
 __all__ = [
     "LegalChunker",
     "LegalUnit",
+    "lapsed_status",
     "legal_label",
     "looks_like_norm",
     "parse_legal",
@@ -62,6 +63,41 @@ _NORM_RE = re.compile(
     r"(?:n[º°o.]*\s*)?(\d[\d.]*\d|\d)(?:[^\n]{0,40}?\b(\d{4})\b)?",
     re.IGNORECASE,
 )
+
+
+# A dispositivo's own label at the start of its text (Markdown emphasis allowed).
+_UNIT_LABEL_RE = re.compile(
+    r"^[ \t*_]*(?:Art(?:igo|\.)\s*[\d.]+\s*[º°ª]?(?:-[A-Z]{1,2})?|§\s*\d+\s*[º°]?(?:-[A-Z])?"
+    r"|Par[áa]grafo\s+[úu]nico|[IVXLCDM]+(?:-[A-Z])?\s*[-–—]|[a-z](?:-[A-Z])?\)|\d{1,3}[.)])"
+    r"[ \t*_]*[.:\-–—]?[ \t*_]*",
+    re.IGNORECASE,
+)
+_LAPSED_RE = re.compile(r"\b(vetad[oa]s?|revogad[oa]s?)\b", re.IGNORECASE)
+
+
+def lapsed_status(text: str) -> str:
+    """``"vetado"`` or ``"revogado"`` when a dispositivo's text is only such a note, else ``""``.
+
+    ``"VIII – (VETADO). (Incluído por Lei nº 14.345 de 24.05.2022)"`` and ``"§ 4º (Revogado)."``
+    have no text in force; ``"a lei revogada não se restaura …"`` has, and gives ``""``.
+    """
+    body = _UNIT_LABEL_RE.sub("", text, count=1)
+    notes, outside, depth = [], [], 0
+    for ch in body:
+        if ch == "(":
+            depth += 1
+        if depth:
+            notes.append(ch)
+        else:
+            outside.append(ch)
+        if ch == ")" and depth:
+            depth -= 1
+    if not notes or "".join(outside).strip(" \t\n.;,:e*_"):
+        return ""
+    m = _LAPSED_RE.search("".join(notes))
+    if m is None:
+        return ""
+    return "vetado" if m.group(1).lower().startswith("vet") else "revogado"
 
 
 def roman_to_int(numeral: str) -> int | None:
@@ -137,6 +173,7 @@ class LegalUnit:
     alinea: str | None = None  # letter position: "a" → "1"
     alinea_label: str = ""
     item: int | None = None
+    status: str = ""  # "vetado" | "revogado" when no text is in force (see lapsed_status)
 
     def path(self, label: str) -> str:
         parts = [label] if label else []
@@ -167,6 +204,7 @@ class LegalUnit:
             "inciso": self.inciso,
             "alinea": self.alinea,
             "item": self.item,
+            "status": self.status,
             "headings": [full for _, _, full in self.headings],
         }
 
@@ -200,6 +238,7 @@ def parse_legal(text: str) -> list[LegalUnit]:
     def close() -> None:
         nonlocal cur
         if cur is not None:
+            cur.status = lapsed_status(text[cur.start : cur.end])
             units.append(cur)
             cur = None
 
@@ -342,7 +381,9 @@ class LegalChunker:
     title (``"Lei 8.078/1990"``, ``"Constituição Federal"``). Chunk text is exactly
     ``doc.text[char_start:char_end]``; an article's caput chunk ends where its first § or inciso
     starts, and ``granularity="artigo"`` gives one chunk for the whole article instead
-    (``"both"`` gives both kinds).
+    (``"both"`` gives both kinds). Vetoed and revoked dispositivos (``"(VETADO)."``,
+    ``"(Revogado)."``) get no chunk of their own: they stay in :func:`parse_legal`'s hierarchy,
+    so the paths of their siblings are unchanged, but a search never answers with them.
     """
 
     name = "legal"
@@ -380,7 +421,8 @@ class LegalChunker:
         while i < len(units):
             unit = units[i]
             if unit.kind != "artigo" or self.granularity == "dispositivo":
-                emit(unit, unit.start, unit.end, "dispositivo")
+                if not unit.status:
+                    emit(unit, unit.start, unit.end, "dispositivo")
                 i += 1
                 continue
             j = i + 1
@@ -388,7 +430,9 @@ class LegalChunker:
                 j += 1
             if self.granularity == "both":
                 for k in range(i, j):
-                    emit(units[k], units[k].start, units[k].end, "dispositivo")
-            emit(unit, unit.start, units[j - 1].end, "artigo")
+                    if not units[k].status:
+                        emit(units[k], units[k].start, units[k].end, "dispositivo")
+            if any(not units[k].status for k in range(i, j)):
+                emit(unit, unit.start, units[j - 1].end, "artigo")
             i = j
         return chunks

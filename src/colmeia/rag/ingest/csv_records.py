@@ -1,10 +1,14 @@
 """CSV rows → one :class:`ExtractedDocument` each (JurisTCU statements, LexML dispositivos, theses).
 
 Bad rows are reported one by one through ``on_error`` and skipped; the rest goes on.
+A type column (``Tipo``: Dissertação, Tese) gives each record its ``doc_type`` and a date column
+(``Defesa``: ``17/08/2017``, any common format) its ``year``.
 LexML exports (columns ``Tipo, Rotulo, Texto, urn``) are recognised: the bracketed context
 that prefixes each text is moved to ``heading``/``metadata``, container rows (título,
-capítulo, seção, whole article) that only repeat their children are skipped, and each record
-gets a citation path such as ``"Lei 8.078/1990, Art. 43, § 1º"``.
+capítulo, seção, whole article) that only repeat their children are skipped, vetoed and revoked
+dispositivos (``"(VETADO)."``) are not records (no text in force), each record gets a citation
+path such as ``"Lei 8.078/1990, Art. 43, § 1º"``, its norm's kind as ``doc_type`` (``"Lei"``) and
+its date from the URN (``urn:lex:br:federal:lei:1990-09-11;8078`` → 1990).
 """
 
 from __future__ import annotations
@@ -19,9 +23,19 @@ from typing import Any
 
 from colmeia.errors import DocumentError
 from colmeia.rag.ingest._common import decode_bytes, hash_text, normalize_text
+from colmeia.rag.ingest.chunk_legal import lapsed_status
+from colmeia.rag.ingest.dates import iso_date, year_of
 from colmeia.rag.types import ExtractedDocument, Page
 
-__all__ = ["ErrorHandler", "iter_csv_records", "lexml_label", "lexml_path"]
+__all__ = [
+    "ErrorHandler",
+    "is_lexml_header",
+    "iter_csv_records",
+    "lexml_kind",
+    "lexml_label",
+    "lexml_path",
+    "read_csv_sample",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +55,7 @@ _LEXML_KINDS = {
     "portaria": "Portaria",
 }
 _LEXML_STEM_RE = re.compile(r"^([a-z_]+?)_(\d+)_(\d{4})\d{4}$")
+_URN_DATE_RE = re.compile(r"^urn:lex:[^;!]*?:(\d{4}-\d{2}-\d{2})(?:[;:!]|$)")
 _ROTULO_PART_RE = re.compile(r"^(Art\.\s*[\dA-Z\-]+[º°]?)\.?$")
 
 
@@ -58,13 +73,34 @@ def _thousands(number: str) -> str:
     return f"{int(number):,}".replace(",", ".") if number.isdigit() else number
 
 
+def is_lexml_header(columns: Sequence[str]) -> bool:
+    """True when a CSV header is a LexML export's (``Tipo, Rotulo, Texto, urn``)."""
+    return {c.strip() for c in columns} >= _LEXML_COLUMNS
+
+
+def lexml_kind(stem: str) -> str:
+    """``"lei_complementar_95_19980226"`` → ``"Lei Complementar"``; ``""`` for unknown stems."""
+    m = _LEXML_STEM_RE.match(stem.strip())
+    if not m:
+        return ""
+    return _LEXML_KINDS.get(m.group(1), m.group(1).replace("_", " ").title())
+
+
+def lexml_date(urn: str, stem: str = "") -> str | None:
+    """The norm's date (ISO) from its URN, else from the file stem (``lei_8078_19900911``)."""
+    m = _URN_DATE_RE.match(urn.strip())
+    if m:
+        return iso_date(m.group(1))
+    tail = stem.strip().rsplit("_", 1)[-1]
+    return iso_date(tail) if len(tail) == 8 else None
+
+
 def lexml_label(stem: str) -> str:
     """``"lei_8078_19900911"`` → ``"Lei 8.078/1990"``; unknown stems are returned unchanged."""
     m = _LEXML_STEM_RE.match(stem.strip())
     if not m:
         return stem
-    kind = _LEXML_KINDS.get(m.group(1), m.group(1).replace("_", " ").title())
-    return f"{kind} {_thousands(m.group(2))}/{m.group(3)}"
+    return f"{lexml_kind(stem)} {_thousands(m.group(2))}/{m.group(3)}"
 
 
 def lexml_path(rotulo: str) -> str:
@@ -108,6 +144,33 @@ def _open_text(path: Path) -> Iterator[str]:
     yield from decode_bytes(data).splitlines(keepends=True)
 
 
+def read_csv_sample(path: Path, limit: int = 1000) -> tuple[list[str], list[dict[str, str]]]:
+    """The header and up to ``limit`` rows, decoded as :func:`iter_csv_records` decodes them.
+
+    A row that does not parse ends the sample (the reader reports it later, row by row).
+
+    Raises:
+        DocumentError: the file cannot be read or its header cannot be parsed.
+    """
+    _raise_field_limit()
+    try:
+        reader = csv.reader(_open_text(Path(path)))
+        header = [c.strip() for c in next(reader, [])]
+    except OSError as exc:
+        raise DocumentError(str(path), f"the CSV cannot be read ({exc.strerror or exc})") from exc
+    except csv.Error as exc:
+        raise DocumentError(str(path), f"the CSV header cannot be parsed ({exc})") from exc
+    rows: list[dict[str, str]] = []
+    try:
+        for raw in reader:
+            rows.append(dict(zip(header, raw, strict=False)))
+            if len(rows) >= limit:
+                break
+    except csv.Error:
+        pass
+    return header, rows
+
+
 def iter_csv_records(
     path: Path,
     *,
@@ -118,15 +181,20 @@ def iter_csv_records(
     on_error: ErrorHandler | None = None,
     doc_type: str = "record",
     lexml: bool | None = None,
+    type_column: str | None = None,
+    date_column: str | None = None,
 ) -> Iterator[ExtractedDocument]:
     """Yield one document per CSV row.
 
     ``source_id`` is the row's id; ``content_hash`` hashes the row's text and metadata (so an
     edited row is re-ingested, an unchanged one is not). Columns other than id/text/title go to
-    ``metadata`` (only ``metadata_columns`` when given). Rows with an empty id or text, or a
-    duplicate id, are passed to ``on_error`` as :class:`DocumentError` (``path`` names the file,
-    row and id) and skipped; without ``on_error`` they are logged as warnings. ``lexml``
-    forces/disables LexML handling (default: detected from the columns).
+    ``metadata`` (only ``metadata_columns`` when given). ``type_column`` gives each row's
+    ``doc_type`` (``doc_type`` is the default for rows where it is empty); ``date_column`` gives
+    ``metadata["year"]`` (and ``metadata["date"]``, ISO, for full dates) from a date in any
+    common format. Rows with an empty id or text, or a duplicate id, are passed to ``on_error``
+    as :class:`DocumentError` (``path`` names the file, row and id) and skipped; without
+    ``on_error`` they are logged as warnings. ``lexml`` forces/disables LexML handling (default:
+    detected from the columns).
 
     Raises:
         DocumentError: the file cannot be read, is empty, or lacks the id/text columns.
@@ -145,18 +213,21 @@ def iter_csv_records(
     if not header:
         raise DocumentError(name, "the CSV is empty (no header row)")
     columns = [c.strip() for c in header]
-    missing = [c for c in (id_column, text_column, title_column) if c and c not in columns]
+    wanted = (id_column, text_column, title_column, type_column, date_column)
+    missing = [c for c in wanted if c and c not in columns]
     if missing:
         raise DocumentError(
             name,
             f"column(s) {', '.join(missing)} not found; the header has: {', '.join(columns)}",
         )
-    is_lexml = set(columns) >= _LEXML_COLUMNS if lexml is None else lexml
+    is_lexml = is_lexml_header(columns) if lexml is None else lexml
     if metadata_columns is None:
         meta_cols = [c for c in columns if c and c not in (id_column, text_column, title_column)]
     else:
         meta_cols = list(metadata_columns)
     label = lexml_label(path.stem) if is_lexml else ""
+    default_type = (lexml_kind(path.stem) or doc_type) if is_lexml else doc_type
+    lapsed = 0
 
     def report(row_no: int, record_id: str, reason: str) -> None:
         where = f"{name}, row {row_no}" + (f" (id {record_id})" if record_id else "")
@@ -195,8 +266,19 @@ def iter_csv_records(
         heading = ""
         metadata: dict[str, Any] = {c: normalize_text(row.get(c) or "") for c in meta_cols}
         title = normalize_text(row.get(title_column) or "") if title_column else ""
+        row_type = normalize_text(row.get(type_column) or "") if type_column else ""
+        if date_column:
+            _add_date(metadata, row.get(date_column) or "")
         if is_lexml:
             text, context = _split_lexml_text(text)
+            if text and lapsed_status(text):
+                # Vetoed/revoked: no text in force to search; the citation paths of its
+                # siblings come from their own Rotulo, so nothing else changes.
+                lapsed += 1
+                seen.add(record_id)
+                continue
+            if not date_column:
+                _add_date(metadata, lexml_date(row.get("urn", ""), path.stem) or "")
             cite = lexml_path(row.get("Rotulo", ""))
             metadata["path"] = cite
             metadata["document"] = label
@@ -215,6 +297,17 @@ def iter_csv_records(
             pages=[Page(1, text)],
             content_hash=hash_text(text, title, *(f"{k}={v}" for k, v in sorted(metadata.items()))),
             path=name,
-            doc_type=doc_type,
+            doc_type=row_type or default_type,
             metadata=metadata,
         )
+    if lapsed:
+        logger.info("%s: %d vetoed or revoked dispositivos not indexed", name, lapsed)
+
+
+def _add_date(metadata: dict[str, Any], value: str) -> None:
+    year = year_of(value)
+    if year is not None:
+        metadata["year"] = year
+    full = iso_date(value)
+    if full is not None and "date" not in metadata:
+        metadata["date"] = full

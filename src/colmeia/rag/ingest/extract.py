@@ -79,8 +79,8 @@ def detect_format(path: Path, head: bytes) -> str:
     supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
     raise DocumentError(
         str(path),
-        f"unsupported format {suffix or '(no extension)'!s}; supported: {supported} "
-        "(and CSV rows through iter_csv_records)",
+        f"unsupported format {suffix or '(no extension)'!s}; supported: .csv (one document per "
+        f"row), {supported}",
     )
 
 
