@@ -24,6 +24,7 @@ _LAZY: dict[str, tuple[str, bool]] = {
     "sim": ("colmeia.cli.sim_cmd", True),
     "moderate": ("colmeia.cli.moderate_cmd", True),
     "agent": ("colmeia.cli.agent_cmd", True),
+    "registry": ("colmeia.cli.registry_cmd", True),
     "ingest": ("colmeia.cli.rag_cmd", False),
     "search": ("colmeia.cli.rag_cmd", False),
     "ask": ("colmeia.cli.rag_cmd", False),

@@ -1,0 +1,225 @@
+"""Case identifiers: processes ``TC/XXXXXX/YYYY`` and expedientes ``EXP-YYYY-XXXXX``.
+
+People type them sloppily ("tc 1234/2024", "TC-001234-2024", "exp 2024 123", "expediente
+123/2024"). Every lookup goes through :func:`parse_case_id` first, which returns the canonical
+form or raises :class:`IdentifierError` saying what is wrong; the registry itself accepts only
+canonical identifiers. Nothing here guesses a missing part: a two-digit year is refused, not
+completed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from colmeia.errors import InputError
+
+__all__ = [
+    "CaseId",
+    "CaseKind",
+    "IdentifierError",
+    "IdentifierProblem",
+    "find_case_ids",
+    "mentions_case_words",
+    "parse_case_id",
+]
+
+CaseKind = Literal["process", "expediente"]
+
+FIRST_YEAR = 1990
+_PROCESS_DIGITS = 6
+_EXPEDIENTE_DIGITS = 5
+
+# A number may carry thousands dots ("001.234") as people copy them from letters.
+_NUM = r"\d{1,3}(?:\.\d{3})+|\d+"
+_SEP = r"[\s/\\\-_.:,;nº°#]*"
+_PROCESS_PREFIX = r"(?:tc|proc(?:esso)?\.?(?:\s+n[º°o.]*)?)"
+_EXP_PREFIX = r"(?:exp(?:ediente)?\.?(?:\s+n[º°o.]*)?)"
+# "TC 1234/2024", "TC-001234-2024", "processo nº 1.234/2024"
+_PROCESS_RE = re.compile(
+    rf"(?<![\w/]){_PROCESS_PREFIX}{_SEP}(?P<num>{_NUM}){_SEP}(?P<year>\d{{2,4}})(?![\w/])",
+    re.IGNORECASE,
+)
+# "EXP-2024-00123", "exp 2024 123", "expediente 123/2024"
+_EXP_RE = re.compile(
+    rf"(?<![\w/]){_EXP_PREFIX}{_SEP}(?P<a>{_NUM}){_SEP}(?P<b>{_NUM})(?![\w/])",
+    re.IGNORECASE,
+)
+_CASE_WORDS = re.compile(
+    r"\b(processo|processos|expediente|expedientes|protocolo|andamento|tramita\w*|"
+    r"movimenta\w*|meu caso|minha den[uú]ncia|relator)\b",
+    re.IGNORECASE,
+)
+
+
+class IdentifierError(InputError):
+    """A case identifier that cannot be used: the message says what is wrong and the format."""
+
+    def __init__(
+        self, text: str, reason: str, kind: CaseKind | None = None, code: str = "format"
+    ) -> None:
+        self.text = text
+        self.reason = reason
+        self.kind = kind
+        self.code = code
+        super().__init__(f"{text!r} is not a valid {_kind_label(kind)}: {reason}")
+
+
+def _kind_label(kind: CaseKind | None) -> str:
+    if kind == "process":
+        return "process number (TC/XXXXXX/YYYY)"
+    if kind == "expediente":
+        return "expediente number (EXP-YYYY-XXXXX)"
+    return "case number (TC/XXXXXX/YYYY or EXP-YYYY-XXXXX)"
+
+
+@dataclass(frozen=True, slots=True)
+class CaseId:
+    """A validated identifier; ``str(case_id)`` is its canonical form."""
+
+    kind: CaseKind
+    number: int
+    year: int
+
+    @property
+    def canonical(self) -> str:
+        if self.kind == "process":
+            return f"TC/{self.number:0{_PROCESS_DIGITS}d}/{self.year}"
+        return f"EXP-{self.year}-{self.number:0{_EXPEDIENTE_DIGITS}d}"
+
+    def __str__(self) -> str:
+        return self.canonical
+
+
+@dataclass(frozen=True, slots=True)
+class IdentifierProblem:
+    """Something in a text that looks like an identifier but is not a valid one."""
+
+    text: str
+    reason: str
+    kind: CaseKind | None
+    code: str = "format"
+
+    @property
+    def message(self) -> str:
+        return str(IdentifierError(self.text, self.reason, self.kind, self.code))
+
+    @property
+    def message_pt(self) -> str:
+        """The problem in Portuguese, for the person asking."""
+        return f"“{self.text}” não é um número válido de {_KIND_PT[self.kind]}: {_REASON_PT[self.code]}."
+
+
+_KIND_PT: dict[CaseKind | None, str] = {
+    "process": "processo (formato TC/XXXXXX/AAAA)",
+    "expediente": "expediente (formato EXP-AAAA-XXXXX)",
+    None: "processo ou expediente (TC/XXXXXX/AAAA ou EXP-AAAA-XXXXX)",
+}
+_REASON_PT = {
+    "year_digits": "o ano deve ter quatro dígitos",
+    "zero": "o número não pode ser zero",
+    "too_long": "o número tem dígitos demais",
+    "year_range": f"o ano deve estar entre {FIRST_YEAR} e o ano corrente",
+    "format": "o formato não foi reconhecido",
+    "several": "há mais de um número no texto",
+    "empty": "o texto está vazio",
+}
+
+
+def _digits(raw: str) -> str:
+    return raw.replace(".", "")
+
+
+def _check(kind: CaseKind, text: str, number: str, year: str, today: dt.date) -> CaseId:
+    width = _PROCESS_DIGITS if kind == "process" else _EXPEDIENTE_DIGITS
+    digits = _digits(number)
+    if len(year) != 4:
+        raise IdentifierError(
+            text,
+            f"the year must have four digits (e.g. 20{year[-2:]}), not {year!r}",
+            kind,
+            "year_digits",
+        )
+    n, y = int(digits), int(year)
+    if n == 0:
+        raise IdentifierError(text, "the number cannot be zero", kind, "zero")
+    if len(digits.lstrip("0")) > width:
+        raise IdentifierError(text, f"the number has more than {width} digits", kind, "too_long")
+    if not FIRST_YEAR <= y <= today.year:
+        raise IdentifierError(
+            text, f"the year {y} is outside {FIRST_YEAR}–{today.year}", kind, "year_range"
+        )
+    return CaseId(kind, n, y)
+
+
+def _is_year(raw: str, today: dt.date) -> bool:
+    return len(raw) == 4 and "." not in raw and FIRST_YEAR <= int(raw) <= today.year
+
+
+def _expediente(text: str, a: str, b: str, today: dt.date) -> CaseId:
+    # Canonical order is year then number; people also write number/year.
+    if _is_year(a, today) and not (_is_year(b, today) and len(_digits(b)) == 4 and "-" not in text):
+        return _check("expediente", text, b, a, today)
+    if _is_year(b, today):
+        return _check("expediente", text, a, b, today)
+    year, number = (a, b) if len(a) == 4 else (b, a)
+    return _check("expediente", text, number, year, today)
+
+
+def parse_case_id(text: str, *, today: dt.date | None = None) -> CaseId:
+    """The canonical identifier in ``text`` (one identifier, sloppy typing allowed).
+
+    Raises :class:`IdentifierError` when ``text`` is not one process or expediente number.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise IdentifierError(str(text), "it is empty", None, "empty")
+    found = find_case_ids(text, today=today)
+    if not found:
+        raise IdentifierError(
+            text.strip(), "expected TC/XXXXXX/YYYY (process) or EXP-YYYY-XXXXX (expediente)"
+        )
+    if len(found) > 1:
+        raise IdentifierError(
+            text.strip(), "it holds more than one identifier; give one", None, "several"
+        )
+    first = found[0]
+    if isinstance(first, IdentifierProblem):
+        raise IdentifierError(first.text, first.reason, first.kind, first.code)
+    return first
+
+
+def find_case_ids(text: str, *, today: dt.date | None = None) -> list[CaseId | IdentifierProblem]:
+    """Every identifier written in ``text``, normalised, or the problem with it, in order."""
+    today = today or dt.date.today()
+    found: list[tuple[int, CaseId | IdentifierProblem]] = []
+    taken: list[tuple[int, int]] = []
+    for m in _EXP_RE.finditer(text):
+        raw = m.group(0).strip()
+        try:
+            found.append((m.start(), _expediente(raw, m.group("a"), m.group("b"), today)))
+        except IdentifierError as exc:
+            found.append((m.start(), IdentifierProblem(raw, exc.reason, "expediente", exc.code)))
+        taken.append(m.span())
+    for m in _PROCESS_RE.finditer(text):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        raw = m.group(0).strip()
+        try:
+            found.append(
+                (m.start(), _check("process", raw, m.group("num"), m.group("year"), today))
+            )
+        except IdentifierError as exc:
+            found.append((m.start(), IdentifierProblem(raw, exc.reason, "process", exc.code)))
+    found.sort(key=lambda t: t[0])
+    out: list[CaseId | IdentifierProblem] = []
+    for _, item in found:
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def mentions_case_words(text: str) -> bool:
+    """Whether ``text`` talks about a case ("meu processo", "andamento", "expediente")."""
+    return bool(_CASE_WORDS.search(text))

@@ -1,0 +1,438 @@
+"""The case registry: processes, expedientes, parties, movements and documents.
+
+A :class:`CaseRegistry` is what the search agent's tools read. The assistant never asks a
+model for case data: whatever it says about a case comes from here. Backends:
+
+* :class:`SQLiteCaseRegistry` — one SQLite file (``sqlite:///registry.db``), the default;
+* :class:`~colmeia.apps.assistant.registry_http.HTTPCaseRegistry` — a registry served over
+  HTTP (``http://host:port``), e.g. by ``colmeia registry serve``.
+
+Methods take canonical identifiers (:class:`~colmeia.apps.assistant.ids.CaseId`); parsing and
+normalising what a person typed happens before, in the tools.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from colmeia.apps.assistant.ids import CaseId
+from colmeia.errors import ConfigurationError, StoreError
+
+__all__ = [
+    "CaseDocument",
+    "CaseRegistry",
+    "Expediente",
+    "Location",
+    "Movement",
+    "Party",
+    "Process",
+    "RegistryBatch",
+    "SQLiteCaseRegistry",
+    "Subscription",
+    "locate",
+    "open_registry",
+]
+
+
+@dataclass(slots=True)
+class Process:
+    """A process (``TC/XXXXXX/YYYY``) as the registry holds it."""
+
+    number: str
+    filed_on: str
+    unit: str
+    case_class: str
+    subclass: str
+    rapporteur: str
+    status: str
+    location: str
+    subject: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Expediente:
+    """An expediente (``EXP-YYYY-XXXXX``): a filed document or request, maybe tied to a process."""
+
+    number: str
+    opened_on: str
+    type: str
+    origin_unit: str
+    subject: str
+    status: str
+    location: str = ""
+    process: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Party:
+    """Someone in a case: a responsible person, an interested party, a representative."""
+
+    name: str
+    role: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Movement:
+    """One step of a case's path: when, from which unit to which, and what happened."""
+
+    seq: int
+    at: str
+    from_unit: str
+    to_unit: str
+    description: str
+    status: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class CaseDocument:
+    """A document in a case file."""
+
+    seq: int
+    kind: str
+    title: str
+    date: str
+    pages: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Location:
+    """Where a case is now and since when (the last movement that brought it there)."""
+
+    number: str
+    location: str
+    since: str
+    days: int
+    status: str
+    last_movement: Movement | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["last_movement"] = self.last_movement.as_dict() if self.last_movement else None
+        return out
+
+
+@dataclass(slots=True)
+class Subscription:
+    """A request to be told of a case's movements; ``key`` makes repeating it harmless."""
+
+    key: str
+    number: str
+    contact: str
+    created_at: str
+    created: bool = True
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@runtime_checkable
+class CaseRegistry(Protocol):
+    """Read access to cases, and one idempotent write (subscriptions)."""
+
+    url: str
+
+    async def process(self, case: CaseId) -> Process | None:
+        """The process, or ``None`` when the registry has no such number."""
+        ...
+
+    async def expediente(self, case: CaseId) -> Expediente | None:
+        """The expediente, or ``None``."""
+        ...
+
+    async def parties(self, case: CaseId) -> list[Party]:
+        """People and bodies in the case (empty when unknown)."""
+        ...
+
+    async def movements(self, case: CaseId, limit: int = 20) -> list[Movement]:
+        """The most recent movements, newest first."""
+        ...
+
+    async def documents(self, case: CaseId, limit: int = 20) -> list[CaseDocument]:
+        """Documents in the case file, newest first."""
+        ...
+
+    async def location(self, case: CaseId, today: dt.date | None = None) -> Location | None:
+        """Where the case is and since when, or ``None`` when unknown."""
+        ...
+
+    async def subscribe(self, case: CaseId, contact: str, key: str) -> Subscription:
+        """Record a subscription once per ``key`` (a repeat returns the first, created=False)."""
+        ...
+
+    async def counts(self) -> dict[str, int]:
+        """How many processes, expedientes, movements… the registry holds."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS processes (
+    number TEXT PRIMARY KEY, filed_on TEXT NOT NULL, unit TEXT NOT NULL,
+    case_class TEXT NOT NULL, subclass TEXT NOT NULL DEFAULT '', rapporteur TEXT NOT NULL,
+    status TEXT NOT NULL, location TEXT NOT NULL, subject TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS expedientes (
+    number TEXT PRIMARY KEY, opened_on TEXT NOT NULL, type TEXT NOT NULL,
+    origin_unit TEXT NOT NULL, subject TEXT NOT NULL, status TEXT NOT NULL,
+    location TEXT NOT NULL DEFAULT '', process TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS parties (
+    case_number TEXT NOT NULL, name TEXT NOT NULL, role TEXT NOT NULL,
+    PRIMARY KEY (case_number, name, role)
+);
+CREATE TABLE IF NOT EXISTS movements (
+    case_number TEXT NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL,
+    from_unit TEXT NOT NULL, to_unit TEXT NOT NULL, description TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT '', PRIMARY KEY (case_number, seq)
+);
+CREATE TABLE IF NOT EXISTS documents (
+    case_number TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, title TEXT NOT NULL,
+    date TEXT NOT NULL, pages INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (case_number, seq)
+);
+CREATE TABLE IF NOT EXISTS subscriptions (
+    key TEXT PRIMARY KEY, case_number TEXT NOT NULL, contact TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+"""
+
+
+def locate(
+    record: Process | Expediente, movements: Sequence[Movement], today: dt.date | None = None
+) -> Location:
+    """Where ``record`` is and since when: the start of the latest stay at its current unit.
+
+    ``movements`` are newest first. A case that moves inside its unit (a diligence, a
+    citation) has been there since it first arrived, not since the last event.
+    """
+    today = today or dt.date.today()
+    opened = record.filed_on if isinstance(record, Process) else record.opened_on
+    since = opened
+    for m in movements:
+        if m.to_unit != record.location:
+            break
+        since = m.at
+    last = movements[0] if movements else None
+    return Location(
+        record.number, record.location, since, _days_between(since, today), record.status, last
+    )
+
+
+def _days_between(since: str, today: dt.date) -> int:
+    try:
+        day = dt.date.fromisoformat(since[:10])
+    except ValueError:
+        return 0
+    return max((today - day).days, 0)
+
+
+class SQLiteCaseRegistry:
+    """A registry in one SQLite file. Reads are sub-millisecond, so they run inline."""
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        self.path = Path(path)
+        self.url = f"sqlite:///{self.path}"
+        if not create and not self.path.exists():
+            raise ConfigurationError(
+                f"no case registry at {self.path}; create one with `colmeia registry demo` "
+                "or `colmeia registry import`, or set COLMEIA_REGISTRY"
+            )
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(str(self.path), check_same_thread=False)
+            self._conn.executescript("PRAGMA journal_mode=WAL;" + _SCHEMA)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open the case registry {self.path}: {exc}") from exc
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ reads
+    def _rows(self, sql: str, args: Sequence[Any]) -> list[tuple[Any, ...]]:
+        with self._lock:
+            try:
+                return list(self._conn.execute(sql, args))
+            except sqlite3.Error as exc:
+                raise StoreError(f"case registry {self.path}: {exc}") from exc
+
+    async def process(self, case: CaseId) -> Process | None:
+        rows = self._rows(
+            "SELECT number, filed_on, unit, case_class, subclass, rapporteur, status, location,"
+            " subject FROM processes WHERE number = ?",
+            (case.canonical,),
+        )
+        return Process(*rows[0]) if rows and case.kind == "process" else None
+
+    async def expediente(self, case: CaseId) -> Expediente | None:
+        rows = self._rows(
+            "SELECT number, opened_on, type, origin_unit, subject, status, location, process"
+            " FROM expedientes WHERE number = ?",
+            (case.canonical,),
+        )
+        return Expediente(*rows[0]) if rows and case.kind == "expediente" else None
+
+    async def parties(self, case: CaseId) -> list[Party]:
+        rows = self._rows(
+            "SELECT name, role FROM parties WHERE case_number = ? ORDER BY role, name",
+            (case.canonical,),
+        )
+        return [Party(*r) for r in rows]
+
+    async def movements(self, case: CaseId, limit: int = 20) -> list[Movement]:
+        rows = self._rows(
+            "SELECT seq, at, from_unit, to_unit, description, status FROM movements"
+            " WHERE case_number = ? ORDER BY seq DESC LIMIT ?",
+            (case.canonical, max(1, limit)),
+        )
+        return [Movement(*r) for r in rows]
+
+    async def documents(self, case: CaseId, limit: int = 20) -> list[CaseDocument]:
+        rows = self._rows(
+            "SELECT seq, kind, title, date, pages FROM documents WHERE case_number = ?"
+            " ORDER BY seq DESC LIMIT ?",
+            (case.canonical, max(1, limit)),
+        )
+        return [CaseDocument(*r) for r in rows]
+
+    async def location(self, case: CaseId, today: dt.date | None = None) -> Location | None:
+        record: Process | Expediente | None = (
+            await self.process(case) if case.kind == "process" else await self.expediente(case)
+        )
+        if record is None:
+            return None
+        return locate(record, await self.movements(case, limit=10_000), today)
+
+    async def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for table in ("processes", "expedientes", "parties", "movements", "documents"):
+            out[table] = int(self._rows(f"SELECT COUNT(*) FROM {table}", ())[0][0])
+        return out
+
+    # ------------------------------------------------------------------ writes
+    async def subscribe(self, case: CaseId, contact: str, key: str) -> Subscription:
+        if not key:
+            raise ConfigurationError("a subscription needs an idempotency key")
+        now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        with self._lock:
+            try:
+                cur = self._conn.execute(
+                    "INSERT OR IGNORE INTO subscriptions (key, case_number, contact, created_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    (key, case.canonical, contact, now),
+                )
+                self._conn.commit()
+                created = cur.rowcount == 1
+                row = self._conn.execute(
+                    "SELECT key, case_number, contact, created_at FROM subscriptions WHERE key = ?",
+                    (key,),
+                ).fetchone()
+            except sqlite3.Error as exc:
+                raise StoreError(f"case registry {self.path}: {exc}") from exc
+        key_, number, contact, created_at = row
+        return Subscription(key_, number, contact, created_at, created)
+
+    def subscriptions(self) -> list[Subscription]:
+        """Every subscription (for tests and administrators)."""
+        rows = self._rows(
+            "SELECT key, case_number, contact, created_at FROM subscriptions ORDER BY created_at",
+            (),
+        )
+        return [Subscription(r[0], r[1], r[2], r[3], False) for r in rows]
+
+    def write(self, batch: RegistryBatch) -> None:
+        """Insert or replace a batch of records in one transaction."""
+        with self._lock:
+            try:
+                with self._conn:
+                    self._conn.executemany(
+                        "INSERT OR REPLACE INTO processes VALUES (?,?,?,?,?,?,?,?,?)",
+                        [_values(p) for p in batch.processes],
+                    )
+                    self._conn.executemany(
+                        "INSERT OR REPLACE INTO expedientes VALUES (?,?,?,?,?,?,?,?)",
+                        [_values(e) for e in batch.expedientes],
+                    )
+                    self._conn.executemany(
+                        "INSERT OR REPLACE INTO parties VALUES (?,?,?)",
+                        [(n, p.name, p.role) for n, p in batch.parties],
+                    )
+                    self._conn.executemany(
+                        "INSERT OR REPLACE INTO movements VALUES (?,?,?,?,?,?,?)",
+                        [(n, *_values(m)) for n, m in batch.movements],
+                    )
+                    self._conn.executemany(
+                        "INSERT OR REPLACE INTO documents VALUES (?,?,?,?,?,?)",
+                        [(n, *_values(d)) for n, d in batch.documents],
+                    )
+            except sqlite3.Error as exc:
+                raise StoreError(f"case registry {self.path}: {exc}") from exc
+
+    def known_numbers(self) -> set[str]:
+        """Every process and expediente number (for import checks)."""
+        rows = self._rows("SELECT number FROM processes UNION SELECT number FROM expedientes", ())
+        return {r[0] for r in rows}
+
+    async def close(self) -> None:
+        self.close_sync()
+
+    def close_sync(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+def _values(record: Any) -> tuple[Any, ...]:
+    return tuple(asdict(record).values())
+
+
+@dataclass(slots=True)
+class RegistryBatch:
+    """Records to write at once; parties, movements and documents carry their case number."""
+
+    processes: list[Process] = field(default_factory=list)
+    expedientes: list[Expediente] = field(default_factory=list)
+    parties: list[tuple[str, Party]] = field(default_factory=list)
+    movements: list[tuple[str, Movement]] = field(default_factory=list)
+    documents: list[tuple[str, CaseDocument]] = field(default_factory=list)
+
+    def extend(self, other: RegistryBatch) -> None:
+        self.processes += other.processes
+        self.expedientes += other.expedientes
+        self.parties += other.parties
+        self.movements += other.movements
+        self.documents += other.documents
+
+    def __len__(self) -> int:
+        return len(self.processes) + len(self.expedientes)
+
+
+def open_registry(url: str, *, create: bool = False) -> CaseRegistry:
+    """The registry at ``url``: ``sqlite:///path``, a plain path, or ``http(s)://…``."""
+    if url.startswith(("http://", "https://")):
+        from colmeia.apps.assistant.registry_http import HTTPCaseRegistry
+
+        return HTTPCaseRegistry(url)
+    path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url
+    if "://" in path:
+        raise ConfigurationError(
+            f"unsupported registry URL {url!r}: use sqlite:///path.db or http(s)://host:port"
+        )
+    return SQLiteCaseRegistry(path, create=create)

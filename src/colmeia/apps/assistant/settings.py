@@ -1,0 +1,53 @@
+"""Settings of the institutional assistant (``COLMEIA_ASSISTANT_*``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["AssistantSettings"]
+
+
+class AssistantSettings(BaseSettings):
+    """Where the assistant keeps its threads, which registry and collection it reads."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="COLMEIA_ASSISTANT_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        validate_default=True,
+    )
+
+    registry: str | None = Field(
+        default=None,
+        description="Case registry: sqlite:///path.db or http(s)://host:port "
+        "(default: registry.db in COLMEIA_HOME).",
+    )
+    checkpoints: str | None = Field(
+        default=None,
+        description="Where conversations are kept: sqlite:///path.db or postgresql://… "
+        "(default: assistant.db in COLMEIA_HOME).",
+    )
+    collection: str = Field(default="leis", description="Collection of official documents.")
+    max_handoffs_per_turn: int = Field(
+        default=4, ge=1, le=20, description="Handoffs allowed in one turn before it stops."
+    )
+    max_steps_per_turn: int = Field(
+        default=12, ge=2, le=100, description="Model calls allowed in one turn."
+    )
+    history_tokens: int = Field(
+        default=1500, ge=200, description="Earlier turns beyond this are summarised."
+    )
+    approval_tools: str = Field(
+        default="web_search,subscribe_updates",
+        description="Tools that need a person's approval before they run (comma-separated).",
+    )
+
+    def registry_url(self, home: Path) -> str:
+        return self.registry or f"sqlite:///{home / 'registry.db'}"
+
+    def checkpoints_url(self, home: Path) -> str:
+        return self.checkpoints or f"sqlite:///{home / 'assistant.db'}"
