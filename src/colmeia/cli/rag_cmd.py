@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 import orjson
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from colmeia.cli.progress import Progress
 from colmeia.config import Settings, get_settings
 from colmeia.errors import ColmeiaError
 from colmeia.store import Store, open_store
@@ -125,46 +125,38 @@ def ingest(
             type_column,
             date_column,
         )
-    with _opened(store_url) as (store, settings):
-        embedder = embedder_from_settings(settings.embeddings)
-        progress = Progress(
-            TextColumn("[bold]ingest[/bold]"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[docs]} docs, {task.fields[chunks]} chunks"),
-            TimeElapsedColumn(),
-            TextColumn("{task.fields[current]}", style="dim"),
+    with (
+        _opened(store_url) as (store, settings),
+        Progress(
+            "ingest",
+            unit="files",
+            resume="rerun the same command to continue (stored documents are skipped)",
             console=err_console,
             disable=as_json,
-        )
-        with progress:
-            task = progress.add_task("ingest", total=None, docs=0, chunks=0, current="")
+        ) as bar,
+    ):
+        embedder = embedder_from_settings(settings.embeddings)
 
-            def on_progress(p: IngestProgress) -> None:
-                name = Path(p.current).name if p.current else ""
-                progress.update(
-                    task,
-                    total=p.files_total,
-                    completed=p.files_done,
-                    docs=p.documents,
-                    chunks=p.chunks,
-                    current=name[-40:],
-                )
-
-            report = run_ingest(
-                store,
-                collection,
-                paths,
-                chunker=chunker,
-                csv_columns=columns,
-                embedder=embedder,
-                cut_front_matter=cut_front_matter,
-                cut_references=cut_references,
-                progress=on_progress,
+        def on_progress(p: IngestProgress) -> None:
+            name = Path(p.current).name if p.current else ""
+            bar.update(
+                p.files_done, p.files_total, info=f"{p.documents} docs, {p.chunks} chunks {name}"
             )
-            progress.update(task, current="building the search index")
-            if report.documents:
-                Retriever(store, collection, embedder=embedder).warm()
+
+        report = run_ingest(
+            store,
+            collection,
+            paths,
+            chunker=chunker,
+            csv_columns=columns,
+            embedder=embedder,
+            cut_front_matter=cut_front_matter,
+            cut_references=cut_references,
+            progress=on_progress,
+        )
+        if report.documents:
+            bar.update(bar.done, info="building the search index")
+            Retriever(store, collection, embedder=embedder).warm()
     if as_json:
         sys.stdout.write(orjson.dumps(report.as_dict()).decode() + "\n")
     else:
@@ -367,18 +359,12 @@ def eval_retrieval(
         retriever = _retriever(store, settings, [collection])
         run: dict[str, list[str]] = {}
         items = _read_queries(queries)
-        with Progress(
-            TextColumn("[bold]eval[/bold]"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            console=err_console,
-            disable=as_json,
-        ) as progress:
-            task = progress.add_task("eval", total=len(items))
+        with Progress("eval", unit="queries", console=err_console, disable=as_json) as bar:
+            bar.update(0, len(items))
             for qid, text in items:
                 docs = retriever.search_documents(text, depth, per_document=1, depth=depth * 3)
                 run[qid] = [d.doc_id for d in docs]
-                progress.advance(task)
+                bar.advance()
     metrics = evaluate_run(
         run, judged, ndcg_ks=sorted({k, 10}), recall_ks=sorted({k, depth}), not_found_ks=(5, k)
     )
