@@ -32,6 +32,7 @@ __all__ = [
     "delete_documents",
     "detect_csv_columns",
     "ingest",
+    "ingest_documents",
     "list_files",
 ]
 
@@ -89,13 +90,15 @@ class IngestProgress:
 
 @dataclass(slots=True)
 class IngestReport:
-    """What an ingestion did. ``added + updated + unchanged`` documents were seen intact."""
+    """What an ingestion did. ``added + updated + unchanged`` documents were seen intact (and
+    the added/updated ones stored); ``removed`` ones had vanished from their source."""
 
     collection: str
     files: int = 0
     added: int = 0
     updated: int = 0
     unchanged: int = 0
+    removed: int = 0
     chunks: int = 0
     errors: list[IngestError] = field(default_factory=list)
 
@@ -111,6 +114,7 @@ class IngestReport:
             "added": self.added,
             "updated": self.updated,
             "unchanged": self.unchanged,
+            "removed": self.removed,
             "chunks": self.chunks,
             "errors": [{"source": e.source, "reason": e.reason} for e in self.errors],
         }
@@ -269,43 +273,97 @@ def _year(metadata: dict[str, Any]) -> int | None:
     return None
 
 
+@dataclass(slots=True)
+class _Pending:
+    doc: StoredDocument
+    chunks: list[StoredChunk]
+    source: str
+    new: bool
+
+
 class _Writer:
-    """Buffers documents so vectors are embedded and rows written in batches."""
+    """Buffers documents so vectors are embedded and rows written in batches.
+
+    A document counts only once it is written: ``on_written``/``on_failed`` are called per
+    document after its batch. When a batch fails (store or embedder error) each of its
+    documents is retried alone, so the failure is blamed on the document that causes it and
+    the others are still stored. ``flush`` never raises.
+    """
 
     def __init__(
-        self, store: Store, collection: str, embedder: Embedder | None, batch_chunks: int
+        self,
+        store: Store,
+        collection: str,
+        embedder: Embedder | None,
+        batch_chunks: int,
+        on_written: Callable[[_Pending], None],
+        on_failed: Callable[[_Pending, str], None],
     ) -> None:
         self.store = store
         self.collection = collection
         self.embedder = embedder
         self.batch_chunks = batch_chunks
-        self.pending: list[tuple[StoredDocument, list[StoredChunk]]] = []
+        self.on_written = on_written
+        self.on_failed = on_failed
+        self.pending: list[_Pending] = []
         self.pending_chunks = 0
         self.dim = 0
 
-    def add(self, doc: StoredDocument, chunks: list[StoredChunk]) -> None:
-        self.pending.append((doc, chunks))
-        self.pending_chunks += len(chunks)
+    def add(self, item: _Pending) -> None:
+        self.pending.append(item)
+        self.pending_chunks += len(item.chunks)
         if self.pending_chunks >= self.batch_chunks:
             self.flush()
 
     def flush(self) -> None:
-        if not self.pending:
+        batch, self.pending, self.pending_chunks = self.pending, [], 0
+        if not batch:
             return
-        vectors: list[npt.NDArray[np.float32] | None] = [None] * len(self.pending)
+        try:
+            self._write(batch)
+        except Exception as exc:
+            if len(batch) == 1:
+                self._fail(batch[0], exc)
+                return
+            log.warning("a batch of %d documents failed (%s); retrying one by one", len(batch), exc)
+            same: list[str] = []
+            for item in batch:
+                if len(same) >= 3 and len(set(same[-3:])) == 1:
+                    # The same failure three times in a row is not about the documents
+                    # (server down, disk full): do not hammer it once per document.
+                    self.on_failed(item, f"not stored: {same[-1]}")
+                    continue
+                try:
+                    self._write([item])
+                except Exception as one:
+                    same.append(self._fail(item, one))
+                else:
+                    same.clear()
+            return
+
+    def _fail(self, item: _Pending, exc: Exception) -> str:
+        if not isinstance(exc, ColmeiaError | OSError | ValueError):
+            log.exception("unexpected failure storing %s", item.source)
+        reason = str(exc) if isinstance(exc, ColmeiaError) else f"{type(exc).__name__}: {exc}"
+        self.on_failed(item, f"not stored: {reason}")
+        return reason
+
+    def _write(self, batch: list[_Pending]) -> None:
+        vectors: list[npt.NDArray[np.float32] | None] = [None] * len(batch)
         if self.embedder is not None:
-            texts = [c.text for _, chunks in self.pending for c in chunks]
+            texts = [c.text for item in batch for c in item.chunks]
             matrix = self.embedder.embed(texts) if texts else np.empty((0, 0), np.float32)
+            if len(matrix) != len(texts):
+                raise ValueError(f"the embedder returned {len(matrix)} vectors for {len(texts)}")
             if len(matrix):
                 self.dim = int(matrix.shape[1])
             start = 0
-            for i, (_, chunks) in enumerate(self.pending):
-                vectors[i] = matrix[start : start + len(chunks)]
-                start += len(chunks)
-        for (doc, chunks), vecs in zip(self.pending, vectors, strict=True):
-            self.store.replace_document(self.collection, doc, chunks, vecs)
-        self.pending.clear()
-        self.pending_chunks = 0
+            for i, item in enumerate(batch):
+                vectors[i] = matrix[start : start + len(item.chunks)]
+                start += len(item.chunks)
+        for item, vecs in zip(batch, vectors, strict=True):
+            self.store.replace_document(self.collection, item.doc, item.chunks, vecs)
+            self.on_written(item)
 
 
 def _to_stored(doc: ExtractedDocument, chunks: Sequence[Chunk]) -> list[StoredChunk]:
@@ -328,57 +386,76 @@ def _to_stored(doc: ExtractedDocument, chunks: Sequence[Chunk]) -> list[StoredCh
     ]
 
 
-def ingest(
-    store: Store,
-    collection: str,
-    paths: Sequence[Path],
-    *,
-    chunker: str = "auto",
-    csv_columns: CsvColumns | None = None,
-    embedder: Embedder | None = None,
-    cut_front_matter: bool = False,
-    cut_references: bool = False,
-    progress: ProgressFn | None = None,
-    batch_chunks: int = 256,
-) -> IngestReport:
-    """Ingest files and folders (CSV files: one document per row) into ``collection``."""
-    from colmeia.rag.ingest import chunker_for, clean_document, extract, iter_csv_records
+class _Session:
+    """One ingestion into one collection: documents in, a report out (see :func:`ingest`)."""
 
-    validate_collection_name(collection)
-    store.ensure_collection(collection)
-    info = store.collection(collection)
-    if embedder is not None and info is not None and info.embedder not in ("", embedder.name):
-        raise ConfigurationError(
-            f"collection {collection!r} holds vectors from {info.embedder!r}, not "
-            f"{embedder.name!r}; use the same embedder or ingest into a new collection"
-        )
-    the_chunker: Chunker = chunker_for(chunker)
-    report = IngestReport(collection)
-    files, report.errors = list_files(paths)
-    report.files = len(files)
-    hashes = store.document_hashes(collection)
-    writer = _Writer(store, collection, embedder, batch_chunks)
-    seen: set[str] = set()
+    def __init__(
+        self,
+        store: Store,
+        collection: str,
+        *,
+        chunker: str,
+        embedder: Embedder | None,
+        cut_front_matter: bool | None,
+        cut_references: bool | None,
+        batch_chunks: int,
+    ) -> None:
+        from colmeia.rag.ingest import chunker_for
 
-    def handle(doc: ExtractedDocument) -> None:
-        if doc.source_id in seen:
-            report.errors.append(
-                IngestError(f"{doc.path or doc.source_id}", f"duplicate id {doc.source_id!r}")
+        validate_collection_name(collection)
+        self.existed = store.collection(collection) is not None
+        info = store.collection(collection)
+        if embedder is not None and info is not None and info.embedder not in ("", embedder.name):
+            raise ConfigurationError(
+                f"collection {collection!r} holds vectors from {info.embedder!r}, not "
+                f"{embedder.name!r}; use the same embedder or ingest into a new collection"
             )
+        self.the_chunker: Chunker = chunker_for(chunker)
+        store.ensure_collection(collection)
+        self.store = store
+        self.collection = collection
+        self.embedder = embedder
+        self.cut_front_matter = cut_front_matter
+        self.cut_references = cut_references
+        self.report = IngestReport(collection)
+        self.hashes = store.document_hashes(collection)
+        self.seen: set[str] = set()
+        self.intact: set[str] = set()  # read whole this time (stored, queued or unchanged)
+        self.writer = _Writer(
+            store, collection, embedder, batch_chunks, self._written, self._failed
+        )
+
+    def _written(self, item: _Pending) -> None:
+        self.report.chunks += len(item.chunks)
+        if item.new:
+            self.report.added += 1
+        else:
+            self.report.updated += 1
+
+    def _failed(self, item: _Pending, reason: str) -> None:
+        self.report.errors.append(IngestError(item.source, reason))
+
+    def handle(self, doc: ExtractedDocument) -> None:
+        """Clean, chunk and queue one document (unchanged ones are only counted)."""
+        from colmeia.rag.ingest import clean_document
+
+        report = self.report
+        source = doc.path or doc.source_id
+        if doc.source_id in self.seen:
+            report.errors.append(IngestError(source, f"duplicate id {doc.source_id!r}"))
             return
-        seen.add(doc.source_id)
-        old = hashes.get(doc.source_id)
+        self.seen.add(doc.source_id)
+        old = self.hashes.get(doc.source_id)
         if old == doc.content_hash:
             report.unchanged += 1
+            self.intact.add(doc.source_id)
             return
         cleaned = clean_document(
-            doc, cut_front_matter=cut_front_matter, cut_references=cut_references
+            doc, cut_front_matter=self.cut_front_matter, cut_references=self.cut_references
         )
-        chunks = _to_stored(cleaned, the_chunker.chunk(cleaned))
+        chunks = _to_stored(cleaned, self.the_chunker.chunk(cleaned))
         if not chunks:
-            report.errors.append(
-                IngestError(doc.path or doc.source_id, "no text to index after cleaning")
-            )
+            report.errors.append(IngestError(source, "no text to index after cleaning"))
             return
         stored = StoredDocument(
             doc_id=doc.source_id,
@@ -390,13 +467,73 @@ def ingest(
             metadata=dict(cleaned.metadata),
             n_chunks=len(chunks),
         )
-        writer.add(stored, chunks)
-        hashes[doc.source_id] = doc.content_hash
-        report.chunks += len(chunks)
-        if old is None:
-            report.added += 1
-        else:
-            report.updated += 1
+        self.intact.add(doc.source_id)
+        self.writer.add(_Pending(stored, chunks, source, old is None))
+
+    def remove_stale(self, paths: Sequence[Path]) -> None:
+        """Delete documents that came from ``paths`` but were not read intact this time
+        (the file was deleted, or is now broken, or the CSV row is gone)."""
+        files = {str(p.resolve()) for p in paths} | {str(p) for p in paths}
+        folders = tuple(str(p.resolve()) + os.sep for p in paths if p.is_dir() or not p.exists())
+        stale = [
+            d.doc_id
+            for d in self.store.documents(self.collection)
+            if d.doc_id not in self.intact
+            and d.path
+            and (d.path in files or d.path.startswith(folders))
+        ]
+        if stale:
+            self.report.removed = self.store.delete_documents(self.collection, stale)
+
+    def finish(self) -> IngestReport:
+        """Write what is buffered; a new collection that got no document is not left behind."""
+        self.writer.flush()
+        if self.embedder is not None and self.writer.dim:
+            try:
+                self.store.set_embedder(self.collection, self.embedder.name, self.writer.dim)
+            except ColmeiaError as exc:
+                self.report.errors.append(IngestError(self.collection, str(exc)))
+        if not self.existed and not self.report.documents:
+            self.store.delete_collection(self.collection)
+        return self.report
+
+
+def ingest(
+    store: Store,
+    collection: str,
+    paths: Sequence[Path],
+    *,
+    chunker: str = "auto",
+    csv_columns: CsvColumns | None = None,
+    embedder: Embedder | None = None,
+    cut_front_matter: bool | None = None,
+    cut_references: bool | None = None,
+    progress: ProgressFn | None = None,
+    batch_chunks: int = 256,
+    remove_missing: bool = True,
+) -> IngestReport:
+    """Ingest files and folders (CSV files: one document per row) into ``collection``.
+
+    Documents are counted once stored. ``cut_front_matter``/``cut_references`` default to
+    on for academic works (theses, dissertations) and off otherwise. With ``remove_missing``
+    a document that came from these paths before but was not read intact now (file deleted or
+    broken, CSV row gone) is deleted, so it stops being found. A collection this call created
+    is removed again when no document could be stored in it.
+    """
+    from colmeia.rag.ingest import extract, iter_csv_records
+
+    run = _Session(
+        store,
+        collection,
+        chunker=chunker,
+        embedder=embedder,
+        cut_front_matter=cut_front_matter,
+        cut_references=cut_references,
+        batch_chunks=batch_chunks,
+    )
+    report = run.report
+    files, report.errors = list_files(paths)
+    report.files = len(files)
 
     def tick(done: int, current: str) -> None:
         if progress is not None:
@@ -406,7 +543,7 @@ def ingest(
     for done, path in enumerate(files, start=1):
         try:
             for doc in _documents(path, csv_columns, report, extract, iter_csv_records):
-                handle(doc)
+                run.handle(doc)
         except DocumentError as exc:
             report.errors.append(IngestError(str(path), exc.reason))
         except ColmeiaError as exc:
@@ -415,10 +552,44 @@ def ingest(
             log.exception("unexpected failure ingesting %s", path)
             report.errors.append(IngestError(str(path), f"{type(exc).__name__}: {exc}"))
         tick(done, str(path))
-    writer.flush()
-    if embedder is not None and writer.dim:
-        store.set_embedder(collection, embedder.name, writer.dim)
+    run.finish()
+    if remove_missing and store.collection(collection) is not None:
+        run.remove_stale(paths)
+    tick(len(files), "")
     return report
+
+
+def ingest_documents(
+    store: Store,
+    collection: str,
+    documents: Iterable[ExtractedDocument],
+    *,
+    chunker: str = "auto",
+    embedder: Embedder | None = None,
+    cut_front_matter: bool | None = None,
+    cut_references: bool | None = None,
+    progress: ProgressFn | None = None,
+    total: int = 0,
+    batch_chunks: int = 256,
+) -> IngestReport:
+    """Ingest documents already extracted (records joined with their PDFs, say); same
+    bookkeeping as :func:`ingest`. ``total`` is only for the progress callback."""
+    run = _Session(
+        store,
+        collection,
+        chunker=chunker,
+        embedder=embedder,
+        cut_front_matter=cut_front_matter,
+        cut_references=cut_references,
+        batch_chunks=batch_chunks,
+    )
+    report = run.report
+    for done, doc in enumerate(documents, start=1):
+        run.handle(doc)
+        report.files = done
+        if progress is not None:
+            progress(IngestProgress(done, total, report.documents, report.chunks, doc.title))
+    return run.finish()
 
 
 def _documents(

@@ -25,7 +25,7 @@ import numpy.typing as npt
 from colmeia.errors import ConfigurationError, QueryError
 from colmeia.rag.index.dense import DenseIndex
 from colmeia.rag.index.embedders import Embedder
-from colmeia.rag.index.lexical import LexicalConfig, LexicalIndex
+from colmeia.rag.index.lexical import LexicalConfig, LexicalIndex, fold_accents
 from colmeia.store.base import Store, StoredChunk
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "Filters",
     "Hit",
     "Retriever",
+    "document_program",
     "group_by_document",
     "rrf_fuse",
     "validate_query",
@@ -48,6 +49,8 @@ MAX_QUERY_CHARS = 10_000
 DEFAULT_LEXICAL = LexicalConfig(k1=1.2, b=0.75, method="bm25l", delta=1.0, bigram_weight=0.1)
 
 T = TypeVar("T")
+# (score, collection, position, lexical rank, dense rank)
+_Scored = tuple[float, str, int, int | None, int | None]
 
 
 def validate_query(query: str) -> str:
@@ -69,13 +72,30 @@ def validate_query(query: str) -> str:
 
 @dataclass(slots=True)
 class Citation:
-    """Where a passage comes from: document title, page and hierarchy path, and the file."""
+    """Where a passage comes from: document title, page and hierarchy path, and the file.
+
+    ``page``/``page_end`` are PDF page numbers (1 = the file's first page);
+    ``page_label``/``page_label_end`` the numbers printed on those pages when the cleaner
+    found them (a thesis's PDF page 17 prints "1"). People cite printed numbers, so
+    :meth:`label` shows those when known.
+    """
 
     document: str
     page: int
     path: str
     source: str = ""
     page_end: int = 0
+    page_label: str = ""
+    page_label_end: str = ""
+
+    def pages(self) -> str:
+        """ "7", "7-8" (printed numbers when known, else PDF pages), or "" for one-page texts."""
+        if self.page_label:
+            end = self.page_label_end or self.page_label
+            return self.page_label if end == self.page_label else f"{self.page_label}-{end}"
+        if self.page and (self.page > 1 or self.page_end > 1):
+            return f"{self.page}-{self.page_end}" if self.page_end > self.page else f"{self.page}"
+        return ""
 
     def label(self) -> str:
         """Human form: "Lei 8.078/1990, Art. 43, § 1º — p. 3"."""
@@ -83,8 +103,8 @@ class Citation:
         if self.path and self.document and self.document not in self.path:
             parts.insert(0, self.document)
         text = ", ".join(p for p in parts if p)
-        if self.page and (self.page > 1 or self.page_end > 1):
-            pages = f"{self.page}-{self.page_end}" if self.page_end > self.page else f"{self.page}"
+        pages = self.pages()
+        if pages:
             text += f" (p. {pages})"
         return text
 
@@ -93,6 +113,8 @@ class Citation:
             "document": self.document,
             "page": self.page,
             "page_end": self.page_end or self.page,
+            "page_label": self.page_label,
+            "page_label_end": self.page_label_end or self.page_label,
             "path": self.path,
             "source": self.source,
             "label": self.label(),
@@ -145,15 +167,41 @@ class DocumentResult:
 
 @dataclass(frozen=True, slots=True)
 class Filters:
-    """Metadata filters: document type and year (exact or a range)."""
+    """Metadata filters: document type, year (exact or a range) and graduate program.
+
+    Type and program compare case- and accent-insensitively ("dissertacao" finds
+    "Dissertação"); the program matches when the given words appear in the document's
+    program ("direitos humanos" finds "Programa de Pós-Graduação em Direitos Humanos").
+    """
 
     doc_type: str | None = None
     year: int | None = None
     year_from: int | None = None
     year_to: int | None = None
+    program: str | None = None
 
     def active(self) -> bool:
-        return any(v is not None for v in (self.doc_type, self.year, self.year_from, self.year_to))
+        return any(
+            v is not None
+            for v in (self.doc_type, self.year, self.year_from, self.year_to, self.program)
+        )
+
+
+_PROGRAM_KEYS = ("program", "programa", "programme", "pos_graduacao")
+
+
+def document_program(metadata: dict[str, Any]) -> str:
+    """The graduate program a document's metadata names (CAPES ``Programa``, RIS imports)."""
+    lower = {str(k).strip().lower(): v for k, v in metadata.items()}
+    for key in _PROGRAM_KEYS:
+        value = lower.get(key)
+        if value:
+            return " ".join(str(value).split())
+    return ""
+
+
+def _fold(text: str) -> str:
+    return " ".join(fold_accents(text).split())
 
 
 def group_by_document(hits: Sequence[Hit]) -> list[DocumentResult]:
@@ -174,9 +222,11 @@ class _CollectionIndex:
     generation: int
     chunk_ids: list[str]
     doc_ids: list[str]
-    doc_types: npt.NDArray[np.str_]
+    doc_types: npt.NDArray[np.str_]  # folded (lower case, no accents)
     years: npt.NDArray[np.int32]  # 0 = unknown
     lexical: LexicalIndex
+    spans: npt.NDArray[np.int64]  # (n, 2): each chunk's char range in its document
+    programs: npt.NDArray[np.str_]  # folded
     dense: DenseIndex | None = None
     dense_embedder: str = ""
     doc_pos: dict[str, list[int]] = field(default_factory=dict)
@@ -186,13 +236,19 @@ class _CollectionIndex:
             return None
         m = np.ones(len(self.chunk_ids), dtype=bool)
         if filters.doc_type is not None:
-            m &= self.doc_types == filters.doc_type
+            m &= self.doc_types == _fold(filters.doc_type)
         if filters.year is not None:
             m &= self.years == filters.year
         if filters.year_from is not None:
             m &= (self.years >= filters.year_from) & (self.years > 0)
         if filters.year_to is not None:
             m &= (self.years <= filters.year_to) & (self.years > 0)
+        if filters.program is not None:
+            wanted = _fold(filters.program)
+            if self.programs.size:
+                m &= np.char.find(self.programs, wanted) >= 0
+            else:
+                m &= False
         return m
 
 
@@ -223,23 +279,29 @@ def _load_or_build(
     lexical = LexicalIndex.load(target / "lexical") if positions.exists() else None
     if lexical is not None and lexical.config == config:
         meta = json.loads(positions.read_text(encoding="utf-8"))
-        return _CollectionIndex(
-            generation,
-            meta["chunk_ids"],
-            meta["doc_ids"],
-            np.asarray(meta["doc_types"], dtype=np.str_),
-            np.asarray(meta["years"], dtype=np.int32),
-            lexical,
-        )
+        if "spans" in meta:
+            return _CollectionIndex(
+                generation,
+                meta["chunk_ids"],
+                meta["doc_ids"],
+                np.asarray(meta["doc_types"], dtype=np.str_),
+                np.asarray(meta["years"], dtype=np.int32),
+                lexical,
+                np.asarray(meta["spans"], dtype=np.int64).reshape(-1, 2),
+                np.asarray(meta["programs"], dtype=np.str_),
+            )
     chunks = store.chunks(collection)
+    programs = {d.doc_id: _fold(document_program(d.metadata)) for d in store.documents(collection)}
     lexical = LexicalIndex.build((index_text(c) for c in chunks), config)
     built = _CollectionIndex(
         generation,
         [c.chunk_id for c in chunks],
         [c.doc_id for c in chunks],
-        np.asarray([c.doc_type for c in chunks], dtype=np.str_),
+        np.asarray([_fold(c.doc_type) for c in chunks], dtype=np.str_),
         np.asarray([c.year or 0 for c in chunks], dtype=np.int32),
         lexical,
+        np.asarray([(c.char_start, c.char_end) for c in chunks], dtype=np.int64).reshape(-1, 2),
+        np.asarray([programs.get(c.doc_id, "") for c in chunks], dtype=np.str_),
     )
     try:
         # Write beside, then swap in: a reader never sees half an index.
@@ -253,6 +315,8 @@ def _load_or_build(
                     "doc_ids": built.doc_ids,
                     "doc_types": built.doc_types.tolist(),
                     "years": built.years.tolist(),
+                    "spans": built.spans.tolist(),
+                    "programs": built.programs.tolist(),
                 }
             ),
             encoding="utf-8",
@@ -347,6 +411,12 @@ class Retriever:
 
     Without an embedder (or when a collection has no vectors) ranking is BM25 alone; with one,
     BM25 and vector candidates are fused by reciprocal rank (``1/(rrf_k + rank)``).
+
+    ``per_document`` caps the passages of any one document, and the candidate list deepens
+    until ``k`` passages pass the cap (a long thesis filling the first ``candidates`` does not
+    leave the answer one work short). With ``merge_overlaps`` a passage overlapping a better
+    one of the same document (paragraph windows share text) is left out: one passage per
+    region of a text.
     """
 
     def __init__(
@@ -360,6 +430,7 @@ class Retriever:
         candidates: int = 100,
         rrf_k: int = 60,
         per_document: int = 5,
+        merge_overlaps: bool = True,
     ) -> None:
         self.store = store
         self.collections = [collections] if isinstance(collections, str) else list(collections)
@@ -371,6 +442,7 @@ class Retriever:
         self.candidates = candidates
         self.rrf_k = rrf_k
         self.per_document = per_document
+        self.merge_overlaps = merge_overlaps
 
     def warm(self) -> None:
         """Build or load the indexes now (after ingestion) rather than on the first search."""
@@ -436,27 +508,45 @@ class Retriever:
         cap = self.per_document if per_document is None else per_document
         qvec = None
         if self.embedder is not None:
-            qvec = self.embedder.embed([q])[0]
-        scored: list[tuple[float, str, int, int | None, int | None]] = []
-        indexes: dict[str, _CollectionIndex] = {}
-        for name in self.collections:
-            idx = _collection_index(self.store, name, self.lexical)
-            indexes[name] = idx
-            scored.extend(self._rank_collection(name, idx, q, qvec, k, cap, filters))
-        scored.sort(key=lambda t: (-t[0], t[1], t[2]))
-        picked: list[tuple[float, str, int, int | None, int | None]] = []
-        per_doc: dict[tuple[str, str], int] = {}
+            embed_query = getattr(self.embedder, "embed_query", None)
+            qvec = embed_query([q])[0] if callable(embed_query) else self.embedder.embed([q])[0]
+        indexes = {
+            name: _collection_index(self.store, name, self.lexical) for name in self.collections
+        }
+        depth = max(self.candidates, k * max(cap, 1)) if cap else max(self.candidates, k)
+        while True:
+            scored: list[_Scored] = []
+            exhausted = True
+            for name, idx in indexes.items():
+                items, full = self._rank_collection(name, idx, q, qvec, depth, filters)
+                scored.extend(items)
+                exhausted = exhausted and not full
+            scored.sort(key=lambda t: (-t[0], t[1], t[2]))
+            picked = self._pick(scored, indexes, k, cap)
+            if len(picked) >= k or exhausted:
+                return self._hydrate(picked, indexes)
+            depth *= 4
+
+    def _pick(
+        self, scored: list[_Scored], indexes: dict[str, _CollectionIndex], k: int, cap: int
+    ) -> list[_Scored]:
+        picked: list[_Scored] = []
+        per_doc: dict[tuple[str, str], list[int]] = {}
         for item in scored:
             name, pos = item[1], item[2]
-            doc = indexes[name].doc_ids[pos]
-            n = per_doc.get((name, doc), 0)
-            if cap and n >= cap:
+            idx = indexes[name]
+            taken = per_doc.setdefault((name, idx.doc_ids[pos]), [])
+            if cap and len(taken) >= cap:
                 continue
-            per_doc[(name, doc)] = n + 1
+            if self.merge_overlaps and taken:
+                start, end = idx.spans[pos]
+                if any(start < idx.spans[o][1] and idx.spans[o][0] < end for o in taken):
+                    continue
+            taken.append(pos)
             picked.append(item)
             if len(picked) >= k:
                 break
-        return self._hydrate(picked, indexes)
+        return picked
 
     def _rank_collection(
         self,
@@ -464,19 +554,20 @@ class Retriever:
         idx: _CollectionIndex,
         q: str,
         qvec: npt.NDArray[np.float32] | None,
-        k: int,
-        cap: int,
+        depth: int,
         filters: Filters | None,
-    ) -> list[tuple[float, str, int, int | None, int | None]]:
+    ) -> tuple[list[_Scored], bool]:
+        """Candidates of one collection, and whether a deeper search could find more."""
         mask = idx.mask(filters)
-        depth = max(self.candidates, k * max(cap, 1)) if cap else max(self.candidates, k)
-        depth = min(depth, max(len(idx.chunk_ids), 1))
+        n = max(len(idx.chunk_ids), 1)
+        depth = min(depth, n)
         lex_pos, lex_scores = idx.lexical.search(q, depth, mask)
         if not idx.lexical.has_terms(q):
             # Only stopwords ("o que é"): fall back to matching them as plain words.
             plain = LexicalConfig(**{**_config_dict(self.lexical), "stopwords": False})
             alt = _collection_index(self.store, name, plain)
             lex_pos, lex_scores = alt.lexical.search(q, depth, mask)
+        full = len(lex_pos) >= depth and depth < n
         dense = None
         if qvec is not None and self.embedder is not None:
             dense = _dense_for(self.store, name, idx, self.embedder)
@@ -484,19 +575,20 @@ class Retriever:
             return [
                 (float(s), name, int(p), r, None)
                 for r, (p, s) in enumerate(zip(lex_pos, lex_scores, strict=True), start=1)
-            ]
+            ], full
         assert qvec is not None
-        over = depth * 4 if mask is not None else depth
+        over = min(depth * 4, n) if mask is not None else depth
         dense_pos, _ = dense.search(qvec, over)
+        full = full or (len(dense_pos) >= over and over < n)
         if mask is not None:
             dense_pos = dense_pos[mask[dense_pos]]
         dense_pos = dense_pos[:depth]
         fused = rrf_fuse([lex_pos.tolist(), dense_pos.tolist()], self.rrf_k)
-        return [(score, name, p, ranks[0], ranks[1]) for p, score, ranks in fused]
+        return [(score, name, p, ranks[0], ranks[1]) for p, score, ranks in fused], full
 
     def _hydrate(
         self,
-        picked: list[tuple[float, str, int, int | None, int | None]],
+        picked: list[_Scored],
         indexes: dict[str, _CollectionIndex],
     ) -> list[Hit]:
         wanted: dict[str, list[str]] = {}
@@ -520,6 +612,8 @@ class Retriever:
                         path=chunk.path,
                         source=chunk.source_path,
                         page_end=chunk.page_end,
+                        page_label=str(chunk.metadata.get("page_label", "")),
+                        page_label_end=str(chunk.metadata.get("page_label_end", "")),
                     ),
                     collection=name,
                     lexical_rank=lr,

@@ -13,10 +13,21 @@ __all__ = ["Chunk", "Chunker", "ExtractedDocument", "Page"]
 
 @dataclass(slots=True)
 class Page:
-    """The text of one page (1-based ``number``); formats without pages have one page."""
+    """The text of one page (1-based ``number``); formats without pages have one page.
+
+    ``label`` is the page number printed on the page when the cleaner found one (theses count
+    pages from the cover but print numbers from the introduction: PDF page 17 is "1"), and
+    citations show it. ``carry`` is how many characters at the end of ``text`` were printed on
+    the next page (a paragraph the page break split, joined back), ``carry_page`` and
+    ``carry_label`` that page's number and label.
+    """
 
     number: int
     text: str
+    label: str = ""
+    carry: int = 0
+    carry_page: int = 0
+    carry_label: str = ""
 
 
 @dataclass(slots=True)

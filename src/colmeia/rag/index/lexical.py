@@ -35,7 +35,7 @@ __all__ = ["Analyzer", "LexicalConfig", "LexicalIndex", "fold_accents"]
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int32]
 
-_FORMAT_VERSION = 2
+_FORMAT_VERSION = 3
 # Thousands separators inside numbers ("8.666/1993") would split a law number in two.
 _WORD = re.compile(r"[^\W_]+(?:\.\d{3})*")
 
@@ -133,13 +133,24 @@ def _bigram_buckets(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.N
 @dataclass(slots=True)
 class _Postings:
     """One CSC matrix of precomputed BM25 term scores: postings of term ``t`` are
-    ``indices[indptr[t]:indptr[t+1]]`` (passage positions, ascending) with ``data`` scores."""
+    ``indices[indptr[t]:indptr[t+1]]`` (passage positions, ascending) with ``data`` scores.
+
+    ``keys`` (sorted), when set, lists the term ids that have postings and ``t`` is looked up
+    there first: hashed bigrams use it, so a collection stores a pointer per bigram it holds
+    instead of one per hash bucket (4M buckets were 33 MB for even a one-line collection).
+    """
 
     data: FloatArray
     indices: IntArray
     indptr: npt.NDArray[np.int64]
+    keys: npt.NDArray[np.int64] | None = None
 
     def add_to(self, scores: FloatArray, term: int, weight: float) -> None:
+        if self.keys is not None:
+            at = int(np.searchsorted(self.keys, term))
+            if at >= len(self.keys) or int(self.keys[at]) != term:
+                return
+            term = at
         if term < 0 or term + 1 >= len(self.indptr):
             return
         sl = slice(int(self.indptr[term]), int(self.indptr[term + 1]))
@@ -271,11 +282,7 @@ class LexicalIndex:
                 np.concatenate(doc_lens).astype(np.float32) if doc_lens else np.zeros(0, np.float32)
             )
             uni = _assemble(config, uni_spill, len(vocab), lens, n_docs)
-            bi = (
-                _assemble(config, bi_spill, 1 << _BIGRAM_BITS, lens, n_docs)
-                if use_bigrams
-                else None
-            )
+            bi = _assemble(config, bi_spill, 0, lens, n_docs, sparse=True) if use_bigrams else None
         return cls(config, vocab, uni, bi, n_docs)
 
     # ------------------------------------------------------------------ query
@@ -330,6 +337,8 @@ class LexicalIndex:
             np.save(folder / f"{name}_data.npy", p.data)
             np.save(folder / f"{name}_indices.npy", p.indices)
             np.save(folder / f"{name}_indptr.npy", p.indptr)
+            if p.keys is not None:
+                np.save(folder / f"{name}_keys.npy", p.keys)
         meta: dict[str, Any] = {
             "format": _FORMAT_VERSION,
             "config": asdict(self.config),
@@ -349,10 +358,12 @@ class LexicalIndex:
             vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
 
             def postings(name: str) -> _Postings:
+                keys = folder / f"{name}_keys.npy"
                 return _Postings(
                     np.load(folder / f"{name}_data.npy", mmap_mode="r"),
                     np.load(folder / f"{name}_indices.npy", mmap_mode="r"),
                     np.load(folder / f"{name}_indptr.npy"),
+                    np.load(keys) if keys.exists() else None,
                 )
 
             return cls(
@@ -367,11 +378,26 @@ class LexicalIndex:
 
 
 def _assemble(
-    config: LexicalConfig, spill: _BlockSpill, n_terms: int, doc_lens: FloatArray, n_docs: int
+    config: LexicalConfig,
+    spill: _BlockSpill,
+    n_terms: int,
+    doc_lens: FloatArray,
+    n_docs: int,
+    *,
+    sparse: bool = False,
 ) -> _Postings:
-    """Spilled blocks → one CSC matrix of BM25 scores (scored while placed: no tf copy)."""
+    """Spilled blocks → one CSC matrix of BM25 scores (scored while placed: no tf copy).
+
+    ``sparse``: term ids are hash buckets, most of them empty; only the ids present get a row
+    (their sorted list becomes the postings' ``keys``).
+    """
+    keys: npt.NDArray[np.int64] | None = None
+    if sparse:
+        parts = [np.unique(terms) for terms, _, _ in spill.blocks()]
+        keys = np.unique(np.concatenate(parts)).astype(np.int64) if parts else np.zeros(0, np.int64)
+        n_terms = len(keys)
     df = np.zeros(n_terms, np.int64)
-    for terms, _, _ in spill.blocks():
+    for terms, _, _ in _remapped(spill, keys):
         df += np.bincount(terms, minlength=n_terms)
     indptr = np.zeros(n_terms + 1, np.int64)
     np.cumsum(df, out=indptr[1:])
@@ -379,7 +405,7 @@ def _assemble(
     indices = np.empty(nnz, np.int32)
     data = np.empty(nnz, np.float32)
     if nnz == 0:
-        return _Postings(data, indices, indptr)
+        return _Postings(data, indices, indptr, keys)
     avg_len = float(doc_lens.mean()) or 1.0
     idf_fn = _select_idf_scorer(config.method)
     present = np.flatnonzero(df)
@@ -389,7 +415,7 @@ def _assemble(
     idf[present] = np.asarray([idf_fn(int(d), N=n_docs) for d in values], np.float32)[inverse]
     tfc_fn = _select_tfc_scorer(config.method)
     pos = indptr[:-1].copy()
-    for terms, docs, tf in spill.blocks():
+    for terms, docs, tf in _remapped(spill, keys):
         counts = np.bincount(terms, minlength=n_terms)
         starts = np.cumsum(counts) - counts
         dest = pos[terms] + (np.arange(len(terms), dtype=np.int64) - starts[terms])
@@ -404,7 +430,17 @@ def _assemble(
         )
         data[dest] = (tfc * idf[terms]).astype(np.float32)
         pos += counts
-    return _Postings(data, indices, indptr)
+    return _Postings(data, indices, indptr, keys)
+
+
+def _remapped(
+    spill: _BlockSpill, keys: npt.NDArray[np.int64] | None
+) -> Iterator[tuple[IntArray, IntArray, npt.NDArray[np.uint16]]]:
+    """The spilled blocks, term ids replaced by their row in ``keys`` when given."""
+    for terms, docs, tf in spill.blocks():
+        if keys is not None:
+            terms = np.searchsorted(keys, terms).astype(np.int32)
+        yield terms, docs, tf
 
 
 _BLOCK = 1024

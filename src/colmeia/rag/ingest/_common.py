@@ -9,7 +9,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from colmeia.rag.types import Chunk, ExtractedDocument
+from colmeia.rag.types import Chunk, ExtractedDocument, Page
 
 __all__ = [
     "PAGE_SEPARATOR",
@@ -88,29 +88,40 @@ def decode_bytes(data: bytes) -> str:
 
 
 class PageLocator:
-    """Maps character offsets in ``doc.text`` back to page numbers."""
+    """Maps character offsets in ``doc.text`` back to page numbers and printed labels."""
 
-    __slots__ = ("_numbers", "_starts")
+    __slots__ = ("_ends", "_pages", "_starts")
 
     def __init__(self, doc: ExtractedDocument) -> None:
         starts: list[int] = []
-        numbers: list[int] = []
+        ends: list[int] = []
         pos = 0
         for page in doc.pages:
             starts.append(pos)
-            numbers.append(page.number)
+            ends.append(pos + len(page.text))
             pos += len(page.text) + len(PAGE_SEPARATOR)
         self._starts = starts or [0]
-        self._numbers = numbers or [1]
+        self._ends = ends or [0]
+        self._pages = list(doc.pages) or [Page(1, "")]
+
+    def _at(self, offset: int) -> tuple[int, str]:
+        i = max(bisect.bisect_right(self._starts, offset) - 1, 0)
+        page = self._pages[i]
+        if page.carry and offset >= self._ends[i] - page.carry:
+            return page.carry_page, page.carry_label
+        return page.number, page.label
 
     def page_at(self, offset: int) -> int:
         """Page number holding character ``offset``."""
-        i = bisect.bisect_right(self._starts, offset) - 1
-        return self._numbers[max(i, 0)]
+        return self._at(offset)[0]
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """First and last page of the half-open character range ``[start, end)``."""
         return self.page_at(start), self.page_at(max(start, end - 1))
+
+    def labels(self, start: int, end: int) -> tuple[str, str]:
+        """Printed page labels of the first and last page of ``[start, end)`` (``""`` unknown)."""
+        return self._at(start)[1], self._at(max(start, end - 1))[1]
 
 
 class SpanChunks:
@@ -135,6 +146,9 @@ class SpanChunks:
     ) -> Chunk:
         """The chunk for ``text[start:end]``, numbered ``ordinal`` within the document."""
         first, last = self._locator.span(start, end)
+        label, label_end = self._locator.labels(start, end)
+        if label:
+            metadata = {**metadata, "page_label": label, "page_label_end": label_end or label}
         return Chunk(
             doc_id=self._doc.source_id,
             chunk_id=f"{self._doc.source_id}#{ordinal}",

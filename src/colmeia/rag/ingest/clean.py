@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -22,7 +23,14 @@ from dataclasses import replace
 from colmeia.rag.ingest._common import normalize_text
 from colmeia.rag.types import ExtractedDocument, Page
 
-__all__ = ["clean_document", "clean_pages", "join_lines", "remove_running_lines"]
+__all__ = [
+    "clean_document",
+    "clean_pages",
+    "join_lines",
+    "looks_academic",
+    "printed_page_offset",
+    "remove_running_lines",
+]
 
 _DIGITS_RE = re.compile(r"\d+")
 _PAGE_NUMBER_RE = re.compile(
@@ -35,7 +43,25 @@ _STARTS_NEW_RE = re.compile(
     r"[•●▪◦■\-–—*]\s|\(?\d{1,2}[.)]\s|\d{1,2}(?:\.\d{1,2})+\.?\s|[A-Z]\)\s)"
 )
 _GLUE_START = frozenset(",.;:)]}")
-_FOOTNOTE_RE = re.compile(r"^\d{1,3}(?=[A-Za-zÀ-ÿ(])")
+_FOOTNOTE_RE = re.compile(r"^\d{1,3}(?=[A-Za-zÀ-ÿ(])|^\d{1,3}\.\s(?=[<A-Za-zÀ-ÿ(“\"])")
+_NOTE_NUMBER_RE = re.compile(r"^(\d{1,3})")
+_CHAPTER_OPENER_RE = re.compile(
+    r"^(?:cap[íi]tulo|chapter|parte|part|se[çc][ãa]o)\s+(?:\d{1,3}|[ivxlc]{1,6})$", re.IGNORECASE
+)
+# A number at either end of a line at a page's top or bottom: "10 Capítulo 1. Um exemplo",
+# "3.1. Uma seção 17", "24".
+_EDGE_NUMBER_RE = re.compile(r"^(\d{1,4})(?:\s+(.*))?$|^(.*\S)\s+(\d{1,4})$")
+_RUNNING_REST_RE = re.compile(
+    r"^(?:cap[íi]tulo|chapter|cap\.)\s*\d+|^\d{1,2}(?:\.\d{1,2})*\.\s+\S", re.IGNORECASE
+)
+_ACADEMIC_RE = re.compile(
+    r"\b(?:disserta[çc][ãa]o|tese|monografia|trabalho de conclus[ãa]o|p[óo]s-gradua[çc][ãa]o|"
+    r"mestrado|doutorado|dissertation|thesis|tesis|maestr[íi]a|doctorado)\b",
+    re.IGNORECASE,
+)
+_ACADEMIC_TYPES = frozenset(
+    ["tese", "dissertacao", "monografia", "tcc", "thesis", "dissertation", "tesis", "academic"]
+)
 _HYPHEN_END_RE = re.compile(r"(\w+)-$")
 _FIRST_WORD_RE = re.compile(r"^(\w+)")
 _CLITICS = frozenset(
@@ -92,8 +118,79 @@ def _mask(line: str) -> str:
     return " ".join(_DIGITS_RE.sub(" ", line.lower()).split())
 
 
+def _edge_number(line: str) -> tuple[int, str] | None:
+    m = _EDGE_NUMBER_RE.match(line.strip())
+    if not m:
+        return None
+    if m.group(1) is not None:
+        return int(m.group(1)), (m.group(2) or "").strip()
+    return int(m.group(4)), m.group(3).strip()
+
+
+def _edge_lines(lines: Sequence[str], edge: int = 2) -> list[int]:
+    content = [i for i, x in enumerate(lines) if x.strip()]
+    return sorted(set(content[:edge] + content[-edge:]))
+
+
+def printed_page_offset(pages: Sequence[list[str]], numbers: Sequence[int]) -> int | None:
+    """``printed - pdf page number`` when the pages print their numbers consistently (at the
+    top or bottom, alone or beside a running title), else ``None``. ABNT theses count pages
+    from the title page but print numbers from the introduction on: a constant offset."""
+    votes: Counter[int] = Counter()
+    for lines, number in zip(pages, numbers, strict=True):
+        offsets = set()
+        for i in _edge_lines(lines):
+            found = _edge_number(lines[i])
+            if found is not None:
+                offsets.add(found[0] - number)
+        votes.update(offsets)
+    if not votes:
+        return None
+    ranked = votes.most_common(2)
+    offset, count = ranked[0]
+    runner_up = ranked[1][1] if len(ranked) > 1 else 0
+    return offset if count >= 3 and count >= 2 * runner_up else None
+
+
+def _numbered_headers(
+    pages: Sequence[list[str]], numbers: Sequence[int], offset: int
+) -> list[set[int]]:
+    """Per page, the edge lines that carry the page's printed number beside a running title
+    (a chapter or section name) or alone."""
+    rests: Counter[str] = Counter()
+    found: list[list[tuple[int, str]]] = []
+    for lines, number in zip(pages, numbers, strict=True):
+        mine = []
+        for i in _edge_lines(lines):
+            hit = _edge_number(lines[i])
+            if hit is not None and hit[0] == number + offset:
+                mine.append((i, hit[1]))
+                rests[_mask(hit[1])] += 1
+        found.append(mine)
+    whole = {_mask(x) for lines in pages for x in lines if x.strip()}
+    out: list[set[int]] = []
+    for mine in found:
+        drop = set()
+        for i, rest in mine:
+            key = _mask(rest)
+            if (
+                not rest
+                or _RUNNING_REST_RE.match(rest)
+                or rests[key] >= 2
+                or (len(rest) <= 120 and key in whole)
+            ):
+                drop.add(i)
+        out.append(drop)
+    return out
+
+
 def remove_running_lines(
-    pages: Sequence[list[str]], *, zone: int = 8, edge: int = 2
+    pages: Sequence[list[str]],
+    *,
+    zone: int = 8,
+    edge: int = 2,
+    numbers: Sequence[int] | None = None,
+    offset: int | None = None,
 ) -> list[list[str]]:
     """Drop running headers/footers and page numbers.
 
@@ -101,7 +198,10 @@ def remove_running_lines(
     lines of at least three pages (and a tenth of them) — thesis chapter headers — or among the
     first/last ``zone`` lines of at least three pages and half of them — gazette mastheads.
     Bare page numbers (``12``, ``- 12 -``, ``Página 3 de 8``, ``iv``) at a page's top or bottom
-    go too.
+    go too. Given the pages' ``numbers`` and the printed-number ``offset``
+    (:func:`printed_page_offset`), a top/bottom line holding the page's printed number beside
+    a chapter or section name ("10 Capítulo 1. Um exemplo", "3.1. Uma seção 17") goes even
+    when that name heads only one or two pages. Chapter openers ("CAPÍTULO 2") stay.
     """
     n = len(pages)
     near: Counter[str] = Counter()
@@ -123,15 +223,20 @@ def remove_running_lines(
         running = {k for k, v in near.items() if v >= max(3, math.ceil(0.1 * n))}
         running |= {k for k, v in wide.items() if v >= max(3, math.ceil(0.5 * n))}
         running = {k for k in running if 0 < len(k) <= 200}
+    numbered: list[set[int]] = [set() for _ in pages]
+    if numbers is not None and offset is not None:
+        numbered = _numbered_headers(pages, numbers, offset)
     out: list[list[str]] = []
-    for lines in pages:
+    for lines, headers in zip(pages, numbered, strict=True):
         idx_content = [i for i, x in enumerate(lines) if x.strip()]
-        drop: set[int] = set()
+        drop: set[int] = set(headers)
         m = len(idx_content)
         for pos, i in enumerate(idx_content):
             if zone <= pos < m - zone:
                 continue
             stripped = lines[i].strip()
+            if _CHAPTER_OPENER_RE.match(stripped):
+                continue  # "Capítulo 2" opens a chapter on many pages: it is not a header
             if _mask(stripped) in running or (
                 (pos <= 1 or pos >= m - 2) and _PAGE_NUMBER_RE.match(stripped)
             ):
@@ -169,7 +274,16 @@ def _block_breaks(lengths: list[int]) -> float:
 
 
 def join_lines(lines: Sequence[str], vocabulary: _Lexicon | set[str] | None = None) -> list[str]:
-    """Join the lines of one page into paragraphs (see the module docstring for the rule)."""
+    """Join the lines of one page into paragraphs (see the module docstring for the rule);
+    footnotes come last, each its own paragraph."""
+    body, notes = _join_page(lines, vocabulary)
+    return body + notes
+
+
+def _join_page(
+    lines: Sequence[str], vocabulary: _Lexicon | set[str] | None = None
+) -> tuple[list[str], list[str]]:
+    """The page's body paragraphs and its footnotes."""
     vocab = vocabulary if vocabulary is not None else set()
     paragraphs: list[str] = []
     # Blocks are runs of non-blank lines; blank lines always separate paragraphs.
@@ -206,6 +320,8 @@ def join_lines(lines: Sequence[str], vocabulary: _Lexicon | set[str] | None = No
                 or bool(_TOC_LINE_RE.search(prev))
                 or bool(_TOC_LINE_RE.search(line))
             )
+            if ends and not starts_new and prev.endswith("-") and prev[-2:-1].isalnum():
+                ends = False  # a word broken at the line end never ends a paragraph
             if ends:
                 paragraphs.append(current)
                 current = line
@@ -217,6 +333,21 @@ def join_lines(lines: Sequence[str], vocabulary: _Lexicon | set[str] | None = No
         block.clear()
 
     body, notes = _split_footnotes(lines)
+    marks = sorted({m.group(1) for n in notes if (m := _NOTE_NUMBER_RE.match(n))}, key=len)
+    if marks:
+        # "proxy14," → "proxy,": a note's number printed as a superscript after a word.
+        # A word that carries the digits elsewhere too ("abnTEX2", "CO2") keeps them.
+        mark_re = re.compile(
+            r"\b(\w*?[^\W\d_])(" + "|".join(reversed(marks)) + r")(?=[\s,.;:)\]”\"]|$)"
+        )
+
+        def unmark(m: re.Match[str]) -> str:
+            word = m.group(0)
+            if isinstance(vocab, _Lexicon) and vocab.count(word.lower()) > 1:
+                return word
+            return m.group(1)
+
+        body = [mark_re.sub(unmark, x) for x in body]
     for line in body:
         if line:
             block.append(line)
@@ -224,12 +355,13 @@ def join_lines(lines: Sequence[str], vocabulary: _Lexicon | set[str] | None = No
             flush()
     flush()
     # Footnotes are kept, but as their own paragraphs after the body of the page.
+    joined: list[str] = []
     for note in notes:
-        if _FOOTNOTE_RE.match(note) or not paragraphs:
-            paragraphs.append(note)
+        if _FOOTNOTE_RE.match(note) or not joined:
+            joined.append(note)
         else:
-            paragraphs[-1] = f"{paragraphs[-1]} {note}"
-    return paragraphs
+            joined[-1] = f"{joined[-1]} {note}"
+    return paragraphs, joined
 
 
 def _split_footnotes(lines: Sequence[str], *, window: int = 12) -> tuple[list[str], list[str]]:
@@ -240,6 +372,12 @@ def _split_footnotes(lines: Sequence[str], *, window: int = 12) -> tuple[list[st
         if _FOOTNOTE_RE.match(content[i]) and not content[i - 1].endswith("-"):
             rest = [x for x in content[i:] if x]
             if 3 * sum(1 for x in rest if _FOOTNOTE_RE.match(x)) >= len(rest):
+                return content[:i], rest
+            # A long note: still a note when the body carries its mark ("proxy14,").
+            number = _NOTE_NUMBER_RE.match(content[i])
+            assert number is not None
+            mark = re.compile(r"[^\W\d_]" + number.group(1) + r"(?=[\s,.;:)\]”\"]|$)")
+            if any(mark.search(x) for x in content[:i]):
                 return content[:i], rest
             break
     return content, []
@@ -257,6 +395,10 @@ class _Lexicon:
     def __init__(self, pages: Sequence[list[str]]) -> None:
         self._text = "\n".join("\n".join(lines) for lines in pages).lower()
         self._cache: dict[str, bool] = {}
+
+    def count(self, word: str) -> int:
+        """How many times ``word`` (lower case) occurs in the document as a whole word."""
+        return len(re.findall(r"(?<!\w)" + re.escape(word) + r"(?!\w)", self._text))
 
     def __contains__(self, word: object) -> bool:
         if not isinstance(word, str):
@@ -344,7 +486,9 @@ def clean_pages(
     # Extraction already normalised the text; only line ends matter before the final pass.
     split = [(p.number, p.text.replace("\r\n", "\n").split("\n")) for p in pages]
     numbers = [n for n, _ in split]
-    cleaned = remove_running_lines([lines for _, lines in split])
+    raw = [lines for _, lines in split]
+    offset = printed_page_offset(raw, numbers)
+    cleaned = remove_running_lines(raw, numbers=numbers, offset=offset)
     staged = list(zip(numbers, cleaned, strict=True))
     if cut_front_matter:
         staged = _cut_front_matter(staged)
@@ -354,20 +498,102 @@ def clean_pages(
     if cut_references:
         staged = _cut_references(staged)
     vocab = _Lexicon([lines for _, lines in staged]) if join else _Lexicon([])
-    out: list[Page] = []
+    labelled: list[tuple[int, str, list[str]]] = []
+    footnotes: dict[int, list[str]] = {}
     for n, lines in staged:
-        text = "\n\n".join(join_lines(lines, vocab)) if join else "\n".join(lines)
-        text = normalize_text(text)
-        if text:
-            out.append(Page(n, text))
+        label = str(n + offset) if offset is not None and n + offset >= 1 else ""
+        paras, notes = _join_page(lines, vocab) if join else (["\n".join(lines)], [])
+        paras = [p for p in (normalize_text(x) for x in paras) if p]
+        footnotes[n] = [p for p in (normalize_text(x) for x in notes) if p]
+        labelled.append((n, label, paras))
+    out: list[Page] = []
+    carries = _join_across_pages(labelled, vocab) if join else {}
+    for n, label, paras in labelled:
+        notes = footnotes.get(n, [])
+        # A joined paragraph must end its page (its tail is on the next page).
+        carried = n in carries and bool(paras)
+        paras = [*paras[:-1], *notes, paras[-1]] if carried else paras + notes
+        text = "\n\n".join(paras)
+        if not text:
+            continue
+        page = Page(n, text, label)
+        if n in carries:
+            page.carry, page.carry_page, page.carry_label = carries[n]
+        out.append(page)
     return out
+
+
+def _ends_open(paragraph: str) -> bool:
+    """Whether a page's last paragraph stops mid-sentence (the page break split it)."""
+    tail = paragraph.rstrip('”"’)] ')
+    return len(paragraph) >= 40 and not tail.endswith((".", "!", "?", ":", ";", "…"))
+
+
+def _continues(paragraph: str, previous: str) -> bool:
+    """Whether a page's first paragraph reads as the rest of ``previous``."""
+    head = paragraph.lstrip()
+    if not head or _CHAPTER_OPENER_RE.match(head) or _INTRO_RE.match(head):
+        return False
+    if _REFS_RE.match(head) or _STARTS_NEW_RE.match(head):
+        return False
+    first = head[0]
+    if first.islower() or first in "(,;" or previous.endswith(("-", ",")):
+        return True
+    # A capitalised start continues only a sentence cut after a lower-case word, and only
+    # when it is not a short heading line.
+    return previous[-1:].islower() and len(head) >= 80
+
+
+def _join_across_pages(
+    pages: list[tuple[int, str, list[str]]], vocab: _Lexicon
+) -> dict[int, tuple[int, int, str]]:
+    """Join paragraphs a page break split: the rest moves to the end of the page where the
+    paragraph starts. Returns, per page number, ``(carried characters, page, label)``."""
+    carries: dict[int, tuple[int, int, str]] = {}
+    for i in range(len(pages) - 1):
+        n, _, paras = pages[i]
+        m, label, nxt = pages[i + 1]
+        if not paras or not nxt or n in carries:
+            continue
+        prev, head = paras[-1], nxt[0]
+        if not (_ends_open(prev) and _continues(head, prev)):
+            continue
+        joined = _dehyphenate(prev, head, vocab) if prev.endswith("-") else f"{prev} {head}"
+        paras[-1] = joined
+        nxt.pop(0)
+        carries[n] = (len(joined) - len(prev), m, label)
+    return carries
+
+
+def looks_academic(doc: ExtractedDocument) -> bool:
+    """A thesis, dissertation or similar: by its type, or by its first pages (degree words)
+    together with a table of contents or a references section."""
+    kind = fold_type(doc.doc_type)
+    if kind in _ACADEMIC_TYPES or doc.metadata.get("academic") is True:
+        return True
+    if str(doc.metadata.get("format", "")) != "pdf" or len(doc.pages) < 8:
+        return False
+    front = "\n".join(p.text for p in doc.pages[:6])
+    if not _ACADEMIC_RE.search(front):
+        return False
+    has_toc = any(_is_toc_page(p.text.split("\n")) for p in doc.pages[:20])
+    has_refs = any(
+        _REFS_RE.match(line.strip()) for p in doc.pages[-40:] for line in p.text.split("\n")
+    )
+    return has_toc or has_refs
+
+
+def fold_type(doc_type: str) -> str:
+    """ "Dissertação" → "dissertacao": document types compared without case or accents."""
+    decomposed = unicodedata.normalize("NFKD", doc_type.strip().lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def clean_document(
     doc: ExtractedDocument,
     *,
-    cut_front_matter: bool = False,
-    cut_references: bool = False,
+    cut_front_matter: bool | None = None,
+    cut_references: bool | None = None,
     join_lines: bool | None = None,
 ) -> ExtractedDocument:
     """A cleaned copy of ``doc``: running headers/footers and page numbers removed, lines a PDF
@@ -376,9 +602,14 @@ def clean_document(
     page, dedication, acknowledgements and tables of contents before the introduction (the
     resumo/abstract pages are kept); ``cut_references`` drops the references section up to an
     appendix/annex. ``join_lines`` defaults to on for PDF and plain text, off for formats that
-    already mark paragraphs (DOCX, HTML, Markdown, records).
+    already mark paragraphs (DOCX, HTML, Markdown, records). Both cuts default to on for
+    academic works (:func:`looks_academic`) and off for everything else.
     """
     fmt = str(doc.metadata.get("format", ""))
+    if cut_front_matter is None or cut_references is None:
+        academic = looks_academic(doc)
+        cut_front_matter = academic if cut_front_matter is None else cut_front_matter
+        cut_references = academic if cut_references is None else cut_references
     join = join_lines if join_lines is not None else fmt in ("pdf", "text", "")
     if not join and not cut_front_matter and not cut_references and fmt != "pdf":
         pages = [Page(p.number, normalize_text(p.text)) for p in doc.pages]

@@ -157,10 +157,12 @@ def extract(
 
             raw_pages = [Page(i + 1, t) for i, t in enumerate(extract_docling(path))]
         else:
-            from colmeia.rag.ingest.pdf import iter_pdf_pages, pdf_title
+            from colmeia.rag.ingest.pdf import cover_title, iter_pdf_pages, pdf_title, usable_title
 
-            title = pdf_title(path)
             raw_pages = list(iter_pdf_pages(path, display=name))
+            title = pdf_title(path)
+            if not usable_title(title):
+                title = cover_title(path) or title
     elif fmt == "docx":
         from colmeia.rag.ingest.office import extract_docx
 

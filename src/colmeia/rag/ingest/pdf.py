@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from colmeia.errors import DocumentError
 from colmeia.rag.types import Page
 
-__all__ = ["iter_pdf_pages", "pdf_title"]
+__all__ = ["cover_title", "iter_pdf_pages", "pdf_title"]
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +50,74 @@ def pdf_title(path: Path) -> str:
         pdf.close()
 
 
+_NOT_TITLE_RE = re.compile(
+    r"^(?:UNIVERSI|FACULDADE|DEPARTAMENT|PROGRAMA|INSTITUT|ESCOLA|CENTRO|MINIST|SECRETARIA|"
+    r"PONTIF|FUNDA|ORIENTADOR|CO-?ORIENTADOR|DISSERTA|TESE\b|MONOGRAFIA|TRABALHO DE CONCLUS|"
+    r"BRAS[ÍI]LIA|S[ÃA]O PAULO|RIO DE JANEIRO)|\b(?:19|20)\d\d\b|^[\W\d]*$",
+    re.IGNORECASE,
+)
+_JUNK_TITLE_RE = re.compile(
+    r"^(?:microsoft word|untitled|sem t[íi]tulo|document\d*$)|\.(?:docx?|pdf|tex)$", re.I
+)
+
+
+def usable_title(title: str) -> bool:
+    """Whether a PDF's metadata title reads like a title (not "Microsoft Word - x.doc")."""
+    t = " ".join(title.split())
+    return len(t) >= 8 and " " in t and not _JUNK_TITLE_RE.search(t)
+
+
+def cover_title(path: Path, *, pages: int = 2) -> str:
+    """The title printed on the cover: the longest run of lines set in the largest font on the
+    first pages, leaving out institution, degree, city and date lines; ``""`` if none."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    pdf = _open(path)
+    assert isinstance(pdf, pdfium.PdfDocument)
+    best = ""
+    try:
+        for i in range(min(pages, len(pdf))):
+            page = pdf[i]
+            textpage = page.get_textpage()
+            try:
+                lines: list[tuple[str, float]] = []
+                chars: list[str] = []
+                size = 0.0
+                for k in range(textpage.count_chars()):
+                    code = pdfium_c.FPDFText_GetUnicode(textpage, k)
+                    if code in (10, 13):
+                        if "".join(chars).strip():
+                            lines.append(("".join(chars).strip(), size))
+                        chars, size = [], 0.0
+                        continue
+                    chars.append(chr(code))
+                    size = max(size, round(float(pdfium_c.FPDFText_GetFontSize(textpage, k)), 1))
+                if "".join(chars).strip():
+                    lines.append(("".join(chars).strip(), size))
+            finally:
+                textpage.close()
+                page.close()
+            kept = [(t, s) for t, s in lines if not _NOT_TITLE_RE.search(t)]
+            if not kept:
+                continue
+            top = max(s for _, s in kept)
+            runs: list[list[str]] = [[]]
+            for t, s in lines:
+                if s == top and not _NOT_TITLE_RE.search(t):
+                    runs[-1].append(t)
+                elif runs[-1]:
+                    runs.append([])
+            title = max((" ".join(r) for r in runs), key=len)
+            if len(title) > len(best) and len(title.split()) >= 3:
+                best = title
+            if best:
+                break
+    finally:
+        pdf.close()
+    return " ".join(best.split())[:300]
+
+
 def iter_pdf_pages(path: Path, *, display: str | None = None) -> Iterator[Page]:
     """Yield each page's raw text (1-based page numbers); one page in memory at a time.
 
@@ -74,7 +143,10 @@ def iter_pdf_pages(path: Path, *, display: str | None = None) -> Iterator[Page]:
             except pdfium.PdfiumError as exc:
                 logger.warning("%s: page %d could not be read (%s); skipped", name, i + 1, exc)
                 text = ""
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            # PDFium marks a hyphen it found at a line end with U+FFFE and drops the break;
+            # deleting the mark fuses "pode-se" into "podese". Give back the hyphen and the
+            # break: the cleaner decides, knowing the document's words, which hyphens stay.
+            text = text.replace("\ufffe", "-\n").replace("\r\n", "\n").replace("\r", "\n")
             if text.strip():
                 any_text = True
             elif i + 1 == n and not any_text:
