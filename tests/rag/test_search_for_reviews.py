@@ -212,3 +212,19 @@ def test_capes_catalogue_program_filter(tmp_path: Path) -> None:
     assert hits
     assert all("direitos humanos" in docs[h.doc_id].metadata["Programa"].lower() for h in hits)
     store.close()
+
+
+def test_capes_catalogue_year_and_type_filters(tmp_path: Path) -> None:
+    store = sqlite_store(tmp_path)
+    ingest(store, "capes", [DATA_DIR / "theses" / "capes_resumos.csv"])
+    retriever = Retriever(store, "capes")
+    docs = {d.doc_id: d for d in store.documents("capes")}
+    theses = retriever.search("educação", 50, filters=Filters(doc_type="tese"))
+    assert theses
+    assert {docs[h.doc_id].doc_type for h in theses} == {"Tese"}
+    years = {d.year for d in docs.values()}
+    year = sorted(y for y in years if y)[len(years) // 2]
+    in_year = retriever.search("direitos", 50, filters=Filters(year=year))
+    assert in_year
+    assert {docs[h.doc_id].year for h in in_year} == {year}
+    store.close()
