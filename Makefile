@@ -9,7 +9,7 @@ UV      ?= $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 STAMP   := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: help install demo test lint typecheck pytest bench lock clean uv-bootstrap
+.PHONY: help install demo serve test lint typecheck pytest bench lock clean uv-bootstrap
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -28,6 +28,14 @@ install: $(STAMP)  ## create .venv and install the pinned dependencies
 
 demo: $(STAMP)  ## the main job on embedded defaults, with the simulated model
 	$(PY) -m colmeia.demo
+
+SERVE_PORT ?= 8080
+serve: $(STAMP)  ## the API + web UI on embedded defaults (SQLite, simulated model, no containers)
+	@if $(PY) -m colmeia keys list --json | grep -q '"tenant":"demo"'; then \
+	  echo "sign in with your key for tenant demo (a new one: colmeia keys create --tenant demo --name me)"; \
+	else echo "an API key for tenant demo (sign in to the web UI with it):"; \
+	  $(PY) -m colmeia keys create --tenant demo --name "make serve" --admin; fi
+	$(PY) -m colmeia serve --simulated --port $(SERVE_PORT)
 
 lint: $(STAMP)  ## ruff lint and format check
 	$(VENV)/bin/ruff check src tests bench examples

@@ -31,6 +31,8 @@ _LAZY: dict[str, tuple[str, bool]] = {
     "collections": ("colmeia.cli.rag_cmd", False),
     "delete": ("colmeia.cli.rag_cmd", False),
     "eval": ("colmeia.cli.rag_cmd", False),
+    "serve": ("colmeia.cli.serve_cmd", False),
+    "keys": ("colmeia.cli.keys_cmd", True),
 }
 
 

@@ -64,6 +64,7 @@ from colmeia.llm.transport import (
     TransportConnectionError,
     TransportTimeout,
 )
+from colmeia.tracing import record_span
 
 __all__ = ["OpenAIChatModel"]
 
@@ -406,6 +407,16 @@ class OpenAIChatModel:
         self.usage.add(usage)
         for tracker in current_tracker():
             tracker.record(self._model, usage)
+        record_span(
+            "llm.call",
+            usage.latency_s,
+            error="model error" if failed else "",
+            model=self._model,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            requests=usage.requests,
+            simulated=bool(usage.simulated),
+        )
         return usage
 
     def _read(

@@ -420,6 +420,7 @@ class _Session:
         self.report = IngestReport(collection)
         self.hashes = store.document_hashes(collection)
         self.seen: set[str] = set()
+        self.root = ""  # ids and paths of files under this folder become relative to it
         self.intact: set[str] = set()  # read whole this time (stored, queued or unchanged)
         self.writer = _Writer(
             store, collection, embedder, batch_chunks, self._written, self._failed
@@ -440,6 +441,11 @@ class _Session:
         from colmeia.rag.ingest import clean_document
 
         report = self.report
+        if self.root and doc.path.startswith(self.root):
+            relative = doc.path[len(self.root) :]
+            if doc.source_id == doc.path:
+                doc.source_id = relative
+            doc.path = relative
         source = doc.path or doc.source_id
         if doc.source_id in self.seen:
             report.errors.append(IngestError(source, f"duplicate id {doc.source_id!r}"))
@@ -475,6 +481,9 @@ class _Session:
         (the file was deleted, or is now broken, or the CSV row is gone)."""
         files = {str(p.resolve()) for p in paths} | {str(p) for p in paths}
         folders = tuple(str(p.resolve()) + os.sep for p in paths if p.is_dir() or not p.exists())
+        if self.root:
+            files |= {f[len(self.root) :] for f in files if f.startswith(self.root)}
+            folders += tuple(f[len(self.root) :] for f in folders if f.startswith(self.root))
         stale = [
             d.doc_id
             for d in self.store.documents(self.collection)
@@ -511,8 +520,12 @@ def ingest(
     progress: ProgressFn | None = None,
     batch_chunks: int = 256,
     remove_missing: bool = True,
+    relative_to: Path | None = None,
 ) -> IngestReport:
     """Ingest files and folders (CSV files: one document per row) into ``collection``.
+
+    ``relative_to`` makes the ids and paths of files under that folder relative to it (a
+    server keeps uploads in a folder of its own; its users should see ``lei.pdf``).
 
     Documents are counted once stored. ``cut_front_matter``/``cut_references`` default to
     on for academic works (theses, dissertations) and off otherwise. With ``remove_missing``
@@ -531,6 +544,8 @@ def ingest(
         cut_references=cut_references,
         batch_chunks=batch_chunks,
     )
+    if relative_to is not None:
+        run.root = str(relative_to.resolve()) + os.sep
     report = run.report
     files, report.errors = list_files(paths)
     report.files = len(files)

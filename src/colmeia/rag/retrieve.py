@@ -97,6 +97,17 @@ class Citation:
             return f"{self.page}-{self.page_end}" if self.page_end > self.page else f"{self.page}"
         return ""
 
+    @classmethod
+    def of_chunk(cls, chunk: StoredChunk) -> Citation:
+        """Where a stored passage comes from."""
+        return cls(
+            document=chunk.title or chunk.doc_id,
+            page=chunk.page_start,
+            path=chunk.path,
+            source=chunk.source_path,
+            page_end=chunk.page_end,
+        )
+
     def label(self) -> str:
         """Human form: "Lei 8.078/1990, Art. 43, § 1º — p. 3"."""
         parts = [self.path or self.document]

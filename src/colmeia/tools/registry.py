@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from colmeia.errors import ColmeiaError, ConfigurationError, ToolError
 from colmeia.llm.base import ToolCall, ToolSpec
+from colmeia.tracing import span
 
 __all__ = [
     "FailureCounter",
@@ -256,6 +257,13 @@ class Tool:
 
     async def run(self, arguments: Mapping[str, Any]) -> ToolResult:
         """Validate and run; every failure becomes an observation, never an exception."""
+        with span("tool", tool=self.name) as current:
+            result = await self._run(arguments)
+            if current is not None:
+                current.set_attribute("outcome", result.kind)
+            return result
+
+    async def _run(self, arguments: Mapping[str, Any]) -> ToolResult:
         started = time.perf_counter()
         args = dict(arguments)
         try:

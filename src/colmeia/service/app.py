@@ -1,0 +1,370 @@
+"""The FastAPI application: state, middleware (request ids, metrics, traces, token accounting,
+audit, body limits), error mapping and the routers. No business logic lives here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from colmeia import __version__
+from colmeia.config import Settings, get_settings
+from colmeia.errors import (
+    ColmeiaError,
+    ConfigurationError,
+    InputError,
+    ModelError,
+    QueryError,
+    StoreError,
+)
+from colmeia.llm.base import track_usage
+from colmeia.service import audit
+from colmeia.service.db import open_database
+from colmeia.service.jobs import Job, JobContext, JobStore, Worker
+from colmeia.service.limits import Counters, Limiter, MemoryCounters, RedisCounters
+from colmeia.service.observability import (
+    Metrics,
+    Tracing,
+    graph_node_spans,
+    node_span_handler,
+    request_context,
+)
+from colmeia.service.settings import ServiceSettings
+from colmeia.service.state import ServiceState
+from colmeia.service.tenants import TenantSpace
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("colmeia.service")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+ASGIApp = Callable[
+    [Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]],
+    Awaitable[None],
+]
+
+_RID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+_QUIET = ("/healthz", "/readyz", "/metrics", "/static/")
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+class ObservedApp:
+    """Pure ASGI middleware around every HTTP request (streams included)."""
+
+    def __init__(self, app: ASGIApp, state: ServiceState) -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(
+        self,
+        scope: Scope,
+        receive: Callable[[], Awaitable[Message]],
+        send: Callable[[Message], Awaitable[None]],
+    ) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        state = self.state
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        incoming = headers.get("x-request-id", "")
+        rid = incoming if _RID.match(incoming) else uuid.uuid4().hex
+        scope.setdefault("state", {})["request_id"] = rid
+        token = request_context.set({"request_id": rid})
+        method: str = scope["method"]
+        path: str = scope["path"]
+        status = 500
+        started_response = False
+        limit = int(state.service.max_request_mb * 1024 * 1024)
+        length = headers.get("content-length", "")
+        if length.isdigit() and int(length) > limit:
+            await _too_large(send, rid, state.service.max_request_mb)
+            request_context.reset(token)
+            return
+        received = 0
+
+        async def counted_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise _BodyTooLarge
+            return message
+
+        async def observed_send(message: Message) -> None:
+            nonlocal status, started_response
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                started_response = True
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-request-id", rid.encode())]
+            await send(message)
+
+        span_cm: Any = contextlib.nullcontext()
+        hook_token = None
+        if state.tracing.enabled:
+            span_cm = state.tracing.tracer().start_as_current_span(
+                f"HTTP {method}", attributes={"http.method": method, "http.target": path}
+            )
+            hook_token = graph_node_spans().set(node_span_handler(state.tracing.tracer()))
+        state.metrics.inflight.inc()
+        t0 = time.perf_counter()
+        try:
+            with span_cm as span, track_usage() as tracker:
+                try:
+                    await self.app(scope, counted_receive, observed_send)
+                except _BodyTooLarge:
+                    if not started_response:
+                        await _too_large(send, rid, state.service.max_request_mb)
+                    status = 413
+                except Exception:
+                    status = 500
+                    raise
+                finally:
+                    route = scope.get("route")
+                    template = getattr(route, "path", None) or "unmatched"
+                    if span is not None:
+                        span.update_name(f"HTTP {method} {template}")
+                        span.set_attribute("http.status_code", status)
+                        span.set_attribute("http.route", template)
+        finally:
+            elapsed = time.perf_counter() - t0
+            state.metrics.inflight.dec()
+            if hook_token is not None:
+                graph_node_spans().reset(hook_token)
+            await self._account(scope, method, template, path, status, elapsed, tracker, rid)
+            request_context.reset(token)
+
+    async def _account(
+        self,
+        scope: Scope,
+        method: str,
+        template: str,
+        path: str,
+        status: int,
+        elapsed: float,
+        tracker: Any,
+        rid: str,
+    ) -> None:
+        state = self.state
+        state.metrics.requests.labels(method, template, str(status)).inc()
+        state.metrics.latency.labels(method, template).observe(elapsed)
+        if status >= 500:
+            state.metrics.errors.labels("http_5xx").inc()
+        state.metrics.model_usage(tracker.by_model)
+        principal = scope.get("state", {}).get("principal")
+        tokens = tracker.usage.total_tokens
+        try:
+            if principal is not None and tokens:
+                await state.limiter.spend(principal.bucket, tokens)
+            mutating = method not in ("GET", "HEAD", "OPTIONS")
+            if (mutating or status in (401, 403, 429)) and not path.startswith(_QUIET):
+                await asyncio.to_thread(
+                    audit.record,
+                    state.db,
+                    tenant=principal.tenant if principal else "",
+                    actor=principal.actor if principal else "anonymous",
+                    action=f"{method} {template}",
+                    target=path,
+                    status=status,
+                    request_id=rid,
+                    detail={"tokens": tokens} if tokens else None,
+                )
+        except ColmeiaError as exc:
+            log.error("could not account for request %s: %s", rid, exc)
+        if not path.startswith(_QUIET):
+            log.info(
+                "%s %s %d",
+                method,
+                path,
+                status,
+                extra={
+                    "route": template,
+                    "status": status,
+                    "duration_ms": round(elapsed * 1000, 2),
+                    "tenant": principal.tenant if principal else "",
+                    "actor": principal.actor if principal else "",
+                    "tokens": tokens,
+                    "simulated_calls": tracker.usage.simulated,
+                },
+            )
+
+
+async def _too_large(send: Callable[[Message], Awaitable[None]], rid: str, mb: float) -> None:
+    body = (
+        f'{{"detail":"the request body is larger than {mb:g} MB (COLMEIA_SERVICE_MAX_REQUEST_MB)"}}'
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"x-request-id", rid.encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _error(status: int, detail: str, request: Request) -> JSONResponse:
+    rid = getattr(request.state, "request_id", "")
+    return JSONResponse({"detail": detail, "request_id": rid}, status_code=status)
+
+
+def _install_errors(app: FastAPI) -> None:
+    @app.exception_handler(QueryError)
+    async def _query(request: Request, exc: QueryError) -> JSONResponse:
+        return _error(422, str(exc), request)
+
+    @app.exception_handler(InputError)
+    async def _input(request: Request, exc: InputError) -> JSONResponse:
+        return _error(422, str(exc), request)
+
+    @app.exception_handler(ConfigurationError)
+    async def _config(request: Request, exc: ConfigurationError) -> JSONResponse:
+        return _error(400, str(exc), request)
+
+    @app.exception_handler(StoreError)
+    async def _store(request: Request, exc: StoreError) -> JSONResponse:
+        log.error("store error: %s", exc)
+        return _error(503, "the database is not available right now; try again shortly", request)
+
+    @app.exception_handler(ModelError)
+    async def _model(request: Request, exc: ModelError) -> JSONResponse:
+        return _error(502, f"the language model failed: {exc}", request)
+
+    @app.exception_handler(ColmeiaError)
+    async def _colmeia(request: Request, exc: ColmeiaError) -> JSONResponse:
+        return _error(500, str(exc), request)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error")
+        return _error(500, "internal error; the request id identifies it in the logs", request)
+
+
+def _counters(service: ServiceSettings) -> Counters:
+    if service.redis_url:
+        return RedisCounters(service.redis_url, service.redis_prefix)
+    return MemoryCounters()
+
+
+def build_state(
+    settings: Settings | None = None, service: ServiceSettings | None = None
+) -> ServiceState:
+    """Open the tables and build everything a service process holds (no tasks started)."""
+    from colmeia.service.auth import JwtVerifier
+
+    settings = settings or get_settings()
+    service = service or ServiceSettings()
+    db = open_database(service.db_url(settings.home))
+    jobs = JobStore(db)
+    state = ServiceState(
+        settings=settings,
+        service=service,
+        db=db,
+        tenants=TenantSpace(settings.store_url(), settings.home),
+        jobs=jobs,
+        limiter=Limiter(_counters(service), quota_window_s=service.quota_window_s),
+        metrics=Metrics(jobs.depth),
+        tracing=Tracing(service.otlp_endpoint),
+    )
+    state.extras["jwt"] = JwtVerifier(service)
+    return state
+
+
+def _job_finished(state: ServiceState) -> Callable[[Job, str, JobContext], None]:
+    def done(job: Job, status: str, ctx: JobContext) -> None:
+        state.metrics.jobs.labels(job.kind, status).inc()
+        state.metrics.model_usage(ctx.usage.by_model)
+        if status == "failed":
+            state.metrics.errors.labels("job").inc()
+        tokens = ctx.usage.usage.total_tokens
+        if tokens and job.created_by:
+            asyncio.get_running_loop().create_task(state.limiter.spend(job.created_by, tokens))
+        with contextlib.suppress(ColmeiaError):
+            audit.record(
+                state.db,
+                tenant=job.tenant_id,
+                actor="worker",
+                action=f"job {job.kind} {status}",
+                target=job.id,
+                detail={"tokens": tokens, "simulated_calls": ctx.usage.usage.simulated},
+            )
+
+    return done
+
+
+def create_app(
+    settings: Settings | None = None,
+    service: ServiceSettings | None = None,
+    *,
+    run_jobs: bool = True,
+    simulated: bool = False,
+) -> FastAPI:
+    """The colmeia service. ``run_jobs=False`` serves the API without running jobs here."""
+    from colmeia.service.routers import include_routers
+    from colmeia.service.runners import runners
+
+    state = build_state(settings, service)
+    state.simulated = simulated
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if state.settings.llm.base_url:
+            from colmeia.llm import OpenAIChatModel
+
+            state.model = OpenAIChatModel.from_settings(state.settings.llm)
+        if run_jobs:
+            state.worker = Worker(
+                state.jobs,
+                runners(state),
+                concurrency=state.service.job_workers,
+                lease_s=state.service.job_lease_s,
+                on_finish=_job_finished(state),
+            )
+            await state.worker.start()
+        try:
+            yield
+        finally:
+            if state.worker is not None:
+                await state.worker.stop()
+            aclose = getattr(state.model, "aclose", None)
+            if aclose is not None:
+                await aclose()
+            await state.limiter.counters.aclose()
+            state.tracing.close()
+            state.tenants.close()
+            state.db.close()
+
+    app = FastAPI(
+        title="colmeia",
+        version=__version__,
+        description=(
+            "LLM agent systems for Portuguese and Spanish content: search and cited answers "
+            "over your documents, the institutional assistant, moderation batches, literature "
+            "reviews and agents. Authenticate with `X-API-Key` or `Authorization: Bearer`."
+        ),
+        lifespan=lifespan,
+    )
+    app.state.colmeia = state
+    _install_errors(app)
+    include_routers(app)
+    app.add_middleware(ObservedApp, state=state)
+    return app

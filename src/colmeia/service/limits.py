@@ -1,0 +1,162 @@
+"""Per-key request rate limits and model-token quotas, in Redis or in this process.
+
+Both are fixed windows: at most N requests per minute, at most T tokens per quota window. A
+refused request learns how many seconds remain in the window (the ``Retry-After`` it gets).
+With Redis every process of a deployment shares the counters; without it each process counts
+its own (fine for one process, ``make serve``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from colmeia.errors import StoreError
+
+__all__ = ["Counters", "LimitDecision", "Limiter", "MemoryCounters", "RedisCounters"]
+
+
+class Counters(Protocol):
+    """Counters that expire with their window."""
+
+    async def incr(self, key: str, amount: int, ttl_s: int) -> int:
+        """Add ``amount`` (creating the counter with ``ttl_s``); the new value."""
+        ...
+
+    async def get(self, key: str) -> int:
+        """The counter's value (0 when absent)."""
+        ...
+
+    async def ping(self) -> None:
+        """Raise :class:`StoreError` when the backend cannot be used."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...
+
+
+class MemoryCounters:
+    """Counters in this process (a dict swept of expired windows now and then)."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, tuple[int, float]] = {}
+        self._lock = asyncio.Lock()
+        self._swept = time.monotonic()
+
+    async def incr(self, key: str, amount: int, ttl_s: int) -> int:
+        async with self._lock:
+            now = time.monotonic()
+            if now - self._swept > 60:
+                self._values = {k: v for k, v in self._values.items() if v[1] > now}
+                self._swept = now
+            value, expires = self._values.get(key, (0, now + ttl_s))
+            if expires <= now:
+                value, expires = 0, now + ttl_s
+            value += amount
+            self._values[key] = (value, expires)
+            return value
+
+    async def get(self, key: str) -> int:
+        value, expires = self._values.get(key, (0, 0.0))
+        return value if expires > time.monotonic() else 0
+
+    async def ping(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
+class RedisCounters:
+    """Counters in Redis, under ``prefix`` so several deployments can share one server."""
+
+    def __init__(self, url: str, prefix: str) -> None:
+        import redis.asyncio as aioredis
+
+        self.url = url
+        self.prefix = prefix
+        self._redis: Any = aioredis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
+
+    async def _do(self, coro: Any) -> Any:
+        import redis
+
+        try:
+            return await coro
+        except (redis.RedisError, OSError) as exc:
+            raise StoreError(
+                f"Redis at {self.url} failed: {exc}; check COLMEIA_SERVICE_REDIS_URL"
+            ) from exc
+
+    async def incr(self, key: str, amount: int, ttl_s: int) -> int:
+        full = self.prefix + key
+
+        async def run() -> int:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.incrby(full, amount)
+                pipe.expire(full, ttl_s, nx=True)
+                value, _ = await pipe.execute()
+            return int(value)
+
+        return int(await self._do(run()))
+
+    async def get(self, key: str) -> int:
+        value = await self._do(self._redis.get(self.prefix + key))
+        return int(value) if value is not None else 0
+
+    async def ping(self) -> None:
+        await self._do(self._redis.ping())
+
+    async def aclose(self) -> None:
+        await self._redis.aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class LimitDecision:
+    """Whether a request may go on; if not, why and how long to wait."""
+
+    allowed: bool
+    reason: str = ""
+    retry_after_s: int = 0
+    limit: int = 0
+    remaining: int = 0
+
+
+class Limiter:
+    """Checks and counts requests and tokens per API key."""
+
+    def __init__(self, counters: Counters, *, quota_window_s: int) -> None:
+        self.counters = counters
+        self.quota_window_s = quota_window_s
+
+    @staticmethod
+    def _window(length: int, now: float) -> tuple[int, int]:
+        index = int(now // length)
+        left = max(1, math.ceil((index + 1) * length - now))
+        return index, left
+
+    async def request(self, key_id: str, per_minute: int) -> LimitDecision:
+        """Count one request; refused when it is over ``per_minute`` in this minute."""
+        index, left = self._window(60, time.time())
+        used = await self.counters.incr(f"rl:{key_id}:{index}", 1, 61)
+        if used > per_minute:
+            return LimitDecision(False, "rate limit", left, per_minute, 0)
+        return LimitDecision(True, limit=per_minute, remaining=per_minute - used)
+
+    async def quota(self, key_id: str, quota: int) -> LimitDecision:
+        """Refused when the key used its whole token quota in this window."""
+        index, left = self._window(self.quota_window_s, time.time())
+        used = await self.counters.get(f"q:{key_id}:{index}")
+        if used >= quota:
+            return LimitDecision(False, "token quota", left, quota, 0)
+        return LimitDecision(True, limit=quota, remaining=quota - used)
+
+    async def spend(self, key_id: str, tokens: int) -> None:
+        """Add the tokens a request used to its key's window."""
+        if tokens <= 0:
+            return
+        index, _ = self._window(self.quota_window_s, time.time())
+        await self.counters.incr(f"q:{key_id}:{index}", tokens, self.quota_window_s + 1)

@@ -1,0 +1,168 @@
+"""Collections of the caller's tenant: list, create, delete; upload documents (an ingestion job),
+list and delete documents, open a passage."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, HTTPException, Path, Request, UploadFile
+
+from colmeia.rag.retrieve import Citation
+from colmeia.service.auth import Caller, state_of
+from colmeia.service.schemas import (
+    CitationOut,
+    CollectionCreate,
+    CollectionOut,
+    DocumentOut,
+    JobOut,
+    PassageOut,
+)
+from colmeia.service.uploads import save_uploads
+from colmeia.store.base import Store
+
+router = APIRouter(prefix="/v1/collections", tags=["collections"])
+
+CollectionName = Annotated[str, Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+_CHUNKERS = ("auto", "legal", "paragraphs", "recursive")
+
+
+def _existing(store: Store, name: str) -> None:
+    if store.collection(name) is None:
+        raise HTTPException(404, f"no collection named {name!r}")
+
+
+@router.get("", response_model=list[CollectionOut], summary="The tenant's collections")
+async def list_collections(request: Request, principal: Caller) -> list[CollectionOut]:
+    store = state_of(request).tenants.store(principal.tenant)
+    infos = await asyncio.to_thread(store.collections)
+    return [
+        CollectionOut(name=c.name, documents=c.documents, chunks=c.chunks, embedder=c.embedder)
+        for c in infos
+    ]
+
+
+@router.post("", response_model=CollectionOut, status_code=201, summary="Create a collection")
+async def create_collection(
+    request: Request, body: CollectionCreate, principal: Caller
+) -> CollectionOut:
+    store = state_of(request).tenants.store(principal.tenant)
+    await asyncio.to_thread(store.ensure_collection, body.name)
+    info = store.collection(body.name)
+    assert info is not None
+    return CollectionOut(name=info.name, documents=info.documents, chunks=info.chunks)
+
+
+@router.delete("/{name}", status_code=204, summary="Delete a collection and its documents")
+async def delete_collection(request: Request, name: CollectionName, principal: Caller) -> None:
+    state = state_of(request)
+    store = state.tenants.store(principal.tenant)
+    if not await asyncio.to_thread(store.delete_collection, name):
+        raise HTTPException(404, f"no collection named {name!r}")
+    folder = state.tenants.folder(principal.tenant) / "collections" / name
+    await asyncio.to_thread(shutil.rmtree, folder, True)
+
+
+@router.get(
+    "/{name}/documents", response_model=list[DocumentOut], summary="Documents of a collection"
+)
+async def list_documents(
+    request: Request, name: CollectionName, principal: Caller
+) -> list[DocumentOut]:
+    store = state_of(request).tenants.store(principal.tenant)
+    _existing(store, name)
+    docs = await asyncio.to_thread(store.documents, name)
+    return [
+        DocumentOut(
+            doc_id=d.doc_id,
+            title=d.title,
+            doc_type=d.doc_type,
+            year=d.year,
+            chunks=d.n_chunks,
+            metadata=d.metadata,
+        )
+        for d in docs
+    ]
+
+
+@router.post(
+    "/{name}/documents",
+    response_model=JobOut,
+    status_code=202,
+    summary="Upload documents: an ingestion job (poll /v1/jobs/{id})",
+    responses={
+        413: {"description": "A file or the request is too large"},
+        415: {"description": "A file type that is not accepted"},
+    },
+)
+async def upload_documents(
+    request: Request,
+    name: CollectionName,
+    principal: Caller,
+    files: list[UploadFile] = File(..., description="PDF, DOCX, HTML, Markdown, text, CSV…"),
+    chunker: str = Form("auto", description="auto | legal | paragraphs | recursive"),
+) -> JobOut:
+    if chunker not in _CHUNKERS:
+        raise HTTPException(422, f"unknown chunker {chunker!r}; use one of {', '.join(_CHUNKERS)}")
+    state = state_of(request)
+    svc = state.service
+    folder = state.tenants.collection_files(principal.tenant, name)
+    saved = await save_uploads(
+        files,
+        folder,
+        allowed=svc.upload_types,
+        max_mb=svc.max_upload_mb,
+        max_files=svc.max_files_per_upload,
+    )
+    store = state.tenants.store(principal.tenant)
+    await asyncio.to_thread(store.ensure_collection, name)
+    job = await asyncio.to_thread(
+        state.jobs.create,
+        principal.tenant,
+        "ingest",
+        {"collection": name, "files": saved, "chunker": chunker},
+        created_by=principal.bucket,
+    )
+    if state.worker is not None:
+        state.worker.wake()
+    return JobOut(**job.as_dict())
+
+
+@router.delete("/{name}/documents/{doc_id:path}", status_code=204, summary="Delete one document")
+async def delete_document(
+    request: Request, name: CollectionName, doc_id: str, principal: Caller
+) -> None:
+    state = state_of(request)
+    store = state.tenants.store(principal.tenant)
+    _existing(store, name)
+    if not await asyncio.to_thread(store.delete_documents, name, [doc_id]):
+        raise HTTPException(404, f"no document {doc_id!r} in {name!r}")
+    folder = state.tenants.collection_files(principal.tenant, name)
+    kept = (folder / doc_id).resolve()
+    if kept.is_relative_to(folder.resolve()) and kept.is_file():
+        kept.unlink(missing_ok=True)
+
+
+@router.get(
+    "/{name}/passages/{chunk_id:path}",
+    response_model=PassageOut,
+    summary="One passage with its citation (what a citation opens)",
+)
+async def get_passage(
+    request: Request, name: CollectionName, chunk_id: str, principal: Caller
+) -> PassageOut:
+    store = state_of(request).tenants.store(principal.tenant)
+    _existing(store, name)
+    found = (await asyncio.to_thread(store.get_chunks, name, [chunk_id])).get(chunk_id)
+    if found is None:
+        raise HTTPException(404, f"no passage {chunk_id!r} in {name!r}")
+    return PassageOut(
+        collection=name,
+        chunk_id=found.chunk_id,
+        doc_id=found.doc_id,
+        seq=found.seq,
+        text=found.text,
+        heading=found.heading,
+        citation=CitationOut.model_validate(Citation.of_chunk(found).as_dict()),
+    )

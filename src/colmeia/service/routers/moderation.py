@@ -1,0 +1,150 @@
+"""Moderation batches: upload records (a job), follow its progress, read results and report."""
+
+from __future__ import annotations
+
+import asyncio
+import mimetypes
+import shutil
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+from fastapi import APIRouter, File, Form, HTTPException, Query, Request, UploadFile
+from fastapi.responses import FileResponse, Response
+
+from colmeia.service.auth import Caller, Metered, Principal, state_of
+from colmeia.service.jobs import Job
+from colmeia.service.schemas import JobOut
+from colmeia.service.state import NO_MODEL, ServiceState
+from colmeia.service.uploads import save_uploads
+
+router = APIRouter(prefix="/v1/moderation", tags=["moderation"])
+
+Outcome = Literal["KEEP_ORIGINAL", "ANSWER_REVISED", "DO_NOT_ANSWER", "ERROR"]
+
+
+def moderation_job(state: ServiceState, principal: Principal, job_id: str) -> tuple[Job, Path]:
+    """The tenant's moderation job and its folder, or 404."""
+    job = state.jobs.get(principal.tenant, job_id)
+    if job is None or job.kind != "moderation" or not job_id.isalnum():
+        raise HTTPException(404, f"no moderation job {job_id!r}")
+    return job, state.tenants.job_folder(principal.tenant, "moderation", job_id)
+
+
+def read_results(folder: Path) -> list[dict[str, Any]]:
+    """The job's result lines so far (a cut-off last line is left out)."""
+    path = folder / "results.jsonl"
+    if not path.is_file():
+        return []
+    out = []
+    for line in path.read_bytes().split(b"\n"):
+        if line.strip():
+            try:
+                out.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                continue
+    return out
+
+
+@router.post(
+    "/jobs",
+    response_model=JobOut,
+    status_code=202,
+    summary="Moderate a batch of records (JSON/JSONL files): a job",
+    responses={503: {"description": "No language model is configured"}},
+)
+async def create_job(
+    request: Request,
+    principal: Metered,
+    files: list[UploadFile] = File(..., description="JSON or JSONL files of records."),
+    threshold: float | None = Form(None, ge=0, le=10),
+    max_rewrites: int | None = Form(None, ge=1, le=10),
+    concurrency: int = Form(8, ge=1, le=64),
+) -> JobOut:
+    state = state_of(request)
+    if state.model is None:
+        raise HTTPException(503, NO_MODEL)
+    job_id = state.jobs.new_id()
+    folder = state.tenants.job_folder(principal.tenant, "moderation", job_id)
+    try:
+        await save_uploads(
+            files,
+            folder / "input",
+            allowed=(".json", ".jsonl"),
+            max_mb=state.service.max_upload_mb,
+            max_files=state.service.max_files_per_upload,
+        )
+    except HTTPException:
+        await asyncio.to_thread(shutil.rmtree, folder, True)
+        raise
+    job = await asyncio.to_thread(
+        state.jobs.create,
+        principal.tenant,
+        "moderation",
+        {"threshold": threshold, "max_rewrites": max_rewrites, "concurrency": concurrency},
+        created_by=principal.bucket,
+        job_id=job_id,
+    )
+    if state.worker is not None:
+        state.worker.wake()
+    return JobOut(**job.as_dict())
+
+
+@router.get("/jobs", response_model=list[JobOut], summary="The tenant's moderation jobs")
+async def list_jobs(
+    request: Request, principal: Caller, limit: int = Query(50, ge=1, le=500)
+) -> list[JobOut]:
+    jobs = await asyncio.to_thread(
+        state_of(request).jobs.recent, principal.tenant, "moderation", limit
+    )
+    return [JobOut(**j.as_dict()) for j in jobs]
+
+
+@router.get("/jobs/{job_id}", response_model=JobOut, summary="A moderation job's progress")
+async def get_job(request: Request, job_id: str, principal: Caller) -> JobOut:
+    job, _ = await asyncio.to_thread(moderation_job, state_of(request), principal, job_id)
+    return JobOut(**job.as_dict())
+
+
+@router.get("/jobs/{job_id}/results", summary="Result lines (one per input record)")
+async def results(
+    request: Request,
+    job_id: str,
+    principal: Caller,
+    outcome: Outcome | None = None,
+    offset: int = Query(0, ge=0),
+    limit: int = Query(100, ge=1, le=1000),
+) -> dict[str, Any]:
+    _, folder = await asyncio.to_thread(moderation_job, state_of(request), principal, job_id)
+    lines = await asyncio.to_thread(read_results, folder)
+    if outcome:
+        lines = [r for r in lines if r.get("outcome") == outcome]
+    return {"total": len(lines), "offset": offset, "items": lines[offset : offset + limit]}
+
+
+@router.get(
+    "/jobs/{job_id}/results.jsonl",
+    summary="The results file as written (JSONL)",
+    response_class=Response,
+)
+async def results_file(request: Request, job_id: str, principal: Caller) -> Response:
+    _, folder = await asyncio.to_thread(moderation_job, state_of(request), principal, job_id)
+    path = folder / "results.jsonl"
+    if not path.is_file():
+        raise HTTPException(404, "no results yet")
+    return FileResponse(path, media_type="application/x-ndjson", filename=f"{job_id}.jsonl")
+
+
+@router.get(
+    "/jobs/{job_id}/report/{name}",
+    summary="The evaluation report (report.html, its PNG plots, summary.json)",
+    response_class=Response,
+)
+async def report_file(request: Request, job_id: str, name: str, principal: Caller) -> Response:
+    _, folder = await asyncio.to_thread(moderation_job, state_of(request), principal, job_id)
+    report = (folder / "report").resolve()
+    path = (report / name).resolve()
+    if not path.is_relative_to(report) or not path.is_file():
+        raise HTTPException(404, f"no report file {name!r} (the job may not have finished)")
+    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return FileResponse(path, media_type=kind)

@@ -1,0 +1,129 @@
+"""The job kinds the worker runs. Each is a thin adapter: job parameters in, an app call, its
+report out. Every runner may be run again from the start after a crash without losing or
+repeating anything: ingestion skips documents already stored (by content hash) and moderation
+resumes from its results file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from colmeia.service.jobs import JobContext, Runner
+from colmeia.service.state import ServiceState
+
+__all__ = ["runners"]
+
+
+def _relative(text: str, root: Path) -> str:
+    prefix = str(root.resolve()) + "/"
+    return text.replace(prefix, "")
+
+
+def _ingest(state: ServiceState) -> Runner:
+    async def run(ctx: JobContext) -> dict[str, Any]:
+        from colmeia.rag.pipeline import IngestProgress, ingest
+        from colmeia.rag.retrieve import Retriever
+
+        job = ctx.job
+        collection = str(job.params["collection"])
+        store = state.tenants.store(job.tenant_id)
+        root = state.tenants.collection_files(job.tenant_id, collection)
+        paths = [root / name for name in job.params["files"]]
+        embedder = state.embedder()
+
+        def on_progress(p: IngestProgress) -> None:
+            ctx.progress(
+                files_done=p.files_done,
+                files_total=p.files_total,
+                documents=p.documents,
+                chunks=p.chunks,
+                current=Path(p.current).name if p.current else "",
+            )
+
+        report = await asyncio.to_thread(
+            ingest,
+            store,
+            collection,
+            paths,
+            chunker=str(job.params.get("chunker") or "auto"),
+            embedder=embedder,
+            progress=on_progress,
+            relative_to=root,
+        )
+        ctx.progress(
+            files_done=report.files,
+            files_total=report.files,
+            documents=report.documents,
+            chunks=report.chunks,
+            current="building the search index",
+        )
+        if report.documents:
+            await asyncio.to_thread(Retriever(store, collection, embedder=embedder).warm)
+        out = report.as_dict()
+        out["errors"] = [
+            {"source": _relative(e["source"], root), "reason": _relative(e["reason"], root)}
+            for e in out["errors"]
+        ]
+        return out
+
+    return run
+
+
+def _moderation(state: ServiceState) -> Runner:
+    async def run(ctx: JobContext) -> dict[str, Any]:
+        from colmeia.apps.moderation.batch import BatchProgress, moderate_files
+        from colmeia.apps.moderation.roles import load_config
+        from colmeia.errors import ColmeiaError
+
+        job = ctx.job
+        folder = state.tenants.job_folder(job.tenant_id, "moderation", job.id)
+        inputs = sorted((folder / "input").iterdir())
+        out = folder / "results.jsonl"
+        params = job.params
+        config = load_config(
+            None, threshold=params.get("threshold"), max_rewrites=params.get("max_rewrites")
+        )
+
+        def on_progress(p: BatchProgress) -> None:
+            ctx.progress(
+                total=p.total,
+                finished=p.finished,
+                skipped=p.skipped,
+                done=p.done,
+                counts=dict(p.counts),
+            )
+
+        summary = await moderate_files(
+            inputs,
+            out,
+            config=config,
+            llm=state.settings.llm,
+            concurrency=int(params.get("concurrency") or 8),
+            resume=True,
+            on_progress=on_progress,
+        )
+        result: dict[str, Any] = {
+            "total": summary.total,
+            "resumed_from": summary.skipped,
+            "written": summary.done,
+            "counts": summary.counts,
+            "missing": summary.missing,
+            "wall_s": round(summary.wall_s, 3),
+        }
+        try:
+            from colmeia.apps.moderation.report import write_report
+
+            files = await asyncio.to_thread(write_report, out, inputs, folder / "report")
+            result["report"] = files.html.name
+        except ColmeiaError as exc:
+            result["report_error"] = _relative(str(exc), folder)
+        return result
+
+    return run
+
+
+def runners(state: ServiceState) -> dict[str, Runner]:
+    """The runner of each job kind, bound to this service."""
+    return {"ingest": _ingest(state), "moderation": _moderation(state)}

@@ -1,0 +1,107 @@
+"""The service's own settings (``COLMEIA_SERVICE_*``): where it keeps its tables, who may call
+it, how much, and where traces go. Model, store and search settings are colmeia's usual ones.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["DEFAULT_UPLOAD_TYPES", "ServiceSettings"]
+
+DEFAULT_UPLOAD_TYPES = (
+    ".pdf",
+    ".txt",
+    ".md",
+    ".html",
+    ".htm",
+    ".docx",
+    ".csv",
+    ".json",
+    ".jsonl",
+    ".xml",
+)
+
+
+class ServiceSettings(BaseSettings):
+    """``colmeia serve``: tables, auth, limits, uploads and telemetry (``COLMEIA_SERVICE_*``)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="COLMEIA_SERVICE_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        validate_default=True,
+    )
+
+    db: str | None = Field(
+        default=None,
+        description="Tables of the service (keys, jobs, audit, threads): sqlite:///path or "
+        "postgresql://…?schema=name; default: SQLite file service.db in COLMEIA_HOME.",
+    )
+    redis_url: str | None = Field(
+        default=None,
+        description="redis://host:port/db for rate limits and quotas shared by several "
+        "processes; unset: counted in this process.",
+    )
+    redis_prefix: str = Field(default="colmeia:", description="Prefix of every Redis key.")
+    rate_limit_per_minute: int = Field(
+        default=120, ge=1, description="Requests per minute per API key (a key may override)."
+    )
+    token_quota: int = Field(
+        default=2_000_000,
+        ge=1,
+        description="Model tokens per API key per quota window (a key may override).",
+    )
+    quota_window_s: int = Field(default=86_400, ge=1, description="Length of a quota window.")
+    max_upload_mb: float = Field(default=25.0, gt=0, description="Largest file accepted.")
+    max_files_per_upload: int = Field(default=200, ge=1)
+    max_request_mb: float = Field(
+        default=200.0, gt=0, description="Largest request body (all files of an upload)."
+    )
+    upload_types: tuple[str, ...] = Field(
+        default=DEFAULT_UPLOAD_TYPES, description="File name endings accepted for upload."
+    )
+    job_workers: int = Field(default=2, ge=1, le=64, description="Jobs run at once per process.")
+    job_lease_s: float = Field(
+        default=30.0,
+        gt=1,
+        description="A running job's lease; a job whose process died is taken over after it.",
+    )
+    jwt_secret: SecretStr = Field(
+        default=SecretStr(""), description="HS256 secret for bearer JWTs (OIDC off when empty)."
+    )
+    jwt_jwks_url: str | None = Field(default=None, description="OIDC JWKS URL for RS/ES JWTs.")
+    jwt_jwks_file: Path | None = Field(default=None, description="A JWKS JSON file instead.")
+    jwt_issuer: str | None = Field(default=None, description="Required `iss` of JWTs.")
+    jwt_audience: str | None = Field(default=None, description="Required `aud` of JWTs.")
+    jwt_tenant_claim: str = Field(default="tenant", description="JWT claim naming the tenant.")
+    otlp_endpoint: str | None = Field(
+        default=None,
+        description="OTLP/HTTP traces endpoint (e.g. http://127.0.0.1:4318/v1/traces); "
+        "unset: no trace leaves the process.",
+    )
+    log_format: Literal["json", "text"] = Field(default="json")
+    default_language: Literal["pt", "en"] = Field(default="pt")
+    session_hours: float = Field(default=12.0, gt=0, description="Web UI sign-in lifetime.")
+    secure_cookies: bool = Field(default=False, description="Mark UI cookies Secure (HTTPS).")
+
+    @field_validator("upload_types", mode="before")
+    @classmethod
+    def _types(cls, v: object) -> object:
+        if isinstance(v, str):
+            v = [p.strip() for p in v.split(",") if p.strip()]
+        if isinstance(v, list | tuple):
+            return tuple(s if s.startswith(".") else f".{s}" for s in (str(x).lower() for x in v))
+        return v
+
+    def db_url(self, home: Path) -> str:
+        """The service tables' URL, defaulting to ``service.db`` inside ``home``."""
+        if not self.db:
+            return f"sqlite:///{home / 'service.db'}"
+        if "://" not in self.db:
+            return f"sqlite:///{self.db}"
+        return self.db

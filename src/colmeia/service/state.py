@@ -1,0 +1,66 @@
+"""Everything one running service holds: settings, tables, tenant stores, limits, telemetry,
+the job worker and the shared model client. Built by :func:`colmeia.service.app.create_app`.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from colmeia.config import Settings
+from colmeia.errors import ConfigurationError
+from colmeia.service.db import Database
+from colmeia.service.jobs import JobStore, Worker
+from colmeia.service.limits import Limiter
+from colmeia.service.observability import Metrics, Tracing
+from colmeia.service.settings import ServiceSettings
+from colmeia.service.tenants import TenantSpace
+
+if TYPE_CHECKING:
+    from colmeia.llm.base import ChatModel
+    from colmeia.rag.index.embedders import Embedder
+
+__all__ = ["NO_MODEL", "ServiceState"]
+
+log = logging.getLogger(__name__)
+
+NO_MODEL = (
+    "no language model is configured: set COLMEIA_LLM_BASE_URL and COLMEIA_LLM_MODEL "
+    "(e.g. Ollama at http://127.0.0.1:11434/v1), or start the service with "
+    "`colmeia serve --simulated` to try it with colmeia's simulated model"
+)
+
+
+@dataclass
+class ServiceState:
+    """The parts of one service process."""
+
+    settings: Settings
+    service: ServiceSettings
+    db: Database
+    tenants: TenantSpace
+    jobs: JobStore
+    limiter: Limiter
+    metrics: Metrics
+    tracing: Tracing
+    worker: Worker | None = None
+    model: ChatModel | None = None
+    simulated: bool = False
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def home(self) -> Path:
+        return self.settings.home
+
+    def require_model(self) -> ChatModel:
+        """The shared model client, or a configuration error saying how to set one."""
+        if self.model is None:
+            raise ConfigurationError(NO_MODEL)
+        return self.model
+
+    def embedder(self) -> Embedder | None:
+        from colmeia.rag.index.embedders import embedder_from_settings
+
+        return embedder_from_settings(self.settings.embeddings)

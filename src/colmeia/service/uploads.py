@@ -1,0 +1,98 @@
+"""Saving uploaded files: safe names, allowed types, a size cap per file, nothing half-written.
+
+A file is streamed to a hidden temporary name and renamed into place only when complete, so
+a job never sees a partial upload. Type checks look at the name's ending and, for binary
+formats, at the first bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import unicodedata
+from collections.abc import Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+from fastapi import HTTPException, UploadFile
+
+__all__ = ["safe_name", "save_uploads"]
+
+_UNSAFE = re.compile(r"[^\w.\- ()]+")
+_MAGIC = {".pdf": (b"%PDF",), ".docx": (b"PK\x03\x04",)}
+_CHUNK = 1 << 20
+
+
+def safe_name(filename: str | None) -> str:
+    """The file's own name, reduced to letters, digits and ``._- ()`` (or a 422)."""
+    base = re.split(r"[\\/]", filename or "")[-1]
+    base = unicodedata.normalize("NFC", base)
+    base = _UNSAFE.sub("_", base).strip(" .")[:150]
+    if not base or base.startswith("."):
+        raise HTTPException(422, f"unusable file name {filename!r}")
+    return base
+
+
+async def save_uploads(
+    files: Sequence[UploadFile],
+    folder: Path,
+    *,
+    allowed: Sequence[str],
+    max_mb: float,
+    max_files: int,
+) -> list[str]:
+    """Write ``files`` into ``folder``; their names (later ones win on a repeated name)."""
+    if not files:
+        raise HTTPException(422, "no file was sent: use the multipart field `files`")
+    if len(files) > max_files:
+        raise HTTPException(
+            413, f"{len(files)} files in one upload; the limit is {max_files} (send several)"
+        )
+    limit = int(max_mb * 1024 * 1024)
+    checked: list[tuple[UploadFile, str]] = []
+    for upload in files:
+        name = safe_name(upload.filename)
+        suffix = Path(name).suffix.lower()
+        if suffix not in allowed:
+            raise HTTPException(
+                415,
+                f"{name}: files of type {suffix or '(none)'} are not accepted; accepted: "
+                f"{', '.join(allowed)}",
+            )
+        checked.append((upload, name))
+    saved: list[str] = []
+    for upload, name in checked:
+        await asyncio.to_thread(_write, upload.file, folder, name, limit, max_mb)
+        saved.append(name)
+    return list(dict.fromkeys(saved))
+
+
+def _write(source: BinaryIO, folder: Path, name: str, limit: int, max_mb: float) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    part = folder / f".{name}.part"
+    size = 0
+    head = b""
+    try:
+        with part.open("wb") as out:
+            while chunk := source.read(_CHUNK):
+                if not head:
+                    head = chunk[:16]
+                size += len(chunk)
+                if size > limit:
+                    raise HTTPException(
+                        413, f"{name} is larger than {max_mb:g} MB (COLMEIA_SERVICE_MAX_UPLOAD_MB)"
+                    )
+                out.write(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+        if size == 0:
+            raise HTTPException(422, f"{name} is empty")
+        magic = _MAGIC.get(Path(name).suffix.lower())
+        if magic and not head.startswith(magic):
+            raise HTTPException(
+                415, f"{name} does not look like a {Path(name).suffix} file (its content)"
+            )
+        os.replace(part, folder / name)
+    finally:
+        part.unlink(missing_ok=True)

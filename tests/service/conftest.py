@@ -1,0 +1,81 @@
+"""Fixtures for the service's API tests: a real app on real stores in a temp folder.
+
+``make_service(...)`` builds the app (SQLite service tables and tenant stores under ``tmp_path``,
+an optional simulated model over real HTTP) and enters its lifespan, so the job worker runs.
+``svc.key("acme")`` creates an API key with ``colmeia.service.keys`` and returns its headers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from colmeia.config import LLMSettings, Settings
+from colmeia.service.app import create_app
+from colmeia.service.keys import create_key
+from colmeia.service.settings import ServiceSettings
+from colmeia.service.state import ServiceState
+from colmeia.sim import SimulatedModel
+
+
+@dataclass
+class Service:
+    client: TestClient
+    state: ServiceState
+    home: Path
+
+    def key(self, tenant: str, *, name: str = "tests", **options: Any) -> dict[str, str]:
+        _, plain = create_key(self.state.db, tenant, name, **options)
+        return {"X-API-Key": plain}
+
+    def wait_job(self, job_id: str, headers: dict[str, str], timeout: float = 60) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            job = self.client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+            if job["status"] in ("succeeded", "failed", "cancelled"):
+                return dict(job)
+            if time.monotonic() > deadline:
+                raise AssertionError(f"job {job_id} still {job['status']}: {job['progress']}")
+            time.sleep(0.05)
+
+
+def service_settings(home: Path, **overrides: Any) -> ServiceSettings:
+    base: dict[str, Any] = {
+        "db": f"sqlite:///{home / 'service.db'}",
+        "redis_url": None,
+        "otlp_endpoint": None,
+        "log_format": "text",
+        "job_lease_s": 5.0,
+    }
+    base.update(overrides)
+    return ServiceSettings(**base)
+
+
+@pytest.fixture
+def make_service(
+    tmp_path: Path, sim_server: Callable[[SimulatedModel], Any]
+) -> Iterator[Callable[..., Service]]:
+    opened: list[TestClient] = []
+
+    def make(model: SimulatedModel | None = None, **service: Any) -> Service:
+        home = tmp_path / f"home{len(opened)}"
+        llm = LLMSettings(max_retries=1, timeout=10)
+        if model is not None:
+            srv = sim_server(model)
+            llm = LLMSettings(base_url=srv.base_url, model="sim", max_retries=1, timeout=10)
+        settings = Settings(home=home, store=None, llm=llm)
+        app = create_app(settings, service_settings(home, **service), simulated=model is not None)
+        client = TestClient(app, raise_server_exceptions=False)
+        client.__enter__()
+        opened.append(client)
+        return Service(client, app.state.colmeia, home)
+
+    yield make
+    for client in opened:
+        client.__exit__(None, None, None)
