@@ -106,6 +106,8 @@ class Citation:
             path=chunk.path,
             source=chunk.source_path,
             page_end=chunk.page_end,
+            page_label=str(chunk.metadata.get("page_label", "")),
+            page_label_end=str(chunk.metadata.get("page_label_end", "")),
         )
 
     def label(self) -> str:
@@ -617,15 +619,7 @@ class Retriever:
                     doc_id=chunk.doc_id,
                     score=score,
                     text=chunk.text,
-                    citation=Citation(
-                        document=chunk.title or chunk.doc_id,
-                        page=chunk.page_start,
-                        path=chunk.path,
-                        source=chunk.source_path,
-                        page_end=chunk.page_end,
-                        page_label=str(chunk.metadata.get("page_label", "")),
-                        page_label_end=str(chunk.metadata.get("page_label_end", "")),
-                    ),
+                    citation=Citation.of_chunk(chunk),
                     collection=name,
                     lexical_rank=lr,
                     dense_rank=dr,

@@ -62,6 +62,8 @@ class CitationOut(BaseModel):
     document: str
     page: int
     page_end: int
+    page_label: str = ""
+    page_label_end: str = ""
     path: str
     source: str
     label: str
