@@ -45,7 +45,7 @@ typecheck: $(STAMP)  ## mypy --strict on src/
 	$(VENV)/bin/mypy
 
 pytest: $(STAMP)  ## the test suite
-	$(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 test: lint typecheck pytest  ## everything: lint, types, tests
 

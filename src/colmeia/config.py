@@ -23,7 +23,7 @@ __all__ = [
     "get_settings",
 ]
 
-Provider = Literal["openai", "azure", "ollama", "vllm", "generic"]
+Provider = Literal["openai", "azure", "ollama", "vllm", "llamacpp", "generic"]
 
 
 def _section(prefix: str) -> SettingsConfigDict:

@@ -39,11 +39,12 @@ def test_check_against_the_simulated_model_reports_support(sim_server) -> None:
     result = runner.invoke(
         app,
         ["llm", "check"],
-        env=_env(COLMEIA_LLM_BASE_URL=srv.base_url, COLMEIA_LLM_MODEL="sim"),
+        env=_env(COLMEIA_LLM_BASE_URL=srv.base_url, COLMEIA_LLM_MODEL="sim", COLUMNS="200"),
     )
     assert result.exit_code == 0, result.output
+    rows = {line.split("│")[1].strip(): line for line in result.output.splitlines() if "│" in line}
     for row in ("answers", "tool calls", "JSON Schema output"):
-        assert row in result.output
+        assert "yes" in rows[row], result.output
 
 
 def test_an_unreachable_url_fails_fast_naming_the_url_and_the_variable() -> None:
@@ -66,3 +67,19 @@ def test_no_configuration_says_what_to_set() -> None:
     result = runner.invoke(app, ["llm", "check"], env=_env())
     assert result.exit_code == 2
     assert "COLMEIA_LLM_BASE_URL" in result.output
+
+
+def test_check_exits_non_zero_naming_the_checks_that_failed(sim_server) -> None:
+    # A model that only ever chats: it answers, but never calls a tool nor writes JSON.
+    srv = sim_server(SimulatedModel(responder=lambda req: "Claro, posso ajudar com isso."))
+    result = runner.invoke(
+        app,
+        ["llm", "check"],
+        env=_env(COLMEIA_LLM_BASE_URL=srv.base_url, COLMEIA_LLM_MODEL="sim", COLUMNS="200"),
+    )
+    assert result.exit_code == 1, result.output
+    rows = {line.split("│")[1].strip(): line for line in result.output.splitlines() if "│" in line}
+    assert "yes" in rows["answers"]
+    assert "no" in rows["tool calls"]
+    assert "no" in rows["JSON Schema output"]
+    assert "failed: tool calls, JSON Schema output" in result.output

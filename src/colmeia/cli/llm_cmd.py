@@ -1,10 +1,16 @@
-"""``colmeia llm …``: check that the configured model answers, and what it supports."""
+"""``colmeia llm …``: serve a local model, check that the configured model answers and what it
+supports."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
+import sys
+import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import typer
 from pydantic import BaseModel, Field
@@ -14,8 +20,12 @@ from rich.table import Table
 from colmeia.config import get_settings
 from colmeia.errors import ColmeiaError, ConfigurationError, ModelError
 from colmeia.llm import Message, OpenAIChatModel, ToolSpec
+from colmeia.llm.gguf import PACKAGED, resolve_gguf
+from colmeia.llm.local_server import start_local_server
 
-app = typer.Typer(help="The language model: check it is reachable and what it supports.")
+app = typer.Typer(
+    help="The language model: serve one locally, check it is reachable and what it supports."
+)
 console = Console()
 err_console = Console(stderr=True)
 
@@ -130,3 +140,62 @@ def check(
         mark = "[green]yes[/]" if c.ok else "[yellow]no[/]"
         table.add_row(c.name, mark, c.detail, f"{c.seconds * 1000:.0f} ms")
     console.print(table)
+    failed = [c.name for c in checks if not c.ok]
+    if failed:
+        err_console.print(f"[red]failed:[/] {', '.join(failed)}", highlight=False)
+        raise typer.Exit(1)
+
+
+@app.command("serve")
+def serve(
+    gguf: str | None = typer.Option(
+        None,
+        "--gguf",
+        help="A .gguf file, or a packaged model's name ("
+        + ", ".join(PACKAGED)
+        + "); default: the first packaged model.",
+    ),
+    port: int = typer.Option(8080, help="Port on 127.0.0.1 (0 for any free port)."),
+    ctx: int = typer.Option(8192, help="Context window in tokens, shared by the slots."),
+    threads: int | None = typer.Option(None, help="CPU threads (default: every core)."),
+    parallel: int = typer.Option(1, help="Requests decoded at once (each gets ctx/parallel)."),
+    name: str | None = typer.Option(None, help="Model name to serve as (default: file name)."),
+) -> None:
+    """Serve a GGUF model on 127.0.0.1 (OpenAI-compatible API) until Ctrl-C.
+
+    Prints the COLMEIA_LLM_* lines to export; `colmeia -v llm serve` shows llama.cpp's log.
+    """
+    verbose = logging.getLogger().isEnabledFor(logging.INFO)
+    try:
+        path = resolve_gguf(gguf)
+        started = time.perf_counter()
+        server = start_local_server(
+            Path(path),
+            port=port,
+            ctx=ctx,
+            threads=threads,
+            parallel=parallel,
+            model_name=name,
+            verbose=verbose,
+        )
+    except ConfigurationError as exc:
+        err_console.print(f"[red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    err_console.print(
+        f"[bold green]{server.model}[/] loaded in {time.perf_counter() - started:.1f}s "
+        f"(llama.cpp via xllamacpp {server.version}; ctx {server.ctx}, {server.threads} threads, "
+        f"{server.parallel} slot(s)), serving at [bold]{server.base_url}[/]. "
+        "Export these lines, then `colmeia llm check`; Ctrl-C stops.",
+        highlight=False,
+        soft_wrap=True,
+    )
+    # Plain stdout, one line each, so scripts and `eval "$(…)"` can read them.
+    sys.stdout.write("\n".join(server.exports()) + "\n")
+    sys.stdout.flush()
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        err_console.print("stopped.")
+    # llama.cpp's server has no clean stop from Python: its destructor would wait forever.
+    sys.stderr.flush()
+    os._exit(0)

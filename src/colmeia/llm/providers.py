@@ -57,13 +57,18 @@ PRESETS: dict[str, ProviderPreset] = {
     "vllm": ProviderPreset(
         "vllm", reasoning_off_body={"chat_template_kwargs": {"enable_thinking": False}}
     ),
+    # llama.cpp's server (`colmeia llm serve`, llama-server) passes chat_template_kwargs to the
+    # model's Jinja template and ignores fields it does not know.
+    "llamacpp": ProviderPreset(
+        "llamacpp", reasoning_off_body={"chat_template_kwargs": {"enable_thinking": False}}
+    ),
     # Unknown servers may reject unknown fields: only the in-prompt soft switch is safe.
     "generic": ProviderPreset("generic", no_think_suffix=True),
 }
 
 
 def preset_for(provider: str) -> ProviderPreset:
-    """The preset named ``provider`` (openai, azure, ollama, vllm, generic)."""
+    """The preset named ``provider`` (openai, azure, ollama, vllm, llamacpp, generic)."""
     try:
         return PRESETS[provider]
     except KeyError:
