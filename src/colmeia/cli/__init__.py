@@ -33,6 +33,7 @@ _LAZY: dict[str, tuple[str, bool]] = {
     "eval": ("colmeia.cli.rag_cmd", False),
     "serve": ("colmeia.cli.serve_cmd", False),
     "keys": ("colmeia.cli.keys_cmd", True),
+    "review": ("colmeia.cli.review_cmd", True),
 }
 
 

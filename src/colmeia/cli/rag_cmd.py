@@ -399,3 +399,9 @@ def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
     for r in rows:
         out.setdefault(r[q], {})[r[d]] = int(float(r[s]))
     return out
+
+
+# `colmeia eval review` lives with the literature app's commands.
+from colmeia.cli.review_cmd import eval_review as _eval_review  # noqa: E402
+
+eval_app.command("review")(_eval_review)

@@ -87,6 +87,10 @@ class HtmlReport:
         )
         self._parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
 
+    def html(self, fragment: str) -> None:
+        """Add an HTML fragment the caller built (and escaped) itself."""
+        self._parts.append(fragment)
+
     def figure(self, name: str, fig: Figure, caption: str = "") -> None:
         """Add a plot, saved as ``<name>.png`` beside the page."""
         if not name.replace("_", "").replace("-", "").isalnum():

@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "RetrievalMetrics",
+    "SingleTargetMetrics",
     "evaluate_run",
     "first_relevant_rank",
     "mrr",
     "ndcg_at_k",
     "precision_at_k",
     "recall_at_k",
+    "single_target_metrics",
 ]
 
 Qrels = Mapping[str, int]
@@ -144,3 +146,56 @@ def evaluate_run(
     m.mean_rank = sum(ranks) / len(ranks) if ranks else None
     m.not_found = not_found
     return m
+
+
+@dataclass(slots=True)
+class SingleTargetMetrics:
+    """Ranking quality when each query has exactly one right answer (a work made the query).
+
+    ``mean_rank`` is over ALL queries: a query whose answer was not retrieved within ``depth``
+    counts as rank ``depth + 1`` (a penalty, not a dropped query). ``mean_rank_found`` is the
+    published definition, over found queries only, for comparison.
+    """
+
+    queries: int
+    mean_rank: float
+    mean_rank_found: float | None
+    mrr: float
+    p_at_1: float
+    not_found_at_5: float
+    not_found: int
+    depth: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "queries": self.queries,
+            "mean_rank": round(self.mean_rank, 3),
+            "mean_rank_found": None
+            if self.mean_rank_found is None
+            else round(self.mean_rank_found, 3),
+            "mrr": round(self.mrr, 4),
+            "p@1": round(self.p_at_1, 4),
+            "not_found@5": round(self.not_found_at_5, 4),
+            "not_found": self.not_found,
+            "depth": self.depth,
+        }
+
+
+def single_target_metrics(ranks: Sequence[int | None], depth: int) -> SingleTargetMetrics:
+    """Metrics from the 1-based rank of each query's one relevant item (``None``: not found
+    within ``depth``)."""
+    n = len(ranks)
+    if n == 0:
+        return SingleTargetMetrics(0, 0.0, None, 0.0, 0.0, 0.0, 0, depth)
+    found = [r for r in ranks if r is not None and r <= depth]
+    penalised = [r if r is not None and r <= depth else depth + 1 for r in ranks]
+    return SingleTargetMetrics(
+        queries=n,
+        mean_rank=sum(penalised) / n,
+        mean_rank_found=sum(found) / len(found) if found else None,
+        mrr=sum(1.0 / r for r in found) / n,
+        p_at_1=sum(1 for r in found if r == 1) / n,
+        not_found_at_5=sum(1 for r in penalised if r > 5) / n,
+        not_found=n - len(found),
+        depth=depth,
+    )

@@ -456,9 +456,12 @@ class _Session:
             report.unchanged += 1
             self.intact.add(doc.source_id)
             return
-        cleaned = clean_document(
-            doc, cut_front_matter=self.cut_front_matter, cut_references=self.cut_references
-        )
+        if doc.metadata.get("cleaned") is True:
+            cleaned = doc  # cleaned by the caller (a work: its record page + its cleaned PDF)
+        else:
+            cleaned = clean_document(
+                doc, cut_front_matter=self.cut_front_matter, cut_references=self.cut_references
+            )
         chunks = _to_stored(cleaned, self.the_chunker.chunk(cleaned))
         if not chunks:
             report.errors.append(IngestError(source, "no text to index after cleaning"))

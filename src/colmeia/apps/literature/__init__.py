@@ -1,0 +1,57 @@
+"""Literature review: bibliography exports → a library of works → a cited review table.
+
+Public API::
+
+    report = import_library(store, "teses", [Path("catalogo.ris")], pdf_dir=Path("pdfs"))
+    review = run_review(store, "teses", "educação inclusiva na formação docente", top=10)
+    review.screen(review.works[0].doc_id, "include")
+    export_review(review, Path("revisao.html"))          # or .json .csv .xlsx .ris .bib
+"""
+
+from __future__ import annotations
+
+from colmeia.apps.literature.export import FORMATS, abnt_reference, export_review, html_report
+from colmeia.apps.literature.library import (
+    FetchLimits,
+    LibraryReport,
+    MissingWork,
+    fetch_pdfs,
+    import_library,
+    match_pdfs,
+)
+from colmeia.apps.literature.records import Record, dedupe, load_records, normalize_title
+from colmeia.apps.literature.review import (
+    PROMPT_VERSION,
+    Review,
+    ReviewedWork,
+    arun_review,
+    prisma_counts,
+    run_review,
+)
+from colmeia.apps.literature.schemas import RELEVANCE_LEVELS, CitedText, WorkAnalysis
+
+__all__ = [
+    "FORMATS",
+    "PROMPT_VERSION",
+    "RELEVANCE_LEVELS",
+    "CitedText",
+    "FetchLimits",
+    "LibraryReport",
+    "MissingWork",
+    "Record",
+    "Review",
+    "ReviewedWork",
+    "WorkAnalysis",
+    "abnt_reference",
+    "arun_review",
+    "dedupe",
+    "export_review",
+    "fetch_pdfs",
+    "html_report",
+    "import_library",
+    "load_records",
+    "match_pdfs",
+    "normalize_title",
+    "prisma_counts",
+    "run_review",
+]

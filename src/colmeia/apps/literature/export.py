@@ -1,0 +1,230 @@
+"""A review out: JSON, CSV, XLSX, RIS, BibTeX (ABNT references) and an HTML report."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from pathlib import Path
+
+from colmeia.apps.literature.review import Review, ReviewedWork, prisma_counts
+from colmeia.apps.literature.schemas import RELEVANCE_LEVELS, CitedText
+from colmeia.errors import ConfigurationError
+
+__all__ = ["FORMATS", "abnt_reference", "export_review", "html_report"]
+
+FORMATS = ("json", "csv", "xlsx", "ris", "bib", "html")
+_DEGREE = {"Tese": "Doutorado", "Dissertação": "Mestrado"}
+
+
+def _abnt_author(name: str) -> str:
+    name = " ".join(name.split())
+    if not name:
+        return ""
+    if "," in name:
+        last, first = (x.strip() for x in name.split(",", 1))
+        return f"{last.upper()}, {first}"
+    parts = name.split()
+    if len(parts) == 1:
+        return parts[0].upper()
+    return f"{parts[-1].upper()}, {' '.join(parts[:-1])}"
+
+
+def abnt_reference(w: ReviewedWork) -> str:
+    """The work as an ABNT NBR 6023 reference (theses and dissertations as such)."""
+    authors = "; ".join(a for a in (_abnt_author(x) for x in w.authors[:3]) if a)
+    if len(w.authors) > 3:
+        authors += " et al"
+    year = str(w.year) if w.year else "[s.d.]"
+    parts = [f"{authors}." if authors else "", f"{w.title.rstrip('.')}.", f"{year}."]
+    degree = _DEGREE.get(w.doc_type)
+    if degree:
+        program = f" em {w.program.strip()}" if w.program.strip() else ""
+        where = f" – {w.institution.strip().title()}" if w.institution.strip() else ""
+        parts.append(f"{w.doc_type} ({degree}{program}){where}, {year}.")
+    elif w.doc_type:
+        parts.append(f"{w.doc_type}.")
+    if w.doi:
+        parts.append(f"DOI: {w.doi}.")
+    if w.links:
+        parts.append(f"Disponível em: {w.links[0]}.")
+    return " ".join(p for p in parts if p)
+
+
+def _field(w: ReviewedWork, value: CitedText | None) -> str:
+    if value is None:
+        return ""
+    cites = w.cited_pages(value)
+    return value.text + (f" [{'; '.join(cites)}]" if cites else "")
+
+
+def _rows(review: Review) -> list[dict[str, object]]:
+    return [
+        {
+            "rank": w.rank,
+            "id": w.doc_id,
+            "title": w.title,
+            "authors": "; ".join(w.authors),
+            "year": w.year or "",
+            "type": w.doc_type,
+            "program": w.program,
+            "relevance": w.relevance,
+            "why": w.why,
+            "summary": _field(w, w.summary),
+            "objectives": _field(w, w.objectives),
+            "conclusions": _field(w, w.conclusions),
+            "screening": w.screening.decision,
+            "reason": w.screening.reason,
+            "notes": w.screening.notes,
+            "reference": abnt_reference(w),
+            "mode": w.mode,
+            "warnings": " | ".join(w.warnings),
+        }
+        for w in review.works
+    ]
+
+
+def _ris(review: Review) -> str:
+    import rispy
+
+    entries = []
+    for w in review.works:
+        entry: dict[str, object] = {
+            "type_of_reference": "THES" if w.doc_type in _DEGREE else "GEN",
+            "title": w.title,
+            "authors": w.authors,
+            "year": str(w.year or ""),
+            "abstract": w.abstract,
+            "keywords": w.keywords,
+            "urls": w.links,
+            "notes": [abnt_reference(w), f"relevance: {w.relevance} — {w.why}"],
+        }
+        if w.doi:
+            entry["doi"] = w.doi
+        if w.doc_type:
+            entry["type_of_work"] = w.doc_type
+        entries.append(entry)
+    return str(rispy.dumps(entries))
+
+
+def _bibtex(review: Review) -> str:
+    from bibtexparser.entrypoint import write_string
+    from bibtexparser.library import Library
+    from bibtexparser.model import Entry, Field
+
+    lib = Library()
+    used: set[str] = set()
+    for w in review.works:
+        first = (w.authors[0].split(",")[0].split()[-1] if w.authors else "anon").lower()
+        key = f"{first}{w.year or ''}"
+        n = 1
+        while key in used:
+            n += 1
+            key = f"{first}{w.year or ''}{chr(96 + n)}"
+        used.add(key)
+        kind = {"Tese": "phdthesis", "Dissertação": "mastersthesis"}.get(w.doc_type, "misc")
+        fields = [Field("title", w.title), Field("author", " and ".join(w.authors))]
+        fields += [Field("year", str(w.year))] if w.year else []
+        fields += [Field("school", w.institution)] if w.institution else []
+        fields += [Field("doi", w.doi)] if w.doi else []
+        fields += [Field("url", w.links[0])] if w.links else []
+        fields += [Field("abstract", w.abstract)] if w.abstract else []
+        fields.append(Field("note", abnt_reference(w)))
+        lib.add(Entry(kind, key, fields))
+    return str(write_string(lib))
+
+
+def export_review(review: Review, path: Path) -> Path:
+    """Write ``review`` in the format its suffix names (see :data:`FORMATS`)."""
+    fmt = path.suffix.lower().lstrip(".")
+    fmt = "bib" if fmt == "bibtex" else fmt
+    if fmt not in FORMATS:
+        raise ConfigurationError(f"unknown export format .{fmt}; use one of {', '.join(FORMATS)}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "json":
+        return review.save(path)
+    if fmt == "html":
+        return html_report(review, path)
+    if fmt == "csv":
+        buf = io.StringIO()
+        rows = _rows(review)
+        writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["rank"])
+        writer.writeheader()
+        writer.writerows(rows)
+        path.write_text(buf.getvalue(), encoding="utf-8")
+    elif fmt == "xlsx":
+        from openpyxl import Workbook
+
+        wb = Workbook()
+        ws = wb.active
+        ws.title = "review"
+        rows = _rows(review)
+        ws.append(list(rows[0]) if rows else ["rank"])
+        for r in rows:
+            ws.append([str(v) if not isinstance(v, int) else v for v in r.values()])
+        info = wb.create_sheet("prisma")
+        for k, v in prisma_counts(review).items():
+            info.append([k, json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else v])
+        wb.save(path)
+    elif fmt == "ris":
+        path.write_text(_ris(review), encoding="utf-8")
+    else:
+        path.write_text(_bibtex(review), encoding="utf-8")
+    return path
+
+
+def _cited_html(w: ReviewedWork, value: CitedText | None) -> str:
+    if value is None:
+        return ""
+    by_id = {p.id: p for p in w.passages}
+    cites = []
+    for pid in value.passages:
+        p = by_id.get(pid)
+        if p is None:
+            continue
+        page = f", p. {p.pages}" if p.pages else ""
+        cites.append(
+            f'<details class="cite"><summary>{pid}{html.escape(page)}</summary>'
+            f"<blockquote>{html.escape(p.text)}</blockquote></details>"
+        )
+    return f"<p>{html.escape(value.text)}</p>{''.join(cites)}"
+
+
+def html_report(review: Review, path: Path) -> Path:
+    """An HTML page: PRISMA counts, a relevance plot, and the ranked works with the four
+    fields and citations that open on the passage and its printed page."""
+    from colmeia.eval.report import HtmlReport, bar_figure
+
+    report = HtmlReport(f"Revisão: {review.question}")
+    simulated = "sim" in review.model.lower()
+    report.paragraph(
+        f"Coleção {review.collection}; {len(review.works)} trabalhos; "
+        + (f"modelo {review.model}" if review.model else "sem modelo: campos extrativos")
+        + (" (modelo simulado: texto de teste, não uma leitura real)" if simulated else ""),
+        note=True,
+    )
+    counts = prisma_counts(review)
+    report.heading("Fluxo (PRISMA)")
+    report.metrics({k: v for k, v in counts.items() if not isinstance(v, dict)})
+    levels = list(RELEVANCE_LEVELS)
+    values = [sum(1 for w in review.works if w.relevance == lv) for lv in levels]
+    report.figure(
+        "relevance", bar_figure(levels, values, title="Relevância"), "Trabalhos por nível"
+    )
+    report.heading("Trabalhos")
+    for w in review.works:
+        head = f"{w.rank}. {html.escape(w.title)}"
+        meta = html.escape(abnt_reference(w))
+        warn = "".join(f'<p class="note">⚠ {html.escape(x)}</p>' for x in w.warnings)
+        report.html(
+            f'<section class="work"><h3>{head}</h3><p class="note">{meta}</p>'
+            f"<p><b>Relevância:</b> {html.escape(w.relevance)} — {html.escape(w.why)}</p>"
+            f"<h4>Resumo</h4>{_cited_html(w, w.summary)}"
+            f"<h4>Objetivos</h4>{_cited_html(w, w.objectives)}"
+            f"<h4>Conclusões</h4>{_cited_html(w, w.conclusions)}"
+            f'<p class="note">triagem: {html.escape(w.screening.decision)}'
+            f"{' — ' + html.escape(w.screening.reason) if w.screening.reason else ''}</p>{warn}"
+            "</section>"
+        )
+    return report.write(path.parent, path.name)

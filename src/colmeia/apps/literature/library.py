@@ -1,0 +1,354 @@
+"""A review's library: records joined with their PDFs, ingested as one document per work.
+
+Local PDFs are matched to records by file name (title, DOI or handle in it), then by the DOI or
+the title printed on the first pages. PDFs are fetched from record links only when asked, with
+a size and time limit, resumably (a ``.part`` file is continued with an HTTP range request), and
+never from private, loopback or link-local addresses unless explicitly allowed (the same checks
+as the ``fetch_url`` tool, made before connecting). Works without a readable PDF are still
+ingested from their record (title, abstract, keywords) and listed as missing or unreadable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from colmeia.apps.literature.records import Record, load_records, normalize_title
+from colmeia.errors import ColmeiaError, DocumentError
+from colmeia.rag.index.embedders import Embedder
+from colmeia.rag.ingest._common import hash_text
+from colmeia.rag.pipeline import IngestProgress, IngestReport, ingest_documents
+from colmeia.rag.types import ExtractedDocument, Page
+from colmeia.store.base import Store
+
+__all__ = [
+    "FetchLimits",
+    "LibraryReport",
+    "MissingWork",
+    "fetch_pdfs",
+    "import_library",
+    "match_pdfs",
+    "work_document",
+]
+
+log = logging.getLogger(__name__)
+
+_SAFE_RE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class FetchLimits:
+    """How much fetching one PDF may cost."""
+
+    max_bytes: int = 60_000_000
+    timeout: float = 60.0
+
+
+@dataclass(slots=True)
+class MissingWork:
+    """A work with no usable full text, and why (its record is still searchable)."""
+
+    id: str
+    title: str
+    reason: str
+
+
+@dataclass(slots=True)
+class LibraryReport:
+    """What an import did: records, duplicates, PDFs matched/fetched, what is missing."""
+
+    collection: str
+    records: int = 0
+    duplicates: int = 0
+    with_pdf: int = 0
+    fetched: int = 0
+    missing: list[MissingWork] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    ingest: IngestReport | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "collection": self.collection,
+            "records": self.records,
+            "duplicates": self.duplicates,
+            "with_pdf": self.with_pdf,
+            "fetched": self.fetched,
+            "missing": [{"id": m.id, "title": m.title, "reason": m.reason} for m in self.missing],
+            "problems": [{"source": s, "reason": r} for s, r in self.problems],
+            "ingest": self.ingest.as_dict() if self.ingest else None,
+        }
+
+
+def _stem_key(path: Path) -> str:
+    return normalize_title(path.stem.replace("_", " ").replace("-", " "))
+
+
+def _doi_key(doi: str) -> str:
+    return normalize_title(doi.replace("/", " ").replace(".", " "))
+
+
+def _first_pages_text(path: Path, pages: int = 2) -> str:
+    from colmeia.rag.ingest.pdf import iter_pdf_pages
+
+    out = []
+    try:
+        for i, page in enumerate(iter_pdf_pages(path)):
+            out.append(page.text)
+            if i + 1 >= pages:
+                break
+    except DocumentError:
+        return ""
+    return "\n".join(out)
+
+
+def match_pdfs(records: Sequence[Record], folder: Path) -> tuple[dict[str, Path], list[Path]]:
+    """``record id → PDF`` for the PDFs under ``folder``, and the PDFs no record claimed.
+
+    By file name first (the title, DOI, handle or record id in it), then by what the first
+    pages print (the DOI, or the title)."""
+    pdfs = sorted(p for p in folder.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file())
+    found: dict[str, Path] = {}
+    left = list(pdfs)
+    by_title = {normalize_title(r.title): r for r in records}
+    for pdf in list(left):
+        key = _stem_key(pdf)
+        for rec in records:
+            if rec.id in found:
+                continue
+            ids = [_doi_key(rec.doi)] if rec.doi else []
+            ids += [normalize_title(rec.handle.replace("/", " "))] if rec.handle else []
+            ids.append(_stem_key(Path(_SAFE_RE.sub("_", rec.id))))
+            title = normalize_title(rec.title)
+            if (
+                (len(key) >= 12 and title.startswith(key))
+                or key == title
+                or any(i and i in key for i in ids)
+            ):
+                found[rec.id] = pdf
+                left.remove(pdf)
+                break
+    for pdf in list(left):
+        text = _first_pages_text(pdf)
+        folded = normalize_title(text)
+        for rec in records:
+            if rec.id in found:
+                continue
+            if rec.doi and rec.doi.lower() in text.lower():
+                found[rec.id] = pdf
+                left.remove(pdf)
+                break
+            title = normalize_title(rec.title)
+            if len(title) >= 20 and title[:80] in folded:
+                found[rec.id] = pdf
+                left.remove(pdf)
+                break
+    del by_title
+    return found, left
+
+
+def _pdf_links(rec: Record) -> list[str]:
+    links = [u for u in rec.links if u.lower().startswith(("http://", "https://"))]
+    if rec.doi:
+        links.append(f"https://doi.org/{rec.doi}")
+    # Links that name a PDF first.
+    return sorted(dict.fromkeys(links), key=lambda u: ".pdf" not in u.lower())
+
+
+async def _download(url: str, target: Path, limits: FetchLimits, allow_private: bool) -> None:
+    import httpx
+
+    from colmeia.tools.builtins.fetch_url import check_url
+
+    part = target.with_suffix(target.suffix + ".part")
+    current = url
+    async with httpx.AsyncClient(timeout=limits.timeout, follow_redirects=False) as client:
+        for _ in range(6):
+            checked = await check_url(current, allow_private=allow_private)
+            have = part.stat().st_size if part.exists() else 0
+            headers = {"Range": f"bytes={have}-"} if have else {}
+            async with client.stream("GET", checked.url, headers=headers) as resp:
+                if resp.status_code in (301, 302, 303, 307, 308) and "location" in resp.headers:
+                    current = str(resp.url.join(resp.headers["location"]))
+                    continue
+                if resp.status_code == 416 and have:
+                    break  # the .part is already whole
+                if resp.status_code >= 400:
+                    raise DocumentError(url, f"the server answered {resp.status_code}")
+                mode = "ab" if resp.status_code == 206 and have else "wb"
+                size = have if mode == "ab" else 0
+                with part.open(mode) as fh:
+                    async for chunk in resp.aiter_bytes():
+                        size += len(chunk)
+                        if size > limits.max_bytes:
+                            raise DocumentError(
+                                url, f"larger than the {limits.max_bytes / 1e6:.0f} MB limit"
+                            )
+                        fh.write(chunk)
+            break
+        else:
+            raise DocumentError(url, "too many redirects")
+    with part.open("rb") as fh:
+        if b"%PDF-" not in fh.read(1024):
+            part.unlink()
+            raise DocumentError(url, "the link does not lead to a PDF (no %PDF- header)")
+    part.rename(target)
+
+
+def fetch_pdfs(
+    records: Sequence[Record],
+    folder: Path,
+    *,
+    have: dict[str, Path] | None = None,
+    limits: FetchLimits | None = None,
+    allow_private: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[dict[str, Path], list[MissingWork]]:
+    """Download the PDFs of records that have none yet into ``folder`` (``<id>.pdf``).
+
+    Interrupted downloads continue where they stopped. Returns the PDFs fetched and the works
+    whose links all failed (with the last reason)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    have = have or {}
+    lim = limits or FetchLimits()
+    fetched: dict[str, Path] = {}
+    failed: list[MissingWork] = []
+    todo = [r for r in records if r.id not in have and _pdf_links(r)]
+    for i, rec in enumerate(todo, start=1):
+        target = folder / (_SAFE_RE.sub("_", rec.id) + ".pdf")
+        if target.exists():
+            fetched[rec.id] = target
+            continue
+        reason = ""
+        for url in _pdf_links(rec):
+            try:
+                asyncio.run(
+                    asyncio.wait_for(_download(url, target, lim, allow_private), lim.timeout)
+                )
+            except (ColmeiaError, OSError, TimeoutError) as exc:
+                reason = f"{url}: {exc}"
+                continue
+            except Exception as exc:  # httpx transport errors and the like
+                reason = f"{url}: {type(exc).__name__}: {exc}"
+                continue
+            fetched[rec.id] = target
+            break
+        else:
+            failed.append(MissingWork(rec.id, rec.title, f"could not fetch: {reason}"))
+        if progress is not None:
+            progress(i, len(todo))
+    return fetched, failed
+
+
+def work_document(rec: Record, pdf: Path | None) -> tuple[ExtractedDocument, str]:
+    """The document for one work: its record (title, abstract, keywords) as a first page
+    numbered 0, then the cleaned PDF pages. Returns it and, when the PDF could not be used,
+    why."""
+    from colmeia.rag.ingest import clean_document, extract
+
+    head = [rec.title]
+    if rec.abstract:
+        head += ["RESUMO", rec.abstract]
+    if rec.keywords:
+        head.append("Palavras-chave: " + "; ".join(rec.keywords))
+    pages = [Page(0, "\n\n".join(head), "")]
+    problem = ""
+    content = hash_text(*(f"{k}={v}" for k, v in sorted(rec.as_dict().items())))
+    if pdf is not None:
+        try:
+            raw = extract(pdf, doc_type="tese")
+            cleaned = clean_document(raw)
+            pages += cleaned.pages
+            content = hash_text(content, raw.content_hash)
+        except DocumentError as exc:
+            problem = exc.reason
+    metadata: dict[str, Any] = {
+        "format": "work",
+        "cleaned": True,
+        "authors": rec.authors,
+        "year": rec.year,
+        "program": rec.program,
+        "institution": rec.institution,
+        "abstract": rec.abstract,
+        "keywords": rec.keywords,
+        "doi": rec.doi,
+        "handle": rec.handle,
+        "links": rec.links,
+        "type": rec.doc_type,
+        "pdf": str(pdf) if pdf is not None and not problem else "",
+        "record_source": rec.source,
+    }
+    doc = ExtractedDocument(
+        source_id=rec.id,
+        title=rec.title,
+        pages=pages,
+        content_hash=content,
+        path=str(pdf) if pdf is not None else "",
+        doc_type=rec.doc_type,
+        metadata=metadata,
+    )
+    return doc, problem
+
+
+def import_library(
+    store: Store,
+    collection: str,
+    sources: Sequence[Path],
+    *,
+    pdf_dir: Path | None = None,
+    fetch: bool = False,
+    fetch_dir: Path | None = None,
+    limits: FetchLimits | None = None,
+    allow_private: bool = False,
+    embedder: Embedder | None = None,
+    progress: Callable[[IngestProgress], None] | None = None,
+) -> LibraryReport:
+    """Records from ``sources`` (RIS/BibTeX/CSV) + their PDFs → ``collection``."""
+    loaded = load_records(sources)
+    report = LibraryReport(collection, len(loaded.records), loaded.duplicates)
+    report.problems = [(p.source, p.reason) for p in loaded.problems]
+    records = loaded.records
+    pdfs: dict[str, Path] = {}
+    if pdf_dir is not None:
+        pdfs, unclaimed = match_pdfs(records, pdf_dir)
+        report.problems += [(str(p), "no record matches this PDF") for p in unclaimed]
+    if fetch:
+        got, failed = fetch_pdfs(
+            records,
+            fetch_dir or (pdf_dir or Path(".")) / "fetched",
+            have=pdfs,
+            limits=limits,
+            allow_private=allow_private,
+        )
+        pdfs.update(got)
+        report.fetched = len(got)
+        report.missing += failed
+    failed_ids = {m.id for m in report.missing}
+
+    def documents() -> Iterator[ExtractedDocument]:
+        for rec in records:
+            doc, problem = work_document(rec, pdfs.get(rec.id))
+            if problem:
+                report.missing.append(MissingWork(rec.id, rec.title, f"unreadable PDF: {problem}"))
+            elif rec.id in pdfs:
+                report.with_pdf += 1
+            elif rec.id not in failed_ids:
+                report.missing.append(MissingWork(rec.id, rec.title, "no PDF"))
+            yield doc
+
+    report.ingest = ingest_documents(
+        store,
+        collection,
+        documents(),
+        chunker="paragraphs",
+        embedder=embedder,
+        cut_front_matter=False,
+        cut_references=False,
+        progress=progress,
+        total=len(records),
+    )
+    return report

@@ -1,0 +1,551 @@
+"""The review: a question → the works that answer it, each read into summary, objectives,
+conclusions and relevance, every statement tied to passages with their printed pages.
+
+Search returns passages grouped per work (at most five per work, overlapping windows merged);
+the work's record page and its section passages (Resumo, Objetivos, Conclusões) join them;
+works are reranked by their title and abstract against the question (reciprocal rank fusion
+with the passage ranking). With a chat model each work gets one validated JSON
+(:class:`WorkAnalysis`); citations to passages that were not given are removed and reported,
+and a statement whose words are not in the passages it cites is flagged. Without a model the
+fields are extractive: sentences from the abstract and section passages, relevance from
+retrieval. Results are cached per (question, work content, model, prompt version).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from colmeia.apps.literature.schemas import CitedText, WorkAnalysis, word_count
+from colmeia.errors import ConfigurationError, ModelError
+from colmeia.llm.base import ChatModel, Message
+from colmeia.llm.prompts import render_prompt
+from colmeia.rag.index.embedders import Embedder
+from colmeia.rag.index.lexical import Analyzer, LexicalConfig, LexicalIndex
+from colmeia.rag.retrieve import Filters, Hit, Retriever, rrf_fuse
+from colmeia.store.base import Store, StoredChunk, StoredDocument
+
+__all__ = [
+    "PROMPT_VERSION",
+    "Decision",
+    "Passage",
+    "Review",
+    "ReviewedWork",
+    "arun_review",
+    "prisma_counts",
+    "rerank_works",
+    "run_review",
+]
+
+PROMPT_VERSION = "review-v1"
+_SECTIONS = {
+    "resumo": re.compile(r"\b(resumo|abstract|resumen)\b", re.I),
+    "objetivos": re.compile(r"\bobjetivos?\b", re.I),
+    "conclusões": re.compile(r"\b(conclus[õo]es|conclus[ãa]o|considera[çc][õo]es finais)\b", re.I),
+}
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-Ý])")
+_OBJECTIVE_RE = re.compile(
+    r"\b(objetiv\w*|prop[õo]e\w*|busca\w*|pretende\w*|investig\w*|analis\w*|visa\w*)\b", re.I
+)
+_CONCLUSION_RE = re.compile(
+    r"\b(conclu\w*|resultados?|mostr\w*|evidenci\w*|indic\w*|constat\w*|revel\w*|aponta\w*)\b",
+    re.I,
+)
+
+
+@dataclass(slots=True)
+class Passage:
+    """A passage given to the reader of a work, citable as ``id`` (P1, P2, …)."""
+
+    id: str
+    chunk_id: str
+    text: str
+    pages: str = ""  # printed page(s), "" for the record
+    section: str = ""
+    score: float = 0.0
+
+
+@dataclass(slots=True)
+class Decision:
+    """A screening decision: include/exclude (or pending), with a reason and notes."""
+
+    decision: str = "pending"
+    reason: str = ""
+    notes: str = ""
+    at: str = ""
+
+
+@dataclass(slots=True)
+class ReviewedWork:
+    """One work of a review: what it is, where it ranked, what it says and how it was read."""
+
+    doc_id: str
+    title: str
+    rank: int
+    score: float
+    authors: list[str] = field(default_factory=list)
+    year: int | None = None
+    doc_type: str = ""
+    program: str = ""
+    institution: str = ""
+    doi: str = ""
+    links: list[str] = field(default_factory=list)
+    abstract: str = ""
+    keywords: list[str] = field(default_factory=list)
+    passages: list[Passage] = field(default_factory=list)
+    summary: CitedText | None = None
+    objectives: CitedText | None = None
+    conclusions: CitedText | None = None
+    relevance: str = ""
+    why: str = ""
+    mode: str = "extractive"  # or "model:<name>"
+    warnings: list[str] = field(default_factory=list)
+    screening: Decision = field(default_factory=Decision)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        for name in ("summary", "objectives", "conclusions"):
+            value = getattr(self, name)
+            out[name] = value.model_dump() if value is not None else None
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReviewedWork:
+        data = dict(data)
+        data["passages"] = [Passage(**p) for p in data.get("passages", [])]
+        data["screening"] = Decision(**data.get("screening", {}))
+        for name in ("summary", "objectives", "conclusions"):
+            if data.get(name) is not None:
+                data[name] = CitedText(**data[name])
+        return cls(**data)
+
+    def cited_pages(self, text: CitedText | None) -> list[str]:
+        """ "P2 (p. 17)" labels of the passages a field cites."""
+        if text is None:
+            return []
+        by_id = {p.id: p for p in self.passages}
+        return [
+            f"{pid} (p. {by_id[pid].pages})" if by_id[pid].pages else pid
+            for pid in text.passages
+            if pid in by_id
+        ]
+
+
+@dataclass(slots=True)
+class Review:
+    """A question, the works found for it, and the screening of them; saved as one JSON."""
+
+    question: str
+    collection: str
+    works: list[ReviewedWork]
+    model: str = ""
+    created: str = ""
+    records: int = 0  # works in the collection (identified)
+    filters: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "collection": self.collection,
+            "model": self.model,
+            "created": self.created,
+            "records": self.records,
+            "filters": self.filters,
+            "seconds": round(self.seconds, 3),
+            "prompt_version": PROMPT_VERSION,
+            "prisma": prisma_counts(self),
+            "works": [w.as_dict() for w in self.works],
+        }
+
+    def save(self, path: Path) -> Path:
+        """Write the review (with its screening) as JSON, atomically."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(json.dumps(self.as_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: Path) -> Review:
+        """A review saved by :meth:`save`."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(
+                question=data["question"],
+                collection=data["collection"],
+                works=[ReviewedWork.from_dict(w) for w in data["works"]],
+                model=data.get("model", ""),
+                created=data.get("created", ""),
+                records=int(data.get("records", 0)),
+                filters=data.get("filters", {}),
+                seconds=float(data.get("seconds", 0.0)),
+            )
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ConfigurationError(f"{path} is not a saved review ({exc})") from exc
+
+    def screen(self, doc_id: str, decision: str, reason: str = "", notes: str = "") -> None:
+        """Record an include/exclude decision for one work."""
+        if decision not in ("include", "exclude", "pending"):
+            raise ConfigurationError("a screening decision is include, exclude or pending")
+        if decision == "exclude" and not reason:
+            raise ConfigurationError("say why a work is excluded (--reason)")
+        for w in self.works:
+            if w.doc_id == doc_id or str(w.rank) == doc_id:
+                w.screening = Decision(decision, reason, notes, datetime.now(UTC).isoformat())
+                return
+        raise ConfigurationError(f"no work {doc_id!r} in this review (give its id or its rank)")
+
+
+def prisma_counts(review: Review) -> dict[str, Any]:
+    """PRISMA-style flow: identified → found for the question → screened → included."""
+    screened = [w for w in review.works if w.screening.decision != "pending"]
+    excluded = [w for w in screened if w.screening.decision == "exclude"]
+    reasons: dict[str, int] = {}
+    for w in excluded:
+        reasons[w.screening.reason] = reasons.get(w.screening.reason, 0) + 1
+    return {
+        "identified": review.records,
+        "found": len(review.works),
+        "screened": len(screened),
+        "excluded": len(excluded),
+        "exclusion_reasons": reasons,
+        "included": sum(1 for w in screened if w.screening.decision == "include"),
+        "pending": len(review.works) - len(screened),
+    }
+
+
+# ------------------------------------------------------------------------------- passages
+def _work_chunks(store: Store, collection: str, doc: StoredDocument) -> list[StoredChunk]:
+    ids = [f"{doc.doc_id}#{i}" for i in range(doc.n_chunks)]
+    got = store.get_chunks(collection, ids)
+    return [got[i] for i in ids if i in got]
+
+
+def _pages(chunk: StoredChunk) -> str:
+    label = str(chunk.metadata.get("page_label", ""))
+    end = str(chunk.metadata.get("page_label_end", "")) or label
+    if label:
+        return label if end == label else f"{label}-{end}"
+    if chunk.page_start >= 1:
+        return f"{chunk.page_start}" + (
+            f"-{chunk.page_end}" if chunk.page_end > chunk.page_start else ""
+        )
+    return ""
+
+
+def _section_of(chunk: StoredChunk) -> str:
+    head = f"{chunk.heading}\n{chunk.text[:60]}"
+    for name, pattern in _SECTIONS.items():
+        if pattern.search(head):
+            return name
+    return ""
+
+
+def _passages(hits: Sequence[Hit], chunks: Sequence[StoredChunk], limit: int = 5) -> list[Passage]:
+    """The work's best passages (≤ ``limit``) and its section passages, numbered P1…"""
+    by_id = {c.chunk_id: c for c in chunks}
+    chosen: list[tuple[StoredChunk, float]] = []
+    for h in hits[:limit]:
+        c = by_id.get(h.chunk_id)
+        if c is not None:
+            chosen.append((c, h.score))
+    have = {c.chunk_id for c, _ in chosen}
+    spans = [(c.char_start, c.char_end) for c, _ in chosen]
+    # One passage per section not yet covered (the record page counts as the Resumo).
+    for name in _SECTIONS:
+        if any(_section_of(c) == name for c, _ in chosen):
+            continue
+        for c in chunks:
+            overlap = any(c.char_start < e and s < c.char_end for s, e in spans)
+            if c.chunk_id not in have and not overlap and _section_of(c) == name:
+                chosen.append((c, 0.0))
+                have.add(c.chunk_id)
+                spans.append((c.char_start, c.char_end))
+                break
+    return [
+        Passage(f"P{i}", c.chunk_id, c.text, _pages(c), _section_of(c), round(float(s), 6))
+        for i, (c, s) in enumerate(chosen, start=1)
+    ]
+
+
+def rerank_works(
+    question: str,
+    docs: Sequence[StoredDocument],
+    embedder: Embedder | None = None,
+    rrf_k: int = 60,
+) -> list[int]:
+    """Order of ``docs`` (given in retrieval order) after fusing that order with a ranking of
+    their titles and abstracts against the question (BM25 among these works, plus cosine
+    similarity when an embedder is given)."""
+    if len(docs) < 2:
+        return list(range(len(docs)))
+    texts = [f"{d.title}\n{d.metadata.get('abstract', '')}" for d in docs]
+    index = LexicalIndex.build(texts, LexicalConfig(method="bm25l", delta=1.0, bigram_weight=0.1))
+    lex, _ = index.search(question, len(docs))
+    lex_order = lex.tolist() + [i for i in range(len(docs)) if i not in set(lex.tolist())]
+    rankings = [list(range(len(docs))), lex_order]
+    if embedder is not None:
+        embed_query = getattr(embedder, "embed_query", None)
+        q = embed_query([question])[0] if callable(embed_query) else embedder.embed([question])[0]
+        sims = embedder.embed(texts) @ q
+        rankings.append(sorted(range(len(docs)), key=lambda i: -float(sims[i])))
+    return [p for p, _, _ in rrf_fuse(rankings, rrf_k)]
+
+
+# ------------------------------------------------------------------------------- extractive
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_RE.split(" ".join(text.split())) if s.strip()]
+
+
+def _take(sentences: Sequence[str], words: int) -> str:
+    out: list[str] = []
+    n = 0
+    for s in sentences:
+        w = word_count(s)
+        if n + w > words:
+            if not out:
+                out.append(" ".join(s.split()[:words]))
+            break
+        out.append(s)
+        n += w
+    return " ".join(out)
+
+
+def _extractive_field(
+    passages: Sequence[Passage], section: str, pattern: re.Pattern[str] | None, words: int
+) -> CitedText:
+    ordered = [p for p in passages if p.section == section] + [
+        p for p in passages if p.section != section
+    ]
+    for p in ordered:
+        sentences = _sentences(p.text)
+        picked = [s for s in sentences if pattern is None or pattern.search(s)]
+        if picked:
+            return CitedText(text=_take(picked, words), passages=[p.id])
+    return CitedText(text="não informado", passages=[])
+
+
+def _coverage(question: str, passages: Sequence[Passage]) -> tuple[float, list[str]]:
+    analyzer = Analyzer()
+    terms = set(analyzer.tokens(question))
+    if not terms:
+        return 0.0, []
+    found: set[str] = set()
+    cited = []
+    for p in passages:
+        here = terms & set(analyzer.tokens(p.text))
+        if here - found:
+            cited.append(p.id)
+        found |= here
+    return len(found) / len(terms), cited
+
+
+def extractive_analysis(question: str, work: ReviewedWork, rank: int) -> None:
+    """Fill the four fields without a model: sentences from the record's abstract and the
+    section passages; relevance from how much of the question the passages cover and the
+    work's rank."""
+    record = [p for p in work.passages if p.section == "resumo"] or work.passages[:1]
+    work.summary = CitedText(
+        text=_take(_sentences(record[0].text) if record else [], 200) or "não informado",
+        passages=[record[0].id] if record else [],
+    )
+    work.objectives = _extractive_field(work.passages, "objetivos", _OBJECTIVE_RE, 100)
+    work.conclusions = _extractive_field(work.passages, "conclusões", _CONCLUSION_RE, 100)
+    share, cited = _coverage(question, work.passages)
+    level = (
+        "alta"
+        if share >= 0.75 and rank <= 5
+        else "média"
+        if share >= 0.5
+        else "baixa"
+        if share >= 0.25
+        else "nenhuma"
+    )
+    work.relevance = level
+    work.why = (
+        f"{round(100 * share)}% dos termos da pergunta aparecem nos trechos "
+        f"{', '.join(cited) or '—'}; posição {rank} na busca (relevância estimada sem modelo)."
+    )
+    work.mode = "extractive"
+
+
+# ------------------------------------------------------------------------------- model
+def _check(work: ReviewedWork, analysis: WorkAnalysis) -> None:
+    """Drop citations to passages that were not given; flag statements their passages do not
+    support (fewer than a third of their content words appear in the cited text)."""
+    ids = {p.id: p for p in work.passages}
+    analyzer = Analyzer()
+    for name in ("summary", "objectives", "conclusions"):
+        field_value: CitedText = getattr(analysis, name)
+        unknown = [pid for pid in field_value.passages if pid not in ids]
+        if unknown:
+            work.warnings.append(f"{name}: citations to passages not given removed: {unknown}")
+        kept = [pid for pid in field_value.passages if pid in ids]
+        field_value = CitedText(text=field_value.text, passages=kept)
+        words = set(analyzer.tokens(field_value.text))
+        if kept and words:
+            cited_words: set[str] = set()
+            for pid in kept:
+                cited_words |= set(analyzer.tokens(ids[pid].text))
+            if len(words & cited_words) < len(words) / 3:
+                work.warnings.append(f"{name}: most of its words are not in {', '.join(kept)}")
+        elif field_value.text.strip().lower() != "não informado" and not kept:
+            work.warnings.append(f"{name}: cites no passage")
+        setattr(work, name, field_value)
+    work.relevance = analysis.relevance
+    work.why = analysis.why
+
+
+async def _model_analysis(
+    model: ChatModel, question: str, work: ReviewedWork, temperature: float
+) -> None:
+    prompt = render_prompt(
+        "colmeia.apps.literature",
+        "review.j2",
+        question=question,
+        title=work.title,
+        year=work.year,
+        doc_type=work.doc_type,
+        abstract=work.abstract,
+        passages=work.passages,
+    )
+    analysis = await model.structured(
+        [Message.system(prompt), Message.user(question)], WorkAnalysis, temperature=temperature
+    )
+    _check(work, analysis)
+
+
+def _cache_key(question: str, doc: StoredDocument, model_name: str) -> str:
+    raw = "|".join(
+        [question.strip().lower(), doc.doc_id, doc.content_hash, model_name, PROMPT_VERSION]
+    )
+    return hashlib.sha256(raw.encode()).hexdigest()[:24]
+
+
+ReviewProgress = Callable[[int, int, str], None]
+
+
+def run_review(*args: Any, **kwargs: Any) -> Review:
+    """:func:`arun_review` for sync callers (no event loop running)."""
+    return asyncio.run(arun_review(*args, **kwargs))
+
+
+async def arun_review(
+    store: Store,
+    collection: str,
+    question: str,
+    *,
+    top: int = 10,
+    model: ChatModel | None = None,
+    model_name: str = "",
+    embedder: Embedder | None = None,
+    filters: Filters | None = None,
+    cache_dir: Path | None = None,
+    temperature: float = 0.2,
+    concurrency: int = 4,
+    rerank: bool = True,
+    progress: ReviewProgress | None = None,
+) -> Review:
+    """Review ``question`` over ``collection``: the ``top`` works, read and cited."""
+    started = time.perf_counter()
+    retriever = Retriever(store, collection, embedder=embedder, per_document=5)
+    depth = max(top * 3, top)
+    groups = retriever.search_documents(question, depth, filters=filters, per_document=5)
+    docs = {d.doc_id: d for d in store.documents(collection)}
+    found = [g for g in groups if g.doc_id in docs]
+    if rerank:
+        order = rerank_works(question, [docs[g.doc_id] for g in found], embedder)
+        found = [found[i] for i in order]
+    found = found[:top]
+    works: list[ReviewedWork] = []
+    for rank, g in enumerate(found, start=1):
+        d = docs[g.doc_id]
+        meta = d.metadata
+        w = ReviewedWork(
+            doc_id=d.doc_id,
+            title=d.title,
+            rank=rank,
+            score=round(float(g.score), 6),
+            authors=list(meta.get("authors") or ([meta["Autor"]] if meta.get("Autor") else [])),
+            year=d.year,
+            doc_type=str(meta.get("type") or d.doc_type),
+            program=str(meta.get("program") or meta.get("Programa") or ""),
+            institution=str(meta.get("institution") or meta.get("IES") or ""),
+            doi=str(meta.get("doi") or ""),
+            links=list(
+                meta.get("links") or ([meta["link_trabalho"]] if meta.get("link_trabalho") else [])
+            ),
+            abstract=str(meta.get("abstract") or ""),
+            keywords=list(meta.get("keywords") or []),
+        )
+        w.passages = _passages(g.hits, _work_chunks(store, collection, d))
+        if not w.abstract:
+            w.abstract = next((p.text for p in w.passages if p.section == "resumo"), "")
+        works.append(w)
+    review = Review(
+        question=question,
+        collection=collection,
+        works=works,
+        model=model_name if model is not None else "",
+        created=datetime.now(UTC).isoformat(),
+        records=len(docs),
+        filters={k: v for k, v in asdict(filters).items() if v is not None} if filters else {},
+    )
+    name = model_name or "model"
+
+    async def read_all() -> None:
+        limit = asyncio.Semaphore(concurrency)
+        done = 0
+
+        async def one(w: ReviewedWork) -> None:
+            nonlocal done
+            t0 = time.perf_counter()
+            key = _cache_key(question, docs[w.doc_id], name)
+            cached = (
+                cache_dir / f"{key}.json" if cache_dir is not None and model is not None else None
+            )
+            if cached is not None and cached.exists():
+                saved = ReviewedWork.from_dict(json.loads(cached.read_text(encoding="utf-8")))
+                for attr in (
+                    "summary",
+                    "objectives",
+                    "conclusions",
+                    "relevance",
+                    "why",
+                    "warnings",
+                ):
+                    setattr(w, attr, getattr(saved, attr))
+                w.mode = f"model:{name} (cached)"
+            elif model is not None:
+                async with limit:
+                    try:
+                        await _model_analysis(model, question, w, temperature)
+                        w.mode = f"model:{name}"
+                    except ModelError as exc:
+                        w.warnings.append(f"the model failed ({exc}); extractive fields instead")
+                        extractive_analysis(question, w, w.rank)
+                if cached is not None and w.mode.startswith("model:"):
+                    cached.parent.mkdir(parents=True, exist_ok=True)
+                    cached.write_text(json.dumps(w.as_dict(), ensure_ascii=False), encoding="utf-8")
+            else:
+                extractive_analysis(question, w, w.rank)
+            w.seconds = round(time.perf_counter() - t0, 4)
+            done += 1
+            if progress is not None:
+                progress(done, len(works), w.title[:40])
+
+        await asyncio.gather(*(one(w) for w in works))
+
+    await read_all()
+    review.seconds = time.perf_counter() - started
+    return review

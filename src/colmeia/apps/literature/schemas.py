@@ -1,0 +1,87 @@
+"""What a model must return for one work (validated, word limits enforced), and what a review
+keeps per work. The model's JSON is checked by Pydantic; a violation goes back to the model
+through the model layer's repair loop, so a call yields a valid analysis or a typed error."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+__all__ = [
+    "RELEVANCE_LEVELS",
+    "CitedText",
+    "Relevance",
+    "WorkAnalysis",
+    "word_count",
+]
+
+Relevance = Literal["alta", "média", "baixa", "nenhuma"]
+RELEVANCE_LEVELS: tuple[Relevance, ...] = ("alta", "média", "baixa", "nenhuma")
+_PASSAGE_ID = re.compile(r"^P\d{1,3}$")
+
+
+def word_count(text: str) -> int:
+    """Words as a reader counts them (whitespace-separated)."""
+    return len(text.split())
+
+
+class CitedText(BaseModel):
+    """A statement and the passages that support it."""
+
+    text: str = Field(description="The statement, in Portuguese.")
+    passages: list[str] = Field(
+        default_factory=list, description='Ids of the supporting passages, e.g. ["P1", "P3"].'
+    )
+
+    @field_validator("passages")
+    @classmethod
+    def _ids(cls, value: list[str]) -> list[str]:
+        cleaned = [v.strip().strip("[]").upper() for v in value]
+        bad = [v for v in cleaned if not _PASSAGE_ID.match(v)]
+        if bad:
+            raise ValueError(f"passage ids look like P1, P2…; got {bad}")
+        return list(dict.fromkeys(cleaned))
+
+
+def _limit(text: CitedText, words: int, name: str) -> CitedText:
+    n = word_count(text.text)
+    if n > words:
+        raise ValueError(f"{name} has {n} words; the limit is {words}: shorten it")
+    return text
+
+
+class WorkAnalysis(BaseModel):
+    """One work read against the review question."""
+
+    summary: CitedText = Field(description="Summary of the work, at most 200 words.")
+    objectives: CitedText = Field(description="The work's objectives, at most 100 words.")
+    conclusions: CitedText = Field(description="Its conclusions or results, at most 100 words.")
+    relevance: Relevance = Field(description="Relevance to the question: alta|média|baixa|nenhuma.")
+    why: str = Field(description="Why that relevance, one or two sentences.")
+
+    @field_validator("summary")
+    @classmethod
+    def _summary(cls, v: CitedText) -> CitedText:
+        return _limit(v, 200, "summary")
+
+    @field_validator("objectives")
+    @classmethod
+    def _objectives(cls, v: CitedText) -> CitedText:
+        return _limit(v, 100, "objectives")
+
+    @field_validator("conclusions")
+    @classmethod
+    def _conclusions(cls, v: CitedText) -> CitedText:
+        return _limit(v, 100, "conclusions")
+
+    @field_validator("relevance", mode="before")
+    @classmethod
+    def _level(cls, v: object) -> object:
+        if isinstance(v, str):
+            key = v.strip().lower()
+            return {"media": "média", "medium": "média", "high": "alta", "low": "baixa"}.get(
+                key, key
+            )
+        return v

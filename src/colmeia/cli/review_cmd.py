@@ -1,0 +1,249 @@
+"""``colmeia review "question" | review import | review screen | review export`` and
+``colmeia eval review``: the literature review app."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+from typer.core import TyperGroup
+
+from colmeia.cli.progress import Progress
+from colmeia.errors import ColmeiaError
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+class _DefaultRun(TyperGroup):
+    """``colmeia review "question" …`` means ``colmeia review run "question" …``."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["run", *args]
+        return list(super().parse_args(ctx, args))
+
+
+app = typer.Typer(help="Literature review over a collection of works.", cls=_DefaultRun)
+_STORE = typer.Option(
+    None, "--store", help="sqlite path or postgresql://… (default: COLMEIA_STORE)"
+)
+
+
+def _opened(store_url: str | None) -> Any:
+    # rag_cmd registers `eval review` from here: import it only when a command runs.
+    from colmeia.cli.rag_cmd import _opened as opened
+
+    return opened(store_url)
+
+
+def _fail(exc: ColmeiaError) -> typer.Exit:
+    err_console.print(f"[red]error:[/red] {exc}")
+    return typer.Exit(2)
+
+
+@app.command("run")
+def run(
+    question: str = typer.Argument(..., help="The review question."),
+    collection: str = typer.Option(..., "--collection", "-c", help="Collection of works."),
+    top: int = typer.Option(10, "--top", help="How many works."),
+    out: Path | None = typer.Option(
+        None, "--out", help="report.html | .json | .csv | .xlsx | .ris | .bib"
+    ),
+    year_from: int | None = typer.Option(None, help="Only works from this year on."),
+    year_to: int | None = typer.Option(None, help="Only works up to this year."),
+    doc_type: str | None = typer.Option(None, help="Only this type (tese, dissertação…)."),
+    program: str | None = typer.Option(None, help="Only works of this graduate program."),
+    no_model: bool = typer.Option(
+        False, "--no-model", help="Extractive fields even if a model is set."
+    ),
+    store_url: str | None = _STORE,
+) -> None:
+    """Find the works that answer QUESTION and read each one (summary, objectives,
+    conclusions, relevance), every statement citing passages and printed pages."""
+    from colmeia.apps.literature import arun_review, export_review
+    from colmeia.rag.index.embedders import embedder_from_settings
+    from colmeia.rag.retrieve import Filters
+
+    with _opened(store_url) as (store, settings):
+        embedder = embedder_from_settings(settings.embeddings)
+        filters = Filters(doc_type=doc_type, year_from=year_from, year_to=year_to, program=program)
+        with Progress("review", unit="works") as bar:
+
+            async def go() -> Any:
+                model = None
+                if settings.llm.base_url and not no_model:
+                    from colmeia.llm import OpenAIChatModel
+
+                    model = OpenAIChatModel.from_settings(settings.llm)
+                try:
+                    return await arun_review(
+                        store,
+                        collection,
+                        question,
+                        top=top,
+                        model=model,
+                        model_name=settings.llm.model if model else "",
+                        embedder=embedder,
+                        filters=filters if filters.active() else None,
+                        cache_dir=settings.home / "review-cache",
+                        progress=lambda d, t, info: bar.update(d, t, info=info),
+                    )
+                finally:
+                    if model is not None:
+                        await model.aclose()
+
+            review = asyncio.run(go())
+        target = out or settings.home / "reviews" / "last.json"
+        export_review(review, target)
+        if target.suffix.lower() != ".json":
+            review.save(target.with_suffix(".review.json"))
+    table = Table(title=f"{question} — {len(review.works)} works")
+    for col in ("#", "work", "year", "relevance", "objectives"):
+        table.add_column(col, overflow="fold")
+    for w in review.works:
+        obj = w.objectives.text if w.objectives else ""
+        table.add_row(str(w.rank), w.title[:80], str(w.year or ""), w.relevance, obj[:160])
+    console.print(table)
+    if not review.model:
+        console.print("[dim](no language model configured: extractive fields)[/dim]")
+    console.print(f"saved: {target}")
+
+
+@app.command("import")
+def import_(
+    sources: list[Path] = typer.Argument(..., help="RIS, BibTeX or CSV exports."),
+    collection: str = typer.Option(..., "--collection", "-c", help="Collection to fill."),
+    pdfs: Path | None = typer.Option(None, "--pdfs", help="Folder with the works' PDFs."),
+    fetch: bool = typer.Option(False, "--fetch", help="Download missing PDFs from record links."),
+    max_mb: float = typer.Option(60.0, help="Size limit of one fetched PDF."),
+    timeout: float = typer.Option(60.0, help="Seconds for one fetched PDF."),
+    store_url: str | None = _STORE,
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Import records (deduplicated), match or fetch their PDFs and index the works."""
+    from colmeia.apps.literature import FetchLimits, import_library
+    from colmeia.rag.index.embedders import embedder_from_settings
+
+    with _opened(store_url) as (store, settings), Progress("import", unit="works") as bar:
+        report = import_library(
+            store,
+            collection,
+            sources,
+            pdf_dir=pdfs,
+            fetch=fetch,
+            limits=FetchLimits(int(max_mb * 1e6), timeout),
+            allow_private=settings.search.allow_private,
+            embedder=embedder_from_settings(settings.embeddings),
+            progress=lambda p: bar.update(p.files_done, p.files_total or None),
+        )
+    if as_json:
+        sys.stdout.write(orjson.dumps(report.as_dict()).decode() + "\n")
+        return
+    ing = report.ingest
+    console.print(
+        f"[bold]{collection}[/bold]: {report.records} works ({report.duplicates} duplicates "
+        f"merged), {report.with_pdf} with full text, {report.fetched} fetched; "
+        f"{ing.added if ing else 0} added, {ing.updated if ing else 0} updated"
+    )
+    if report.missing:
+        table = Table(title=f"{len(report.missing)} works without full text")
+        table.add_column("work", overflow="fold")
+        table.add_column("why", overflow="fold")
+        for m in report.missing[:100]:
+            table.add_row(m.title[:90], m.reason)
+        console.print(table)
+    for source, reason in report.problems[:50]:
+        console.print(f"[yellow]{source}[/yellow]: {reason}")
+
+
+@app.command("screen")
+def screen(
+    review_file: Path = typer.Argument(..., help="A saved review (.json)."),
+    work: str = typer.Argument(..., help="The work's id or its rank."),
+    include: bool = typer.Option(False, "--include", help="Include the work."),
+    exclude: bool = typer.Option(False, "--exclude", help="Exclude the work."),
+    reason: str = typer.Option("", "--reason", help="Why (required to exclude)."),
+    notes: str = typer.Option("", "--notes", help="Notes kept with the decision."),
+) -> None:
+    """Record an include/exclude decision in a saved review; prints the PRISMA counts."""
+    from colmeia.apps.literature import Review, prisma_counts
+
+    if include == exclude:
+        err_console.print("[red]error:[/red] give --include or --exclude")
+        raise typer.Exit(2)
+    try:
+        review = Review.load(review_file)
+        review.screen(work, "include" if include else "exclude", reason, notes)
+        review.save(review_file)
+    except ColmeiaError as exc:
+        raise _fail(exc) from exc
+    console.print(prisma_counts(review))
+
+
+@app.command("export")
+def export(
+    review_file: Path = typer.Argument(..., help="A saved review (.json)."),
+    out: Path = typer.Argument(..., help="report.html | .csv | .xlsx | .ris | .bib | .json"),
+) -> None:
+    """Write a saved review (with its screening) in another format."""
+    from colmeia.apps.literature import Review, export_review
+
+    try:
+        path = export_review(Review.load(review_file), out)
+    except ColmeiaError as exc:
+        raise _fail(exc) from exc
+    console.print(f"saved: {path}")
+
+
+def eval_review(
+    collection: str = typer.Option(..., "--collection", "-c", help="Collection of works."),
+    limit: int | None = typer.Option(None, "--limit", help="Evaluate on this many works."),
+    depth: int = typer.Option(100, help="Works retrieved per query."),
+    out: Path | None = typer.Option(None, "--out", help="Folder for report.html and eval.json."),
+    store_url: str | None = _STORE,
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON line."),
+) -> None:
+    """Synthetic queries from abstracts: MR, MRR, P@1, not-found@5 for lexical, dense,
+    hybrid and reranked, a sweep of the candidate count, generation metrics with a model."""
+    from colmeia.apps.literature.evaluate import evaluate_review
+    from colmeia.apps.literature.report import eval_report
+    from colmeia.rag.index.embedders import embedder_from_settings
+
+    with _opened(store_url) as (store, settings), Progress("eval", unit="queries") as bar:
+        report = evaluate_review(
+            store,
+            collection,
+            embedder=embedder_from_settings(settings.embeddings),
+            limit=limit,
+            depth=depth,
+            progress=lambda d, t, info: bar.update(d, t, info=info),
+        )
+    data = report.as_dict()
+    if out is not None:
+        eval_report(report, out)
+    if as_json:
+        sys.stdout.write(orjson.dumps(data).decode() + "\n")
+        return
+    table = Table(
+        title=f"{collection}: {report.queries} synthetic queries ({report.excluded_title} title-like left out)"
+    )
+    for col in ("ranking", "MR (all)", "MR (found)", "MRR", "P@1", "not found@5", "s/query"):
+        table.add_column(col, justify="right")
+    for name, m in report.variants.items():
+        table.add_row(
+            name,
+            str(m["mean_rank"]),
+            str(m["mean_rank_found"]),
+            str(m["mrr"]),
+            str(m["p@1"]),
+            str(m["not_found@5"]),
+            str(report.seconds.get(name, "")),
+        )
+    console.print(table)
