@@ -31,16 +31,18 @@ AB  - Esta dissertação tem como objetivo analisar a formação docente para a 
 KW  - educação inclusiva
 DO  - 10.1234/abc.2021.1
 UR  - https://repositorio.example.org/handle/123/456
-ER  - 
+ER  -
 TY  - THES
 TI  - EDUCAÇÃO INCLUSIVA E FORMAÇÃO DOCENTE NA REDE PÚBLICA.
 AU  - Pereira, Isabella Bruna
 PY  - 2021
-ER  - 
+ER  -
 TY  - THES
 AU  - Sem Título
-ER  - 
+ER  -
 """
+
+RIS = RIS.replace("ER  -\n", "ER  - \n")  # RIS's end tag has a trailing space
 
 BIB = """@phdthesis{souza2020,
   title = {Avaliação de políticas de saneamento em municípios pequenos},
