@@ -1,0 +1,672 @@
+"""The assistant's graph: a swarm of three agents with handoffs and a human in the loop.
+
+::
+
+                 ┌──────────────────────── active agent (kept per thread) ─────────────┐
+    START → begin ┤                                                                     │
+                 ├→ main ⇄ main_tools ── transfer_to_rag (task) ──→ rag ── result ──→ main
+                 │        │  ask_user ↘                                                  │
+                 │        └─ transfer_to_search (whole conversation) ─→ search          │
+                 └→ search ⇄ search_tools ── side effect → approve (interrupt) ─→ search │
+                          │    ask_user → clarify (interrupt) → asking agent             │
+                          └─ transfer_to_main ─→ main                                    │
+    every final answer, the handoff cap and the step cap → finish → END ────────────────┘
+
+* **main** (coordinator, entry point) answers general questions and decides handoffs;
+* **rag** is the RAG pipeline (:mod:`colmeia.apps.assistant.rag_agent`): it gets a task,
+  not the conversation, and hands a cited answer back to main, which delivers it unchanged
+  (re-phrasing would undo the citation checks);
+* **search** reads the case registry (and the web, with approval). Its tools return the
+  registry's records; the model only phrases them, and the phrasing is checked against
+  them (:func:`~colmeia.apps.assistant.cases.check_case_answer`) — if it adds anything, or
+  if nothing was found, the answer is the registry's own card.
+
+Caps are enforced by counters in the state (handoffs and model calls per turn), never by
+asking a model; ``recursion_limit`` is a backstop set from them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import operator
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypedDict
+
+import orjson
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Command
+
+from colmeia.apps.assistant.cases import check_case_answer, evidence_cards, lookup_case
+from colmeia.apps.assistant.ids import IdentifierError, parse_case_id
+from colmeia.apps.assistant.offline import OFFLINE_MODEL, RulesModel
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.registry import CaseRegistry
+from colmeia.errors import ColmeiaError, ModelError
+from colmeia.graphs.handoff import Handoff, handoff_command, plan_tool_calls
+from colmeia.graphs.hitl import (
+    ApprovalRequest,
+    Clarification,
+    ask_approval,
+    ask_clarification,
+    idempotency_key,
+)
+from colmeia.graphs.messages import ChatMessage, merge_messages
+from colmeia.graphs.views import build_view
+from colmeia.llm.base import ChatModel, ToolCall, ToolSpec
+from colmeia.llm.prompts import render_prompt
+from colmeia.tools.registry import Tool
+
+__all__ = ["AGENTS", "AssistantGraph", "AssistantState", "Flags", "GraphConfig"]
+
+log = logging.getLogger(__name__)
+_PKG = "colmeia.apps.assistant"
+AGENTS = ("main", "search", "rag")
+AgentName = Literal["main", "search"]
+
+_TO_RAG = Handoff(
+    "rag",
+    "task",
+    "Hand a question about laws, resolutions, decisions or official documents to the "
+    "documents specialist, as a self-contained task. It answers with citations.",
+)
+_TO_SEARCH = Handoff(
+    "search",
+    "state",
+    "Hand the conversation to the case-search agent: processes, expedientes, their "
+    "movements and location, or a web search.",
+)
+_TO_MAIN = Handoff(
+    "main",
+    "state",
+    "Hand the conversation back to the coordinator when the question is not about cases.",
+)
+_ASK_USER = ToolSpec(
+    "ask_user",
+    "Ask the person a short clarifying question when the request is too ambiguous to act "
+    "on (e.g. a process with no number). The conversation pauses until they answer.",
+    {
+        "type": "object",
+        "properties": {
+            "question": {"type": "string", "description": "The question, in Portuguese."}
+        },
+        "required": ["question"],
+    },
+)
+_LOOKUP = ToolSpec(
+    "lookup_case",
+    "Read a process (TC/XXXXXX/YYYY) or expediente (EXP-YYYY-XXXXX) from the case registry: "
+    "record, current location and since when, parties, recent movements, documents. "
+    "Accepts the number as the person typed it.",
+    {
+        "type": "object",
+        "properties": {"number": {"type": "string", "description": "The number as typed."}},
+        "required": ["number"],
+    },
+)
+_MOVEMENTS = ToolSpec(
+    "case_movements",
+    "The movements of a process or expediente, newest first (date, from, to, what happened).",
+    {
+        "type": "object",
+        "properties": {
+            "number": {"type": "string", "description": "The number as typed."},
+            "limit": {"type": "integer", "description": "How many (1-50).", "default": 10},
+        },
+        "required": ["number"],
+    },
+)
+_SUBSCRIBE = ToolSpec(
+    "subscribe_updates",
+    "Register the person to be told of new movements of a case (writes to the registry; "
+    "needs the person's approval).",
+    {
+        "type": "object",
+        "properties": {
+            "number": {"type": "string", "description": "Process or expediente number."},
+            "contact": {"type": "string", "description": "E-mail to notify."},
+        },
+        "required": ["number", "contact"],
+    },
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Flags:
+    """Capabilities switched on or off per request."""
+
+    enable_web_search: bool = False
+    enable_system_search: bool = True
+    enable_rag_processing: bool = True
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> Flags:
+        data = data or {}
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: bool(v) for k, v in data.items() if k in names})
+
+    def as_dict(self) -> dict[str, bool]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(slots=True)
+class GraphConfig:
+    """Caps and the tools that need approval."""
+
+    max_handoffs_per_turn: int = 4
+    max_steps_per_turn: int = 12
+    history_tokens: int = 1500
+    approval_tools: frozenset[str] = frozenset({"web_search", "subscribe_updates"})
+    today: Any = None  # a datetime.date for "since when" (tests pin it)
+
+
+def _add_list(left: list[Any] | None, right: list[Any] | None) -> list[Any]:
+    return [*(left or []), *(right or [])]
+
+
+class AssistantState(TypedDict, total=False):
+    messages: Annotated[list[ChatMessage], merge_messages]
+    active_agent: str
+    turn: int
+    turn_handoffs: int
+    turn_steps: int
+    flags: dict[str, bool]
+    attachments: list[str]
+    handoff: dict[str, Any] | None
+    handoffs: Annotated[list[dict[str, Any]], _add_list]
+    tool_log: Annotated[list[dict[str, Any]], _add_list]
+    evidence: list[dict[str, Any]]
+    pending: dict[str, Any] | None
+    rag: dict[str, Any] | None
+    answer: dict[str, Any] | None
+    status: str
+    effects: Annotated[dict[str, str], operator.or_]
+
+
+def _last_calls(state: AssistantState, agent: str) -> list[ToolCall]:
+    turn = state.get("turn", 0)
+    answered = {m.tool_call_id for m in state.get("messages", []) if m.role == "tool"}
+    for m in reversed(state.get("messages", [])):
+        if m.role == "assistant" and m.agent == agent and m.turn == turn and m.tool_calls:
+            return [c for c in m.calls() if c.id not in answered]
+        if m.turn != turn:
+            break
+    return []
+
+
+def _as_tool_text(value: Any) -> str:
+    return value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
+
+
+class AssistantGraph:
+    """Builds and holds the compiled graph; one per process (it is stateless per thread)."""
+
+    def __init__(
+        self,
+        model: ChatModel | None,
+        registry: CaseRegistry,
+        rag: RagPipeline,
+        *,
+        web_search: Tool | None = None,
+        config: GraphConfig | None = None,
+        checkpointer: Any = None,
+    ) -> None:
+        self.model: ChatModel = model if model is not None else RulesModel()
+        self.offline = model is None
+        self.registry = registry
+        self.rag_pipeline = rag
+        self.web_search = web_search
+        self.config = config or GraphConfig()
+        self.graph = self._build().compile(checkpointer=checkpointer, name="assistant")
+
+    @property
+    def recursion_limit(self) -> int:
+        c = self.config
+        return 4 * c.max_steps_per_turn + 3 * c.max_handoffs_per_turn + 20
+
+    # ------------------------------------------------------------------ tools per agent
+    def tools_for(self, agent: str, flags: Flags) -> list[ToolSpec]:
+        """What ``agent`` is offered under ``flags`` (switched-off capabilities are absent)."""
+        web = flags.enable_web_search and self.web_search is not None
+        if agent == "main":
+            out: list[ToolSpec] = []
+            if flags.enable_rag_processing:
+                out.append(_TO_RAG.spec())
+            if flags.enable_system_search or web:
+                out.append(_TO_SEARCH.spec())
+            return [*out, _ASK_USER]
+        out = []
+        if flags.enable_system_search:
+            out += [_LOOKUP, _MOVEMENTS, _SUBSCRIBE]
+        if web and self.web_search is not None:
+            out.append(self.web_search.spec())
+        return [*out, _TO_MAIN.spec(), _ASK_USER]
+
+    @staticmethod
+    def _handoffs_for(agent: str) -> list[Handoff]:
+        # Switched-off handoffs are recognised too, so that calling one is refused clearly.
+        return [_TO_RAG, _TO_SEARCH] if agent == "main" else [_TO_MAIN]
+
+    # ------------------------------------------------------------------ nodes
+    async def begin(self, state: AssistantState) -> Command[str]:
+        """A new turn: stamp the question with the turn, reset the per-turn counters."""
+        turn = state.get("turn", 0) + 1
+        fresh = [
+            dataclasses.replace(m, turn=turn)
+            for m in state.get("messages", [])
+            if m.role == "user" and m.turn == 0
+        ]
+        active = state.get("active_agent") or "main"
+        if active not in ("main", "search"):
+            active = "main"
+        return Command(
+            goto=active,
+            update={
+                "messages": fresh,
+                "turn": turn,
+                "active_agent": active,
+                "turn_handoffs": 0,
+                "turn_steps": 0,
+                "handoff": None,
+                "evidence": [],
+                "pending": None,
+                "rag": None,
+                "answer": None,
+                "status": "running",
+            },
+        )
+
+    def _instructions(self, agent: AgentName, flags: Flags) -> str:
+        web = flags.enable_web_search and self.web_search is not None
+        if agent == "main":
+            return render_prompt(
+                _PKG,
+                "main.j2",
+                rag=flags.enable_rag_processing,
+                search=flags.enable_system_search or web,
+                web=web,
+            )
+        return render_prompt(_PKG, "search.j2", registry=flags.enable_system_search, web=web)
+
+    async def _agent(self, agent: AgentName, state: AssistantState) -> Command[str]:
+        turn = state.get("turn", 0)
+        flags = Flags.from_dict(state.get("flags"))
+        if agent == "main":
+            rag = state.get("rag")
+            if rag is not None and rag.get("turn") == turn:
+                return self._deliver_rag(state, rag)
+        steps = state.get("turn_steps", 0)
+        if steps >= self.config.max_steps_per_turn:
+            return Command(goto="finish", update={"status": "step_limit"})
+        view = build_view(
+            state.get("messages", []),
+            agent=agent,
+            instructions=self._instructions(agent, flags),
+            turn=turn,
+            budget_tokens=self.config.history_tokens,
+            handoff=state.get("handoff"),
+        )
+        try:
+            result = await self.model.chat(view.messages, tools=self.tools_for(agent, flags))
+        except ModelError as exc:
+            log.info("agent %s: model error: %s", agent, exc)
+            return Command(
+                goto="finish",
+                update={
+                    "status": "error",
+                    "answer": {
+                        "text": "O modelo de linguagem não respondeu; tente novamente em instantes.",
+                        "agent": agent,
+                        "error": f"{type(exc).__name__}: {exc}",
+                    },
+                },
+            )
+        msg = ChatMessage.assistant(
+            result.content, agent=agent, turn=turn, tool_calls=result.tool_calls
+        )
+        update: dict[str, Any] = {"turn_steps": steps + 1}
+        if result.tool_calls:
+            update["messages"] = [msg]
+            return Command(goto=f"{agent}_tools", update=update)
+        answer = self._final(agent, result.content, state)
+        msg.content = answer["text"]
+        msg.kind = "answer"
+        update.update(messages=[msg], answer=answer, status="answered")
+        return Command(goto="finish", update=update)
+
+    def _final(self, agent: str, text: str, state: AssistantState) -> dict[str, Any]:
+        """The answer record; for the search agent, checked against the registry's records."""
+        evidence = state.get("evidence", [])
+        answer: dict[str, Any] = {
+            "text": text.strip(),
+            "agent": agent,
+            "citations": [],
+            "facts": evidence,
+            "notes": [],
+            "mode": OFFLINE_MODEL if self.offline else "model",
+        }
+        if agent == "search" and evidence:
+            nothing_found = all(e.get("status") != "found" for e in evidence)
+            problems = [] if nothing_found else check_case_answer(text, evidence)
+            if nothing_found or problems or not text.strip():
+                if problems:
+                    log.info("case answer replaced by the registry's cards: %s", problems)
+                answer["text"] = evidence_cards(evidence)
+                answer["replaced"] = problems
+        return answer
+
+    def _deliver_rag(self, state: AssistantState, rag: dict[str, Any]) -> Command[str]:
+        turn = state.get("turn", 0)
+        answer = {
+            "text": rag["answer"],
+            "agent": "rag",
+            "citations": rag.get("citations", []),
+            "facts": [],
+            "notes": rag.get("notes", []),
+            "quality": rag.get("quality"),
+            "passed": rag.get("passed"),
+            "attempts": rag.get("attempts"),
+            "extractive": rag.get("extractive"),
+            "mode": OFFLINE_MODEL if self.offline else "model",
+        }
+        msg = ChatMessage.assistant(rag["answer"], agent="main", turn=turn, kind="answer")
+        return Command(
+            goto="finish", update={"messages": [msg], "answer": answer, "status": "answered"}
+        )
+
+    async def main(self, state: AssistantState) -> Command[str]:
+        return await self._agent("main", state)
+
+    async def search(self, state: AssistantState) -> Command[str]:
+        return await self._agent("search", state)
+
+    async def _tools(
+        self, agent: AgentName, state: AssistantState, config: RunnableConfig
+    ) -> Command[str]:
+        turn = state.get("turn", 0)
+        flags = Flags.from_dict(state.get("flags"))
+        calls = _last_calls(state, agent)
+        offered = {t.name for t in self.tools_for(agent, flags)}
+        plan = plan_tool_calls(calls, self._handoffs_for(agent))
+        out: list[ChatMessage] = []
+        log_items: list[dict[str, Any]] = []
+        evidence = list(state.get("evidence", []))
+        approvals: list[dict[str, Any]] = []
+        question: tuple[ToolCall, str] | None = None
+
+        def answer(call: ToolCall, text: str) -> None:
+            out.append(ChatMessage.tool(call.id, call.name, text, agent=agent, turn=turn))
+
+        for call, reason in plan.refused:
+            answer(call, reason)
+            log_items.append({"turn": turn, "agent": agent, "tool": call.name, "refused": reason})
+        for call in plan.calls:
+            if call.name not in offered:
+                answer(call, f"Refused: the tool {call.name!r} is not available in this request.")
+                log_items.append(
+                    {"turn": turn, "agent": agent, "tool": call.name, "refused": "not available"}
+                )
+            elif call.name == "ask_user":
+                if question is None:
+                    question = (call, str(call.arguments.get("question") or "").strip())
+                else:
+                    answer(call, "Refused: ask one question at a time.")
+            elif call.name in self.config.approval_tools:
+                approvals.append(
+                    {"call_id": call.id, "tool": call.name, "arguments": call.arguments}
+                )
+            else:
+                text, value = await self._run_tool(call)
+                if isinstance(value, dict) and "status" in value:
+                    evidence.append(value)
+                answer(call, text)
+                log_items.append(
+                    {"turn": turn, "agent": agent, "tool": call.name, "arguments": call.arguments}
+                )
+        update: dict[str, Any] = {"messages": out, "evidence": evidence, "tool_log": log_items}
+        if plan.handoff is not None:
+            call, handoff = plan.handoff
+            if call.name not in offered:
+                answer(call, f"Refused: {handoff.target} is switched off for this request.")
+                return Command(goto=agent, update=update)
+            cmd = handoff_command(
+                call,
+                handoff,
+                source=agent,
+                turn=turn,
+                handoffs_so_far=state.get("turn_handoffs", 0),
+                max_handoffs=self.config.max_handoffs_per_turn,
+                limit_node="finish",
+            )
+            merged = dict(cmd.update or {})
+            merged["messages"] = [*out, *merged.get("messages", [])]
+            merged["tool_log"] = log_items
+            return Command(goto=cmd.goto, update=merged)
+        if approvals:
+            update["pending"] = {"type": "approval", "agent": agent, "items": approvals}
+            return Command(goto="approve", update=update)
+        if question is not None:
+            call, text = question
+            update["pending"] = {
+                "type": "clarification",
+                "agent": agent,
+                "question": text or "Pode dar mais detalhes?",
+                "call_id": call.id,
+            }
+            return Command(goto="clarify", update=update)
+        return Command(goto=agent, update=update)
+
+    async def main_tools(self, state: AssistantState, config: RunnableConfig) -> Command[str]:
+        return await self._tools("main", state, config)
+
+    async def search_tools(self, state: AssistantState, config: RunnableConfig) -> Command[str]:
+        return await self._tools("search", state, config)
+
+    async def _run_tool(self, call: ToolCall) -> tuple[str, Any]:
+        args = call.arguments
+        try:
+            if call.name == "lookup_case":
+                found = await lookup_case(
+                    self.registry, str(args.get("number", "")), today=self.config.today
+                )
+                return _as_tool_text(found), found
+            if call.name == "case_movements":
+                return await self._movements(args)
+        except ColmeiaError as exc:
+            return f"Error: {exc}", None
+        return f"Error: unknown tool {call.name!r}", None
+
+    async def _movements(self, args: dict[str, Any]) -> tuple[str, Any]:
+        try:
+            case = parse_case_id(str(args.get("number", "")))
+        except IdentifierError as exc:
+            return f"Error: {exc}", None
+        limit = max(1, min(int(args.get("limit") or 10), 50))
+        moves = await self.registry.movements(case, limit)
+        if not moves and await self.registry.location(case) is None:
+            value = {"status": "not_found", "number": case.canonical, "kind": case.kind}
+            return _as_tool_text(value), value
+        return _as_tool_text([m.as_dict() for m in moves]), None
+
+    async def _side_effect(self, tool: str, args: dict[str, Any], key: str) -> str:
+        """Run an approved side effect under ``key`` (the registry keeps it once per key)."""
+        if tool == "subscribe_updates":
+            try:
+                case = parse_case_id(str(args.get("number", "")))
+            except IdentifierError as exc:
+                return f"Error: {exc}"
+            contact = str(args.get("contact", "")).strip()
+            if "@" not in contact:
+                return "Erro: a inscrição precisa de um e-mail de contato."
+            if await self.registry.location(case) is None:
+                return f"Erro: {case.canonical} não está no cadastro; nada foi registrado."
+            sub = await self.registry.subscribe(case, contact, key)
+            done = "registrada" if sub.created else "já estava registrada"
+            return (
+                f"Inscrição {done}: {sub.contact} receberá avisos de movimentação de {sub.number}."
+            )
+        if tool == "web_search" and self.web_search is not None:
+            result = await self.web_search.run(args)
+            return result.output
+        return f"Error: {tool!r} cannot run here"
+
+    async def approve(self, state: AssistantState, config: RunnableConfig) -> Command[str]:
+        """Ask a person about one pending side effect (one interrupt), then run it or not."""
+        pending = state.get("pending") or {}
+        items = list(pending.get("items", []))
+        agent = str(pending.get("agent", "search"))
+        if not items:
+            return Command(goto=agent, update={"pending": None})
+        item, rest = items[0], items[1:]
+        request = ApprovalRequest(
+            tool=item["tool"],
+            arguments=item["arguments"],
+            call_id=item["call_id"],
+            agent=agent,
+            description=_describe(item["tool"], item["arguments"]),
+        )
+        decision = ask_approval(request)
+        turn = state.get("turn", 0)
+        thread = str(config.get("configurable", {}).get("thread_id", ""))
+        key = idempotency_key(thread, item["call_id"], item["tool"])
+        effects = state.get("effects", {})
+        if decision.action == "reject":
+            text = "A pessoa recusou esta ação; ela não foi executada." + (
+                f" Motivo: {decision.reason}" if decision.reason else ""
+            )
+            done: dict[str, str] = {}
+        elif key in effects:
+            text, done = effects[key], {}
+        else:
+            args = (
+                decision.arguments
+                if decision.action == "edit" and decision.arguments
+                else item["arguments"]
+            )
+            text = await self._side_effect(item["tool"], dict(args), key)
+            done = {key: text}
+        msg = ChatMessage.tool(item["call_id"], item["tool"], text, agent=agent, turn=turn)
+        log_item = {
+            "turn": turn,
+            "agent": agent,
+            "tool": item["tool"],
+            "arguments": item["arguments"],
+            "decision": decision.action,
+        }
+        update: dict[str, Any] = {
+            "messages": [msg],
+            "effects": done,
+            "tool_log": [log_item],
+            "pending": {**pending, "items": rest} if rest else None,
+        }
+        return Command(goto="approve" if rest else agent, update=update)
+
+    async def clarify(self, state: AssistantState) -> Command[str]:
+        """Ask the person the agent's question (one interrupt); resume with the answer."""
+        pending = state.get("pending") or {}
+        agent = str(pending.get("agent", "main"))
+        turn = state.get("turn", 0)
+        reply = ask_clarification(
+            Clarification(question=str(pending.get("question", "")), agent=agent)
+        )
+        msg = ChatMessage.tool(
+            str(pending.get("call_id", "")),
+            "ask_user",
+            f"Resposta da pessoa: {reply}",
+            agent=agent,
+            turn=turn,
+        )
+        return Command(goto=agent, update={"messages": [msg], "pending": None})
+
+    async def rag(self, state: AssistantState) -> Command[str]:
+        """The RAG pipeline on the task it was handed; the result goes back to main."""
+        turn = state.get("turn", 0)
+        handoff = state.get("handoff") or {}
+        task = str(handoff.get("task") or "")
+        if not task:
+            task = next(
+                (m.content for m in reversed(state.get("messages", [])) if m.role == "user"), ""
+            )
+        try:
+            result = await self.rag_pipeline.run(
+                task,
+                context=str(handoff.get("context") or ""),
+                attachments=state.get("attachments", []),
+            )
+        except ColmeiaError as exc:
+            result = {
+                "answer": f"Não foi possível consultar os documentos: {exc}",
+                "citations": [],
+                "notes": [],
+                "quality": 0.0,
+                "passed": False,
+            }
+        back = {"from": "rag", "to": "main", "kind": "return", "turn": turn, "reason": "resultado"}
+        msg = ChatMessage.assistant(result["answer"], agent="rag", turn=turn, kind="rag_result")
+        return Command(
+            goto="main",
+            update={
+                "rag": {**result, "turn": turn},
+                "active_agent": "main",
+                "handoffs": [back],
+                "messages": [msg],
+            },
+        )
+
+    async def finish(self, state: AssistantState) -> dict[str, Any]:
+        """Close the turn: every turn ends with an answer record and a status."""
+        status = state.get("status") or "answered"
+        if state.get("answer") is not None and status != "handoff_limit":
+            return {"status": status, "pending": None}
+        turn = state.get("turn", 0)
+        texts = {
+            "handoff_limit": (
+                f"Não consegui concluir: a pergunta passou de um agente a outro "
+                f"{self.config.max_handoffs_per_turn} vezes nesta rodada. Reformule a pergunta, "
+                "por favor, dizendo se ela é sobre um processo ou sobre uma norma."
+            ),
+            "step_limit": (
+                "Não consegui concluir dentro do limite de etapas desta rodada. "
+                "Reformule a pergunta de forma mais específica, por favor."
+            ),
+        }
+        text = texts.get(status, "Não consegui concluir esta rodada.")
+        msg = ChatMessage.assistant(text, agent="main", turn=turn, kind="answer")
+        answer = {"text": text, "agent": "main", "citations": [], "facts": [], "notes": []}
+        return {"status": status, "answer": answer, "messages": [msg], "pending": None}
+
+    # ------------------------------------------------------------------ wiring
+    def _build(self) -> StateGraph[AssistantState]:
+        g: StateGraph[AssistantState] = StateGraph(AssistantState)
+        g.add_node("begin", self.begin, destinations=("main", "search"))
+        g.add_node("main", self.main, destinations=("main_tools", "finish"))
+        g.add_node("search", self.search, destinations=("search_tools", "finish"))
+        g.add_node(
+            "main_tools",
+            self.main_tools,
+            destinations=("main", "rag", "search", "approve", "clarify", "finish"),
+        )
+        g.add_node(
+            "search_tools",
+            self.search_tools,
+            destinations=("search", "main", "approve", "clarify", "finish"),
+        )
+        g.add_node("approve", self.approve, destinations=("approve", "main", "search"))
+        g.add_node("clarify", self.clarify, destinations=("main", "search"))
+        g.add_node("rag", self.rag, destinations=("main",))
+        g.add_node("finish", self.finish)
+        g.add_edge(START, "begin")
+        g.add_edge("finish", END)
+        return g
+
+
+def _describe(tool: str, args: dict[str, Any]) -> str:
+    if tool == "subscribe_updates":
+        return (
+            f"Registrar {args.get('contact', '?')} para receber avisos de movimentação de "
+            f"{args.get('number', '?')}."
+        )
+    if tool == "web_search":
+        return f"Pesquisar na internet: {args.get('query', '')!r}."
+    return f"Executar {tool} com {args}."

@@ -1,0 +1,222 @@
+"""Routing by rules when no model is configured, so the assistant is useful offline.
+
+:class:`RulesModel` speaks the :class:`~colmeia.llm.base.ChatModel` protocol inside the
+process: given an agent's view and the tools it is offered, it answers as a careful model
+would — a case number goes to the registry, a legal question to the documents, a case
+question without a number gets a clarifying question — so the same graph, handoffs and
+approvals run with or without a model. It never writes case data or legal content itself:
+its final answers are the registry's cards, and the RAG agent answers extractively.
+Answers made this way are marked ``offline-rules``.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, TypeVar
+
+import orjson
+from pydantic import BaseModel
+
+from colmeia.apps.assistant.cases import evidence_cards
+from colmeia.apps.assistant.ids import find_case_ids, mentions_case_words
+from colmeia.errors import ModelOutputError
+from colmeia.llm.base import (
+    NOT_GIVEN,
+    ChatResult,
+    Message,
+    NotGiven,
+    StreamEvent,
+    StructuredResult,
+    ToolCall,
+    ToolChoice,
+    ToolSpec,
+    Usage,
+)
+
+__all__ = ["OFFLINE_MODEL", "RulesModel", "is_general_question"]
+
+T = TypeVar("T", bound=BaseModel)
+OFFLINE_MODEL = "offline-rules"
+
+_GREETING = re.compile(
+    r"^\W*(oi|ol[aá]|bom dia|boa tarde|boa noite|obrigad[oa]|valeu|tchau|ajuda|help)\b",
+    re.IGNORECASE,
+)
+_ABOUT = re.compile(
+    r"\b(quem [eé] voc[eê]|o que voc[eê] (faz|pode)|como (voc[eê] funciona|usar)|"
+    r"quais s[aã]o (suas|as suas) fun[cç][oõ]es)\b",
+    re.IGNORECASE,
+)
+_WEB = re.compile(
+    r"\b(pesquis\w+|busque|procure)\b.*\b(internet|web|not[ií]cias?|site)\b|"
+    r"\b(na internet|na web)\b",
+    re.IGNORECASE,
+)
+_SUBSCRIBE = re.compile(r"\b(acompanhar|avis\w+|notifi\w+|alert\w+|inscrev\w+)\b", re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+HELP = (
+    "Sou o assistente do Tribunal de Contas. Posso consultar o andamento de processos "
+    "(TC/XXXXXX/AAAA) e expedientes (EXP-AAAA-XXXXX), dizer onde estão e desde quando, e "
+    "responder perguntas sobre leis e normas com citação de artigo e parágrafo."
+)
+ASK_NUMBER = (
+    "Para consultar, preciso do número do processo (formato TC/XXXXXX/AAAA) ou do "
+    "expediente (EXP-AAAA-XXXXX). Qual é o número?"
+)
+
+
+def is_general_question(text: str) -> bool:
+    """A greeting or a question about the assistant itself (answered without documents)."""
+    return bool(_GREETING.search(text) or _ABOUT.search(text)) and len(text.split()) < 12
+
+
+def _call(name: str, **arguments: Any) -> ToolCall:
+    return ToolCall(f"call_{uuid.uuid4().hex[:12]}", name, arguments)
+
+
+def _current_request(messages: Sequence[Message]) -> tuple[str, list[Message]]:
+    """The person's latest text (or their answer to a clarifying question) and what came after."""
+    ask_ids = {
+        c.id
+        for m in messages
+        if m.role == "assistant"
+        for c in m.tool_calls
+        if c.name == "ask_user"
+    }
+    for i in range(len(messages) - 1, -1, -1):
+        m = messages[i]
+        if m.role == "user" or (m.role == "tool" and m.tool_call_id in ask_ids):
+            text = m.content or ""
+            return text.removeprefix("Resposta da pessoa: "), list(messages[i + 1 :])
+    return "", []
+
+
+class RulesModel:
+    """A ChatModel that routes by rules (see the module docstring)."""
+
+    @property
+    def model(self) -> str:
+        return OFFLINE_MODEL
+
+    async def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        tool_choice: ToolChoice | None = None,
+        require_tool: bool = False,
+        temperature: float | None | NotGiven = NOT_GIVEN,
+        max_tokens: int | None | NotGiven = NOT_GIVEN,
+        deadline: float | NotGiven = NOT_GIVEN,
+    ) -> ChatResult:
+        names = {t.name for t in tools or ()}
+        text, after = _current_request(messages)
+        if "lookup_case" in names or "web_search" in names or "transfer_to_main" in names:
+            content, calls = self._search(text, after, names)
+        else:
+            content, calls = self._main(text, after, names)
+        usage = Usage(calls=1)
+        return ChatResult(content, calls, OFFLINE_MODEL, usage, "tool_calls" if calls else "stop")
+
+    # ------------------------------------------------------------------ coordinator
+    def _main(self, text: str, after: list[Message], names: set[str]) -> tuple[str, list[ToolCall]]:
+        if after:  # a handoff was refused or a tool answered: say what happened
+            last = after[-1].content or ""
+            return (last if not last.startswith("Refused") else HELP), []
+        if is_general_question(text):
+            return HELP, []
+        about_cases = (
+            bool(find_case_ids(text)) or mentions_case_words(text) or bool(_WEB.search(text))
+        )
+        if about_cases:
+            if "transfer_to_search" in names:
+                return "", [
+                    _call("transfer_to_search", reason="consulta sobre processo ou expediente")
+                ]
+            return "A consulta ao cadastro de processos está desativada nesta solicitação.", []
+        if "transfer_to_rag" in names:
+            return "", [_call("transfer_to_rag", task=text)]
+        return ("A consulta a documentos oficiais está desativada nesta solicitação. " + HELP), []
+
+    # ------------------------------------------------------------------ search agent
+    def _search(
+        self, text: str, after: list[Message], names: set[str]
+    ) -> tuple[str, list[ToolCall]]:
+        results = [m for m in after if m.role == "tool"]
+        if results:
+            return self._phrase(results), []
+        ids = find_case_ids(text)
+        if _WEB.search(text) and "web_search" in names:
+            return "", [_call("web_search", query=text, max_results=5)]
+        if ids and _SUBSCRIBE.search(text) and "subscribe_updates" in names:
+            email = _EMAIL.search(text)
+            first = ids[0]
+            number = first.canonical if hasattr(first, "canonical") else first.text
+            contact = email.group(0) if email else ""
+            return "", [_call("subscribe_updates", number=number, contact=contact)]
+        if ids and "lookup_case" in names:
+            calls = [
+                _call("lookup_case", number=i.canonical if hasattr(i, "canonical") else i.text)
+                for i in ids[:5]
+            ]
+            return "", calls
+        if ids or mentions_case_words(text):
+            if "lookup_case" not in names:
+                return "A consulta ao cadastro de processos está desativada nesta solicitação.", []
+            if "ask_user" in names:
+                return "", [_call("ask_user", question=ASK_NUMBER)]
+        if "transfer_to_main" in names:
+            return "", [_call("transfer_to_main", reason="a pergunta não é sobre processos")]
+        return HELP, []
+
+    @staticmethod
+    def _phrase(results: list[Message]) -> str:
+        evidence: list[dict[str, Any]] = []
+        other: list[str] = []
+        for m in results:
+            try:
+                value = orjson.loads(m.content or "")
+            except orjson.JSONDecodeError:
+                value = None
+            if isinstance(value, dict) and "status" in value:
+                evidence.append(value)
+            elif m.content:
+                other.append(m.content)
+        parts = [evidence_cards(evidence)] if evidence else []
+        return "\n\n".join([*parts, *other]).strip() or HELP
+
+    # ------------------------------------------------------------------ unsupported
+    async def structured(
+        self,
+        messages: Sequence[Message],
+        output_type: type[T],
+        *,
+        temperature: float | None | NotGiven = NOT_GIVEN,
+        max_tokens: int | None | NotGiven = NOT_GIVEN,
+        deadline: float | NotGiven = NOT_GIVEN,
+    ) -> T:
+        raise ModelOutputError("offline rules do not write structured output", model=OFFLINE_MODEL)
+
+    async def structured_result(
+        self,
+        messages: Sequence[Message],
+        output_type: type[T],
+        *,
+        temperature: float | None | NotGiven = NOT_GIVEN,
+        max_tokens: int | None | NotGiven = NOT_GIVEN,
+        deadline: float | NotGiven = NOT_GIVEN,
+    ) -> StructuredResult[T]:
+        raise ModelOutputError("offline rules do not write structured output", model=OFFLINE_MODEL)
+
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        temperature: float | None | NotGiven = NOT_GIVEN,
+        max_tokens: int | None | NotGiven = NOT_GIVEN,
+        deadline: float | NotGiven = NOT_GIVEN,
+    ) -> AsyncIterator[StreamEvent]:
+        raise ModelOutputError("offline rules do not stream", model=OFFLINE_MODEL)
+        yield StreamEvent()  # pragma: no cover - makes this an async generator

@@ -1,0 +1,594 @@
+"""The RAG agent: a compiled LangGraph pipeline over colmeia's RAG core.
+
+::
+
+    check_collection → analyze → ingest_attachments? → retrieve → grade ─┬─ enough relevant ─→ enrich
+          │ (missing, no sources)                          ↑              └─ too few, < max → rewrite ┘
+          ↓                                                └────────── rewrite ←─ quality ≤ 0.7, < 3 retries
+        prepare ← validate ← generate ← rerank ← enrich                           │
+          ↑____________________ quality > 0.7, or 3 retries: answer with the best and say so
+
+Every node is a method of :class:`RagPipeline` taking and returning plain state dicts, so
+each can be called and tested alone. With no model the pipeline still answers: the query is
+analysed and rewritten by rules, passages graded by term coverage, and the answer is the best
+passages themselves, cited (extractive). With a model, generation cites passages ``[P1]`` and
+every citation is checked against its passage (``colmeia.rag.generate``).
+
+For laws, each passage's validity in time is read from its text's annotations and its URN
+date: revoked and vetoed dispositivos are never used as support (a note says they were left
+out), amended ones are flagged with the amending act.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+from pydantic import BaseModel, Field
+
+from colmeia.apps.assistant.definitions import DefinitionIndex
+from colmeia.apps.assistant.legal import parse_legal_path, validity
+from colmeia.errors import ColmeiaError, ModelError, QueryError
+from colmeia.llm.base import ChatModel, Message
+from colmeia.llm.prompts import render_prompt
+from colmeia.rag.generate import CitedAnswer, answer_question
+from colmeia.rag.index.lexical import Analyzer, fold_accents
+from colmeia.rag.retrieve import Citation, Filters, Hit, Retriever
+from colmeia.store.base import Store, StoredChunk
+
+__all__ = ["RagConfig", "RagPipeline", "RagState", "analyze_query", "answer_quality"]
+
+log = logging.getLogger(__name__)
+_PKG = "colmeia.apps.assistant"
+_analyzer = Analyzer()
+
+# Names people use for the shared laws; a rewrite adds the words the law itself uses.
+_ALIASES: dict[str, tuple[str, str]] = {
+    "lgpd": ("13709", "proteção de dados pessoais"),
+    "lei geral de protecao de dados": ("13709", "proteção de dados pessoais"),
+    "cdc": ("8078", "consumidor"),
+    "codigo de defesa do consumidor": ("8078", "consumidor"),
+    "lai": ("12527", "acesso à informação"),
+    "lei de acesso a informacao": ("12527", "acesso à informação"),
+    "lindb": ("4657", "normas do direito brasileiro"),
+    "lei das estatais": ("13303", "empresa pública sociedade de economia mista"),
+    "lei do governo digital": ("14129", "governo digital"),
+    "lei de concessoes": ("8987", "concessão permissão serviço público"),
+    "lei do processo administrativo": ("9784", "processo administrativo"),
+}
+_ALIAS_RE = re.compile(r"\b(" + "|".join(re.escape(a) for a in _ALIASES) + r")\b")
+_REFERENCE = re.compile(
+    r"\b(?:segundo|conforme|de acordo com|nos termos d[aeo]s?|previst[oa]s? n[ao]s?|n[ao]s?|"
+    r"pel[ao]s?)\s+(?:a |o )?(?=(?:" + "|".join(re.escape(a) for a in _ALIASES) + r")\b)",
+    re.IGNORECASE,
+)
+_DEFINITION = re.compile(
+    r"\b(?:o que (?:e|sao|se considera|significa)|quem (?:e|sao)|defin\w*|conceito de)\s+"
+    r"(?:um |uma |o |a |os |as )?([a-z]+)",
+)
+_LEGISLATION = re.compile(
+    r"\b(lei|leis|artigo|art\.|decreto|resolu[cç][aã]o|norma|inciso|al[ií]nea|par[aá]grafo|"
+    r"lgpd|cdc|lai|lindb|c[oó]digo|constitui[cç][aã]o|dispositivo|§)",
+    re.IGNORECASE,
+)
+_DECISION = re.compile(
+    r"\b(ac[oó]rd[aã]o|decis[aã]o|decis[oõ]es|julgado|jurisprud\w*|s[uú]mula|"
+    r"tribunal decidiu|entendimento do tribunal|precedente)",
+    re.IGNORECASE,
+)
+_LAW_NUMBER = re.compile(r"\blei\s*(?:complementar\s*)?(?:n[º°o.]*\s*)?(\d{1,2}\.?\d{3})\b", re.I)
+_ARTICLE = re.compile(r"\bart(?:igo)?\.?\s*(\d+)", re.IGNORECASE)
+_YEAR = re.compile(r"\b(?:de|em)\s+((?:19|20)\d{2})\b")
+_FILLER = re.compile(
+    r"^(?:por favor,?\s*)?(?:voc[eê] pode\s+)?(?:me\s+)?(?:diga|explique|informe|responda)?"
+    r"\s*(?:o que|qual|quais|quando|como|onde|quem)?\s*(?:[eé]|s[aã]o|diz|dizem)?\s*",
+    re.IGNORECASE,
+)
+
+
+def _fold(text: str) -> str:
+    return fold_accents(text.lower())
+
+
+def analyze_query(question: str) -> dict[str, Any]:
+    """Rules: processed query, type (legislation/decision/general), complexity, filters."""
+    folded = _fold(question)
+    kind = "general"
+    if _DECISION.search(question):
+        kind = "decision"
+    elif _LEGISLATION.search(question) or any(a in folded for a in _ALIASES):
+        kind = "legislation"
+    words = re.findall(r"\w+", question)
+    questions = question.count("?")
+    complexity = "complex" if len(words) > 30 or questions > 1 else "simple"
+    filters: dict[str, Any] = {}
+    law = _LAW_NUMBER.search(question)
+    alias = _ALIAS_RE.search(folded)
+    if law:
+        filters["law_number"] = law.group(1).replace(".", "")
+    elif alias:
+        filters["law_number"] = _ALIASES[alias.group(1)][0]
+    definition = _DEFINITION.search(folded)
+    if definition:
+        filters["defines"] = definition.group(1)
+    art = _ARTICLE.search(question)
+    if art:
+        filters["article"] = art.group(1)
+    year = _YEAR.search(question)
+    if year and kind == "decision":
+        filters["year"] = int(year.group(1))
+    processed = _FILLER.sub("", question.strip()).strip(" ?") or question.strip()
+    if alias:  # the law's own words find its text; the acronym does not
+        processed = _REFERENCE.sub(" ", processed)
+        processed = re.sub(rf"\b{re.escape(alias.group(1))}\b", " ", processed, flags=re.IGNORECASE)
+        processed = " ".join(f"{processed} {_ALIASES[alias.group(1)][1]}".split())
+    return {
+        "original": question,
+        "processed": processed,
+        "type": kind,
+        "complexity": complexity,
+        "filters": filters,
+    }
+
+
+def _rule_rewrite(query: str, tried: Sequence[str]) -> str:
+    """A different query by rules: only the content words, then only the longer ones."""
+    words = [w for w in re.findall(r"\w+", query) if _analyzer.tokens(w)]
+    for candidate in (" ".join(words), " ".join(w for w in words if len(w) > 5)):
+        if candidate and candidate not in tried:
+            return candidate
+    return ""
+
+
+class QueryRewrite(BaseModel):
+    """A model's rewrite of a search query."""
+
+    query: str = Field(description="A better search query: keywords of the law's own wording.")
+
+
+def grade_passage(query: str, hit: Hit, analysis: dict[str, Any]) -> float:
+    """Term coverage of the query by the passage (and its path), with a bonus for the law
+    or article the question names. 0 = unrelated, 1 = every content word present."""
+    # Law names ("CDC", "LGPD") are matched through the law's number, not as words.
+    terms = set(_analyzer.tokens(_ALIAS_RE.sub(" ", _fold(query))))
+    if not terms:
+        return 0.0
+    have = set(_analyzer.tokens(f"{hit.citation.path} {hit.heading} {hit.text}"))
+    score = len(terms & have) / len(terms)
+    filters = analysis.get("filters", {})
+    ref = parse_legal_path(hit.citation.path)
+    if filters.get("law_number"):
+        if filters["law_number"] in ref.law.replace(".", ""):
+            score += 0.2
+            if filters.get("article") and filters["article"] == ref.article.rstrip("º°"):
+                score += 0.3
+        else:
+            score -= 0.2
+    term = filters.get("defines")
+    if term and re.match(rf"\W*{term}\w{{0,3}}\s+(?:e|sao)\b", _fold(hit.text)):
+        score += 0.3  # "Fornecedor é toda pessoa…": the definition itself
+    return max(0.0, min(score, 1.0))
+
+
+def answer_quality(answer: CitedAnswer, grades: dict[str, float]) -> float:
+    """0-1: how well the answer is supported by its checked citations.
+
+    Model answers: half the share of citations that held, half the share of sentences that
+    carry a held citation (no citations: 0). Extractive answers quote passages, so the score
+    is the relevance grade of the best quoted passage.
+    """
+    if answer.extractive:
+        cited = [grades.get(c.chunk_id, 0.0) for c in answer.citations]
+        return max(cited, default=0.0)
+    total = len(answer.citations) + len(answer.rejected)
+    if not answer.citations or total == 0:
+        return 0.0
+    support = len(answer.citations) / total
+    sentences = [s for s in re.split(r"(?<=[.!?;])\s+", answer.answer) if len(s.strip()) > 15]
+    held = {f"[{c.passage_id}]" for c in answer.citations}
+    covered = sum(1 for s in sentences if any(h in s for h in held))
+    coverage = covered / len(sentences) if sentences else 0.0
+    return round(0.5 * support + 0.5 * coverage, 4)
+
+
+class RagState(TypedDict, total=False):
+    question: str
+    context: str
+    attachments: list[str]
+    analysis: dict[str, Any]
+    query: str
+    tried: list[str]
+    rewrites: int
+    retries: int
+    exhausted: bool
+    ready: bool
+    ingested: list[str]
+    hits: list[Hit]
+    grades: dict[str, float]
+    relevant: list[Hit]
+    passages: list[Hit]
+    answer: CitedAnswer | None
+    quality: float
+    best: dict[str, Any] | None
+    notes: list[str]
+    result: dict[str, Any]
+
+
+@dataclass(slots=True)
+class RagConfig:
+    """Knobs of the pipeline (defaults are what the assistant uses)."""
+
+    k: int = 10
+    min_relevant: int = 2
+    relevance: float = 0.5
+    quality: float = 0.7
+    max_rewrites: int = 2
+    max_quality_retries: int = 3
+    max_passages: int = 6
+    sources: list[Path] = field(default_factory=list)
+
+
+class RagPipeline:
+    """The RAG agent's pipeline over one collection of a store."""
+
+    def __init__(
+        self,
+        store: Store,
+        collection: str,
+        model: ChatModel | None = None,
+        *,
+        retriever: Retriever | None = None,
+        reranker: Any = None,
+        config: RagConfig | None = None,
+    ) -> None:
+        self.store = store
+        self.collection = collection
+        self.model = model
+        self.reranker = reranker
+        self.config = config or RagConfig()
+        self.retriever = retriever or Retriever(store, collection)
+        self.graph = self._build().compile(name="rag")
+
+    # ------------------------------------------------------------------ nodes
+    async def check_collection(self, state: RagState) -> RagState:
+        """Is the collection there? If not, and sources are configured, ingest them."""
+        if self.store.collection(self.collection) is not None:
+            return {"ready": True}
+        if not self.config.sources:
+            note = (
+                f"A coleção de documentos {self.collection!r} não existe; ingira os documentos "
+                f"com `colmeia ingest PASTA --collection {self.collection}`."
+            )
+            return {"ready": False, "notes": [note]}
+        from colmeia.rag.pipeline import ingest
+
+        report = ingest(self.store, self.collection, self.config.sources)
+        log.info("set up collection %s: %s documents", self.collection, report.documents)
+        return {"ready": report.documents > 0}
+
+    async def analyze(self, state: RagState) -> RagState:
+        """Original and processed query, type, complexity and filters."""
+        question = state["question"]
+        analysis = analyze_query(question)
+        return {
+            "analysis": analysis,
+            "query": analysis["processed"],
+            "tried": [],
+            "rewrites": 0,
+            "retries": 0,
+            "notes": state.get("notes", []),
+            "best": None,
+        }
+
+    async def ingest_attachments(self, state: RagState) -> RagState:
+        """Ingest newly attached documents into the collection (unchanged ones are skipped)."""
+        from colmeia.rag.pipeline import ingest
+
+        paths = [Path(p) for p in state.get("attachments", [])]
+        report = ingest(self.store, self.collection, paths)
+        notes = list(state.get("notes", []))
+        for e in report.errors:
+            notes.append(f"Anexo não lido: {e.source}: {e.reason}")
+        return {"ingested": [str(p) for p in paths], "notes": notes, "ready": True}
+
+    async def retrieve(self, state: RagState) -> RagState:
+        """Hybrid retrieval (lexical, + dense when the store has vectors)."""
+        query = state["query"]
+        year = state.get("analysis", {}).get("filters", {}).get("year")
+        filters = Filters(year=year) if year else None
+        try:
+            hits = await self.retriever.asearch(query, self.config.k * 3, filters=filters)
+        except QueryError:
+            hits = []
+        term = state.get("analysis", {}).get("filters", {}).get("defines")
+        if term:
+            index = DefinitionIndex.for_collection(self.store, self.collection)
+            ids = [i for i in index.lookup(term) if i not in {h.chunk_id for h in hits}]
+            found = self.store.get_chunks(self.collection, ids) if ids else {}
+            hits = [_hit(found[i], self.collection) for i in ids if i in found] + hits
+        return {"hits": hits, "tried": [*state.get("tried", []), query]}
+
+    async def grade(self, state: RagState) -> RagState:
+        """Grade each passage's relevance; keep those above the threshold."""
+        analysis = state.get("analysis", {})
+        question = state["question"]
+        grades: dict[str, float] = dict(state.get("grades", {}))
+        relevant: list[Hit] = []
+        for hit in state.get("hits", []):
+            g = grade_passage(question, hit, analysis)
+            grades[hit.chunk_id] = g
+            if g >= self.config.relevance:
+                relevant.append(hit)
+        return {"grades": grades, "relevant": relevant}
+
+    async def rewrite(self, state: RagState) -> RagState:
+        """A new query: by the model when there is one, else by rules."""
+        tried = state.get("tried", [])
+        new = ""
+        if self.model is not None:
+            prompt = render_prompt(_PKG, "rag_rewrite.j2", question=state["question"], tried=tried)
+            try:
+                out = await self.model.structured(
+                    [Message.system(prompt), Message.user(state["question"])], QueryRewrite
+                )
+                new = out.query.strip()
+            except ModelError as exc:
+                log.info("query rewrite by the model failed: %s", exc)
+        if not new or new in tried:
+            new = _rule_rewrite(state.get("analysis", {}).get("processed", state["query"]), tried)
+        if not new:  # nothing left to try: leave both loops
+            return {"rewrites": self.config.max_rewrites, "exhausted": True}
+        return {"rewrites": state.get("rewrites", 0) + 1, "query": new}
+
+    async def enrich(self, state: RagState) -> RagState:
+        """Drop revoked/vetoed dispositivos, flag amended ones, add each § / inciso's caput."""
+        notes = list(state.get("notes", []))
+        passages: list[Hit] = []
+        seen: set[str] = set()
+        source = state.get("relevant") or state.get("hits", [])[: self.config.min_relevant]
+        for hit in source:
+            v = validity(hit.text, hit.doc_id)
+            if v.status in ("revoked", "vetoed"):
+                label = hit.citation.label()
+                notes.append(f"{label} não foi usado: {v.note or v.status}.")
+                continue
+            if hit.chunk_id not in seen:
+                passages.append(hit)
+                seen.add(hit.chunk_id)
+        # A paragraph or inciso reads wrongly without its caput: fetch it as context.
+        wanted = []
+        for hit in passages:
+            m = re.match(r"^(.*!art\d+[a-z\-]*)_(?!cpt)", hit.doc_id)
+            if m and f"{m.group(1)}_cpt#0" not in seen:
+                wanted.append(f"{m.group(1)}_cpt#0")
+        if wanted:
+            found = self.store.get_chunks(self.collection, wanted)
+            for cid in wanted:
+                chunk = found.get(cid)
+                if chunk is None or cid in seen:
+                    continue
+                seen.add(cid)
+                passages.append(_hit(chunk, self.collection))
+        return {"passages": passages, "notes": list(dict.fromkeys(notes))}
+
+    async def rerank(self, state: RagState) -> RagState:
+        """Best first: the configured reranker, else relevance grade then retrieval order."""
+        passages = list(state.get("passages", []))
+        if self.reranker is not None and passages:
+            try:
+                passages = await self.reranker.rerank(state["query"], passages)
+            except ColmeiaError as exc:
+                log.info("reranker failed, keeping grade order: %s", exc)
+        else:
+            grades = state.get("grades", {})
+            order = {h.chunk_id: i for i, h in enumerate(passages)}
+            passages.sort(key=lambda h: (-grades.get(h.chunk_id, 0.0), order[h.chunk_id]))
+        return {"passages": passages[: self.config.max_passages]}
+
+    async def generate(self, state: RagState) -> RagState:
+        """A cited answer from the passages (extractive without a model)."""
+        question = state["question"]
+        if state.get("context"):
+            question = f"{question}\n\nContexto: {state['context']}"
+        try:
+            answer = await answer_question(
+                question,
+                state.get("passages", []),
+                self.model,
+                max_passages=self.config.max_passages,
+            )
+        except ModelError as exc:
+            log.info("generation failed, answering extractively: %s", exc)
+            from colmeia.rag.generate import extractive_answer
+
+            answer = extractive_answer(state["question"], state.get("passages", []))
+        return {"answer": answer}
+
+    async def validate(self, state: RagState) -> RagState:
+        """Score the answer; keep the best so far."""
+        answer = state.get("answer")
+        score = answer_quality(answer, state.get("grades", {})) if answer else 0.0
+        best = state.get("best")
+        update: RagState = {"quality": score}
+        if best is None or score > best["quality"]:
+            update["best"] = {
+                "answer": answer,
+                "quality": score,
+                "query": state["query"],
+                "relevant": len(state.get("relevant", [])),
+            }
+        return update
+
+    async def prepare(self, state: RagState) -> RagState:
+        """The result handed back to the coordinator: answer, citations, quality, notes."""
+        notes = list(state.get("notes", []))
+        best = state.get("best") or {}
+        answer: CitedAnswer | None = best.get("answer")
+        quality = float(best.get("quality", 0.0))
+        attempts = state.get("retries", 0)
+        passed = quality > self.config.quality
+        if answer is None or not answer.citations or not best.get("relevant"):
+            text = (
+                "Não encontrei nos documentos oficiais disponíveis trechos que respondam a "
+                "esta pergunta."
+            )
+            return {"result": _result(text, None, quality, False, state, notes)}
+        text = answer.answer
+        for c in answer.citations:
+            hit = next((h for h in answer.passages if h.chunk_id == c.chunk_id), None)
+            v = validity(hit.text, hit.doc_id) if hit else None
+            if v is not None and v.status == "amended" and c.citation is not None:
+                notes.append(f"{c.citation.label()}: {v.note}.")
+        if not passed:
+            notes.append(
+                f"Resposta com suporte parcial: a verificação de qualidade ficou em "
+                f"{quality:.2f} (mínimo {self.config.quality}) após {attempts} nova(s) "
+                "tentativa(s) com a busca reformulada; confira as fontes citadas."
+            )
+        return {"result": _result(text, answer, quality, passed, state, notes)}
+
+    # ------------------------------------------------------------------ wiring
+    def _after_retry(self, state: RagState) -> str:
+        return "prepare" if state.get("exhausted") else "retrieve"
+
+    def _after_check(self, state: RagState) -> str:
+        return "analyze" if state.get("ready") else "prepare"
+
+    def _after_analyze(self, state: RagState) -> str:
+        return "ingest_attachments" if state.get("attachments") else "retrieve"
+
+    def _after_grade(self, state: RagState) -> str:
+        enough = len(state.get("relevant", [])) >= self.config.min_relevant
+        if enough or state.get("rewrites", 0) >= self.config.max_rewrites:
+            return "enrich"
+        return "rewrite"
+
+    def _after_validate(self, state: RagState) -> str:
+        if state.get("quality", 0.0) > self.config.quality:
+            return "prepare"
+        if state.get("retries", 0) >= self.config.max_quality_retries or state.get("exhausted"):
+            return "prepare"
+        return "retry"
+
+    async def retry(self, state: RagState) -> RagState:
+        """After a failed quality check: rewrite, and allow the retrieval loop again."""
+        out = await self.rewrite(state)
+        out["retries"] = state.get("retries", 0) + 1
+        if not out.get("exhausted"):
+            out["rewrites"] = 0
+        return out
+
+    def _build(self) -> StateGraph[RagState]:
+        g: StateGraph[RagState] = StateGraph(RagState)
+        for name in (
+            "check_collection",
+            "analyze",
+            "ingest_attachments",
+            "retrieve",
+            "grade",
+            "rewrite",
+            "enrich",
+            "rerank",
+            "generate",
+            "validate",
+            "retry",
+            "prepare",
+        ):
+            g.add_node(name, getattr(self, name))
+        g.add_edge(START, "check_collection")
+        g.add_conditional_edges("check_collection", self._after_check)
+        g.add_conditional_edges("analyze", self._after_analyze)
+        g.add_edge("ingest_attachments", "retrieve")
+        g.add_edge("retrieve", "grade")
+        g.add_conditional_edges("grade", self._after_grade)
+        g.add_conditional_edges("rewrite", self._after_retry)
+        g.add_edge("enrich", "rerank")
+        g.add_edge("rerank", "generate")
+        g.add_edge("generate", "validate")
+        g.add_conditional_edges("validate", self._after_validate)
+        g.add_conditional_edges("retry", self._after_retry)
+        g.add_edge("prepare", END)
+        return g
+
+    @property
+    def recursion_limit(self) -> int:
+        loops = (self.config.max_rewrites + 1) * 3 * (self.config.max_quality_retries + 1)
+        return 10 + loops + 6 * (self.config.max_quality_retries + 1)
+
+    async def run(
+        self, question: str, *, context: str = "", attachments: Sequence[str] = ()
+    ) -> dict[str, Any]:
+        """Run the pipeline on one question; returns the result for the coordinator."""
+        state: RagState = {
+            "question": question,
+            "context": context,
+            "attachments": list(attachments),
+        }
+        out = await self.graph.ainvoke(state, {"recursion_limit": self.recursion_limit})
+        result: dict[str, Any] = out["result"]
+        return result
+
+
+def _hit(chunk: StoredChunk, collection: str) -> Hit:
+    """A stored passage as a hit (for passages found other than by search)."""
+    return Hit(
+        chunk.chunk_id,
+        chunk.doc_id,
+        0.0,
+        chunk.text,
+        Citation(
+            chunk.title or chunk.doc_id,
+            chunk.page_start,
+            chunk.path,
+            chunk.source_path,
+            chunk.page_end,
+        ),
+        collection,
+        heading=chunk.heading,
+        doc_type=chunk.doc_type,
+        year=chunk.year,
+    )
+
+
+def _result(
+    text: str,
+    answer: CitedAnswer | None,
+    quality: float,
+    passed: bool,
+    state: RagState,
+    notes: list[str],
+) -> dict[str, Any]:
+    citations: list[dict[str, Any]] = []
+    if answer is not None:
+        for c in answer.citations:
+            cit = c.citation
+            ref = parse_legal_path(cit.path if cit else "", cit.page if cit else 0)
+            hit_text = next((h.text for h in answer.passages if h.chunk_id == c.chunk_id), "")
+            citations.append(
+                {
+                    "passage": c.passage_id,
+                    "label": cit.label() if cit else c.doc_id,
+                    **ref.as_dict(),
+                    "doc_id": c.doc_id,
+                    "chunk_id": c.chunk_id,
+                    "quote": c.quote,
+                    "validity": validity(hit_text, c.doc_id).as_dict(),
+                }
+            )
+    return {
+        "answer": text,
+        "citations": citations,
+        "rejected": [r.as_dict() for r in answer.rejected] if answer else [],
+        "extractive": bool(answer.extractive) if answer else True,
+        "quality": quality,
+        "passed": passed,
+        "attempts": state.get("retries", 0),
+        "queries": state.get("tried", []),
+        "analysis": state.get("analysis", {}),
+        "notes": notes,
+    }

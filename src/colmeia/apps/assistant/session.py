@@ -1,0 +1,339 @@
+"""Conversations with the assistant: ask, resume, list and delete threads.
+
+An :class:`Assistant` runs the graph of :mod:`colmeia.apps.assistant.graph` over a
+checkpointer, so a thread survives the process: ``ask`` a question in one process, and
+``resume`` its pending approval or clarification in another. Every turn returns a
+:class:`TurnResult` with a status, the answer, its citations or registry facts, the
+handoffs and tool calls of the turn, and what the model calls cost.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langgraph.types import Command
+
+from colmeia.apps.assistant.graph import AssistantGraph, Flags, GraphConfig
+from colmeia.apps.assistant.offline import OFFLINE_MODEL
+from colmeia.apps.assistant.rag_agent import RagConfig, RagPipeline
+from colmeia.apps.assistant.registry import CaseRegistry, open_registry
+from colmeia.apps.assistant.settings import AssistantSettings
+from colmeia.errors import InputError
+from colmeia.graphs.checkpoint import ThreadInfo, delete_thread, list_threads, open_checkpointer
+from colmeia.graphs.hitl import parse_resume
+from colmeia.graphs.messages import ChatMessage, new_id
+from colmeia.llm.base import ChatModel, track_usage
+from colmeia.store.base import Store
+from colmeia.tools.registry import Tool
+
+__all__ = ["Assistant", "TurnResult", "open_assistant"]
+
+log = logging.getLogger(__name__)
+_THREAD_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:@")
+
+
+def _check_thread(thread_id: str) -> str:
+    if not thread_id or len(thread_id) > 128 or not set(thread_id) <= _THREAD_CHARS:
+        raise InputError(
+            f"invalid thread id {thread_id!r}: use 1-128 letters, digits, '-', '_', '.', ':' or '@'"
+        )
+    return thread_id
+
+
+@dataclass(slots=True)
+class TurnResult:
+    """How a turn ended and what the person gets to see."""
+
+    thread_id: str
+    status: str
+    answer: str = ""
+    agent: str = ""
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    waiting: dict[str, Any] | None = None
+    handoffs: list[dict[str, Any]] = field(default_factory=list)
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    mode: str = "model"
+    usage: dict[str, Any] = field(default_factory=dict)
+    quality: float | None = None
+    turn: int = 0
+
+    @property
+    def waiting_for(self) -> str | None:
+        return str(self.waiting.get("type")) if self.waiting else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "thread_id": self.thread_id,
+            "turn": self.turn,
+            "status": self.status,
+            "answer": self.answer,
+            "agent": self.agent,
+            "citations": self.citations,
+            "facts": self.facts,
+            "notes": self.notes,
+            "waiting": self.waiting,
+            "handoffs": self.handoffs,
+            "tools": self.tools,
+            "mode": self.mode,
+            "quality": self.quality,
+            "usage": self.usage,
+        }
+
+
+class Assistant:
+    """The assistant over one checkpointer: threads persist across processes."""
+
+    def __init__(
+        self,
+        model: ChatModel | None,
+        registry: CaseRegistry,
+        rag: RagPipeline,
+        checkpointer: Any,
+        *,
+        web_search: Tool | None = None,
+        config: GraphConfig | None = None,
+    ) -> None:
+        self.checkpointer = checkpointer
+        self.graph = AssistantGraph(
+            model, registry, rag, web_search=web_search, config=config, checkpointer=checkpointer
+        )
+        self.mode = OFFLINE_MODEL if model is None else "model"
+        # LangGraph's overloads do not accept our dict inputs; the state schema checks them.
+        self._g: Any = self.graph.graph
+
+    def _config(self, thread_id: str) -> dict[str, Any]:
+        return {
+            "configurable": {"thread_id": _check_thread(thread_id)},
+            "recursion_limit": self.graph.recursion_limit,
+        }
+
+    async def ask(
+        self,
+        thread_id: str,
+        text: str,
+        *,
+        flags: Flags | dict[str, bool] | None = None,
+        attachments: Sequence[str] = (),
+    ) -> TurnResult:
+        """Ask ``text`` in ``thread_id``; a thread waiting for an answer is refused."""
+        return await self._run(thread_id, self._input(text, flags, attachments))
+
+    async def resume(self, thread_id: str, value: Any) -> TurnResult:
+        """Answer what the thread waits for: an approval decision or a clarification text.
+
+        ``value`` is checked first (:func:`colmeia.graphs.hitl.parse_resume`): a wrong kind
+        of answer raises :class:`InputError` and leaves the thread as it was.
+        """
+        pending = await self.pending(thread_id)
+        if pending is None:
+            raise InputError(
+                f"thread {thread_id!r} is not waiting for an approval or an answer; "
+                "ask a new question instead"
+            )
+        return await self._run(thread_id, Command(resume=parse_resume(pending, value)))
+
+    def _input(
+        self, text: str, flags: Flags | dict[str, bool] | None, attachments: Sequence[str]
+    ) -> dict[str, Any]:
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("the question is empty: type what you want to know")
+        if len(text) > 8000:
+            raise InputError(
+                f"the question has {len(text):,} characters; the limit is 8,000. "
+                "Ask about one thing at a time"
+            )
+        f = flags if isinstance(flags, Flags) else Flags.from_dict(flags)
+        return {
+            "messages": [ChatMessage.user(text.strip(), id=new_id("u"))],
+            "flags": f.as_dict(),
+            "attachments": [str(Path(a)) for a in attachments],
+        }
+
+    async def _run(self, thread_id: str, payload: Any) -> TurnResult:
+        config = self._config(thread_id)
+        if not isinstance(payload, Command) and await self.pending(thread_id) is not None:
+            raise InputError(
+                f"thread {thread_id!r} is waiting for an answer or approval; use resume "
+                "(approve, reject or answer) first"
+            )
+        with track_usage() as tracker:
+            await self._g.ainvoke(payload, config)
+        return await self._result(thread_id, tracker.usage.as_dict())
+
+    async def events(
+        self, thread_id: str, payload: dict[str, Any] | Command[Any]
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Run a turn and yield what happens as it happens: handoffs, tool calls, the answer.
+
+        ``payload`` is :meth:`make_input`'s value or a resume ``Command``. The last event is
+        ``{"type": "result", "result": TurnResult}``.
+        """
+        config = self._config(thread_id)
+        with track_usage() as tracker:
+            async for chunk in self._g.astream(payload, config, stream_mode="updates"):
+                for node, update in chunk.items():
+                    if node == "__interrupt__":
+                        continue
+                    for event in _events(node, update):
+                        yield event
+        yield {"type": "result", "result": await self._result(thread_id, tracker.usage.as_dict())}
+
+    def make_input(
+        self,
+        text: str,
+        flags: Flags | dict[str, bool] | None = None,
+        attachments: Sequence[str] = (),
+    ) -> dict[str, Any]:
+        """The graph input for a new question (for :meth:`events`)."""
+        return self._input(text, flags, attachments)
+
+    async def resume_command(self, thread_id: str, value: Any) -> Command[Any]:
+        """The checked resume ``Command`` for :meth:`events`."""
+        pending = await self.pending(thread_id)
+        if pending is None:
+            raise InputError(f"thread {thread_id!r} is not waiting for anything")
+        return Command(resume=parse_resume(pending, value))
+
+    async def pending(self, thread_id: str) -> dict[str, Any] | None:
+        """What the thread waits for (the interrupt's value), or ``None``."""
+        snapshot = await self._g.aget_state(self._config(thread_id))
+        for task in snapshot.tasks:
+            for intr in task.interrupts:
+                value = intr.value
+                return dict(value) if isinstance(value, dict) else {"value": value}
+        return None
+
+    async def _result(self, thread_id: str, usage: dict[str, Any]) -> TurnResult:
+        snapshot = await self._g.aget_state(self._config(thread_id))
+        state: dict[str, Any] = dict(snapshot.values)
+        turn = int(state.get("turn", 0))
+        waiting = await self.pending(thread_id)
+        handoffs = [h for h in state.get("handoffs", []) if h.get("turn") == turn]
+        tools = [t for t in state.get("tool_log", []) if t.get("turn") == turn]
+        if waiting is not None:
+            kind = waiting.get("type", "")
+            text = str(waiting.get("question") or waiting.get("description") or "")
+            return TurnResult(
+                thread_id,
+                f"waiting_{kind}",
+                text,
+                str(waiting.get("agent", "")),
+                waiting=waiting,
+                handoffs=handoffs,
+                tools=tools,
+                mode=self.mode,
+                usage=usage,
+                turn=turn,
+            )
+        answer = state.get("answer") or {}
+        return TurnResult(
+            thread_id,
+            str(state.get("status") or "answered"),
+            str(answer.get("text", "")),
+            str(answer.get("agent", "")),
+            list(answer.get("citations", [])),
+            list(answer.get("facts", [])),
+            list(answer.get("notes", [])),
+            None,
+            handoffs,
+            tools,
+            self.mode,
+            usage,
+            answer.get("quality"),
+            turn,
+        )
+
+    async def history(self, thread_id: str) -> list[dict[str, Any]]:
+        """The conversation as the person saw it: questions, clarifications and answers."""
+        snapshot = await self._g.aget_state(self._config(thread_id))
+        out: list[dict[str, Any]] = []
+        for m in snapshot.values.get("messages", []):
+            if m.role == "user":
+                out.append({"turn": m.turn, "role": "user", "text": m.content})
+            elif m.role == "assistant" and m.kind == "answer":
+                out.append(
+                    {"turn": m.turn, "role": "assistant", "agent": m.agent, "text": m.content}
+                )
+            elif m.role == "tool" and m.name == "ask_user":
+                out.append({"turn": m.turn, "role": "user", "text": m.content.split(": ", 1)[-1]})
+            elif m.role == "assistant":
+                for c in m.tool_calls:
+                    if c["name"] == "ask_user":
+                        q = str(c.get("arguments", {}).get("question", ""))
+                        out.append(
+                            {"turn": m.turn, "role": "assistant", "agent": m.agent, "text": q}
+                        )
+        return out
+
+    async def threads(self) -> list[ThreadInfo]:
+        """Every thread, most recent first."""
+        return await list_threads(self.checkpointer)
+
+    async def delete(self, thread_id: str) -> bool:
+        """Delete a thread; ``False`` when there was none."""
+        return await delete_thread(self.checkpointer, _check_thread(thread_id))
+
+
+def _events(node: str, update: Any) -> list[dict[str, Any]]:
+    if not isinstance(update, dict):
+        return []
+    out: list[dict[str, Any]] = []
+    for h in update.get("handoffs", []) or []:
+        out.append({"type": "handoff", **h})
+    for t in update.get("tool_log", []) or []:
+        out.append({"type": "tool", **t})
+    answer = update.get("answer")
+    if isinstance(answer, dict) and answer.get("text"):
+        out.append({"type": "answer", "node": node, **answer})
+    return out
+
+
+@asynccontextmanager
+async def open_assistant(
+    *,
+    store: Store,
+    model: ChatModel | None,
+    settings: AssistantSettings | None = None,
+    home: Path = Path(".colmeia"),
+    registry: CaseRegistry | None = None,
+    checkpoints: str | None = None,
+    web_search: Tool | None = None,
+    rag_sources: Sequence[Path] = (),
+    reranker: Any = None,
+    today: dt.date | None = None,
+) -> AsyncIterator[Assistant]:
+    """An :class:`Assistant` with its registry and checkpointer opened from ``settings``."""
+    from colmeia.graphs.messages import ChatMessage as _Msg
+
+    s = settings or AssistantSettings()
+    reg = registry or open_registry(s.registry_url(home))
+    url = checkpoints or s.checkpoints_url(home)
+    tools = frozenset(t.strip() for t in s.approval_tools.split(",") if t.strip())
+    config = GraphConfig(
+        max_handoffs_per_turn=s.max_handoffs_per_turn,
+        max_steps_per_turn=s.max_steps_per_turn,
+        history_tokens=s.history_tokens,
+        approval_tools=tools,
+        today=today,
+    )
+    rag = RagPipeline(
+        store,
+        s.collection,
+        model,
+        reranker=reranker,
+        config=RagConfig(sources=list(rag_sources)),
+    )
+    try:
+        async with open_checkpointer(url, allowed=[_Msg]) as saver:
+            yield Assistant(model, reg, rag, saver, web_search=web_search, config=config)
+    finally:
+        if registry is None:
+            await reg.close()
