@@ -25,6 +25,7 @@ _LAZY: dict[str, tuple[str, bool]] = {
     "moderate": ("colmeia.cli.moderate_cmd", True),
     "agent": ("colmeia.cli.agent_cmd", True),
     "registry": ("colmeia.cli.registry_cmd", True),
+    "assistant": ("colmeia.cli.assistant_cmd", True),
     "ingest": ("colmeia.cli.rag_cmd", False),
     "search": ("colmeia.cli.rag_cmd", False),
     "ask": ("colmeia.cli.rag_cmd", False),

@@ -395,10 +395,18 @@ class RagPipeline:
         question = state["question"]
         if state.get("context"):
             question = f"{question}\n\nContexto: {state['context']}"
+        passages = list(state.get("passages", []))
+        if self.model is None and passages:
+            # Quoted as the answer: only the passages about as relevant as the best one.
+            grades = state.get("grades", {})
+            best = max(grades.get(h.chunk_id, 0.0) for h in passages)
+            floor = max(self.config.relevance, best - 0.15)
+            close = [h for h in passages if grades.get(h.chunk_id, 0.0) >= floor]
+            passages = close[:3] or passages[:1]
         try:
             answer = await answer_question(
                 question,
-                state.get("passages", []),
+                passages,
                 self.model,
                 max_passages=self.config.max_passages,
             )
@@ -406,7 +414,7 @@ class RagPipeline:
             log.info("generation failed, answering extractively: %s", exc)
             from colmeia.rag.generate import extractive_answer
 
-            answer = extractive_answer(state["question"], state.get("passages", []))
+            answer = extractive_answer(state["question"], passages)
         return {"answer": answer}
 
     async def validate(self, state: RagState) -> RagState:

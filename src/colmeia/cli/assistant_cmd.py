@@ -1,0 +1,323 @@
+"""``colmeia assistant chat | ask | resume | threads | history | delete``."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import orjson
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from colmeia.errors import ColmeiaError
+
+if TYPE_CHECKING:
+    from colmeia.apps.assistant.runtime import AssistantOptions
+    from colmeia.apps.assistant.session import Assistant, TurnResult
+
+app = typer.Typer(help="The institutional assistant: cases, laws, approvals.", no_args_is_help=True)
+console = Console()
+err_console = Console(stderr=True)
+T = TypeVar("T")
+
+_THREAD = typer.Option(None, "--thread", "-t", help="Conversation id (new one when omitted).")
+_STORE = typer.Option(None, "--store", help="Document store (default: COLMEIA_STORE).")
+_REGISTRY = typer.Option(None, "--registry", help="Case registry URL (sqlite:///… or http://…).")
+_CHECKPOINTS = typer.Option(
+    None, "--checkpoints", help="Where threads are kept: sqlite:///… or postgresql://…"
+)
+_COLLECTION = typer.Option(None, "--collection", "-c", help="Collection of official documents.")
+_OFFLINE = typer.Option(False, "--offline", help="Route by rules even if a model is configured.")
+_JSON = typer.Option(False, "--json", help="Print the turn as one JSON line.")
+
+
+def _options(
+    store: str | None,
+    registry: str | None,
+    checkpoints: str | None,
+    collection: str | None,
+    offline: bool,
+) -> AssistantOptions:
+    from colmeia.apps.assistant.runtime import AssistantOptions
+
+    return AssistantOptions(store, registry, checkpoints, collection, offline)
+
+
+def _run(options: AssistantOptions, work: Callable[[Assistant], Awaitable[T]]) -> T:
+    from colmeia.apps.assistant.runtime import assistant_from_settings
+
+    async def main() -> T:
+        async with assistant_from_settings(options) as assistant:
+            return await work(assistant)
+
+    try:
+        return asyncio.run(main())
+    except ColmeiaError as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
+
+
+def _flags(web: bool, system: bool, rag: bool) -> dict[str, bool]:
+    return {"enable_web_search": web, "enable_system_search": system, "enable_rag_processing": rag}
+
+
+def _show(result: TurnResult, as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(orjson.dumps(result.as_dict(), default=str).decode() + "\n")
+        return
+    for h in result.handoffs:
+        _handoff_line(h)
+    for t in result.tools:
+        _tool_line(t)
+    _answer(result)
+
+
+def _handoff_line(h: dict[str, Any]) -> None:
+    why = h.get("task") or h.get("reason") or ""
+    console.print(
+        f"[magenta]↪ {h.get('from')} → {h.get('to')}[/magenta] [dim]{escape(str(why))[:120]}[/dim]",
+        highlight=False,
+    )
+
+
+def _tool_line(t: dict[str, Any]) -> None:
+    extra = t.get("refused") or t.get("decision") or ""
+    args = orjson.dumps(t.get("arguments", {})).decode()
+    console.print(
+        f"[cyan]· {t.get('agent')}: {t.get('tool')}[/cyan] [dim]{escape(args)[:120]} "
+        f"{escape(str(extra))}[/dim]",
+        highlight=False,
+    )
+
+
+def _answer(result: TurnResult) -> None:
+    if result.status.startswith("waiting_"):
+        kind = "aprovação" if result.waiting_for == "approval" else "sua resposta"
+        console.print(f"[yellow]⏸ aguardando {kind}[/yellow] (thread {result.thread_id})")
+        console.print(escape(result.answer), highlight=False)
+        if result.waiting_for == "approval" and result.waiting:
+            args = orjson.dumps(result.waiting.get("arguments", {})).decode()
+            console.print(f"[dim]{result.waiting.get('tool')} {escape(args)}[/dim]")
+        return
+    label = f"[bold green]{result.agent or 'assistente'}[/bold green]"
+    if result.mode != "model":
+        label += " [dim](sem modelo: roteamento por regras, resposta extrativa)[/dim]"
+    console.print(label)
+    console.print(escape(result.answer), highlight=False)
+    if result.citations:
+        console.print("[bold]Fontes[/bold]")
+        for c in result.citations:
+            validity = c.get("validity", {}).get("status", "")
+            flag = f" [yellow]({validity})[/yellow]" if validity not in ("", "in_force") else ""
+            console.print(f"  [{c['passage']}] {escape(c['label'])}{flag}", highlight=False)
+    for note in result.notes:
+        console.print(f"[yellow]nota:[/yellow] {escape(note)}", highlight=False)
+    if result.status not in ("answered",):
+        console.print(f"[red]status: {result.status}[/red]")
+
+
+@app.command()
+def ask(
+    question: str = typer.Argument(..., help="The question."),
+    thread: str | None = _THREAD,
+    web: bool = typer.Option(False, "--web/--no-web", help="Allow web search (with approval)."),
+    system: bool = typer.Option(True, "--system/--no-system", help="Allow case registry lookups."),
+    rag: bool = typer.Option(True, "--rag/--no-rag", help="Allow answers from official documents."),
+    store: str | None = _STORE,
+    registry: str | None = _REGISTRY,
+    checkpoints: str | None = _CHECKPOINTS,
+    collection: str | None = _COLLECTION,
+    offline: bool = _OFFLINE,
+    as_json: bool = _JSON,
+) -> None:
+    """Ask one question in a thread (it may pause for an approval or a clarification)."""
+    tid = thread or f"t-{uuid.uuid4().hex[:10]}"
+    opts = _options(store, registry, checkpoints, collection, offline)
+    result = _run(opts, lambda a: a.ask(tid, question, flags=_flags(web, system, rag)))
+    _show(result, as_json)
+    if result.status in ("error", "step_limit", "handoff_limit"):
+        raise typer.Exit(1)
+
+
+@app.command()
+def resume(
+    thread: str = typer.Option(..., "--thread", "-t", help="The paused thread."),
+    approve: bool = typer.Option(False, "--approve", help="Approve the pending action."),
+    reject: bool = typer.Option(False, "--reject", help="Reject the pending action."),
+    edit: str | None = typer.Option(None, "--edit", help="Approve with these arguments (JSON)."),
+    answer: str | None = typer.Option(None, "--answer", help="Answer the pending question."),
+    reason: str = typer.Option("", "--reason", help="Why (kept with a rejection)."),
+    store: str | None = _STORE,
+    registry: str | None = _REGISTRY,
+    checkpoints: str | None = _CHECKPOINTS,
+    collection: str | None = _COLLECTION,
+    offline: bool = _OFFLINE,
+    as_json: bool = _JSON,
+) -> None:
+    """Resume a paused thread: --approve, --reject, --edit '{…}' or --answer "…"."""
+    chosen = [x for x in (approve, reject, edit is not None, answer is not None) if x]
+    if len(chosen) != 1:
+        err_console.print(
+            "[red]error:[/red] give exactly one of --approve, --reject, --edit, --answer"
+        )
+        raise typer.Exit(2)
+    value: Any
+    if answer is not None:
+        value = answer
+    elif edit is not None:
+        try:
+            value = {"action": "edit", "arguments": orjson.loads(edit), "reason": reason}
+        except orjson.JSONDecodeError:
+            err_console.print(
+                '[red]error:[/red] --edit needs a JSON object, e.g. \'{"contact": "a@b.org"}\''
+            )
+            raise typer.Exit(2) from None
+    else:
+        value = {"action": "approve" if approve else "reject", "reason": reason}
+    opts = _options(store, registry, checkpoints, collection, offline)
+    result = _run(opts, lambda a: a.resume(thread, value))
+    _show(result, as_json)
+
+
+@app.command()
+def threads(
+    store: str | None = _STORE,
+    registry: str | None = _REGISTRY,
+    checkpoints: str | None = _CHECKPOINTS,
+    collection: str | None = _COLLECTION,
+    as_json: bool = _JSON,
+) -> None:
+    """List the conversation threads, most recent first."""
+    opts = _options(store, registry, checkpoints, collection, True)
+    found = _run(opts, lambda a: a.threads())
+    if as_json:
+        sys.stdout.write(orjson.dumps([t.as_dict() for t in found]).decode() + "\n")
+        return
+    for t in found:
+        console.print(f"{t.thread_id}  [dim]{t.updated_at}  {t.checkpoints} checkpoints[/dim]")
+
+
+@app.command()
+def history(
+    thread: str = typer.Option(..., "--thread", "-t", help="The thread."),
+    store: str | None = _STORE,
+    registry: str | None = _REGISTRY,
+    checkpoints: str | None = _CHECKPOINTS,
+    collection: str | None = _COLLECTION,
+    as_json: bool = _JSON,
+) -> None:
+    """Show a thread's conversation."""
+    opts = _options(store, registry, checkpoints, collection, True)
+    items = _run(opts, lambda a: a.history(thread))
+    if as_json:
+        sys.stdout.write(orjson.dumps(items).decode() + "\n")
+        return
+    for m in items:
+        who = "você" if m["role"] == "user" else m.get("agent", "assistente")
+        console.print(f"[bold]{who}[/bold]: {escape(m['text'])}", highlight=False)
+
+
+@app.command()
+def delete(
+    thread: str = typer.Option(..., "--thread", "-t", help="The thread to delete."),
+    store: str | None = _STORE,
+    registry: str | None = _REGISTRY,
+    checkpoints: str | None = _CHECKPOINTS,
+    collection: str | None = _COLLECTION,
+) -> None:
+    """Delete a thread and everything kept about it."""
+    opts = _options(store, registry, checkpoints, collection, True)
+    if not _run(opts, lambda a: a.delete(thread)):
+        err_console.print(f"[red]error:[/red] no thread {thread!r}")
+        raise typer.Exit(1)
+    console.print(f"thread {thread} deleted")
+
+
+@app.command()
+def chat(
+    thread: str | None = _THREAD,
+    web: bool = typer.Option(False, "--web/--no-web", help="Allow web search (with approval)."),
+    system: bool = typer.Option(True, "--system/--no-system", help="Allow case registry lookups."),
+    rag: bool = typer.Option(True, "--rag/--no-rag", help="Allow answers from official documents."),
+    store: str | None = _STORE,
+    registry: str | None = _REGISTRY,
+    checkpoints: str | None = _CHECKPOINTS,
+    collection: str | None = _COLLECTION,
+    offline: bool = _OFFLINE,
+) -> None:
+    """Talk to the assistant; handoffs, tool calls, approvals and citations show as they happen."""
+    tid = thread or f"t-{uuid.uuid4().hex[:10]}"
+    opts = _options(store, registry, checkpoints, collection, offline)
+    flags = _flags(web, system, rag)
+
+    async def turn(assistant: Assistant, payload: Any) -> TurnResult:
+        result: TurnResult | None = None
+        async for event in assistant.events(tid, payload):
+            kind = event["type"]
+            if kind == "handoff":
+                _handoff_line(event)
+            elif kind == "tool":
+                _tool_line(event)
+            elif kind == "result":
+                result = event["result"]
+        assert result is not None
+        _answer(result)
+        return result
+
+    async def loop(assistant: Assistant) -> None:
+        console.print(f"[dim]thread {tid} — /sair para terminar, /threads para listar[/dim]")
+        pending = await assistant.pending(tid)
+        while True:
+            prompt = "> " if pending is None else _prompt_for(pending)
+            try:
+                line = await asyncio.to_thread(input, prompt)
+            except (EOFError, KeyboardInterrupt):
+                console.print()
+                return
+            text = line.strip()
+            if not text:
+                continue
+            if text in ("/sair", "/exit", "/quit"):
+                return
+            if text == "/threads":
+                for t in await assistant.threads():
+                    console.print(f"{t.thread_id}  [dim]{t.updated_at}[/dim]")
+                continue
+            try:
+                if pending is None:
+                    payload: Any = assistant.make_input(text, flags)
+                else:
+                    payload = await assistant.resume_command(tid, _decision(pending, text))
+                result = await turn(assistant, payload)
+            except ColmeiaError as exc:
+                err_console.print(f"[red]error:[/red] {escape(str(exc))}")
+                continue
+            pending = result.waiting
+
+    _run(opts, loop)
+
+
+def _prompt_for(pending: dict[str, Any]) -> str:
+    if pending.get("type") == "approval":
+        return "aprovar? [s]im / [n]ão / JSON com novos argumentos > "
+    return "sua resposta > "
+
+
+def _decision(pending: dict[str, Any], text: str) -> Any:
+    if pending.get("type") != "approval":
+        return text
+    low = text.lower()
+    if low.startswith("{"):
+        try:
+            return {"action": "edit", "arguments": orjson.loads(text)}
+        except orjson.JSONDecodeError:
+            return {"action": "invalid"}
+    if low in ("s", "sim", "y", "yes", "aprovar"):
+        return {"action": "approve"}
+    if low in ("n", "não", "nao", "no", "rejeitar"):
+        return {"action": "reject"}
+    return {"action": "invalid"}
