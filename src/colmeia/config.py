@@ -2,16 +2,22 @@
 
 Each section is its own settings class with its own prefix, so the variables read naturally
 (``COLMEIA_LLM_BASE_URL``, ``COLMEIA_EMBEDDINGS_MODEL``) and unknown keys are refused.
+Sections are read when first used (``settings.llm``), so a bad model setting stops only the
+commands that need a model: ``colmeia search`` does not read ``COLMEIA_LLM_*``. A bad value is
+a :class:`~colmeia.errors.ConfigurationError` naming the variable, never a validation dump.
 Factories that turn settings into clients live next to the clients, not here.
 """
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from colmeia.errors import ConfigurationError
 
 __all__ = [
     "EmbeddingsSettings",
@@ -20,7 +26,9 @@ __all__ = [
     "RerankSettings",
     "SearchSettings",
     "Settings",
+    "SettingsSection",
     "get_settings",
+    "settings_error",
 ]
 
 Provider = Literal["openai", "azure", "ollama", "vllm", "llamacpp", "generic"]
@@ -36,7 +44,31 @@ def _section(prefix: str) -> SettingsConfigDict:
     )
 
 
-class LLMSettings(BaseSettings):
+def settings_error(cls: type[BaseSettings], exc: ValidationError) -> ConfigurationError:
+    """One line per bad value, naming the variable: ``COLMEIA_LLM_MAX_RETRIES='abc': …``."""
+    prefix = str(cls.model_config.get("env_prefix", ""))
+    problems = []
+    for err in exc.errors(include_url=False):
+        field = ".".join(str(part) for part in err["loc"]) or "?"
+        value = err.get("input")
+        shown = "" if isinstance(value, dict) or value is None else f"={str(value)[:60]!r}"
+        problems.append(f"{prefix}{field.upper()}{shown}: {err['msg']}")
+    return ConfigurationError(
+        "; ".join(problems) + " (fix the environment variable or the .env file)"
+    )
+
+
+class SettingsSection(BaseSettings):
+    """A settings class whose bad values raise :class:`ConfigurationError` naming the variable."""
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise settings_error(type(self), exc) from None
+
+
+class LLMSettings(SettingsSection):
     """Where the chat model is and how to call it (``COLMEIA_LLM_*``)."""
 
     model_config = _section("COLMEIA_LLM_")
@@ -90,7 +122,7 @@ class LLMSettings(BaseSettings):
         return v.rstrip("/") if v else v
 
 
-class EmbeddingsSettings(BaseSettings):
+class EmbeddingsSettings(SettingsSection):
     """Optional dense embeddings (``COLMEIA_EMBEDDINGS_*``). Nothing is ever downloaded."""
 
     model_config = _section("COLMEIA_EMBEDDINGS_")
@@ -104,7 +136,7 @@ class EmbeddingsSettings(BaseSettings):
     batch_size: int = Field(default=64, ge=1, le=4096)
 
 
-class RerankSettings(BaseSettings):
+class RerankSettings(SettingsSection):
     """Optional reranking (``COLMEIA_RERANK_*``)."""
 
     model_config = _section("COLMEIA_RERANK_")
@@ -116,7 +148,7 @@ class RerankSettings(BaseSettings):
     top_n: int = Field(default=20, ge=1, le=1000, description="Candidates passed to the reranker.")
 
 
-class SearchSettings(BaseSettings):
+class SearchSettings(SettingsSection):
     """Web search tool (``COLMEIA_SEARCH_*``); disabled until a URL is set."""
 
     model_config = _section("COLMEIA_SEARCH_")
@@ -129,8 +161,8 @@ class SearchSettings(BaseSettings):
     )
 
 
-class Settings(BaseSettings):
-    """All of colmeia's settings (``COLMEIA_*``)."""
+class Settings(SettingsSection):
+    """All of colmeia's settings (``COLMEIA_*``); each section is read when first used."""
 
     model_config = _section("COLMEIA_")
 
@@ -139,11 +171,34 @@ class Settings(BaseSettings):
         default=None,
         description="sqlite:///path, a plain path, or postgresql://…; default: SQLite in home.",
     )
-    log_level: str = Field(default="WARNING")
-    llm: LLMSettings = Field(default_factory=LLMSettings)
-    embeddings: EmbeddingsSettings = Field(default_factory=EmbeddingsSettings)
-    rerank: RerankSettings = Field(default_factory=RerankSettings)
-    search: SearchSettings = Field(default_factory=SearchSettings)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
+        default="WARNING", description="How much colmeia logs (-v is INFO)."
+    )
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, v: object) -> object:
+        return v.strip().upper() if isinstance(v, str) else v
+
+    @cached_property
+    def llm(self) -> LLMSettings:
+        """``COLMEIA_LLM_*``."""
+        return LLMSettings()
+
+    @cached_property
+    def embeddings(self) -> EmbeddingsSettings:
+        """``COLMEIA_EMBEDDINGS_*``."""
+        return EmbeddingsSettings()
+
+    @cached_property
+    def rerank(self) -> RerankSettings:
+        """``COLMEIA_RERANK_*``."""
+        return RerankSettings()
+
+    @cached_property
+    def search(self) -> SearchSettings:
+        """``COLMEIA_SEARCH_*``."""
+        return SearchSettings()
 
     def store_url(self) -> str:
         """The store URL, defaulting to a SQLite file inside ``home``."""
@@ -155,5 +210,9 @@ class Settings(BaseSettings):
 
 
 def get_settings(**overrides: object) -> Settings:
-    """Read settings fresh from the environment and ``.env`` (overrides win)."""
+    """Read settings fresh from the environment and ``.env`` (overrides win).
+
+    Raises:
+        ConfigurationError: a ``COLMEIA_*`` value is invalid (the message names it).
+    """
     return Settings(**overrides)  # type: ignore[arg-type]

@@ -1,13 +1,18 @@
 """``make demo``: colmeia's main jobs on embedded defaults, with no model server and no internet.
 
-Runs the same commands a user would type, printing each one first:
-the model check against the built-in simulated model, ingestion and cited search over the shared
-Brazilian laws (no model needed), a moderation batch on the sample customer answers with its HTML
-report, and a ReAct agent with the calculator.
+Runs the same commands a user would type, printing each one first, on the sample data shipped in
+the repository's ``data/`` folder only: cited search over the Brazilian laws and the CAPES theses
+catalogue (no model needed), the model check against colmeia's simulated model, a moderation
+batch on the sample customer answers with its HTML report, and a ReAct agent with the calculator.
+Everything it writes goes under one folder (``.colmeia/demo``, or ``--home``), listed at the end.
+
+The simulated model answers with random but schema-valid data, drawn from ``--seed`` and each
+request's content: the same seed gives the same moderation outcomes on every run.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shlex
 import subprocess
@@ -22,29 +27,42 @@ from colmeia.sim.server import SimServer
 
 console = Console()
 
+# The repository's sample data; the demo reads nothing else (no COLMEIA_DATA_DIR, no shared
+# folder beside the clone), so it runs the same on any fresh clone.
+_REPO_DATA = Path(__file__).resolve().parents[2] / "data"
 
-def _data_dir() -> Path:
-    """The sample data shipped in the repository's ``data/`` folder (``COLMEIA_DATA_DIR`` overrides)."""
-    explicit = os.environ.get("COLMEIA_DATA_DIR")
-    candidates = [Path(explicit)] if explicit else []
-    candidates += [Path.cwd() / "data", Path(__file__).resolve().parents[2] / "data"]
-    for path in candidates:
-        if (path / "moderation" / "sample_items.json").exists():
+
+def _data_dir(given: Path | None) -> Path:
+    for path in [given] if given else [_REPO_DATA, Path.cwd() / "data"]:
+        if path is not None and (path / "moderation" / "sample_items.json").exists():
             return path.resolve()
     console.print(
         "[red]The sample data was not found.[/] `make demo` runs from a clone of the repository, "
-        "whose data/ folder holds it; elsewhere set COLMEIA_DATA_DIR to a folder laid out like it."
+        "whose data/ folder holds it; elsewhere pass --data DIR laid out like it."
     )
     raise SystemExit(2)
 
 
-def _run(title: str, args: list[str], env: dict[str, str]) -> None:
-    console.print(Rule(title))
-    console.print(f"[bold cyan]$ colmeia {shlex.join(args)}[/]")
-    proc = subprocess.run([sys.executable, "-m", "colmeia", *args], env=env, check=False)
-    if proc.returncode != 0:
-        console.print(f"[red]command failed with exit code {proc.returncode}[/]")
-        raise SystemExit(proc.returncode)
+class Demo:
+    """Runs ``colmeia`` commands as a user would and remembers which used the simulated model."""
+
+    def __init__(self, base_env: dict[str, str]) -> None:
+        self.base_env = base_env
+        self.simulated_steps: list[str] = []
+
+    def run(self, title: str, args: list[str], env: dict[str, str] | None = None) -> None:
+        """Print the command, run it as a separate process, stop the demo if it fails."""
+        env = env or self.base_env
+        console.print(Rule(title))
+        console.print(
+            f"[bold cyan]$ colmeia {shlex.join(args)}[/]", highlight=False, soft_wrap=True
+        )
+        proc = subprocess.run([sys.executable, "-m", "colmeia", *args], env=env, check=False)
+        if proc.returncode != 0:
+            console.print(f"[red]command failed with exit code {proc.returncode}[/]")
+            raise SystemExit(proc.returncode)
+        if "COLMEIA_LLM_BASE_URL" in env:
+            self.simulated_steps.append(title.strip(" 0123456789."))
 
 
 def _calculator_agent(req: SimRequest) -> Reply:
@@ -59,48 +77,87 @@ def _calculator_agent(req: SimRequest) -> Reply:
     return Reply(content=f"17% de 2.340 é {result}.")
 
 
-def main() -> None:
-    """Run the demo."""
-    data = _data_dir()
-    home = Path(os.environ.get("COLMEIA_DEMO_HOME", ".colmeia/demo")).resolve()
-    home.mkdir(parents=True, exist_ok=True)
-    base_env = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
-    base_env["COLMEIA_HOME"] = str(home)
-    base_env["COLMEIA_STORE"] = f"sqlite:///{home / 'colmeia.db'}"
-
-    # Search needs no model at all: these commands run with no COLMEIA_LLM_* set.
-    _run(
-        "1. Ingest the federal laws (LexML CSV): legal structure, citations",
-        ["ingest", str(data / "laws" / "lexml"), "--collection", "leis"],
-        base_env,
+def _search_steps(demo: Demo, data: Path) -> None:
+    laws = sorted((data / "laws" / "lexml").glob("*.csv"))
+    demo.run(
+        "1. Ingest nine federal laws (LexML CSV): legal structure, citations, year from the URN",
+        ["ingest", *map(str, laws), "--collection", "leis"],
     )
     for query in (
         "tratamento de dados pessoais de criancas",
         "prazo para resposta ao pedido de acesso a informacao",
-        "concessao de servico publico tarifa",
     ):
-        _run(f"   search: {query}", ["search", query, "--collection", "leis", "-k", "3"], base_env)
-    _run(
+        demo.run(f"   search: {query}", ["search", query, "--collection", "leis", "-k", "3"])
+    demo.run(
+        "   search with a year filter: only the 1990 consumer code",
+        ["search", "publicidade enganosa", "-c", "leis", "--year", "1990", "-k", "2"],
+    )
+    demo.run(
         "   ask, with no model configured: an extractive answer with citations",
         ["ask", "Quem é o controlador dos dados pessoais?", "--collection", "leis"],
-        base_env,
+    )
+    demo.run(
+        "   the CAPES theses catalogue: columns, type and defence year detected",
+        ["ingest", str(data / "theses" / "capes_resumos.csv"), "--collection", "teses"],
+    )
+    demo.run(
+        "   search theses defended in 2018 (doctoral theses only)",
+        [
+            "search",
+            "escola sem partido",
+            "-c",
+            "teses",
+            "--year",
+            "2018",
+            "--doc-type",
+            "Tese",
+            "-k",
+            "2",
+        ],
     )
 
-    sim = SimulatedModel(schema_mode=True, latency=Latency(fixed_s=0.02), seed=1)
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the demo."""
+    parser = argparse.ArgumentParser(prog="python -m colmeia.demo", description=__doc__)
+    parser.add_argument("--seed", type=int, default=1, help="seed of the simulated model")
+    parser.add_argument("--home", type=Path, default=Path(".colmeia/demo"), help="output folder")
+    parser.add_argument("--data", type=Path, default=None, help="sample data (default: data/)")
+    args = parser.parse_args(argv)
+
+    data = _data_dir(args.data)
+    home = args.home.resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
+    base_env["COLMEIA_HOME"] = str(home)
+    base_env["COLMEIA_STORE"] = f"sqlite:///{home / 'colmeia.db'}"
+    demo = Demo(base_env)
+    console.print(
+        f"colmeia demo · sample data {data} · output in {home} · seed {args.seed}", soft_wrap=True
+    )
+
+    # Search needs no model at all: these commands run with no COLMEIA_LLM_* set.
+    _search_steps(demo, data)
+
+    out = home / "moderation"
+    out.mkdir(exist_ok=True)
+    results = out / "results.jsonl"
+    results.unlink(missing_ok=True)
+    items = data / "moderation" / "sample_items.json"
+    sim = SimulatedModel(
+        schema_mode=True, latency=Latency(fixed_s=0.02), seed=args.seed, per_request_seed=True
+    )
     with SimServer(sim) as server:
         llm_env = dict(base_env, COLMEIA_LLM_BASE_URL=server.base_url, COLMEIA_LLM_MODEL="sim")
-        _run("2. The model check (simulated OpenAI-compatible model)", ["llm", "check"], llm_env)
-        out = home / "moderation"
-        out.mkdir(exist_ok=True)
-        results = out / "results.jsonl"
-        results.unlink(missing_ok=True)
-        items = data / "moderation" / "sample_items.json"
-        _run(
+        demo.run(
+            "2. The model check (simulated OpenAI-compatible model)", ["llm", "check"], llm_env
+        )
+        demo.run(
             "3. Moderate 200 customer answers (five agents, audited, resumable)",
             ["moderate", "run", str(items), "--out", str(results), "--concurrency", "32"],
             llm_env,
         )
-        _run(
+        demo.run(
             "   the evaluation report (HTML + PNG plots)",
             [
                 "moderate",
@@ -117,20 +174,39 @@ def main() -> None:
     # tool the way a real one would makes the trace worth reading.
     with SimServer(SimulatedModel(responder=_calculator_agent)) as server:
         agent_env = dict(base_env, COLMEIA_LLM_BASE_URL=server.base_url, COLMEIA_LLM_MODEL="sim")
-        question = "Quanto é 17% de 2340?"
-        _run(
+        demo.run(
             "4. A ReAct agent with the calculator (scripted simulated model)",
-            ["agent", "run", "--paradigm", "react", question, "--tools", "calculator"],
+            [
+                "agent",
+                "run",
+                "--paradigm",
+                "react",
+                "Quanto é 17% de 2340?",
+                "--tools",
+                "calculator",
+            ],
             agent_env,
         )
-    console.print(Rule("done"))
-    console.print(f"Store: {home / 'colmeia.db'}")
-    console.print(f"Moderation results: {results}")
-    console.print(f"Moderation report: {out / 'report' / 'report.html'}")
+
+    console.print(Rule("done: where everything is"))
+    rows = [
+        ("sample data read", data),
+        ("store (collections leis, teses)", home / "colmeia.db"),
+        ("moderation results", results),
+        ("moderation report", out / "report" / "report.html"),
+        ("report plots and summary", out / "report"),
+    ]
+    for label, path in rows:
+        console.print(f"  {label:<34} {path}", highlight=False, soft_wrap=True)
     console.print(
-        "Model answers came from the simulated model (schema-valid but random; scripted for "
-        "the agent). Point "
-        "COLMEIA_LLM_BASE_URL/COLMEIA_LLM_MODEL at a real server to get real ones."
+        "[yellow]simulated model:[/] these steps used colmeia's simulated model, so their model "
+        f"text is placeholder (random but schema-valid, seed {args.seed}; scripted for the "
+        f"agent): {'; '.join(demo.simulated_steps)}.",
+        highlight=False,
+    )
+    console.print(
+        "Search and ask above used no model. For real answers set COLMEIA_LLM_BASE_URL and "
+        "COLMEIA_LLM_MODEL to an OpenAI-compatible server (see README.md)."
     )
 
 

@@ -19,6 +19,7 @@ that did not answer, output that stayed invalid, a limit that was reached)::
         │   └── ModelOutputError        output stayed invalid after every repair attempt
         ├── ToolError             a tool failed or was called with invalid arguments
         ├── StoreError            the database could not be read or written
+        │   └── MissingStoreError       a command that only reads found no store there
         └── LimitReachedError     a hard cap (steps, rewrites, budget) was reached
 
 Messages say what happened and what to do about it.
@@ -37,6 +38,7 @@ __all__ = [
     "DocumentError",
     "InputError",
     "LimitReachedError",
+    "MissingStoreError",
     "ModelError",
     "ModelHTTPError",
     "ModelOutputError",
@@ -140,6 +142,10 @@ class ToolError(RunError):
 
 class StoreError(RunError):
     """The database could not be read or written."""
+
+
+class MissingStoreError(StoreError):
+    """There is no store (or no colmeia store) where a command that only reads looked."""
 
 
 class LimitReachedError(RunError):

@@ -70,7 +70,7 @@ def test_nothing_is_drawn_before_a_configuration_error(colmeia_cli, tmp_path: Pa
     (tmp_path / "a.txt").write_text("Art. 1º Texto.", encoding="utf-8")
     code, out, err = colmeia_cli("ingest", str(tmp_path / "a.txt"), "-c", "x", "--chunker", "nope")
     assert code == 2
-    assert err.strip().startswith("error: unknown chunker 'nope'")
+    assert err.strip().startswith("configuration error: unknown chunker 'nope'")
     assert "ingest:" not in err + out
 
 

@@ -84,7 +84,7 @@ def test_collections_and_delete(run, tmp_path: Path) -> None:  # type: ignore[no
     _, out, _ = run("search", "consentimento do titular", "-c", "leis", "--json")
     assert all(not h["doc_id"].endswith("dados.txt") for h in json.loads(out)["hits"])
 
-    code, out, _ = run("delete", "--collection", "leis")
+    code, out, _ = run("delete", "--collection", "leis", "--yes")
     assert code == 0
     _, out, _ = run("collections", "--json")
     assert json.loads(out) == []

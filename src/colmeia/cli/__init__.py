@@ -11,9 +11,13 @@ import logging
 from typing import Any
 
 import typer
+from typer._click import Context
+from typer._click.exceptions import ClickException, UsageError
 from typer.core import TyperGroup
 
 from colmeia import __version__
+from colmeia.cli.plumbing import fail, report_unexpected, suggest, tidy_command
+from colmeia.errors import ColmeiaError
 
 __all__ = ["app", "main"]
 
@@ -39,6 +43,11 @@ _LAZY: dict[str, tuple[str, bool]] = {
 
 
 def _load(name: str) -> Any:
+    found = _load_command(name)
+    return tidy_command(found) if found is not None else None
+
+
+def _load_command(name: str) -> Any:
     module, is_group = _LAZY[name]
     sub: typer.Typer = importlib.import_module(module).app
     command = typer.main.get_command(sub)
@@ -69,6 +78,25 @@ class _LazyGroup(TyperGroup):
                 self.add_command(found, cmd_name)
         return found
 
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except UsageError as exc:
+            raise suggest(exc) from None
+
+    def invoke(self, ctx: Context) -> Any:
+        # The one place where errors become messages: see cli/plumbing.py.
+        try:
+            return super().invoke(ctx)
+        except UsageError as exc:
+            raise suggest(exc) from None
+        except (typer.Exit, typer.Abort, ClickException):
+            raise
+        except ColmeiaError as exc:
+            raise fail(exc) from None
+        except (Exception, KeyboardInterrupt) as exc:
+            raise report_unexpected(exc, verbose=bool(ctx.params.get("verbose"))) from None
+
 
 app = typer.Typer(
     name="colmeia",
@@ -77,6 +105,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,
 )
 
 
@@ -91,11 +120,17 @@ def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
     ),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details."),
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="Log what colmeia does (COLMEIA_LOG_LEVEL=INFO)."
+    ),
 ) -> None:
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
+    from colmeia.config import get_settings
+
+    # Only colmeia's own loggers get chattier: libraries stay at WARNING (faiss announces
+    # which CPU build it loads at INFO, which nobody asked for).
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("colmeia").setLevel(
+        logging.INFO if verbose else getattr(logging, get_settings().log_level)
     )
 
 

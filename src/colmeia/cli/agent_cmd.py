@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from colmeia.cli.plumbing import say_if_simulated
 from colmeia.config import get_settings
 from colmeia.errors import ConfigurationError
 
@@ -194,6 +195,7 @@ def run(
         raise typer.Exit(2) from None
     if as_json:
         sys.stdout.write(orjson.dumps(trace.to_dict()).decode() + "\n")
+        say_if_simulated(trace.usage)
         return
     style = "green" if trace.status.value == "finished" else "yellow"
     console.rule(
@@ -208,3 +210,4 @@ def run(
         f"[dim]{len(trace.steps)} steps · {usage.calls} model calls · "
         f"{usage.prompt_tokens}+{usage.completion_tokens} tokens · {trace.elapsed_s:.1f}s[/]"
     )
+    say_if_simulated(usage, console)

@@ -3,7 +3,6 @@ supports."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import sys
@@ -17,11 +16,13 @@ from pydantic import BaseModel, Field
 from rich.console import Console
 from rich.table import Table
 
+from colmeia.cli.plumbing import command_usage, run_and_close, say_if_simulated
 from colmeia.config import get_settings
 from colmeia.errors import ColmeiaError, ConfigurationError, ModelError
 from colmeia.llm import Message, OpenAIChatModel, ToolSpec
 from colmeia.llm.gguf import PACKAGED, resolve_gguf
 from colmeia.llm.local_server import start_local_server
+from colmeia.llm.notice import NO_MODEL_HINT
 
 app = typer.Typer(
     help="The language model: serve one locally, check it is reachable and what it supports."
@@ -97,15 +98,11 @@ def check(
     timeout: float = typer.Option(15.0, help="Seconds to wait for each check."),
 ) -> None:
     """Reach the configured model; report tool-call and JSON Schema support and latency."""
+    used = command_usage()
     settings = get_settings().llm
     url = base_url or settings.base_url
     if not url:
-        err_console.print(
-            "[red]No model configured.[/] Set COLMEIA_LLM_BASE_URL (e.g. http://127.0.0.1:11434/v1 "
-            "for Ollama, https://api.openai.com/v1 for OpenAI) and COLMEIA_LLM_MODEL, or start the "
-            "simulated model with `colmeia sim serve --port 8000` and point "
-            "COLMEIA_LLM_BASE_URL at http://127.0.0.1:8000/v1."
-        )
+        err_console.print(f"[red]error:[/] {NO_MODEL_HINT}", highlight=False)
         raise typer.Exit(2)
     try:
         chat_model = OpenAIChatModel.from_settings(
@@ -120,7 +117,7 @@ def check(
             max_rate_limit_retries=1,
             max_repairs=1,
         )
-        checks = asyncio.run(_run_checks(chat_model))
+        checks = run_and_close(_run_checks(chat_model), chat_model)
     except ConfigurationError as exc:
         err_console.print(f"[red]Configuration error:[/] {exc}")
         raise typer.Exit(2) from None
@@ -140,6 +137,7 @@ def check(
         mark = "[green]yes[/]" if c.ok else "[yellow]no[/]"
         table.add_row(c.name, mark, c.detail, f"{c.seconds * 1000:.0f} ms")
     console.print(table)
+    say_if_simulated(used, console)
     failed = [c.name for c in checks if not c.ok]
     if failed:
         err_console.print(f"[red]failed:[/] {', '.join(failed)}", highlight=False)

@@ -17,6 +17,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from colmeia.cli.plumbing import command_usage, say_if_simulated
 from colmeia.config import LLMSettings
 from colmeia.errors import ColmeiaError
 
@@ -49,7 +50,7 @@ def _counts(p: BatchProgress) -> str:
 def run(
     inputs: list[Path] = typer.Argument(..., help="JSON/JSONL files or folders of them."),
     out: Path = typer.Option(..., "--out", "-o", help="Results file (JSONL, one line per record)."),
-    concurrency: int = typer.Option(16, "--concurrency", "-c", min=1, help="Items in flight."),
+    concurrency: int = typer.Option(16, "--concurrency", "-j", min=1, help="Items in flight."),
     resume: bool = typer.Option(False, "--resume", help="Continue: skip records already in --out."),
     retry_errors: bool = typer.Option(
         False, "--retry-errors", help="Like --resume, but redo records whose result is ERROR."
@@ -71,6 +72,7 @@ def run(
     from colmeia.apps.moderation.batch import moderate_files
     from colmeia.apps.moderation.roles import load_config
 
+    used = command_usage()
     try:
         cfg = load_config(config, threshold=threshold, max_rewrites=max_rewrites)
         llm = LLMSettings()
@@ -114,6 +116,7 @@ def run(
         f"in {summary.wall_s:.1f}s → {summary.out}"
     )
     console.print("  ".join(f"[{_STYLE[o]}]{o}[/] {n}" for o, n in summary.counts.items()))
+    say_if_simulated(used, console)
     if summary.missing:
         err_console.print(
             f"[red]{len(summary.missing)} records have no result line[/] (first: "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import sys
 from collections.abc import Iterator
@@ -15,13 +14,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from colmeia.cli.plumbing import command_usage, fail, run_and_close, say_if_simulated
 from colmeia.cli.progress import Progress
 from colmeia.config import Settings, get_settings
-from colmeia.errors import ColmeiaError
-from colmeia.store import Store, open_store
+from colmeia.errors import ColmeiaError, MissingStoreError
+from colmeia.store import OpenMode, Store, open_store
 
 if TYPE_CHECKING:
-    from colmeia.rag.generate import CitedAnswer
     from colmeia.rag.retrieve import Filters, Hit, Retriever
 
 app = typer.Typer(help="Ingest documents, search them and answer with citations.")
@@ -37,25 +36,28 @@ _STORE = typer.Option(
 _COLLECTION = typer.Option(..., "--collection", "-c", help="Collection name.")
 
 
-def _fail(exc: ColmeiaError) -> typer.Exit:
-    err_console.print(f"[red]error:[/red] {exc}")
-    return typer.Exit(2)
+_TOP = typer.Option(10, "-k", "--top", min=1, help="How many passages.")
 
 
-@contextmanager
-def _opened(store_url: str | None) -> Iterator[tuple[Store, Settings]]:
+def _open(store_url: str | None, mode: OpenMode) -> tuple[Store, Settings]:
     settings = get_settings()
     url = store_url or settings.store_url()
     if "://" not in url:
         url = f"sqlite:///{url}"
+    return open_store(url, cache_dir=settings.home, mode=mode), settings
+
+
+@contextmanager
+def _opened(store_url: str | None, mode: OpenMode) -> Iterator[tuple[Store, Settings]]:
+    """The store, opened to create, change or only read it (read never creates anything)."""
     try:
-        store = open_store(url, cache_dir=settings.home)
+        store, settings = _open(store_url, mode)
     except ColmeiaError as exc:
-        raise _fail(exc) from exc
+        raise fail(exc) from None
     try:
         yield store, settings
     except ColmeiaError as exc:
-        raise _fail(exc) from exc
+        raise fail(exc) from None
     finally:
         store.close()
 
@@ -126,7 +128,7 @@ def ingest(
             date_column,
         )
     with (
-        _opened(store_url) as (store, settings),
+        _opened(store_url, "create") as (store, settings),
         Progress(
             "ingest",
             unit="files",
@@ -194,11 +196,11 @@ def search(
     collection: list[str] = typer.Option(
         [], "--collection", "-c", help="Collection(s) to search (repeatable)."
     ),
-    k: int = typer.Option(10, "-k", help="How many passages."),
+    k: int = _TOP,
     queries: Path | None = typer.Option(
         None, "--queries", help="CSV with columns ID,TEXT: one JSON line per query."
     ),
-    per_document: int = typer.Option(5, help="At most this many passages per document."),
+    per_document: int = typer.Option(5, min=1, help="At most this many passages per document."),
     doc_type: str | None = typer.Option(None, help="Only documents of this type."),
     year: int | None = typer.Option(None, help="Only documents of this year."),
     store_url: str | None = _STORE,
@@ -208,10 +210,13 @@ def search(
     if (query is None) == (queries is None):
         err_console.print("[red]error:[/red] give a query or --queries FILE.csv (one of them)")
         raise typer.Exit(2)
-    with _opened(store_url) as (store, settings):
+    with _opened(store_url, "read") as (store, settings):
         names = collection or [c.name for c in store.collections()]
         if not names:
-            err_console.print("[red]error:[/red] the store has no collections; ingest first")
+            err_console.print(
+                "[red]error:[/red] the store has no collections yet: "
+                "`colmeia ingest PATH --collection NAME` first"
+            )
             raise typer.Exit(2)
         retriever = _retriever(store, settings, names)
         filters = _filters(doc_type, year)
@@ -257,15 +262,21 @@ def _read_queries(path: Path) -> list[tuple[str, str]]:
 def ask(
     question: str = typer.Argument(..., help="A question in natural language."),
     collection: list[str] = typer.Option([], "--collection", "-c", help="Collection(s)."),
-    k: int = typer.Option(8, "-k", help="Passages given to the model."),
+    k: int = typer.Option(8, "-k", "--top", min=1, help="Passages given to the model."),
     store_url: str | None = _STORE,
     as_json: bool = typer.Option(False, "--json", help="JSON output."),
 ) -> None:
     """Answer with citations to passages (extractive answer when no model is configured)."""
     from colmeia.rag.generate import answer_question
 
-    with _opened(store_url) as (store, settings):
+    with _opened(store_url, "read") as (store, settings):
         names = collection or [c.name for c in store.collections()]
+        if not names:
+            err_console.print(
+                "[red]error:[/red] the store has no collections yet: "
+                "`colmeia ingest PATH --collection NAME` first"
+            )
+            raise typer.Exit(2)
         retriever = _retriever(store, settings, names)
         hits = retriever.search(question, k)
         model = None
@@ -274,19 +285,20 @@ def ask(
 
             model = OpenAIChatModel.from_settings(settings.llm)
 
-        async def run() -> CitedAnswer:
-            try:
-                return await answer_question(question, hits, model)
-            finally:
-                if model is not None:
-                    await model.aclose()
-
-        result = asyncio.run(run())
+        used = command_usage()
+        result = run_and_close(answer_question(question, hits, model), model)
     if as_json:
-        sys.stdout.write(orjson.dumps(result.as_dict()).decode() + "\n")
+        out = result.as_dict()
+        out["simulated"] = used.simulated > 0
+        sys.stdout.write(orjson.dumps(out).decode() + "\n")
+        say_if_simulated(used)
         return
+    say_if_simulated(used, console)
     if result.extractive:
-        console.print("[dim](no language model configured: showing the best passages)[/dim]")
+        console.print(
+            "[dim](no language model configured (COLMEIA_LLM_BASE_URL): "
+            "showing the best passages)[/dim]"
+        )
     console.print(result.answer, highlight=False)
     if result.citations and not result.extractive:
         console.print("\n[bold]Fontes[/bold]")
@@ -303,8 +315,21 @@ def collections(
     as_json: bool = typer.Option(False, "--json", help="JSON output."),
 ) -> None:
     """List the collections with their document and chunk counts."""
-    with _opened(store_url) as (store, _):
-        infos = store.collections()
+    try:
+        store, _ = _open(store_url, "read")
+    except MissingStoreError:
+        infos = []  # nothing ingested yet: an empty list, and no store is created to show it
+    except ColmeiaError as exc:
+        raise fail(exc) from None
+    else:
+        try:
+            infos = store.collections()
+        except ColmeiaError as exc:
+            raise fail(exc) from None
+        finally:
+            store.close()
+    if not infos and not as_json:
+        err_console.print("no collections yet: `colmeia ingest PATH --collection NAME` makes one")
     if as_json:
         rows = [
             {"name": c.name, "documents": c.documents, "chunks": c.chunks, "embedder": c.embedder}
@@ -325,20 +350,45 @@ def delete(
     paths: list[Path] = typer.Argument(None, help="Delete the documents from these files."),
     collection: str = _COLLECTION,
     doc_id: list[str] = typer.Option([], "--doc-id", help="Delete this document id."),
+    yes: bool = typer.Option(
+        False, "--yes", "-y", help="Delete a whole collection without asking first."
+    ),
     store_url: str | None = _STORE,
 ) -> None:
-    """Delete documents (by file or id) or, with neither, the whole collection."""
+    """Delete documents (by file or id) or, with neither, the whole collection (asks first)."""
     from colmeia.rag.pipeline import delete_documents
 
-    with _opened(store_url) as (store, _):
+    with _opened(store_url, "write") as (store, _):
         if not paths and not doc_id:
-            if not store.delete_collection(collection):
-                err_console.print(f"[red]error:[/red] no collection named {collection!r}")
+            info = store.collection(collection)
+            if info is None:
+                err_console.print(
+                    f"[red]error:[/red] no collection named {collection!r}; "
+                    "see `colmeia collections`"
+                )
                 raise typer.Exit(2)
+            question = (
+                f"Delete collection {collection!r} with {info.documents} documents and "
+                f"{info.chunks} passages?"
+            )
+            if not yes and not _confirm(question):
+                err_console.print(
+                    f"collection {collection} kept (pass --yes to skip this question)"
+                )
+                raise typer.Exit(1)
+            store.delete_collection(collection)
             console.print(f"collection {collection} deleted")
             return
         n = delete_documents(store, collection, doc_ids=doc_id, paths=paths or [])
     console.print(f"{n} document(s) deleted from {collection}")
+
+
+def _confirm(question: str) -> bool:
+    try:
+        return typer.confirm(question, default=False, err=True)
+    except typer.Abort:  # end of input: no answer is no
+        err_console.print("")
+        return False
 
 
 @eval_app.command("retrieval")
@@ -346,8 +396,8 @@ def eval_retrieval(
     collection: str = _COLLECTION,
     queries: Path = typer.Option(..., "--queries", help="CSV with ID,TEXT."),
     qrels: Path = typer.Option(..., "--qrels", help="CSV with QUERY_ID,DOC_ID,SCORE."),
-    k: int = typer.Option(10, "-k", help="Cut-off for nDCG and not-found."),
-    depth: int = typer.Option(100, help="Documents retrieved per query (Recall@depth)."),
+    k: int = typer.Option(10, "-k", "--top", min=1, help="Cut-off for nDCG and not-found."),
+    depth: int = typer.Option(100, min=1, help="Documents retrieved per query (Recall@depth)."),
     store_url: str | None = _STORE,
     as_json: bool = typer.Option(False, "--json", help="JSON output."),
 ) -> None:
@@ -355,8 +405,9 @@ def eval_retrieval(
     from colmeia.eval.retrieval import evaluate_run
 
     judged = _read_qrels(qrels)
-    with _opened(store_url) as (store, settings):
+    with _opened(store_url, "read") as (store, settings):
         retriever = _retriever(store, settings, [collection])
+        _warn_unjudged(judged, set(store.document_hashes(collection)), collection, qrels)
         run: dict[str, list[str]] = {}
         items = _read_queries(queries)
         with Progress("eval", unit="queries", console=err_console, disable=as_json) as bar:
@@ -379,6 +430,32 @@ def eval_retrieval(
         if key != "queries":
             table.add_row(key, "-" if value is None else str(value))
     console.print(table)
+
+
+def _warn_unjudged(
+    judged: dict[str, dict[str, int]], present: set[str], collection: str, qrels: Path
+) -> None:
+    """Say so when judged documents are missing: every score would be 0 for no fault of search."""
+    ids = {doc for docs in judged.values() for doc, grade in docs.items() if grade > 0}
+    if not ids:
+        return
+    missing = ids - present
+    if missing == ids:
+        sample = ", ".join(repr(d) for d in sorted(missing)[:3])
+        have = ", ".join(repr(d) for d in sorted(present)[:3]) or "none"
+        err_console.print(
+            f"[yellow]warning:[/yellow] none of the {len(ids)} relevant document ids in {qrels} "
+            f"is in collection {collection!r} (qrels: {sample}…; collection: {have}…), so every "
+            "score below is 0; ingest the judged documents, or check that their id column "
+            "matches the qrels",
+            highlight=False,
+        )
+    elif missing:
+        err_console.print(
+            f"[yellow]warning:[/yellow] {len(missing)} of {len(ids)} relevant document ids in "
+            f"{qrels} are not in collection {collection!r}; they count as not found",
+            highlight=False,
+        )
 
 
 def _read_qrels(path: Path) -> dict[str, dict[str, int]]:

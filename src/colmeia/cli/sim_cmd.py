@@ -22,24 +22,47 @@ def _group() -> None:
 @app.command()
 def serve(
     host: str = typer.Option("127.0.0.1", help="Loopback address to listen on."),
-    port: int = typer.Option(8765, help="Port to listen on (0 for any free port)."),
+    port: int = typer.Option(
+        8765, min=0, max=65535, help="Port to listen on (0 for any free port)."
+    ),
     schema: bool = typer.Option(
         True, "--schema/--no-schema", help="Answer with data valid for the requested schema."
     ),
-    latency_ms: float = typer.Option(0.0, help="Fixed delay per request, in milliseconds."),
-    per_token_ms: float = typer.Option(0.0, help="Extra delay per completion token, in ms."),
-    capacity: int | None = typer.Option(None, help="Requests worked on at once (others queue)."),
-    fault_500: float = typer.Option(0.0, help="Share of requests answered with HTTP 500."),
-    fault_429: float = typer.Option(0.0, help="Share of requests answered with HTTP 429."),
-    fault_prose: float = typer.Option(0.0, help="Share answered in prose instead of JSON/tool."),
-    fault_truncated: float = typer.Option(0.0, help="Share with JSON cut short."),
-    fault_stall: float = typer.Option(0.0, help="Share that hang before answering."),
-    fault_think: float = typer.Option(0.0, help="Share with a <think> block before the answer."),
-    fault_tool_text: float = typer.Option(0.0, help="Share with tool calls written as text."),
-    stall_s: float = typer.Option(30.0, help="How long a stalled request hangs, in seconds."),
-    retry_after_ms: float = typer.Option(50.0, help="Retry-After sent with 429s, in ms."),
+    latency_ms: float = typer.Option(0.0, min=0, help="Fixed delay per request, in milliseconds."),
+    per_token_ms: float = typer.Option(0.0, min=0, help="Extra delay per completion token, in ms."),
+    capacity: int | None = typer.Option(
+        None, min=1, help="Requests worked on at once (others queue)."
+    ),
+    fault_500: float = typer.Option(
+        0.0, min=0, max=1, help="Share of requests answered with HTTP 500."
+    ),
+    fault_429: float = typer.Option(
+        0.0, min=0, max=1, help="Share of requests answered with HTTP 429."
+    ),
+    fault_prose: float = typer.Option(
+        0.0, min=0, max=1, help="Share answered in prose instead of JSON/tool."
+    ),
+    fault_truncated: float = typer.Option(0.0, min=0, max=1, help="Share with JSON cut short."),
+    fault_stall: float = typer.Option(0.0, min=0, max=1, help="Share that hang before answering."),
+    fault_think: float = typer.Option(
+        0.0, min=0, max=1, help="Share with a <think> block before the answer."
+    ),
+    fault_tool_text: float = typer.Option(
+        0.0, min=0, max=1, help="Share with tool calls written as text."
+    ),
+    stall_s: float = typer.Option(
+        30.0, min=0, help="How long a stalled request hangs, in seconds."
+    ),
+    retry_after_ms: float = typer.Option(50.0, min=0, help="Retry-After sent with 429s, in ms."),
     seed: int = typer.Option(0, help="Seed for fault draws and generated data."),
-    embedding_dim: int = typer.Option(256, help="Length of /v1/embeddings vectors."),
+    per_request_seed: bool = typer.Option(
+        False,
+        "--per-request-seed",
+        help="Same request, same answer, whatever the arrival order (reproducible batches).",
+    ),
+    embedding_dim: int = typer.Option(
+        256, min=1, max=65536, help="Length of /v1/embeddings vectors."
+    ),
 ) -> None:
     """Serve the simulated model on HOST:PORT until Ctrl-C."""
     try:
@@ -58,6 +81,7 @@ def serve(
             ),
             latency=Latency(fixed_s=latency_ms / 1000, per_token_s=per_token_ms / 1000),
             seed=seed,
+            per_request_seed=per_request_seed,
             capacity=capacity,
             embedding_dim=embedding_dim,
         )
@@ -72,5 +96,5 @@ def serve(
 
         serve_forever(sim, host=host, port=port, on_ready=ready)
     except ConfigurationError as exc:
-        err_console.print(f"[red]error:[/] {exc}", highlight=False)
+        err_console.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None

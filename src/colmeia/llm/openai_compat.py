@@ -54,6 +54,7 @@ from colmeia.llm.base import (
     Usage,
     current_tracker,
 )
+from colmeia.llm.notice import NO_MODEL_HINT
 from colmeia.llm.prompts import render_prompt
 from colmeia.llm.providers import ProviderPreset, StructuredMode, preset_for
 from colmeia.llm.retry import RETRYABLE_STATUS, backoff_delay, retry_after_seconds
@@ -171,11 +172,7 @@ class OpenAIChatModel:
         price_output_per_mtok: float = 0.0,
     ) -> None:
         if not base_url:
-            raise ConfigurationError(
-                "No model server configured: set COLMEIA_LLM_BASE_URL (e.g. "
-                "http://127.0.0.1:11434/v1 for Ollama) and COLMEIA_LLM_MODEL, or start the "
-                "simulated one with `colmeia sim serve --port 8000`."
-            )
+            raise ConfigurationError(NO_MODEL_HINT)
         if not base_url.startswith(("http://", "https://")):
             raise ConfigurationError(
                 f"COLMEIA_LLM_BASE_URL must start with http:// or https://, got {base_url!r}."

@@ -377,6 +377,9 @@ class SimulatedModel:
         faults: probabilities of injected faults.
         latency: delay per request (non-blocking).
         seed: makes fault draws and generated data reproducible (in arrival order).
+        per_request_seed: generated data depends only on the seed and the request body, not
+            on when the request arrived, so runs with concurrent requests (a batch, a demo)
+            give the same answers every time; faults are still drawn in arrival order.
         capacity: at most this many requests are worked on at once; others queue.
         embedding_dim: length of ``/embeddings`` vectors.
         keep_requests: how many recent requests ``requests`` keeps.
@@ -394,6 +397,7 @@ class SimulatedModel:
         embedding_dim: int = 256,
         keep_requests: int = 10_000,
         model_name: str = "sim",
+        per_request_seed: bool = False,
     ) -> None:
         if capacity is not None and capacity < 1:
             raise ConfigurationError(f"capacity must be at least 1 (got {capacity})")
@@ -406,6 +410,7 @@ class SimulatedModel:
         self._thresholds = _cumulative(self._faults.rates())
         self.latency = latency or Latency()
         self.seed = seed
+        self.per_request_seed = per_request_seed
         self.capacity = capacity
         self.embedding_dim = embedding_dim
         self.keep_requests = keep_requests
@@ -472,6 +477,8 @@ class SimulatedModel:
         req = self._record(body)
         draw = self._rng.random()
         rng = random.Random(self._rng.getrandbits(64))
+        if self.per_request_seed:
+            rng = random.Random(_body_seed(self.seed, body))
         fault = _pick(self._thresholds, draw)
         self._in_flight += 1
         self._counts["max_in_flight"] = max(self._counts["max_in_flight"], self._in_flight)
@@ -884,6 +891,13 @@ def _forced_name(choice: Any) -> str | None:
         if choice.get("name"):
             return str(choice["name"])
     return None
+
+
+def _body_seed(seed: int, body: dict[str, Any]) -> int:
+    """A seed from ``seed`` and the request body alone (key order does not matter)."""
+    digest = hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS, default=str))
+    digest.update(seed.to_bytes(8, "little", signed=True))
+    return int.from_bytes(digest.digest()[:8], "little")
 
 
 def _generated_call(tool: dict[str, Any], rng: random.Random) -> dict[str, Any]:

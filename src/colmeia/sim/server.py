@@ -221,7 +221,8 @@ class SimServer:
     :meth:`stop`::
 
         with SimServer(SimulatedModel(script=["Olá!"])) as srv:
-            client = openai.OpenAI(base_url=srv.base_url, api_key="x")
+            async with OpenAIChatModel(base_url=srv.base_url, model="sim") as model:
+                reply = await model.chat([Message.user("Oi")])
     """
 
     def __init__(self, sim: SimulatedModel, host: str = "127.0.0.1", port: int = 0) -> None:

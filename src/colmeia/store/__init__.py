@@ -9,21 +9,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from colmeia.errors import ConfigurationError
-from colmeia.store.base import CollectionInfo, Store, StoredChunk, StoredDocument
+from colmeia.store.base import CollectionInfo, OpenMode, Store, StoredChunk, StoredDocument
 
-__all__ = ["CollectionInfo", "Store", "StoredChunk", "StoredDocument", "open_store"]
+__all__ = ["CollectionInfo", "OpenMode", "Store", "StoredChunk", "StoredDocument", "open_store"]
 
 
-def open_store(url: str, *, cache_dir: Path | None = None) -> Store:
-    """Open (creating if needed) the store at ``url``.
+def open_store(url: str, *, cache_dir: Path | None = None, mode: OpenMode = "create") -> Store:
+    """Open the store at ``url``.
 
+    ``mode="create"`` creates the file, folder or schema when missing (ingestion);
+    ``"write"`` opens an existing store to change it (deletion); ``"read"`` opens an existing
+    store and refuses writes (search, listing, evaluation). With ``"write"`` and ``"read"``
+    nothing is ever created: a missing store raises :class:`~colmeia.errors.MissingStoreError`.
     ``cache_dir`` is where a PostgreSQL store caches derived indexes (default ``./.colmeia``);
     a SQLite store keeps them beside its file.
     """
+    if mode not in ("create", "write", "read"):
+        raise ConfigurationError(f"unknown store mode {mode!r}: use create, write or read")
     if url.startswith(("postgresql://", "postgres://")):
         from colmeia.store.postgres import PostgresStore
 
-        return PostgresStore(url, cache_dir=cache_dir)
+        return PostgresStore(url, cache_dir=cache_dir, mode=mode)
     if url.startswith("sqlite:///"):
         path = url[len("sqlite:///") :]
     elif url.startswith("sqlite://"):
@@ -41,4 +47,4 @@ def open_store(url: str, *, cache_dir: Path | None = None) -> Store:
         raise ConfigurationError("the store path is empty: set COLMEIA_STORE or --store")
     from colmeia.store.sqlite import SQLiteStore
 
-    return SQLiteStore(Path(path))
+    return SQLiteStore(Path(path), mode=mode)

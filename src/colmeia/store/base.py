@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = [
     "CollectionInfo",
+    "OpenMode",
     "Store",
     "StoredChunk",
     "StoredDocument",
@@ -58,6 +59,10 @@ class StoredChunk:
     source_path: str = ""
     doc_type: str = ""
     year: int | None = None
+
+
+OpenMode = Literal["create", "write", "read"]
+"""How a store is opened: ``create`` if missing, ``write`` an existing one, ``read`` only."""
 
 
 @dataclass(slots=True)

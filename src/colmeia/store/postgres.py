@@ -23,8 +23,9 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from colmeia.errors import StoreError
+from colmeia.errors import MissingStoreError, StoreError
 from colmeia.store.base import (
+    OpenMode,
     StoredChunk,
     StoredDocument,
     validate_collection_name,
@@ -60,10 +61,13 @@ class PostgresStore(SQLStore):
 
     placeholder = "%s"
 
-    def __init__(self, url: str, *, cache_dir: Path | None = None) -> None:
+    def __init__(
+        self, url: str, *, cache_dir: Path | None = None, mode: OpenMode = "create"
+    ) -> None:
         import psycopg
 
         self.url = url
+        self.mode = mode
         conninfo, self.schema = split_schema(url)
         self._cache_dir = cache_dir or Path(".colmeia")
         try:
@@ -76,7 +80,10 @@ class PostgresStore(SQLStore):
         self._lock = threading.RLock()
         self.has_unaccent = False
         self.has_pgvector = False
-        self._setup()
+        if mode == "create":
+            self._setup()
+        else:
+            self._attach()
 
     @property
     def index_dir(self) -> Path:
@@ -165,6 +172,45 @@ class PostgresStore(SQLStore):
                 self.has_pgvector = bool(row and row[0] == "vector")
         except psycopg.Error as exc:
             raise StoreError(f"cannot prepare the PostgreSQL schema {s}: {exc}") from exc
+
+    def _attach(self) -> None:
+        """Use an existing store's schema without creating anything (``write``/``read``)."""
+        import psycopg
+
+        s = self.schema
+        try:
+            with self._lock:
+                found = self._db.execute(
+                    "SELECT 1 FROM information_schema.tables"
+                    " WHERE table_schema = %s AND table_name = 'collections'",
+                    (s,),
+                ).fetchone()
+                if not found:
+                    self._db.close()
+                    raise MissingStoreError(
+                        f"there is no colmeia store in schema {s!r} of {split_schema(self.url)[0]}:"
+                        " nothing has been ingested there yet (`colmeia ingest PATH --collection"
+                        " NAME`), or COLMEIA_STORE / --store points elsewhere"
+                    )
+                if self.mode == "read":
+                    self._db.execute("SET default_transaction_read_only = on")
+                self._db.execute(f"SET search_path TO {s}, public")
+                # Full-text search uses the schema's colmeia_pt configuration when it was made.
+                self.has_unaccent = bool(
+                    self._db.execute(
+                        "SELECT 1 FROM pg_ts_config c JOIN pg_namespace n"
+                        " ON n.oid = c.cfgnamespace WHERE n.nspname = %s AND c.cfgname = 'colmeia_pt'",
+                        (s,),
+                    ).fetchone()
+                )
+                row = self._db.execute(
+                    "SELECT udt_name FROM information_schema.columns"
+                    " WHERE table_schema = %s AND table_name = 'chunks' AND column_name = 'vector'",
+                    (s,),
+                ).fetchone()
+                self.has_pgvector = bool(row and row[0] == "vector")
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot read the PostgreSQL schema {s}: {exc}") from exc
 
     def _text_config(self) -> str:
         """``portuguese`` with ``unaccent`` as a schema-local configuration, if possible."""

@@ -13,8 +13,9 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from colmeia.errors import StoreError
+from colmeia.errors import MissingStoreError, StoreError
 from colmeia.store.base import (
+    OpenMode,
     StoredChunk,
     StoredDocument,
     validate_collection_name,
@@ -71,18 +72,51 @@ CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(collection, doc_id, seq);
 
 
 class SQLiteStore(SQLStore):
-    """Documents and chunks in one SQLite file (WAL mode)."""
+    """Documents and chunks in one SQLite file (WAL mode).
 
-    def __init__(self, path: str | Path) -> None:
+    ``mode="create"`` makes the folder and file when missing; ``"write"`` and ``"read"`` open
+    only an existing store (``"read"`` also refuses every write), so a command that reads can
+    never leave an empty database or folder behind.
+    """
+
+    def __init__(self, path: str | Path, *, mode: OpenMode = "create") -> None:
         self.path = Path(path)
         self.url = f"sqlite:///{self.path}"
+        self.mode = mode
+        if mode != "create" and not self.path.is_file():
+            raise MissingStoreError(
+                f"there is no store at {self.path}: nothing has been ingested there yet "
+                "(`colmeia ingest PATH --collection NAME`), or COLMEIA_STORE / --store points "
+                "elsewhere"
+            )
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            if mode == "create":
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            else:
+                # mode=rw opens an existing file and never creates one.
+                self._db = sqlite3.connect(
+                    f"{self.path.resolve().as_uri()}?mode=rw",
+                    uri=True,
+                    check_same_thread=False,
+                    isolation_level=None,
+                )
+            if mode == "read":
+                self._db.execute("PRAGMA query_only=ON")
+            else:
+                self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
+            if mode == "create":
+                self._db.executescript(_SCHEMA)
+            elif not self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'collections'"
+            ).fetchone():
+                self._db.close()
+                raise MissingStoreError(
+                    f"{self.path} is not a colmeia store (it has no collections table); "
+                    "check COLMEIA_STORE / --store"
+                )
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(
                 f"cannot open the SQLite store at {self.path}: {exc}; "
