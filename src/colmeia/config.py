@@ -175,6 +175,17 @@ class Settings(SettingsSection):
         default="WARNING", description="How much colmeia logs (-v is INFO)."
     )
 
+    def __init__(self, **values: Any) -> None:
+        # A section given as an object (Settings(llm=LLMSettings(...))) is used as is; the
+        # others are read from the environment when first used.
+        given = {k: values.pop(k) for k in _SECTIONS if k in values}
+        super().__init__(**values)
+        for name, section in given.items():
+            expected = _SECTIONS[name]
+            if not isinstance(section, expected):
+                section = expected(**dict(section))
+            self.__dict__[name] = section
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper(cls, v: object) -> object:
@@ -209,10 +220,18 @@ class Settings(SettingsSection):
         return self.store
 
 
+_SECTIONS: dict[str, type[SettingsSection]] = {
+    "llm": LLMSettings,
+    "embeddings": EmbeddingsSettings,
+    "rerank": RerankSettings,
+    "search": SearchSettings,
+}
+
+
 def get_settings(**overrides: object) -> Settings:
     """Read settings fresh from the environment and ``.env`` (overrides win).
 
     Raises:
         ConfigurationError: a ``COLMEIA_*`` value is invalid (the message names it).
     """
-    return Settings(**overrides)  # type: ignore[arg-type]
+    return Settings(**overrides)

@@ -23,7 +23,7 @@ from colmeia.cli.plumbing import report_unexpected
 from shared_data import DATA_DIR
 
 BAD_LLM_VALUES = [
-    ("COLMEIA_LLM_PROVIDER", "foo", "'openai', 'azure', 'ollama', 'vllm' or 'generic'"),
+    ("COLMEIA_LLM_PROVIDER", "foo", "Input should be 'openai', 'azure'"),
     ("COLMEIA_LLM_MAX_RETRIES", "abc", "valid integer"),
     ("COLMEIA_LLM_DEADLINE", "-5", "greater than 0"),
     ("COLMEIA_LLM_MAX_CONCURRENCY", "0", "greater than or equal to 1"),
@@ -107,6 +107,19 @@ def test_every_command_that_needs_the_model_names_the_bad_setting(
     assert f"{var}={value!r}: " in err and expected in err
     assert "moderating" not in out + err  # no progress bar was drawn first
     assert not (tmp_path / "results.jsonl").exists()
+
+
+def test_sections_are_read_when_used_and_can_be_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    from colmeia.config import LLMSettings, Settings, get_settings
+    from colmeia.errors import ConfigurationError
+
+    monkeypatch.setenv("COLMEIA_LLM_MAX_RETRIES", "abc")
+    settings = get_settings()  # nothing about the model is read yet
+    assert settings.store_url().endswith("colmeia.db")
+    with pytest.raises(ConfigurationError, match="COLMEIA_LLM_MAX_RETRIES='abc'"):
+        _ = settings.llm
+    given = Settings(llm=LLMSettings(base_url="http://127.0.0.1:1/v1", max_retries=2))
+    assert given.llm.max_retries == 2  # used as given, the environment is not consulted
 
 
 def test_a_bad_embeddings_setting_stops_search_which_uses_it(

@@ -48,7 +48,7 @@ def _open(store_url: str | None, mode: OpenMode) -> tuple[Store, Settings]:
 
 
 @contextmanager
-def _opened(store_url: str | None, mode: OpenMode) -> Iterator[tuple[Store, Settings]]:
+def _opened(store_url: str | None, mode: OpenMode = "create") -> Iterator[tuple[Store, Settings]]:
     """The store, opened to create, change or only read it (read never creates anything)."""
     try:
         store, settings = _open(store_url, mode)
