@@ -186,7 +186,7 @@ async def test_a_tool_that_keeps_failing_ends_with_tool_failures(
         "Status do pedido?"
     )
     assert trace.status is RunStatus.TOOL_FAILURES
-    assert "'lookup_order' failed 2 times in a row" in (trace.error or "")
+    assert "2 tool calls failed in a row (tool 'lookup_order')" in (trace.error or "")
     assert "database is down" in (trace.error or "")
     assert trace.answer == "Não consegui consultar o pedido."
 

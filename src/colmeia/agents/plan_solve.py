@@ -6,10 +6,16 @@ run ended without an answer) or its result says the plan is wrong (an answer sta
 ``REPLAN:``), the planner is asked for a new plan of the remaining work, at most
 ``max_replans`` times. With ``hierarchical=True`` a step may list sub-steps, carried out in
 order as steps of their own. A final call turns the step results into the answer.
+
+A run always ends with the best answer it has: when a limit, the deadline or a failed step
+stops it, the answer is written from the step results so far (or, without time for that call,
+is the last result). A planner that cannot produce a valid plan (small models) gets a
+one-step plan — the task itself — instead of ending the run.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Iterable, Sequence
@@ -20,7 +26,7 @@ from pydantic import BaseModel, Field
 from colmeia.agents.react import ReActAgent, ToolMode
 from colmeia.agents.running import run_blocking, run_bounded
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
-from colmeia.errors import ConfigurationError, ModelError
+from colmeia.errors import ConfigurationError, ModelError, ModelOutputError
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
 from colmeia.tools.registry import Tool, ToolRegistry
@@ -78,6 +84,17 @@ class _Failure:
     status: RunStatus
 
 
+def _last_result(results: Sequence[StepResult], trace: Trace) -> str:
+    """The best answer without a model call: the last step result, else the last thing a
+    step's executor answered or observed."""
+    if results:
+        return results[-1].result
+    for step in reversed(trace.steps):
+        if step.ok and step.kind in ("answer", "tool") and step.observation.strip():
+            return step.observation.strip()
+    return ""
+
+
 class _Stop(Exception):
     def __init__(self, status: RunStatus, reason: str, error: str) -> None:
         super().__init__(error)
@@ -115,6 +132,7 @@ class PlanAndSolveAgent:
         tool_mode: ToolMode = "auto",
         deadline: float = 600.0,
         instructions: str = "",
+        max_tokens: int | None = 800,
     ) -> None:
         if max_steps < 1 or max_replans < 0 or max_steps_per_step < 1:
             raise ConfigurationError("max_steps and max_steps_per_step ≥ 1, max_replans ≥ 0")
@@ -129,6 +147,7 @@ class PlanAndSolveAgent:
         self.tool_mode: ToolMode = tool_mode
         self.deadline = deadline
         self.instructions = instructions
+        self.max_tokens = max_tokens
 
     async def run(
         self, task: str, *, on_step: StepCallback | None = None, max_steps: int | None = None
@@ -136,14 +155,22 @@ class PlanAndSolveAgent:
         """Plan and solve ``task``; always returns a :class:`Trace`."""
         trace = Trace(paradigm=self.paradigm, task=task, on_step=on_step)
         budget = max_steps or self.max_steps
+        results: list[StepResult] = []
+        started = time.perf_counter()
 
         async def solve() -> None:
             try:
-                await self._solve(task, trace, budget)
+                await self._solve(task, trace, budget, results)
             except _Stop as stop:
+                left = self.deadline - (time.perf_counter() - started)
+                await self._answer_partial(task, results, trace, left)
                 trace.finish(stop.status, error=stop.error, stop_reason=stop.reason)
 
-        return await run_bounded(trace, self.deadline, solve)
+        await run_bounded(trace, self.deadline, solve)
+        if not trace.answer:
+            # Stopped by the deadline or a model error: no time or model for a last call.
+            trace.answer = _last_result(results, trace)
+        return trace
 
     def run_sync(
         self, task: str, *, on_step: StepCallback | None = None, max_steps: int | None = None
@@ -169,7 +196,20 @@ class PlanAndSolveAgent:
             hierarchical=self.hierarchical,
             max_steps=self.max_plan_steps,
         )
-        result = await self.planner_model.structured_result([Message.user(prompt)], Plan)
+        try:
+            result = await self.planner_model.structured_result([Message.user(prompt)], Plan)
+        except ModelOutputError as exc:
+            # A planner that cannot write a valid plan should not sink the task: solve it as
+            # one step, which is ReAct with the plan's framing.
+            plan = Plan(steps=[PlanStep(description=task[:600])])
+            trace.add(
+                "plan",
+                thought=plan.render(),
+                ok=False,
+                latency_s=time.perf_counter() - started,
+                meta={"plan": plan.model_dump(), "fallback": str(exc)[:300]},
+            )
+            return plan
         plan = self._trim(result.value)
         trace.add(
             "plan",
@@ -218,9 +258,8 @@ class PlanAndSolveAgent:
 
     # ------------------------------------------------------------------ solving
 
-    async def _solve(self, task: str, trace: Trace, budget: int) -> None:
+    async def _solve(self, task: str, trace: Trace, budget: int, results: list[StepResult]) -> None:
         plan = await self._plan(task, trace)
-        results: list[StepResult] = []
         replans = 0
         executed = 0
         prefix = ""
@@ -281,6 +320,7 @@ class PlanAndSolveAgent:
             max_steps=self.max_steps_per_step,
             answer_on_limit=False,
             instructions=self.instructions,
+            max_tokens=self.max_tokens,
         )
         prompt = render_prompt(
             _PKG,
@@ -318,10 +358,27 @@ class PlanAndSolveAgent:
         trace.add("step_result", thought=description, observation=answer, meta={"plan_step": label})
         return StepResult(label, description, answer)
 
-    async def _answer(self, task: str, results: Sequence[StepResult], trace: Trace) -> None:
+    async def _answer_partial(
+        self, task: str, results: Sequence[StepResult], trace: Trace, left: float
+    ) -> None:
+        """After a stop: the answer written from the results so far, when there are some and
+        time for one more call; otherwise the last result."""
+        if not results:
+            trace.answer = _last_result(results, trace)
+            return
+        try:
+            async with asyncio.timeout(max(0.1, left - 0.5)):
+                await self._answer(task, results, trace, partial=True)
+        except (TimeoutError, ModelError) as exc:
+            log.info("no answer from the partial results: %s", exc)
+            trace.answer = _last_result(results, trace)
+
+    async def _answer(
+        self, task: str, results: Sequence[StepResult], trace: Trace, *, partial: bool = False
+    ) -> None:
         started = time.perf_counter()
-        prompt = render_prompt(_PKG, "plan_final.j2", task=task, results=results)
-        result = await self.model.chat([Message.user(prompt)])
+        prompt = render_prompt(_PKG, "plan_final.j2", task=task, results=results, partial=partial)
+        result = await self.model.chat([Message.user(prompt)], max_tokens=self.max_tokens)
         answer = result.content.strip()
         trace.add(
             "answer",
@@ -329,5 +386,9 @@ class PlanAndSolveAgent:
             prompt_tokens=result.usage.prompt_tokens,
             completion_tokens=result.usage.completion_tokens,
             latency_s=time.perf_counter() - started,
+            meta={"partial": partial} if partial else {},
         )
+        if partial:
+            trace.answer = answer or _last_result(results, trace)
+            return
         trace.finish(RunStatus.FINISHED, answer, stop_reason="answer")

@@ -7,8 +7,9 @@ in a :class:`~colmeia.agents.trace.RunStatus`:
 
 * the same tool with the same input ``loop_limit`` times → ``loop_detected`` (the first repeat
   is answered with a note, so a model can recover);
-* one tool failing ``max_tool_failures`` times in a row → ``tool_failures`` (invalid
-  arguments and errors come back as observations first, so a model can correct itself);
+* ``max_tool_failures`` failed calls in a row, whatever the tools → ``tool_failures`` (invalid
+  arguments, unknown tools and errors come back as observations first, so a model can
+  correct itself; a model trying a different wrong name each step is stuck all the same);
 * a :class:`~colmeia.errors.ModelError` → ``model_error`` with its message;
 * ``max_steps`` model turns or the run ``deadline`` spent → ``max_steps``.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -29,15 +31,23 @@ from typing import Any, Literal
 import orjson
 
 from colmeia.agents.running import run_blocking
-from colmeia.agents.text_protocol import ParsedReply, coerce_arguments, parse_reply
+from colmeia.agents.text_protocol import (
+    ParsedReply,
+    announced_call,
+    coerce_arguments,
+    mentioned_tools,
+    parse_reply,
+    thought_before_call,
+)
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
 from colmeia.errors import ConfigurationError, ModelError, ModelHTTPError
-from colmeia.llm.base import ChatModel, ChatResult, Message, ToolCall, track_usage
+from colmeia.llm.base import ChatModel, ChatResult, Message, ToolCall, ToolSpec, track_usage
 from colmeia.llm.prompts import render_prompt
 from colmeia.tools.registry import FailureCounter, Tool, ToolRegistry, ToolResult
+from colmeia.tools.repair import example_call
 from colmeia.tools.retrieval import ToolRetriever
 
-__all__ = ["ReActAgent", "ToolMode"]
+__all__ = ["ReActAgent", "ToolMode", "native_calls_work", "refuses_tools"]
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +63,81 @@ def _as_registry(tools: ToolRegistry | Iterable[Tool] | None) -> ToolRegistry:
     return ToolRegistry(tools)
 
 
-def _call_key(name: str, arguments: dict[str, Any] | None) -> str:
+def _call_key(name: str, arguments: dict[str, Any] | None, raw: str | None = None) -> str:
+    """What makes two calls "the same": the name and what the model sent.
+
+    Arguments that could not be read are compared by their raw text, so two different
+    unreadable calls are never taken for a repeat.
+    """
     try:
         args = orjson.dumps(arguments or {}, option=orjson.OPT_SORT_KEYS).decode()
     except TypeError:
         args = repr(sorted((arguments or {}).items()))
-    return f"{name}\x00{args}"
+    return f"{name}\x00{args}\x00{(raw or '').strip() if not arguments else ''}"
+
+
+# An HTTP error means "this server has no tools" only when it says so: a 400 for a long
+# context or a bad parameter must not switch the agent to the text protocol.
+_TOOLS_WORD = re.compile(r"\btools?\b|tool_choice|function.?call", re.I)
+_REFUSAL = re.compile(
+    r"not (?:be )?supported|unsupported|does ?n[o']t support|not implemented|not allowed|"
+    r"unrecognized|unknown (?:field|param|argument|key)|extra (?:inputs|fields)|"
+    r"not permitted|no tool|cannot use tools|don't support",
+    re.I,
+)
+
+
+# Endpoints (URL and model) whose model, offered native tools, writes its calls as text:
+# learned once per process in auto mode, so later runs and sub-agents start in text.
+_TEXT_CALLERS: set[tuple[str, str]] = set()
+
+
+def _endpoint(model: ChatModel) -> tuple[str, str]:
+    return (str(getattr(model, "base_url", id(model))), model.model)
+
+
+_NATIVE_WORKS: dict[tuple[str, str], bool] = {}
+
+
+async def native_calls_work(model: ChatModel) -> bool:
+    """Whether ``model`` answers a plain request to call a tool with a native tool call.
+
+    Asked once per endpoint and process (a short request); a model error says nothing about
+    tools, so it is not remembered and counts as "works".
+    """
+    key = _endpoint(model)
+    if key in _NATIVE_WORKS:
+        return _NATIVE_WORKS[key]
+    word = {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}
+    probe = ToolSpec("ping", "Answer a ping.", word)
+    try:
+        result = await model.chat(
+            [Message.user('Call the tool ping with the word "colmeia".')],
+            tools=[probe],
+            tool_choice="auto",
+            max_tokens=60,
+        )
+    except ModelError as exc:
+        log.info("the tool-call probe failed (%s); assuming native calls work", exc)
+        return True
+    works = bool(result.tool_calls) and not result.tool_calls_recovered
+    _NATIVE_WORKS[key] = works
+    log.info("%s: native tool calls %s", key, "work" if works else "do not work")
+    return works
+
+
+def refuses_tools(exc: ModelHTTPError) -> bool:
+    """Whether ``exc`` is a server saying it does not do native tool calls."""
+    if exc.status == 501:
+        return True
+    if exc.status not in (400, 404, 405, 422):
+        return False
+    message = str(exc)
+    return bool(_TOOLS_WORD.search(message) and _REFUSAL.search(message))
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).strip(" .").lower()
 
 
 def _close_pending_calls(messages: Sequence[Message]) -> list[Message]:
@@ -128,6 +207,7 @@ class ReActAgent:
             repairs a prose reply), for tasks that cannot be answered without looking
             something up.
         instructions: extra system instructions (role, tone, domain rules).
+        max_tokens: tokens one model turn may write; bounds a small model that runs on.
     """
 
     paradigm = "react"
@@ -151,6 +231,7 @@ class ReActAgent:
         require_tool_first: bool = False,
         instructions: str = "",
         max_observation_chars: int = 4000,
+        max_tokens: int | None = 800,
     ) -> None:
         if tool_mode not in ("native", "text", "auto"):
             raise ConfigurationError(f"tool_mode must be native, text or auto, not {tool_mode!r}")
@@ -175,6 +256,7 @@ class ReActAgent:
         self.require_tool_first = require_tool_first
         self.instructions = instructions
         self.max_observation_chars = max_observation_chars
+        self.max_tokens = max_tokens
         self._retriever = retriever
         self._native_refused = False
 
@@ -201,23 +283,25 @@ class ReActAgent:
                 _PKG, "react_native.j2", tools=bool(offered), instructions=self.instructions
             )
         else:
+            # Parameters and an example call, not the JSON Schema: small models copy a schema
+            # back as their arguments, and imitate an example faithfully.
             views = [
                 {
                     "name": t.name,
                     "description": t.description,
-                    "schema": orjson.dumps(t.parameters).decode(),
+                    "parameters": t.describe_parameters(),
+                    "example": example_call(t),
                 }
                 for t in offered
             ]
-            example = "{}"
-            if offered:
-                props = list(offered[0].parameters.get("properties", {}))
-                example = orjson.dumps({p: "..." for p in props[:2]}).decode()
+            example = views[0]["example"] if views else ""
+            name, _, args = example.partition("(")
             text = render_prompt(
                 _PKG,
                 "react_text.j2",
                 tools=views,
-                example=example,
+                example_name=name,
+                example_args=args[:-1],
                 instructions=self.instructions,
             )
         return Message.system(text)
@@ -235,7 +319,11 @@ class ReActAgent:
         """Work on ``task`` until an answer or a limit; always returns a :class:`Trace`."""
         trace = Trace(paradigm=self.paradigm, task=task, on_step=on_step)
         mode: Literal["native", "text"] = (
-            "text" if self.tool_mode == "text" or self._native_refused else "native"
+            "text"
+            if self.tool_mode == "text"
+            or self._native_refused
+            or (self.tool_mode == "auto" and _endpoint(self.model) in _TEXT_CALLERS)
+            else "native"
         )
         if not self.registry:
             mode = "native"  # nothing to call: a plain chat turn
@@ -282,6 +370,9 @@ class ReActAgent:
             [self.model],
         )
 
+    def _max_tokens(self) -> int | None:
+        return self.max_tokens
+
     def _remaining(self, run: _Run) -> float:
         return max(0.1, self.deadline - (time.perf_counter() - run.started))
 
@@ -295,16 +386,37 @@ class ReActAgent:
                     tools=[t.spec() for t in run.offered],
                     tool_choice="required" if first else "auto",
                     require_tool=first,
+                    max_tokens=self._max_tokens(),
                 )
             except ModelHTTPError as exc:
-                if self.tool_mode != "auto" or exc.status not in (400, 404, 422, 501):
+                if self.tool_mode != "auto" or not refuses_tools(exc):
                     raise
-                log.warning("the model server refused native tools (%s); using text", exc.status)
+                # The server said in words that it has no tools: remember it for this agent.
+                log.warning("the model server refused native tools (%s); using text", exc)
                 self._native_refused = True
                 run.mode = "text"
                 run.messages[0] = self._system("text", run.offered)
         # No per-call deadline here: the model keeps its own, the run's is enforced around it.
-        return await self.model.chat(run.messages)
+        return await self.model.chat(run.messages, max_tokens=self._max_tokens())
+
+    async def _calls_as_text(self, run: _Run, result: ChatResult) -> bool:
+        """Auto mode, first native turn: does this model fail to make native tool calls?
+
+        Yes when it wrote its call as text, or described one in prose; and, when it answered
+        without any call, when a one-off probe shows the endpoint never returns native calls
+        (small models on llama.cpp often answer in prose, computing in their heads).
+        """
+        if self.tool_mode != "auto" or run.mode != "native" or not run.offered:
+            return False
+        if run.trace.tool_calls or any(s.kind == "format_error" for s in run.trace.steps):
+            return False  # native calls already worked (or were already nudged) in this run
+        if result.tool_calls:
+            return result.tool_calls_recovered
+        text = result.raw_content or result.content
+        parsed = parse_reply(text, [t.name for t in run.offered])
+        if parsed.is_action or mentioned_tools(result.content, run.offered):
+            return True
+        return not await native_calls_work(self.model)
 
     async def _loop(self, run: _Run, max_steps: int) -> _Stop:
         for turn in range(max_steps):
@@ -317,6 +429,21 @@ class ReActAgent:
                         run.messages[0] = self._system("text", offered)
             started = time.perf_counter()
             result = await self._chat(run)
+            if await self._calls_as_text(run, result):
+                # The server took the tools, but the model wrote its call as text: the text
+                # protocol, made for exactly that, serves it better. Ask again in it.
+                _TEXT_CALLERS.add(_endpoint(self.model))
+                run.mode = "text"
+                run.messages[0] = self._system("text", run.offered)
+                run.trace.add(
+                    "mode",
+                    thought=result.raw_content or result.content,
+                    observation="the model writes tool calls as text: using the text protocol",
+                    prompt_tokens=result.usage.prompt_tokens,
+                    completion_tokens=result.usage.completion_tokens,
+                    latency_s=time.perf_counter() - started,
+                )
+                result = await self._chat(run)
             latency = time.perf_counter() - started
             tokens = {
                 "prompt_tokens": result.usage.prompt_tokens,
@@ -325,6 +452,9 @@ class ReActAgent:
             if run.mode == "native" and result.tool_calls:
                 run.messages.append(result.to_message())
                 thought = result.content or (result.reasoning or "")
+                if result.tool_calls_recovered and not thought:
+                    # The call was written as text: the words before it are the thought.
+                    thought = thought_before_call(result.raw_content or "")
                 for call in result.tool_calls:
                     stop = await self._act(run, call, thought, tokens, latency)
                     tokens = {"prompt_tokens": 0, "completion_tokens": 0}
@@ -335,6 +465,11 @@ class ReActAgent:
             names = self.registry.names()
             parsed = parse_reply(result.raw_content or result.content, names)
             if run.mode == "native" and not parsed.is_action:
+                nudged = await self._announced(run, result, parsed, tokens, latency)
+                if nudged is not False:
+                    if nudged is not None:
+                        return nudged
+                    continue
                 # A plain reply in native mode is the answer; nothing to parse.
                 answer = parsed.final_answer or result.content.strip()
                 thought = result.reasoning or ""
@@ -343,13 +478,59 @@ class ReActAgent:
                 )
                 run.trace.finish(RunStatus.FINISHED, answer, stop_reason="answer")
                 return _Stop(RunStatus.FINISHED, "answer")
+            # What the model imagined after its action is not part of the conversation.
+            said = parsed.used_text if parsed.imagined is not None else ""
             run.messages.append(
-                Message.assistant(result.content or result.raw_content or "(empty reply)")
+                Message.assistant(said or result.content or result.raw_content or "(empty reply)")
             )
             stop = await self._text_turn(run, parsed, tokens, latency)
             if stop is not None:
                 return stop
         return _Stop(RunStatus.MAX_STEPS, "max_steps", f"no final answer within {max_steps} steps")
+
+    async def _announced(
+        self,
+        run: _Run,
+        result: ChatResult,
+        parsed: ParsedReply,
+        tokens: dict[str, int],
+        latency: float,
+    ) -> _Stop | None | Literal[False]:
+        """Native mode: a reply that only *describes* a tool call is not the answer.
+
+        Runs the call when the description is complete, or asks once (per
+        ``max_format_errors``) for the call itself; ``False`` means the reply is the answer.
+        """
+        if parsed.is_final or not run.offered:
+            return False
+        text = result.content
+        announced = announced_call(text, run.offered)
+        if announced is not None:
+            name, arguments = announced
+            call = ToolCall(f"said_{len(run.trace.steps) + 1}", name, arguments)
+            run.messages.append(Message.assistant(text, [call]))
+            return await self._act(run, call, text, tokens, latency)
+        named = mentioned_tools(text, run.offered)
+        if (
+            not named
+            or any(s.ok for s in run.trace.tool_calls)
+            or run.format_errors >= (self.max_format_errors)
+        ):
+            return False
+        run.format_errors += 1
+        problem = f"the reply described a call to {named[0].name} but did not make it"
+        run.trace.add(
+            "format_error", thought=text, observation=problem, ok=False, latency_s=latency, **tokens
+        )
+        run.messages.append(Message.assistant(text))
+        run.messages.append(
+            Message.user(
+                render_prompt(
+                    _PKG, "react_call_now.j2", tool=named[0].name, example=example_call(named[0])
+                )
+            )
+        )
+        return None
 
     async def _text_turn(
         self, run: _Run, parsed: ParsedReply, tokens: dict[str, int], latency: float
@@ -363,15 +544,25 @@ class ReActAgent:
             return _Stop(RunStatus.FINISHED, "answer")
         if parsed.is_action and parsed.action is not None:
             tool = self.registry.get(parsed.action)
+            sent = parsed.arguments or ({"input": parsed.raw_input} if parsed.raw_input else {})
             if parsed.error is not None:
                 problem = f"Error: {parsed.error}."
-                result = ToolResult(parsed.action, {}, problem, "invalid_arguments")
+                if tool is not None:
+                    problem += f" Call it like: {example_call(tool)}"
+                result = ToolResult(parsed.action, sent, problem, "invalid_arguments")
                 return await self._observe(run, result, parsed.thought, tokens, latency, text=True)
-            args = coerce_arguments(tool, parsed) if tool is not None else parsed.arguments
+            # An unknown tool keeps what the model sent, so the trace shows what it tried.
+            args = coerce_arguments(tool, parsed) if tool is not None else sent
             call = ToolCall(
-                id=f"text_{len(run.trace.steps) + 1}", name=parsed.action, arguments=args or {}
+                id=f"text_{len(run.trace.steps) + 1}",
+                name=parsed.action,
+                arguments=args or {},
+                raw_arguments=parsed.raw_input or "",
             )
-            return await self._act(run, call, parsed.thought, tokens, latency, text=True)
+            stop = await self._act(run, call, parsed.thought, tokens, latency, text=True)
+            if stop is None and parsed.imagined is not None:
+                return self._imagined_answer(run, parsed.imagined)
+            return stop
         run.format_errors += 1
         if run.format_errors > self.max_format_errors and parsed.thought:
             # A model that keeps answering in prose is answering: take it.
@@ -392,11 +583,29 @@ class ReActAgent:
         run.messages.append(
             Message.user(
                 render_prompt(
-                    _PKG, "react_format.j2", problem=problem, tool_names=self.registry.names()
+                    _PKG,
+                    "react_format.j2",
+                    problem=problem,
+                    tool_names=self.registry.names(),
+                    example_args=example_call(run.offered[0]).partition("(")[2][:-1]
+                    if run.offered
+                    else "",
                 )
             )
         )
         return None
+
+    def _imagined_answer(self, run: _Run, imagined: tuple[str, str | None]) -> _Stop | None:
+        """The model guessed the tool's result and went on to a Final Answer. When the guess
+        is exactly what the tool returned, that answer rests on the real result: take it
+        (it saves a turn, which on a small local model is many seconds)."""
+        observation, answer = imagined
+        last = run.trace.steps[-1]
+        if not answer or not last.ok or _norm(observation) != _norm(last.observation):
+            return None
+        run.trace.add("answer", observation=answer, meta={"from_guessed_observation": True})
+        run.trace.finish(RunStatus.FINISHED, answer, stop_reason="answer")
+        return _Stop(RunStatus.FINISHED, "answer")
 
     async def _act(
         self,
@@ -408,7 +617,7 @@ class ReActAgent:
         *,
         text: bool = False,
     ) -> _Stop | None:
-        key = _call_key(call.name, call.arguments)
+        key = _call_key(call.name, call.arguments, call.raw_arguments)
         run.calls[key] += 1
         seen = run.calls[key]
         if seen >= self.loop_limit:
@@ -432,7 +641,8 @@ class ReActAgent:
         result = await self.registry.execute(call.name, call.arguments)
         run.phase = "model"
         if seen > 1:
-            result.output += "\n" + render_prompt(_PKG, "react_repeat.j2", tool=call.name)
+            note = render_prompt(_PKG, "react_repeat.j2", tool=call.name, failed=not result.ok)
+            result.output += "\n" + note
         return await self._observe(
             run, result, thought, tokens, latency, text=text, call_id=call.id
         )
@@ -460,7 +670,8 @@ class ReActAgent:
             observation=observation,
             ok=result.ok,
             latency_s=latency + result.latency_s,
-            meta={"result": result.kind},
+            meta={"result": result.kind}
+            | ({"repaired_from": result.repaired_from} if result.repaired_from else {}),
             **tokens,
         )
         if text:
@@ -468,10 +679,14 @@ class ReActAgent:
         else:
             run.messages.append(Message.tool(call_id or "", observation, result.name))
         if run.failures.record(result):
+            names = sorted(set(run.failures.names))
+            who = (
+                f"tool {names[0]!r}" if len(names) == 1 else "tools " + ", ".join(map(repr, names))
+            )
             return _Stop(
                 RunStatus.TOOL_FAILURES,
                 "tool_failures",
-                f"tool {result.name!r} failed {self.max_tool_failures} times in a row; "
+                f"{self.max_tool_failures} tool calls failed in a row ({who}); "
                 f"last error: {observation[:300]}",
             )
         return None
@@ -485,13 +700,14 @@ class ReActAgent:
             ),
         ]
         try:
-            async with asyncio.timeout(min(60.0, self._remaining(run))):
-                result = await self.model.chat(messages)
+            async with asyncio.timeout(self._remaining(run)):
+                result = await self.model.chat(messages, max_tokens=self._max_tokens())
         except (ModelError, TimeoutError) as exc:
             log.info("no answer after the run stopped: %s", exc)
             return
         parsed = parse_reply(result.content, ())
-        answer = parsed.final_answer or result.content.strip()
+        guessed = parsed.imagined[1] if parsed.imagined else None
+        answer = parsed.final_answer or guessed or result.content.strip()
         if answer:
             run.trace.answer = answer
             run.trace.add(

@@ -5,20 +5,27 @@ with its own focus (correctness, efficiency, language…) and possibly its own m
 structured :class:`Critique` (problems, suggestions, a 0–1 score). The answer is refined with
 the critiques and the memory of earlier attempts, until one of:
 
-* the score reaches ``threshold`` → ``finished`` (``stop_reason="score"``);
-* the critics find nothing to fix → ``finished`` (``"no_problems"``);
-* the score stops improving → ``finished`` with the best answer so far (``"no_improvement"``);
+* the score reaches ``threshold`` → ``finished`` (``stop_reason="score"``) — the only way
+  to finish: a low score with no problems listed is not acceptance (the answer is refined
+  with "check it again" instead);
+* the score stops improving → ``max_steps`` with the best answer so far (``"no_improvement"``);
 * ``max_iterations`` critiques were made → ``max_steps`` with the best answer so far.
+
+Critics see the evidence the executor gathered (each tool call and its result), so a wrong
+number is caught against the calculator's, not judged by how confident the answer sounds. An
+answer that states none of the numbers its last tool call returned cannot pass on score alone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import orjson
 from pydantic import BaseModel, Field
 
 from colmeia.agents.memory import TrajectoryMemory
@@ -30,7 +37,7 @@ from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
 from colmeia.tools.registry import Tool, ToolRegistry
 
-__all__ = ["CRITICS", "Critic", "Critique", "ReflectionAgent"]
+__all__ = ["CRITICS", "Critic", "Critique", "ReflectionAgent", "states_result"]
 
 log = logging.getLogger(__name__)
 _PKG = "colmeia.agents"
@@ -79,6 +86,34 @@ class _Review:
     score: float
     problems: list[str]
     suggestions: list[str]
+
+
+_NUMBER = re.compile(r"-?\d[\d.,]*")
+
+
+def _numbers(text: str) -> set[float]:
+    """The numbers in ``text``, read both as 1,234.5 and as 1.234,5 (pt-BR)."""
+    out: set[float] = set()
+    for raw in _NUMBER.findall(text):
+        raw = raw.rstrip(".,")
+        candidates = {raw.replace(",", ""), raw.replace(".", "").replace(",", ".")}
+        if raw.count(",") == 1 and "." not in raw:
+            candidates.add(raw.replace(",", "."))
+        for c in candidates:
+            try:
+                out.add(round(float(c), 6))
+            except ValueError:
+                continue
+    return out
+
+
+def states_result(answer: str, result: str) -> bool:
+    """Whether ``answer`` states the number ``result`` (rounded to 2 decimals or not)."""
+    wanted = _numbers(result)
+    if not wanted:
+        return True  # not a number: nothing to check
+    found = _numbers(answer)
+    return any(abs(f - w) <= max(0.0051, 5e-5 * abs(w)) for w in wanted for f in found)
 
 
 class ReflectionAgent:
@@ -163,8 +198,10 @@ class ReflectionAgent:
 
     # ------------------------------------------------------------------ steps
 
-    async def _produce(self, prompt: str, trace: Trace, kind: str, iteration: int) -> str:
-        """An answer to ``prompt``: ReAct with tools, or one chat turn without."""
+    async def _produce(
+        self, prompt: str, trace: Trace, kind: str, iteration: int
+    ) -> tuple[str, list[str]]:
+        """An answer to ``prompt`` and its evidence (``tool(input) → result`` lines)."""
         if self.registry:
             worker = ReActAgent(
                 self.model,
@@ -178,7 +215,12 @@ class ReflectionAgent:
             )
             if sub.status is RunStatus.MODEL_ERROR:
                 raise ModelError(sub.error or "the model failed while answering")
-            return sub.answer.strip()
+            evidence = [
+                f"{s.tool}({orjson.dumps(s.input or {}).decode()}) → {s.observation[:300]}"
+                for s in sub.tool_calls
+                if s.ok
+            ]
+            return sub.answer.strip(), evidence
         started = time.perf_counter()
         system = render_prompt(_PKG, "reflect_execute.j2", instructions=self.instructions)
         result = await self.model.chat([Message.system(system), Message.user(prompt)])
@@ -191,10 +233,16 @@ class ReflectionAgent:
             latency_s=time.perf_counter() - started,
             meta={"iteration": iteration},
         )
-        return answer
+        return answer, []
 
     async def _review(
-        self, task: str, answer: str, memory: TrajectoryMemory, trace: Trace, iteration: int
+        self,
+        task: str,
+        answer: str,
+        evidence: Sequence[str],
+        memory: TrajectoryMemory,
+        trace: Trace,
+        iteration: int,
     ) -> _Review:
         started = time.perf_counter()
         history = memory.render()
@@ -207,6 +255,7 @@ class ReflectionAgent:
                 answer=answer,
                 focus=critic.focus,
                 memory=history,
+                evidence=evidence,
             )
             result = await (critic.model or self.model).structured_result(
                 [Message.user(prompt)], Critique
@@ -218,6 +267,15 @@ class ReflectionAgent:
         score = sum(c.weight * q.score for c, q, *_ in outcomes) / total_weight
         problems = [f"[{c.name}] {p}" for c, q, *_ in outcomes for p in q.problems]
         suggestions = [s for _, q, *_ in outcomes for s in q.suggestions]
+        last_result = evidence[-1].rpartition(" → ")[2] if evidence else ""
+        if last_result and not states_result(answer, last_result):
+            # Checked here, not left to the critic: small critics score a confident wrong
+            # number highly.
+            problems.append(
+                f"[evidence] the answer does not state the result of the last tool call "
+                f"({last_result[:80]}); use it"
+            )
+            score = min(score, max(0.0, self.threshold - 0.01))
         trace.add(
             "critique",
             thought="; ".join(f"{c.name}: {q.score:.2f}" for c, q, *_ in outcomes),
@@ -236,15 +294,18 @@ class ReflectionAgent:
     async def _loop(
         self, task: str, initial: str | None, trace: Trace, memory: TrajectoryMemory
     ) -> None:
+        evidence: list[str] = []
         if initial is not None:
             answer = initial.strip()
             trace.add("attempt", observation=answer, meta={"iteration": 0, "given": True})
         else:
-            answer = await self._produce(task, trace, "attempt", 0)
+            answer, evidence = await self._produce(task, trace, "attempt", 0)
         memory.add("attempt", answer, iteration=0)
         best_answer, best_score = answer, -1.0
+        # Whatever stops the run from here (deadline, model error), it keeps the best answer.
+        trace.answer = answer
         for iteration in range(1, self.max_iterations + 1):
-            review = await self._review(task, answer, memory, trace, iteration)
+            review = await self._review(task, answer, evidence, memory, trace, iteration)
             memory.add(
                 "critique",
                 "\n".join(review.problems) or "no problems",
@@ -254,29 +315,38 @@ class ReflectionAgent:
             improved = review.score > best_score + self.min_improvement
             if review.score > best_score:
                 best_answer, best_score = answer, review.score
+                trace.answer = best_answer
             if review.score >= self.threshold:
                 trace.finish(RunStatus.FINISHED, answer, stop_reason="score")
                 return
-            if not review.problems:
-                trace.finish(RunStatus.FINISHED, answer, stop_reason="no_problems")
-                return
             if iteration > 1 and not improved:
-                trace.finish(RunStatus.FINISHED, best_answer, stop_reason="no_improvement")
+                trace.finish(
+                    RunStatus.MAX_STEPS,
+                    best_answer,
+                    error=f"the score stopped improving at {best_score:.2f} (below "
+                    f"{self.threshold})",
+                    stop_reason="no_improvement",
+                )
                 return
             if iteration == self.max_iterations:
                 break
+            problems = review.problems or [
+                f"the reviewer scored the answer {review.score:.2f}, below {self.threshold}, "
+                "without naming a problem: check every fact and number again"
+            ]
             prompt = render_prompt(
                 _PKG,
                 "reflect_refine.j2",
                 task=task,
                 answer=answer,
-                problems=review.problems,
+                problems=problems,
                 suggestions=review.suggestions,
                 memory=memory.render(),
             )
-            refined = await self._produce(prompt, trace, "refine", iteration)
+            refined, new_evidence = await self._produce(prompt, trace, "refine", iteration)
             if refined:
                 answer = refined
+                evidence = new_evidence or evidence
             memory.add("attempt", answer, iteration=iteration)
         trace.finish(
             RunStatus.MAX_STEPS,

@@ -8,12 +8,13 @@ arguments the model sends and runs the function (sync or async) under a timeout.
 Nothing a tool does crashes an agent: invalid arguments, unknown tools, exceptions and
 timeouts all come back as a :class:`ToolResult` whose ``output`` is an observation the model
 can read and correct. :class:`FailureCounter` turns *repeated* failures of one tool into a
-clear stop signal.
+clear stop signal (consecutive failures of any tool).
 """
 
 from __future__ import annotations
 
 import asyncio
+import difflib
 import inspect
 import logging
 import re
@@ -28,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from colmeia.errors import ColmeiaError, ConfigurationError, ToolError
 from colmeia.llm.base import ToolCall, ToolSpec
+from colmeia.tools.repair import example_call, repair_arguments
 from colmeia.tracing import span
 
 __all__ = [
@@ -165,6 +167,8 @@ class ToolResult:
     kind: ResultKind = "ok"
     latency_s: float = 0.0
     value: Any = None
+    #: what the model sent, when it had to be repaired into ``arguments`` (see tools.repair)
+    repaired_from: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -249,11 +253,24 @@ class Tool:
                 f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
                 for e in exc.errors()[:8]
             )
-            expected = orjson.dumps(self._parameters.get("properties", {})).decode()[:600]
+            # An example call, not the schema: small models copy a schema back as arguments.
             raise ToolError(
                 f"Invalid arguments for tool {self.name!r}: {problems}. "
-                f"Expected arguments (JSON Schema properties): {expected}"
+                f"Expected {self.describe_parameters()}. Call it like: {example_call(self)}"
             ) from None
+
+    def describe_parameters(self) -> str:
+        """``expression (string, required), digits (integer)`` — the parameters in one line."""
+        required = set(self.required_parameters())
+        parts = []
+        for name, schema in self._parameters.get("properties", {}).items():
+            kind = schema.get("type") if isinstance(schema, dict) else None
+            if kind is None and isinstance(schema, dict) and "anyOf" in schema:
+                kinds = [s.get("type") for s in schema["anyOf"] if isinstance(s, dict)]
+                kind = "/".join(str(k) for k in kinds if k and k != "null") or None
+            label = ", ".join(x for x in (kind, "required" if name in required else "") if x)
+            parts.append(f"{name} ({label})" if label else name)
+        return ", ".join(parts) or "no arguments"
 
     async def run(self, arguments: Mapping[str, Any]) -> ToolResult:
         """Validate and run; every failure becomes an observation, never an exception."""
@@ -266,10 +283,19 @@ class Tool:
     async def _run(self, arguments: Mapping[str, Any]) -> ToolResult:
         started = time.perf_counter()
         args = dict(arguments)
+        repaired_from: dict[str, Any] | None = None
         try:
             validated = self.validate(args)
         except ToolError as exc:
-            return ToolResult(self.name, args, f"Error: {exc}", "invalid_arguments", 0.0)
+            repaired = repair_arguments(self, args)
+            try:
+                if repaired is None:
+                    raise exc from None
+                validated = self.validate(repaired)
+            except ToolError:
+                return ToolResult(self.name, args, f"Error: {exc}", "invalid_arguments", 0.0)
+            log.info("tool %s: repaired schema-shaped arguments %s", self.name, args)
+            repaired_from, args = args, repaired
         kwargs = {k: getattr(validated, k) for k in type(validated).model_fields}
         try:
             if self.is_async:
@@ -285,10 +311,16 @@ class Tool:
                 "simpler input or another approach.",
                 "timeout",
                 time.perf_counter() - started,
+                repaired_from=repaired_from,
             )
         except ColmeiaError as exc:
             return ToolResult(
-                self.name, args, f"Error: {exc}", "error", time.perf_counter() - started
+                self.name,
+                args,
+                f"Error: {exc}",
+                "error",
+                time.perf_counter() - started,
+                repaired_from=repaired_from,
             )
         except Exception as exc:  # a tool's bug must not kill the agent that called it
             log.warning("tool %s raised %s", self.name, exc.__class__.__name__, exc_info=True)
@@ -298,11 +330,14 @@ class Tool:
                 f"Error: tool {self.name!r} failed ({exc.__class__.__name__}: {exc}).",
                 "error",
                 time.perf_counter() - started,
+                repaired_from=repaired_from,
             )
         text = _to_text(value)
         if len(text) > self.max_output_chars:
             text = text[: self.max_output_chars] + f"\n[… cut at {self.max_output_chars} chars]"
-        return ToolResult(self.name, args, text, "ok", time.perf_counter() - started, value)
+        return ToolResult(
+            self.name, args, text, "ok", time.perf_counter() - started, value, repaired_from
+        )
 
     def run_sync(self, arguments: Mapping[str, Any]) -> ToolResult:
         """Blocking :meth:`run` (for scripts; inside an event loop, await :meth:`run`)."""
@@ -400,7 +435,13 @@ class ToolRegistry:
 
     def _unknown(self, name: str) -> str:
         available = ", ".join(self._tools) or "(none)"
-        return f"Unknown tool {name!r}. Available tools: {available}."
+        message = f"Unknown tool {name!r}. Available tools: {available}."
+        close = difflib.get_close_matches(name.lower(), list(self._tools), n=1, cutoff=0.5)
+        if close or len(self._tools) == 1:
+            # A small model retries better from an example than from a list of names.
+            suggestion = self._tools[close[0] if close else next(iter(self._tools))]
+            message += f" Did you mean {suggestion.name}? Call it like: {example_call(suggestion)}"
+        return message
 
     async def execute(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
         """Run ``name`` with ``arguments``; failures come back as an observation."""
@@ -420,24 +461,32 @@ class ToolRegistry:
 
 
 class FailureCounter:
-    """Counts consecutive failures per tool; says when a tool keeps failing.
+    """Counts consecutive failed tool calls, whatever the tool; says when to stop.
 
-    A success of a tool resets its count, so a model that corrects itself is never stopped.
+    Any successful call resets the count, so a model that corrects itself is never stopped.
+    Counting across names matters: a model that tries a different wrong tool name (or a
+    different broken call) every step never fails twice with one name, yet is stuck.
     """
 
     def __init__(self, limit: int = 3) -> None:
         if limit < 1:
             raise ConfigurationError("max tool failures must be at least 1")
         self.limit = limit
-        self._counts: dict[str, int] = {}
+        self.consecutive = 0
+        self.names: list[str] = []
 
     def record(self, result: ToolResult) -> bool:
-        """Record ``result``; True when its tool has now failed ``limit`` times in a row."""
+        """Record ``result``; True when ``limit`` calls in a row have now failed."""
         if result.ok:
-            self._counts.pop(result.name, None)
+            self.consecutive = 0
+            self.names.clear()
             return False
-        self._counts[result.name] = self._counts.get(result.name, 0) + 1
-        return self._counts[result.name] >= self.limit
+        self.consecutive += 1
+        self.names.append(result.name)
+        return self.consecutive >= self.limit
 
-    def count(self, name: str) -> int:
-        return self._counts.get(name, 0)
+    def count(self, name: str | None = None) -> int:
+        """Failed calls in the current run of failures (of ``name`` only, if given)."""
+        if name is None:
+            return self.consecutive
+        return self.names.count(name)

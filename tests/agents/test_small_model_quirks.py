@@ -1,0 +1,319 @@
+"""What a 1.5B model served by llama.cpp did to the agents, replayed with scripted replies.
+
+Each test is one quirk seen on the real model (issue 12); ``tests/real_model`` runs the same
+agents against the real server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from colmeia.agents import PlanAndSolveAgent, ReActAgent, ReflectionAgent, RunStatus
+from colmeia.agents.react import refuses_tools
+from colmeia.agents.reflection import states_result
+from colmeia.errors import ModelHTTPError
+from colmeia.llm import OpenAIChatModel
+from colmeia.sim.engine import Reply, SimRequest, SimulatedModel
+from colmeia.sim.server import SimServer
+from colmeia.tools import ToolRegistry
+from colmeia.tools.builtins.calculator import calculator_tool
+
+StartSim = Callable[[SimulatedModel], SimServer]
+MakeClient = Callable[..., OpenAIChatModel]
+
+
+def call(name: str, arguments: object) -> Reply:
+    return Reply(tool_calls=[{"name": name, "arguments": arguments}])
+
+
+async def test_arguments_that_copy_the_schema_are_repaired(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    schema_copy = {"required": ["expression"], "properties": {"expression": "2340 * 0.17"}}
+    sim = SimulatedModel(script=[call("calculator", schema_copy), "17% de 2340 é 397,8."])
+    trace = await ReActAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="native").run(
+        "Quanto é 17% de 2340?"
+    )
+    assert trace.status is RunStatus.FINISHED
+    step = trace.steps[0]
+    assert (step.ok, step.input, step.observation) == (True, {"expression": "2340 * 0.17"}, "397.8")
+    assert step.meta["repaired_from"] == schema_copy
+
+
+async def test_an_unrepairable_schema_copy_is_answered_with_an_example_call(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    schema_only = {"type": "object", "properties": {"expression": {"type": "string"}}}
+    sim = SimulatedModel(
+        script=[call("calculator", schema_only), call("calculator", {"expression": "3*3"}), "9"]
+    )
+    trace = await ReActAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="native").run(
+        "3*3?"
+    )
+    assert trace.answer == "9"
+    error = sim.requests[1].messages[-1]["content"]
+    assert 'Call it like: calculator({"expression": "2 * (3 + 4)"})' in error
+    assert '"properties"' not in error  # the schema is not shown back to be copied again
+
+
+async def test_a_different_failing_call_is_not_called_a_repeat(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    # Text mode: two different unreadable inputs used to share the key "calculator {}".
+    sim = SimulatedModel(
+        script=[
+            "Action: calculator[17% de 2340]",
+            "Action: calculator[dezessete por cento de 2340]",
+            "Action: calculator[0.17 * 2340]",
+            "Final Answer: 397,8",
+        ]
+    )
+    trace = await ReActAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="text").run(
+        "Quanto é 17% de 2340?"
+    )
+    assert trace.status is RunStatus.FINISHED
+    assert trace.answer == "397,8"
+    observations = [s.observation for s in trace.tool_calls]
+    assert not any("exactly these arguments" in o for o in observations)
+    assert [s.ok for s in trace.tool_calls] == [False, False, True]
+
+
+async def test_the_same_failing_call_is_told_it_already_failed(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    bad = call("calculator", {"expression": "17% de 2340"})
+    sim = SimulatedModel(script=[bad, bad, call("calculator", {"expression": "0.17*2340"}), "ok"])
+    trace = await ReActAgent(
+        client(sim_server(sim)), [calculator_tool()], tool_mode="native", max_tool_failures=3
+    ).run("17% de 2340?")
+    second = trace.tool_calls[1].observation
+    assert "already failed with these arguments" in second
+    assert "got the result above" not in second
+
+
+async def test_a_different_wrong_tool_name_each_step_trips_the_limit(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    names = iter(["calc", "calculate", "math", "compute", "evaluate", "sum"])
+    sim = SimulatedModel(
+        responder=lambda req: call(next(names), {"expression": "2+2"}) if req.tools else "4?"
+    )
+    trace = await ReActAgent(
+        client(sim_server(sim)), [calculator_tool()], tool_mode="native", max_steps=8
+    ).run("2+2?")
+    assert trace.status is RunStatus.TOOL_FAILURES
+    assert "3 tool calls failed in a row" in (trace.error or "")
+    assert [s.tool for s in trace.tool_calls] == ["calc", "calculate", "math"]
+    # each unknown name was answered with the right one and how to call it
+    assert "Did you mean calculator?" in trace.tool_calls[0].observation
+
+
+async def test_failures_of_different_tools_count_together_and_a_success_resets(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    registry = ToolRegistry([calculator_tool()])
+
+    @registry.tool
+    def lookup_order(order_id: str) -> str:
+        """Look up an order by number."""
+        raise RuntimeError("database is down")
+
+    script: list[Reply | str] = [
+        call("lookup_order", {"order_id": "1"}),
+        call("calculator", {"expression": "1/0"}),
+        call("calculator", {"expression": "1+1"}),  # success: the count starts again
+        call("lookup_order", {"order_id": "2"}),
+        call("calculator", {"expression": "x"}),
+        call("lookup_order", {"order_id": "3"}),
+        "nunca",
+    ]
+    sim = SimulatedModel(script=script)
+    trace = await ReActAgent(client(sim_server(sim)), registry, tool_mode="native").run("?")
+    assert trace.status is RunStatus.TOOL_FAILURES
+    assert len(trace.tool_calls) == 6
+    assert "tools 'calculator', 'lookup_order'" in (trace.error or "")
+
+
+async def test_unknown_tools_keep_their_input_in_the_trace(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    sim = SimulatedModel(
+        script=["Action: percentage\nAction Input: 17% de 2340", "Final Answer: não sei"]
+    )
+    trace = await ReActAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="text").run(
+        "17% de 2340?"
+    )
+    step = trace.tool_calls[0]
+    assert (step.tool, step.input, step.ok) == ("percentage", {"input": "17% de 2340"}, False)
+    assert "Unknown tool 'percentage'" in step.observation
+
+
+async def test_finish_conventions_of_other_frameworks_end_the_run(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    for reply in ("Thought: pronto.\nAction: Finish[397,8]", 'finish(answer="397,8")'):
+        sim = SimulatedModel(script=["Action: calculator[0.17*2340]", reply])
+        trace = await ReActAgent(
+            client(sim_server(sim)), [calculator_tool()], tool_mode="text"
+        ).run("17% de 2340?")
+        assert (trace.status, trace.answer) == (RunStatus.FINISHED, "397,8"), reply
+
+
+async def test_fenced_json_calls_in_text_mode(sim_server: StartSim, client: MakeClient) -> None:
+    fenced = (
+        'Vou calcular.\n```json\n{"name": "calculator", "arguments": {"expression": "6*7"}}\n```'
+    )
+    sim = SimulatedModel(script=[fenced, "Final Answer: 42"])
+    trace = await ReActAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="text").run(
+        "6*7?"
+    )
+    assert trace.answer == "42"
+    assert (trace.steps[0].observation, trace.steps[0].thought) == ("42", "Vou calcular.")
+
+
+async def test_auto_mode_keeps_native_tools_after_an_unrelated_400(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    sim = SimulatedModel(
+        script=[Reply.http_error(400, "the request exceeds the available context size")]
+    )
+    agent = ReActAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="auto")
+    trace = await agent.run("2*3?")
+    assert trace.status is RunStatus.MODEL_ERROR
+    assert "context" in (trace.error or "")
+    assert len(sim.requests) == 1  # not retried without tools as if tools were refused
+    assert not agent._native_refused
+
+
+def test_only_errors_that_say_so_mean_tools_are_refused() -> None:
+    def error(status: int, text: str) -> ModelHTTPError:
+        return ModelHTTPError(text, status=status, model="m", base_url="http://127.0.0.1")
+
+    assert refuses_tools(error(400, "tools are not supported by this model"))
+    assert refuses_tools(error(400, "Unrecognized request argument supplied: tool_choice"))
+    assert refuses_tools(error(501, "Not Implemented"))
+    assert not refuses_tools(error(400, "the request exceeds the available context size"))
+    assert not refuses_tools(error(404, "model 'qwen' not found"))
+    assert not refuses_tools(error(422, "messages: field required"))
+
+
+async def test_a_model_writing_calls_as_text_is_switched_to_the_text_protocol(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    # llama.cpp with Qwen2.5-Coder-1.5B: tools accepted, the call written as fenced JSON.
+    def model(req: SimRequest) -> Reply | str:
+        if req.tools:
+            return '```json\n{"name": "calculator", "arguments": {"expression": "0.17*2340"}}\n```'
+        if "Observation: 397.8" in req.last_user_text:
+            return "Thought: done.\nFinal Answer: 397,8"
+        return 'Thought: compute.\nAction: calculator\nAction Input: {"expression": "0.17*2340"}'
+
+    sim = SimulatedModel(responder=model)
+    trace = await ReActAgent(client(sim_server(sim)), [calculator_tool()]).run("17% de 2340?")
+    assert trace.status is RunStatus.FINISHED
+    assert trace.answer == "397,8"
+    assert [s.kind for s in trace.steps] == ["mode", "tool", "answer"]
+    assert sim.requests[1].tools == []  # asked again in the text protocol
+
+
+async def test_a_guessed_observation_that_matches_ends_the_run_early(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    reply = (
+        'Thought: compute.\nAction: calculator\nAction Input: {"expression": "0.17*2340"}\n'
+        "Observation: 397.8\nThought: done.\nFinal Answer: 397,8"
+    )
+    sim = SimulatedModel(script=[reply])
+    trace = await ReActAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="text").run(
+        "17% de 2340?"
+    )
+    assert (trace.status, trace.answer) == (RunStatus.FINISHED, "397,8")
+    assert trace.usage.calls == 1
+
+
+async def test_a_wrong_guessed_observation_is_not_trusted(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    reply = (
+        'Action: calculator\nAction Input: {"expression": "0.17*2340"}\n'
+        "Observation: 405.8\nFinal Answer: 405,8"
+    )
+    sim = SimulatedModel(script=[reply, "Final Answer: 397,8"])
+    trace = await ReActAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="text").run(
+        "17% de 2340?"
+    )
+    assert trace.answer == "397,8"
+    # the model's own guess never went back into the conversation
+    assert "405.8" not in str(sim.requests[1].messages)
+
+
+async def test_plan_and_solve_returns_its_best_answer_when_the_budget_runs_out(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    plan = {"steps": [{"description": "Calcule 17% de 2340"}, {"description": "Some 10"}]}
+
+    def model(req: SimRequest) -> Reply | str | dict[str, object]:
+        if req.schema is not None:
+            return plan
+        if "stop before its end" in req.last_user_text:
+            return "17% de 2340 é 397,8 (a soma não foi feita)."
+        if req.tool_results:
+            return "397,8"
+        return call("calculator", {"expression": "0.17*2340"})
+
+    sim = SimulatedModel(responder=model)
+    agent = PlanAndSolveAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="native")
+    trace = await agent.run("17% de 2340, mais 10", max_steps=1)
+    assert trace.status is RunStatus.MAX_STEPS
+    assert trace.answer == "17% de 2340 é 397,8 (a soma não foi feita)."
+
+
+async def test_plan_and_solve_survives_a_planner_that_cannot_plan(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    def model(req: SimRequest) -> Reply | str:
+        if req.schema is not None or req.response_format is not None:
+            return "Primeiro calculo, depois somo."  # prose, never a plan
+        if "A plan was carried out" in req.last_user_text:
+            return "397,8"
+        if req.tool_results:
+            return "O resultado é 397,8."
+        return call("calculator", {"expression": "0.17*2340"})
+
+    sim = SimulatedModel(responder=model)
+    agent = PlanAndSolveAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="native")
+    trace = await agent.run("Quanto é 17% de 2340?")
+    assert trace.status is RunStatus.FINISHED
+    assert trace.answer == "397,8"
+    assert trace.steps[0].kind == "plan" and "fallback" in trace.steps[0].meta
+
+
+async def test_reflection_does_not_pass_a_confident_wrong_number(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    # The 1.5B critic scored "405,8" 1.0 although the calculator had said 397.8.
+    def model(req: SimRequest) -> Reply | str | dict[str, object]:
+        if req.schema is not None:
+            return {"problems": [], "suggestions": [], "score": 1.0}
+        if req.tool_results:
+            return "Corrigido: 397,8." if "does not state" in req.text() else "São 405,8."
+        return call("calculator", {"expression": "0.17*2340"})
+
+    sim = SimulatedModel(responder=model)
+    agent = ReflectionAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="native")
+    trace = await agent.run("Quanto é 17% de 2340?")
+    assert trace.status is RunStatus.FINISHED
+    assert trace.answer == "Corrigido: 397,8."
+    first = next(s for s in trace.steps if s.kind == "critique")
+    assert "does not state the result of the last tool call (397.8)" in first.observation
+    # the critic was shown the evidence
+    critic_prompt = next(r for r in sim.requests if r.schema is not None).last_user_text
+    assert 'calculator({"expression":"0.17*2340"}) → 397.8' in critic_prompt
+
+
+def test_numbers_are_read_in_both_notations() -> None:
+    assert states_result("O total é R$ 1.234,57.", "1234.5678")
+    assert states_result("397,8", "397.8")
+    assert states_result("397.80 reais", "397.8")
+    assert not states_result("São 405,8.", "397.8")
+    assert states_result("sem números", "não é número")
