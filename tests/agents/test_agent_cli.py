@@ -167,3 +167,36 @@ def test_bad_configuration_exits_non_zero_with_advice(tmp_path: Path) -> None:
 
     bad_paradigm = cli("agent", "run", "x", "--paradigm", "magic", env=env, cwd=tmp_path)
     assert bad_paradigm.returncode == 2
+
+
+def test_show_prompts_prints_what_the_model_saw_and_wrote(
+    sim_server: StartSim, tmp_path: Path
+) -> None:
+    raw = (
+        'Vou calcular.\n```json\n{"name": "calculator", "arguments": {"expression": "17*23"}}\n```'
+    )
+
+    def respond(req: SimRequest) -> Reply | str:
+        if req.tool_results == 0 and req.tools:
+            return raw
+        return "17 × 23 = 391"
+
+    srv = sim_server(SimulatedModel(responder=respond))
+    env = clean_env(COLMEIA_LLM_BASE_URL=srv.base_url, COLMEIA_LLM_MODEL="sim")
+    for flags in (["agent", "run", "--show-prompts"], ["-v", "agent", "run"]):
+        task = ["Quanto é 17 vezes 23?", "--tools", "calculator", "--tool-mode", "native"]
+        out = cli(*flags, *task, env=env, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        # the rendered system prompt, the task, and the reply exactly as the model wrote it
+        assert "system: You are a careful assistant" in out.stdout
+        assert "user: Quanto é 17 vezes 23?" in out.stdout
+        assert '"arguments": {"expression": "17*23"}' in out.stdout
+        assert "(recovered from the text)" in out.stdout
+        assert "tool: 391" in out.stdout
+        # the simulated model's text is said to be placeholder
+        assert "placeholder text from colmeia's simulated server" in out.stdout
+
+    quiet = cli(
+        "agent", "run", "Quanto é 17 vezes 23?", "--tools", "calculator", env=env, cwd=tmp_path
+    )
+    assert "system: You are a careful assistant" not in quiet.stdout

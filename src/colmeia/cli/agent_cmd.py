@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,7 @@ from colmeia.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from colmeia.agents.trace import Step, Trace
+    from colmeia.agents.watch import Exchange
     from colmeia.llm.base import ChatModel
     from colmeia.tools.registry import Tool
 
@@ -79,6 +81,29 @@ def _print_step(step: Step) -> None:
         console.print(f"    [dim]{escape(_short(step.thought))}[/]")
     if step.observation:
         console.print(f"    → {escape(_short(step.observation))}")
+
+
+def _print_exchange(exchange: Exchange) -> None:
+    """A prompt as the model received it, and its reply as it came back (before parsing)."""
+    offered = f" · tools: {', '.join(exchange.tools)}" if exchange.tools else ""
+    wanted = f" · returns {exchange.output_type}" if exchange.output_type else ""
+    console.rule(f"[dim]prompt ({exchange.kind}{offered}{wanted})[/]", style="dim")
+    for message in exchange.messages:
+        text = message.content or ""
+        if message.tool_calls:
+            text += "".join(
+                f"\n→ {c.name}({c.raw_arguments or c.arguments})" for c in message.tool_calls
+            )
+        console.print(f"[bold magenta]{message.role}[/]: {escape(text)}")
+    console.rule(f"[dim]raw reply · {exchange.latency_s:.1f}s[/]", style="dim")
+    if exchange.reply:
+        console.print(escape(exchange.reply), style="cyan")
+    for call in exchange.tool_calls:
+        console.print(f"[cyan]tool call: {escape(call)}[/]")
+    if exchange.error:
+        console.print(f"[red]error: {escape(exchange.error)}[/]")
+    if not (exchange.reply or exchange.tool_calls or exchange.error):
+        console.print("[dim](empty reply)[/]")
 
 
 def _tools(names: str | None) -> list[Tool]:
@@ -167,6 +192,11 @@ def run(
         0.8, "--threshold", min=0.0, max=1.0, help="reflect: score that ends the run."
     ),
     hierarchical: bool = typer.Option(False, "--hierarchical", help="plan: allow sub-steps."),
+    show_prompts: bool = typer.Option(
+        False,
+        "--show-prompts",
+        help="Print every prompt sent to the model and its raw reply (also with colmeia -v).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object at the end only."),
     base_url: str | None = typer.Option(None, help="Overrides COLMEIA_LLM_BASE_URL."),
     model: str | None = typer.Option(None, help="Overrides COLMEIA_LLM_MODEL."),
@@ -177,6 +207,12 @@ def run(
         raise typer.Exit(2)
     try:
         chat_model = _model(base_url, model)
+        if (
+            show_prompts or logging.getLogger("colmeia").isEnabledFor(logging.INFO)
+        ) and not as_json:
+            from colmeia.agents.watch import WatchedModel
+
+            chat_model = WatchedModel(chat_model, _print_exchange)
         chosen = _tools(tools)
         options: dict[str, Any] = {
             "mode": mode.value,
