@@ -53,3 +53,44 @@ def test_grouped_accuracy_largest_group_first() -> None:
 def test_length_mismatch_is_refused() -> None:
     with pytest.raises(ValueError, match="y_true has 2 labels but y_pred has 1"):
         accuracy([1, 2], [1])
+
+
+def test_undefined_rates_are_none_not_zero() -> None:
+    from colmeia.eval.classification import accuracy_or_none, binary_metrics
+
+    nothing = binary_metrics([], [], positive="flag")
+    assert nothing.rates() == {"accuracy": None, "precision": None, "recall": None, "f1": None}
+    assert accuracy_or_none([], []) is None
+    never_flagged = binary_metrics(["keep", "flag"], ["keep", "keep"], positive="flag")
+    rates = never_flagged.rates()
+    assert rates["precision"] is None  # nothing predicted positive: undefined
+    assert rates["recall"] == 0.0  # one actual positive, missed: a real zero
+    assert rates["accuracy"] == 0.5
+
+
+def test_fold_groups_keeps_the_largest_and_folds_the_rest_into_other() -> None:
+    from colmeia.eval.classification import GroupAccuracy, fold_groups
+
+    rows = [GroupAccuracy("a", 50, 40), GroupAccuracy("b", 20, 10), GroupAccuracy("c", 3, 3)]
+    rows.append(GroupAccuracy("d", 1, 0))
+    folded = fold_groups(rows, top=3, min_n=5, other="outros")
+    assert [(r.group, r.n, r.correct) for r in folded] == [
+        ("a", 50, 40),
+        ("b", 20, 10),
+        ("outros", 4, 3),
+    ]
+    assert fold_groups(rows[:2], top=5) == rows[:2]  # nothing to fold: no "other" row
+
+
+def test_change_shares_and_describe() -> None:
+    from colmeia.eval.classification import change_shares
+    from colmeia.eval.stats import describe, percentile
+
+    shares = change_shares([3, 0, -1, 2, 0])
+    assert (shares.improved, shares.unchanged, shares.worse) == (2, 2, 1)
+    assert shares.shares()["improved"] == 0.4
+    assert change_shares([]).shares()["worse"] is None
+    assert describe([]) == {"n": 0, "mean": None, "median": None, "p95": None, "total": 0.0}
+    stats = describe([1.0, 2.0, 3.0, 4.0])
+    assert (stats["mean"], stats["median"], stats["total"]) == (2.5, 2.5, 10.0)
+    assert percentile([1.0, 2.0, 3.0, 4.0], 95) == pytest.approx(3.85)

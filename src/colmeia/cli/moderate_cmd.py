@@ -1,28 +1,37 @@
-"""``colmeia moderate …``: moderate a batch of answers, and report on a finished run."""
+"""``colmeia moderate …``: moderate a batch, report on it, compare two runs, review the changes.
+
+Exit codes of ``run``: 0 every record has a result line and none is ``ERROR``; 1 every record
+has a line, some are ``ERROR`` (``--retry-errors`` redoes them); 2 a usage or configuration
+error (nothing was sent); 3 the run stopped early because the model server could not be used
+(records without a line remain: fix the server, then ``--retry-errors``); 130 interrupted.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.markup import escape
+from rich.panel import Panel
+from rich.text import Text
 
-from colmeia.cli.plumbing import command_usage, say_if_simulated
+from colmeia.cli.plumbing import command_usage, fail, say_if_simulated
+from colmeia.cli.progress import Progress
 from colmeia.config import LLMSettings
-from colmeia.errors import ColmeiaError
+from colmeia.errors import ColmeiaError, ConfigurationError
 
 if TYPE_CHECKING:
     from colmeia.apps.moderation.batch import BatchProgress
+    from colmeia.apps.moderation.report import ReportOptions
+    from colmeia.apps.moderation.review import ReviewItem, VerdictLog, VerdictRecord
 
 # The app modules are imported inside the commands: LangGraph and matplotlib take seconds to
 # import, and `colmeia --help` or another group's command should not pay for them.
@@ -34,16 +43,21 @@ app = typer.Typer(
 console = Console()
 err_console = Console(stderr=True)
 
+EXIT_ERRORS = 1
+EXIT_USAGE = 2
+EXIT_STOPPED = 3
+
 _STYLE = {
     "KEEP_ORIGINAL": "green",
     "ANSWER_REVISED": "cyan",
     "DO_NOT_ANSWER": "yellow",
     "ERROR": "red",
 }
+_SHORT = {"KEEP_ORIGINAL": "kept", "ANSWER_REVISED": "revised", "DO_NOT_ANSWER": "withheld"}
 
 
 def _counts(p: BatchProgress) -> str:
-    return "  ".join(f"[{style}]{o} {p.counts.get(o, 0)}[/]" for o, style in _STYLE.items())
+    return " ".join(f"{_SHORT.get(o, o.lower())} {p.counts.get(o, 0)}" for o in _STYLE)
 
 
 @app.command()
@@ -56,73 +70,153 @@ def run(
         False, "--retry-errors", help="Like --resume, but redo records whose result is ERROR."
     ),
     overwrite: bool = typer.Option(False, "--overwrite", help="Start --out again from empty."),
+    allow_mixed: bool = typer.Option(
+        False,
+        "--allow-mixed",
+        help="Resume with settings other than the file's (the manifest and report say so).",
+    ),
+    stop_after: int = typer.Option(
+        5,
+        "--stop-after",
+        min=0,
+        help="Stop after this many items in a row fail because the model server cannot be used "
+        "(unreachable, key refused, model not found); 0 never stops.",
+    ),
     threshold: float | None = typer.Option(
         None, "--threshold", help="Keep the original when semantic + contextual > this (default 8)."
     ),
     max_rewrites: int | None = typer.Option(
         None, "--max-rewrites", min=1, help="Hard cap on rewrites per item (default 3)."
     ),
+    policy: Path | None = typer.Option(
+        None, "--policy", help="Store policy file (YAML/TOML/JSON): forbidden content, language."
+    ),
+    audit_language: str | None = typer.Option(
+        None, "--audit-language", help="Language of justifications: en (default), pt-BR or es."
+    ),
     config: Path | None = typer.Option(
-        None, "--config", help="TOML/JSON file with per-role models and temperatures."
+        None, "--config", help="TOML/JSON file with per-role models, temperatures and prices."
     ),
     base_url: str | None = typer.Option(None, "--base-url", help="Overrides COLMEIA_LLM_BASE_URL."),
     model: str | None = typer.Option(None, "--model", help="Overrides COLMEIA_LLM_MODEL."),
 ) -> None:
-    """Moderate every record; exit 0 when each one has a result line (ERROR included)."""
-    from colmeia.apps.moderation.batch import moderate_files
+    """Moderate every record into --out, one line each, with a run manifest beside it."""
+    from colmeia.apps.moderation.batch import open_batch
     from colmeia.apps.moderation.roles import load_config
 
     used = command_usage()
     try:
-        cfg = load_config(config, threshold=threshold, max_rewrites=max_rewrites)
+        cfg = load_config(
+            config,
+            threshold=threshold,
+            max_rewrites=max_rewrites,
+            policy=policy,
+            audit_language=audit_language,
+        )
         llm = LLMSettings()
         if base_url or model:
             llm = llm.model_copy(
                 update={k: v for k, v in {"base_url": base_url, "model": model}.items() if v}
             )
-        with Progress(
-            TextColumn("[bold]moderating"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            TextColumn("{task.description}"),
-            console=console,
-            transient=False,
-        ) as bar:
-            task = bar.add_task("", total=None)
-
-            def update(p: BatchProgress) -> None:
-                bar.update(task, total=p.total, completed=p.finished, description=_counts(p))
-
-            summary = asyncio.run(
-                moderate_files(
-                    inputs,
-                    out,
-                    config=cfg,
-                    llm=llm,
-                    concurrency=concurrency,
-                    resume=resume,
-                    retry_errors=retry_errors,
-                    overwrite=overwrite,
-                    on_progress=update,
-                )
-            )
+        batch = open_batch(
+            inputs,
+            out,
+            config=cfg,
+            llm=llm,
+            resume=resume or retry_errors,
+            retry_errors=retry_errors,
+            overwrite=overwrite,
+            allow_mixed=allow_mixed,
+        )
     except ColmeiaError as exc:
-        err_console.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2) from None
+        raise fail(exc) from None
+    with (
+        batch,
+        Progress(
+            "moderate", unit="records", resume="rerun with --resume", console=err_console
+        ) as bar,
+    ):
+        summary = asyncio.run(
+            batch.run(
+                concurrency=concurrency,
+                stop_after=stop_after,
+                on_progress=lambda p: bar.update(p.finished, p.total, info=_counts(p)),
+            )
+        )
     console.print(
         f"{summary.total} records: {summary.skipped} already done, {summary.done} written "
-        f"in {summary.wall_s:.1f}s → {summary.out}"
+        f"in {summary.wall_s:.1f}s → {summary.out}",
+        highlight=False,
     )
     console.print("  ".join(f"[{_STYLE[o]}]{o}[/] {n}" for o, n in summary.counts.items()))
     say_if_simulated(used, console)
-    if summary.missing:
+    if batch.manifest.last.mixed:
+        err_console.print(
+            "[yellow]warning:[/] this file now mixes settings: "
+            + escape("; ".join(batch.manifest.last.differences)),
+            highlight=False,
+        )
+    if summary.status == "stopped":
+        err_console.print(
+            f"[red]stopped:[/] {escape(summary.stop_reason or '')}\n"
+            f"{len(summary.missing)} records have no result line; what finished is kept. Fix "
+            "the model server, then rerun with --retry-errors.",
+            highlight=False,
+        )
+        raise typer.Exit(EXIT_STOPPED)
+    if summary.missing:  # not expected: every record either ran or the run stopped
         err_console.print(
             f"[red]{len(summary.missing)} records have no result line[/] (first: "
-            f"{', '.join(summary.missing[:5])}); rerun with --resume"
+            f"{escape(', '.join(summary.missing[:5]))}); rerun with --resume",
+            highlight=False,
         )
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_STOPPED)
+    if summary.status == "complete_with_errors":
+        invalid, failed = _error_kinds(summary.out)
+        parts = []
+        if invalid:
+            parts.append(f"{invalid} invalid input records (fix them in the input file)")
+        if failed:
+            parts.append(f"{failed} model failures (rerun with --retry-errors to redo them)")
+        err_console.print(
+            f"[yellow]{invalid + failed} records ended in ERROR[/]: {'; '.join(parts)}; each "
+            "line says why in `error`",
+            highlight=False,
+        )
+        raise typer.Exit(EXIT_ERRORS)
+
+
+def _error_kinds(out: Path) -> tuple[int, int]:
+    """ERROR lines of invalid input records, and of records the models failed on."""
+    from colmeia.apps.moderation.results import read_results
+
+    errors = [r for r in read_results(out).values() if r.get("outcome") == "ERROR"]
+    invalid = sum(1 for r in errors if r.get("error_kind") == "input")
+    return invalid, len(errors) - invalid
+
+
+def _report_options(
+    lang: str, labels: Path | None, top: int, min_group: int, config: Path | None
+) -> ReportOptions:
+    from colmeia.apps.moderation.labels import LabelMap
+    from colmeia.apps.moderation.report import ReportOptions
+    from colmeia.apps.moderation.roles import load_config, role_prices
+
+    prices = role_prices(load_config(config), LLMSettings()) if config else None
+    return ReportOptions(
+        language=lang, top=top, min_group=min_group, labels=LabelMap.load(labels), prices=prices
+    )
+
+
+_LANG = typer.Option("en", "--lang", help="Report language: en or pt-BR.")
+_LABELS = typer.Option(
+    None, "--labels", help="TOML/YAML mapping of intent/category labels to groups (pt/es merge)."
+)
+_TOP = typer.Option(8, "--top", min=1, help="Intents/categories shown; the rest are 'other'.")
+_MIN_GROUP = typer.Option(5, "--min-group", min=1, help="Smaller groups are folded into 'other'.")
+_PRICES = typer.Option(
+    None, "--config", help="Price tokens with this moderation config's per-role prices."
+)
 
 
 @app.command()
@@ -135,15 +229,229 @@ def report(
     out: Path = typer.Option(
         ..., "--out", "-o", help="Folder for report.html, PNGs, summary.json."
     ),
+    lang: str = _LANG,
+    labels: Path | None = _LABELS,
+    top: int = _TOP,
+    min_group: int = _MIN_GROUP,
+    verdicts: Path | None = typer.Option(
+        None, "--verdicts", help="Human verdicts (default: RESULTS.verdicts.jsonl beside it)."
+    ),
+    config: Path | None = _PRICES,
 ) -> None:
     """Write the evaluation report (HTML + PNG plots + summary.json) and print where it is."""
     from colmeia.apps.moderation.report import write_report
 
     try:
-        files = write_report(results, [*gold, *(more_gold or [])], out)
+        options = _report_options(lang, labels, top, min_group, config)
+        files = write_report(
+            results, [*gold, *(more_gold or [])], out, options=options, verdicts_file=verdicts
+        )
     except ColmeiaError as exc:
-        err_console.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2) from None
-    console.print(f"report:  {files.html}")
-    console.print(f"summary: {files.summary}")
-    console.print(f"plots:   {len(files.images)} PNG files in {out}")
+        raise fail(exc) from None
+    console.print(f"report:  {files.html}", highlight=False)
+    console.print(f"summary: {files.summary}", highlight=False)
+    console.print(f"plots:   {len(files.images)} PNG files in {out}", highlight=False)
+
+
+@app.command()
+def compare(
+    a: Path = typer.Argument(..., help="Results file of run A."),
+    b: Path = typer.Argument(..., help="Results file of run B."),
+    more_gold: list[Path] = typer.Argument(None, hidden=True),
+    gold: list[Path] = typer.Option(..., "--gold", help="The labelled inputs both runs read."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for compare.html, PNGs, JSON."),
+    name_a: str | None = typer.Option(None, "--name-a", help="How to call run A (default: model)."),
+    name_b: str | None = typer.Option(None, "--name-b", help="How to call run B."),
+    lang: str = _LANG,
+    labels: Path | None = _LABELS,
+    config: Path | None = _PRICES,
+) -> None:
+    """Two runs side by side on the same inputs, with the items whose outcome differs."""
+    from colmeia.apps.moderation.compare import compare_runs
+
+    try:
+        options = _report_options(lang, labels, 8, 5, config)
+        names = (name_a, name_b) if name_a and name_b else None
+        files = compare_runs(a, b, [*gold, *(more_gold or [])], out, names=names, options=options)
+    except ColmeiaError as exc:
+        raise fail(exc) from None
+    console.print(f"comparison: {files.html}", highlight=False)
+    console.print(f"data:       {files.summary}", highlight=False)
+
+
+# ---------------------------------------------------------------------------------- review
+
+
+def _item_panel(item: ReviewItem, verdict: VerdictRecord | None) -> Panel:
+    body = Text()
+
+    def field(name: str, value: str, style: str = "") -> None:
+        body.append(f"{name}: ", style="bold")
+        body.append(value + "\n", style=style)
+
+    field("question", item.question)
+    field("original", item.original)
+    if item.proposed is not None:
+        label = "rewrite" if item.outcome == "ANSWER_REVISED" else "last rewrite (withheld)"
+        field(label, item.proposed)
+        body.append("diff: ", style="bold")
+        for op, text in item.diff():
+            style = {"-": "red strike", "+": "green"}.get(op, "")
+            body.append(text, style=style)
+        body.append("\n")
+    field("why", item.reason or "—")
+    for role, text in item.reviews:
+        field(role, text, "dim")
+    for v in item.violations:
+        field("policy", v, "yellow")
+    if verdict is not None:
+        stale = verdict.answer_sha != item.answer_sha
+        field(
+            "verdict",
+            f"{verdict.verdict} by {verdict.by} at {verdict.at}"
+            + (f" — {verdict.note}" if verdict.note else "")
+            + (" (stale: the item was moderated again since)" if stale else ""),
+            "magenta",
+        )
+    scores = item.scores_original + (f" → {item.scores_final}" if item.scores_final else "")
+    title = (
+        f"{item.key} · [{_STYLE.get(item.outcome, '')}]{item.outcome}[/] · {item.locale or '?'} · "
+        f"{escape(item.category or '-')} / {escape(item.intent or '-')} · scores {scores} · "
+        f"{item.revisions} rewrite(s)"
+    )
+    return Panel(body, title=title, title_align="left")
+
+
+def _ask_edit(item: ReviewItem) -> str:
+    """The edited answer: in $VISUAL/$EDITOR on a terminal, else one line at the prompt."""
+    start = item.proposed or item.original
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not (sys.stdin.isatty() and editor):
+        return str(typer.prompt("edited answer (one line)", default=start)).strip()
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as fh:
+        fh.write(start)
+    try:
+        # An argument list, no shell: the text never reaches a command line.
+        subprocess.run([*shlex.split(editor), fh.name], check=False)
+        return Path(fh.name).read_text(encoding="utf-8").strip()
+    finally:
+        os.unlink(fh.name)
+
+
+@app.command()
+def review(
+    results: Path = typer.Argument(..., help="Results file written by `colmeia moderate run`."),
+    outcome: list[str] = typer.Option(
+        ["revised", "withheld"],
+        "--outcome",
+        help="Which items: revised, withheld, kept, error (repeat the option for several).",
+    ),
+    category: str | None = typer.Option(
+        None, "--category", help="Only this category (any label of its pt/es group)."
+    ),
+    locale: str | None = typer.Option(None, "--locale", help="Only this locale (pt, es…)."),
+    pending: bool = typer.Option(False, "--pending", help="Only items without a verdict."),
+    limit: int = typer.Option(20, "--limit", min=1, help="Items to show when listing."),
+    verdicts: Path | None = typer.Option(
+        None, "--verdicts", help="Verdicts file (default: RESULTS.verdicts.jsonl beside it)."
+    ),
+    by: str | None = typer.Option(None, "--by", help="Who gives the verdict (default: login)."),
+    interactive: bool = typer.Option(
+        False, "--interactive", "-i", help="Go through the queue: accept, reject or edit each."
+    ),
+    accept: str | None = typer.Option(None, "--accept", help="Accept the item with this key."),
+    reject: str | None = typer.Option(None, "--reject", help="Reject the item with this key."),
+    edit: str | None = typer.Option(None, "--edit", help="Edit the item with this key (--text)."),
+    text: str | None = typer.Option(None, "--text", help="The edited answer, with --edit."),
+    note: str = typer.Option("", "--note", help="A note kept with the verdict."),
+    export: Path | None = typer.Option(
+        None, "--export", help="Write the (filtered) queue with verdicts to a .csv or .xlsx file."
+    ),
+) -> None:
+    """The review queue: list revised/withheld items, record human verdicts, export them."""
+    from colmeia.apps.moderation import review as rv
+    from colmeia.apps.moderation.report import check_report_inputs
+    from colmeia.apps.moderation.results import read_results
+
+    try:
+        check_report_inputs(results, [])
+        items = rv.review_items(read_results(results))
+        log = rv.VerdictLog(verdicts or rv.verdicts_path(results))
+        latest = log.latest()
+        reviewer = by or rv.default_reviewer()
+        given = [(k, v) for k, v in (("accept", accept), ("reject", reject), ("edit", edit)) if v]
+        if len(given) > 1:
+            raise ConfigurationError("give one of --accept, --reject, --edit at a time")
+        if given:
+            verdict, key = given[0]
+            by_key = {i.key: i for i in items}
+            if key not in by_key:
+                raise ConfigurationError(f"no item with key {key!r} in {results}")
+            record = rv.VerdictRecord.of(
+                by_key[key], verdict, by=reviewer, note=note, edited_answer=text
+            )
+            log.append(record)
+            console.print(f"recorded: {key} {verdict} by {record.by} → {log.path}", highlight=False)
+            return
+        current = _current_keys(items, latest)
+        full = rv.filter_items(items, outcomes=outcome, category=category, locale=locale)
+        queue = [i for i in full if i.key not in current] if pending or interactive else full
+        if export is not None:
+            path = rv.export(queue, latest, export)
+            console.print(f"exported {len(queue)} items → {path}", highlight=False)
+            return
+    except ColmeiaError as exc:
+        raise fail(exc) from None
+    judged = sum(1 for i in full if i.key in current)
+    console.print(
+        f"{len(full)} items in the queue ({len(full) - judged} without a verdict); "
+        f"verdicts: {log.path}",
+        highlight=False,
+    )
+    if not interactive:
+        for item in queue[:limit]:
+            console.print(_item_panel(item, latest.get(item.key)))
+        if len(queue) > limit:
+            console.print(f"… {len(queue) - limit} more (--limit, or filter the queue)")
+        return
+    _interactive(queue, log, reviewer)
+
+
+def _current_keys(items: list[ReviewItem], latest: dict[str, VerdictRecord]) -> set[str]:
+    """Keys whose latest verdict is about the answer the item has now."""
+    return {
+        i.key
+        for i in items
+        if (v := latest.get(i.key)) is not None and v.answer_sha == i.answer_sha
+    }
+
+
+def _interactive(queue: list[ReviewItem], log: VerdictLog, reviewer: str) -> None:
+    from colmeia.apps.moderation.review import VerdictRecord
+
+    choices = {"a": "accept", "r": "reject", "e": "edit", "s": "skip", "q": "quit"}
+    done = 0
+    for n, item in enumerate(queue, start=1):
+        console.print(_item_panel(item, None))
+        try:
+            answer = typer.prompt(
+                f"[{n}/{len(queue)}] a=accept r=reject e=edit s=skip q=quit", default="s"
+            )
+        except typer.Abort:  # end of input (Ctrl-D, or a pipe that ran out)
+            break
+        choice = choices.get(str(answer).strip()[:1].lower(), "skip")
+        if choice == "quit":
+            break
+        if choice == "skip":
+            continue
+        edited = _ask_edit(item) if choice == "edit" else None
+        try:
+            record = VerdictRecord.of(item, choice, by=reviewer, edited_answer=edited)
+        except ColmeiaError as exc:
+            err_console.print(f"[red]not recorded:[/] {escape(str(exc))}")
+            continue
+        log.append(record)
+        done += 1
+        console.print(f"recorded: {item.key} {choice} ({done} this session)", highlight=False)
+        console.file.flush()
+    console.print(f"{done} verdicts recorded in {log.path}", highlight=False)

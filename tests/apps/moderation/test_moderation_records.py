@@ -32,19 +32,19 @@ def test_malformed_file_gives_one_verdict_per_record_and_keeps_valid_ones(malfor
     assert len(records) == len(lines)
     assert len({r.key for r in records}) == len(records)
     valid = [r for r in records if r.ok]
-    assert [r.key for r in valid] == ["13000100000", "13000100001", "13000100002"]
+    assert [r.key for r in valid] == ["13000100000", "13000100001", "13000100002", "2"]
 
 
 def test_malformed_file_errors_name_the_record_and_the_problem(malformed: Path) -> None:
     errors = _by_key(malformed)
     name = str(malformed)
     assert "question: required field is missing" in (errors["1"] or "")
-    assert "answer: must be a string, got null" in (errors["2"] or "")
+    assert "answer: must be a string, got null" in (errors[f"2@{name}:5"] or "")
     assert "context: must be an object, got a string" in (errors["3"] or "")
     assert "longer than the 20,000 allowed" in (errors["4"] or "")
     assert "id: required field is missing" in (errors[f"{name}:8"] or "")
-    assert "duplicate id 2" in (errors[f"2@{name}:9"] or "")
-    assert f"first seen at {name}:5" in (errors[f"2@{name}:9"] or "")
+    assert f"the valid record with this id, {name}:9, is used" in (errors[f"2@{name}:5"] or "")
+    assert errors["2"] is None  # line 9: a corrected copy of the broken line 5
     assert "question: is empty" in (errors["7"] or "")
     assert "NUL byte" in (errors["8"] or "")
     assert "lone UTF-16 surrogate" in (errors["8"] or "")
@@ -56,6 +56,27 @@ def test_malformed_file_errors_name_the_record_and_the_problem(malformed: Path) 
     for key, err in errors.items():
         if err:
             assert name in err, f"{key}: error does not say where the record is: {err}"
+
+
+def test_an_invalid_record_does_not_take_the_id_from_a_valid_one_after_it(tmp_path: Path) -> None:
+    """A broken export followed by a corrected copy: the corrected record is moderated."""
+    path = tmp_path / "items.jsonl"
+    broken = {"id": 7, "question": "Serve no Gol?", "answer": None}
+    fixed = {"id": 7, "question": "Serve no Gol?", "answer": "Sim, serve."}
+    again = {"id": 7, "question": "Serve no Gol?", "answer": "Sim."}
+    path.write_text("\n".join(json.dumps(r) for r in (broken, fixed, again)) + "\n")
+    first, second, third = load_records([path])
+    assert (second.key, second.ok) == ("7", True)
+    assert second.item is not None and second.item.answer == "Sim, serve."
+    assert (first.key, first.ok) == (f"7@{path}:1", False)
+    assert "answer: must be a string" in (first.error or "")
+    assert f"the valid record with this id, {path}:2, is used" in (first.error or "")
+    # A second *valid* record with the id is still a duplicate of the first valid one.
+    assert (third.key, third.ok) == (f"7@{path}:3", False)
+    assert f"duplicate id 7, first seen at {path}:2" in (third.error or "")
+    # Two valid records in the usual order keep the old behaviour: the first owns the id.
+    path.write_text("\n".join(json.dumps(r) for r in (fixed, again)) + "\n")
+    assert [r.key for r in load_records([path])] == ["7", f"7@{path}:2"]
 
 
 def test_json_array_folder_and_unknown_fields(tmp_path: Path) -> None:

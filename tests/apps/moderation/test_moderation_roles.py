@@ -97,3 +97,51 @@ async def test_reviewers_use_the_cheaper_model(sim_server: Any, item: Moderation
         }
     )
     assert {step["model"] for step in result["trail"] if step["role"] == "semantic"} == {"small"}
+
+
+async def test_each_role_is_priced_with_its_own_model_price(
+    sim_server: Any, item: ModerationItem, tmp_path: Path
+) -> None:
+    path = tmp_path / "moderation.toml"
+    path.write_text(
+        '[roles.reviewer]\nmodel = "small"\nprice_input_per_mtok = 0.1\nprice_output_per_mtok = 0.4\n'
+        "[roles.decider]\nprice_input_per_mtok = 5.0\nprice_output_per_mtok = 15.0\n",
+        encoding="utf-8",
+    )
+    srv = sim_server(SimulatedModel(schema_mode=True, seed=3))
+    llm = LLMSettings(base_url=srv.base_url, model="big", price_input_per_mtok=1.0)
+    models = build_role_models(load_config(path, env={}), llm)
+    assert (models["semantic"].price_input_per_mtok, models["semantic"].price_output_per_mtok) == (
+        0.1,
+        0.4,
+    )
+    assert models["suggester"].price_input_per_mtok == 1.0  # COLMEIA_LLM_PRICE_* by default
+    assert models["decider"].model is not models["suggester"].model  # same model, other price
+    try:
+        result = await Moderator(models).moderate(item)
+    finally:
+        for client in {id(m.model): m.model for m in models.values()}.values():
+            await client.aclose()  # type: ignore[attr-defined]
+    for step in result["trail"]:
+        if step["role"] == "policy":
+            continue
+        price_in, price_out = {
+            "semantic": (0.1, 0.4),
+            "contextual": (0.1, 0.4),
+            "decider": (5.0, 15.0),
+        }.get(step["role"], (1.0, 0.0))
+        expected = (step["prompt_tokens"] * price_in + step["completion_tokens"] * price_out) / 1e6
+        assert step["cost"] == pytest.approx(expected), step["role"]
+
+
+def test_audit_language_and_policy_come_from_config_and_environment(tmp_path: Path) -> None:
+    (tmp_path / "policy.yaml").write_text("default: {competitors: [Magalu]}\n", encoding="utf-8")
+    path = tmp_path / "moderation.toml"
+    path.write_text('audit_language = "pt-BR"\npolicy = "policy.yaml"\n', encoding="utf-8")
+    cfg = load_config(path, env={})
+    assert cfg.audit_language == "pt-BR"
+    assert cfg.policy == tmp_path / "policy.yaml"  # relative to the config file
+    cfg = load_config(path, env={"COLMEIA_MODERATION_AUDIT_LANGUAGE": "es"})
+    assert cfg.audit_language == "es"
+    with pytest.raises(ConfigurationError, match="audit_language"):
+        load_config(env={"COLMEIA_MODERATION_AUDIT_LANGUAGE": "fr"})

@@ -1,4 +1,4 @@
-"""Batch runs over many records that lose nothing and duplicate nothing, even when killed.
+"""Batch runs over many records that lose nothing, duplicate nothing and say how they ended.
 
 The results file is JSONL, one line per input record, keyed by ``key`` (see
 :class:`~colmeia.apps.moderation.io.LoadedRecord`). How it stays correct:
@@ -14,7 +14,14 @@ The results file is JSONL, one line per input record, keyed by ``key`` (see
   killed before the replace, the old file stands; after it, those records simply have no line
   yet and the next resume does them.
 
-A second run on the same file is refused while the first holds its lock.
+Every run is recorded in the file's manifest (:mod:`~colmeia.apps.moderation.manifest`); a
+resume with other settings is refused before the file is touched, unless ``allow_mixed``.
+
+A dead model server does not turn a whole batch into ``ERROR`` lines: after ``stop_after``
+items in a row fail because the server cannot be used (unreachable, key refused, model not
+found), the run stops taking new items, writes what finished and ends ``stopped`` with the
+reason; ``retry_errors`` then picks up from there. A second run on the same file is refused
+while the first holds its lock.
 """
 
 from __future__ import annotations
@@ -29,32 +36,49 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Literal
 
 import orjson
 
-from colmeia.apps.moderation.graph import OUTCOMES, Moderator
+from colmeia.apps.moderation.graph import ENDPOINT_ERRORS, OUTCOMES, Moderator
 from colmeia.apps.moderation.io import LoadedRecord, load_records
+from colmeia.apps.moderation.manifest import (
+    Manifest,
+    RunRecord,
+    differences,
+    now,
+    read_manifest,
+    run_settings,
+    write_manifest,
+)
+from colmeia.apps.moderation.policy import load_policy
 from colmeia.apps.moderation.results import (
     atomic_write,
     complete_lines,
     read_results,
     scan_results,
 )
-from colmeia.apps.moderation.roles import ModerationConfig, build_role_models, load_config
+from colmeia.apps.moderation.roles import ModerationConfig, RoleModel, build_role_models
 from colmeia.config import LLMSettings
 from colmeia.errors import ConfigurationError
 
 __all__ = [
     "BatchProgress",
     "BatchSummary",
+    "PreparedBatch",
+    "RunStatus",
     "error_result",
     "moderate_files",
+    "moderator_from_config",
+    "open_batch",
+    "prepare_batch",
     "read_results",
     "run_batch",
 ]
 
 log = logging.getLogger(__name__)
+
+RunStatus = Literal["complete", "complete_with_errors", "stopped", "interrupted"]
 
 
 @dataclass(slots=True)
@@ -73,7 +97,12 @@ class BatchProgress:
 
 @dataclass(slots=True)
 class BatchSummary:
-    """What a run did."""
+    """What a run did, and how it ended.
+
+    ``status``: ``complete`` (a line per record, none ``ERROR``), ``complete_with_errors``
+    (a line per record, some ``ERROR``), ``stopped`` (the model server could not be used:
+    ``stop_reason`` says why; records without a line remain) or ``interrupted``.
+    """
 
     out: Path
     total: int
@@ -83,6 +112,9 @@ class BatchSummary:
     missing: list[str]
     wall_s: float
     usage: dict[str, float]
+    status: RunStatus = "complete"
+    stop_reason: str | None = None
+    run_index: int = 0
 
     @property
     def complete(self) -> bool:
@@ -94,18 +126,33 @@ def error_result(record: LoadedRecord, error: str) -> dict[str, Any]:
     """The result line of a record that could not be moderated at all."""
     return {
         "outcome": "ERROR",
+        "reason_code": None,
         "final_answer": None,
         "revisions": 0,
         "scores": {"original": None, "rewrites": []},
         "reason": "",
+        "policy": None,
         "trail": [],
         "usage": {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0},
         "error": error,
+        "error_kind": "input",
     }
 
 
-def _line(record: LoadedRecord, result: dict[str, Any]) -> bytes:
-    data = {"id": record.raw_id, "key": record.key, "source": record.source, **result}
+def _line(record: LoadedRecord, run: int, result: dict[str, Any]) -> bytes:
+    item = record.item
+    data = {
+        "id": record.raw_id,
+        "key": record.key,
+        "source": record.source,
+        "run": run,
+        "locale": item.locale if item else None,
+        "category": item.category if item else None,
+        "intent": item.intent.name if item and item.intent else None,
+        "question": item.question if item else None,
+        "original_answer": item.answer if item else None,
+        **result,
+    }
     try:
         return orjson.dumps(data) + b"\n"
     except TypeError:
@@ -119,11 +166,6 @@ def _prepare(out: Path, *, resume: bool, retry_errors: bool, overwrite: bool) ->
         out.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(out, [])
         return {}
-    if not (resume or retry_errors):
-        raise ConfigurationError(
-            f"{out} already exists: pass --resume to continue it (--retry-errors to redo its "
-            "errors too) or --overwrite to start again"
-        )
     data = out.read_bytes()
     kept = {
         k: (obj, line)
@@ -149,7 +191,8 @@ def _lock(out: Path) -> Iterator[None]:
         return
     lock_path = out.with_name(f".{out.name}.lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "wb") as fh:
+    fh: IO[bytes] = open(lock_path, "wb")  # noqa: SIM115 - held for the whole run
+    try:
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -157,6 +200,8 @@ def _lock(out: Path) -> Iterator[None]:
                 f"{out} is being written by another run; wait for it or choose another --out"
             ) from None
         yield
+    finally:
+        fh.close()
 
 
 def _write_durably(fd: int, payload: bytes) -> None:
@@ -165,6 +210,288 @@ def _write_durably(fd: int, payload: bytes) -> None:
         n = os.write(fd, view)
         view = view[n:]
     os.fsync(fd)
+
+
+def _check_settings(
+    out: Path, settings: dict[str, Any], *, fresh: bool, allow_mixed: bool
+) -> tuple[Manifest | None, list[str]]:
+    """The file's manifest (None for a new file) and how this run's settings differ from it.
+
+    Raises before anything is written when they differ and mixing was not allowed.
+    """
+    if fresh:
+        return None, []
+    manifest = read_manifest(out)
+    has_lines = out.stat().st_size > 0
+    if manifest is None:
+        if has_lines and not allow_mixed:
+            raise ConfigurationError(
+                f"{out} has no run manifest (written by an older colmeia), so its settings are "
+                "unknown; pass --allow-mixed to continue it anyway, or --overwrite to start again"
+            )
+        return None, ["the earlier lines have no manifest: their settings are unknown"]
+    diff = differences(manifest.settings, settings)
+    if diff and not allow_mixed:
+        raise ConfigurationError(
+            f"{out} was started with other settings ({'; '.join(diff)}); rerun with the same "
+            "settings, pass --allow-mixed to mix them in one file (the report will say so), or "
+            "write to another --out"
+        )
+    return manifest, diff
+
+
+class PreparedBatch:
+    """A results file checked, locked and ready: :meth:`run` moderates what is missing.
+
+    Everything that can be wrong with the settings or the file is found while preparing (see
+    :func:`prepare_batch`), so a command can report it before drawing any progress.
+    """
+
+    def __init__(
+        self,
+        records: Sequence[LoadedRecord],
+        moderator: Moderator,
+        out: Path,
+        *,
+        resume: bool = False,
+        retry_errors: bool = False,
+        overwrite: bool = False,
+        allow_mixed: bool = False,
+        inputs: Sequence[str | Path] = (),
+        owned_models: Sequence[RoleModel] = (),
+    ) -> None:
+        self.records = list(records)
+        self.moderator = moderator
+        self.out = out
+        self._owned = list(owned_models)
+        if out.exists() and not (resume or retry_errors or overwrite):
+            raise ConfigurationError(
+                f"{out} already exists: pass --resume to continue it (--retry-errors to redo its "
+                "errors too) or --overwrite to start again"
+            )
+        self._locked = contextlib.ExitStack()
+        self._locked.enter_context(_lock(out))
+        try:
+            settings = run_settings(moderator)
+            fresh = overwrite or not out.exists()
+            manifest, diff = _check_settings(out, settings, fresh=fresh, allow_mixed=allow_mixed)
+            done_before = _prepare(
+                out, resume=resume, retry_errors=retry_errors, overwrite=overwrite
+            )
+        except BaseException:
+            self._locked.close()
+            raise
+        started = now()
+        if manifest is None:
+            manifest = Manifest(
+                results=out.name,
+                created_at=started,
+                updated_at=started,
+                settings=settings,
+                mixed=bool(diff),
+            )
+        self.run_index = len(manifest.runs)
+        manifest.runs.append(
+            RunRecord(
+                index=self.run_index,
+                started_at=started,
+                resume=resume,
+                retry_errors=retry_errors,
+                mixed=bool(diff),
+                differences=diff,
+                settings=settings if diff else {},
+                inputs=[str(p) for p in inputs],
+                records=len(self.records),
+            )
+        )
+        manifest.mixed = manifest.mixed or bool(diff)
+        self.manifest = manifest
+        write_manifest(out, manifest)
+        self.progress = BatchProgress(total=len(self.records))
+        self.todo: list[LoadedRecord] = []
+        for rec in self.records:
+            if rec.key in done_before:
+                self.progress.skipped += 1
+                self.progress.counts[done_before[rec.key]] += 1
+            else:
+                self.todo.append(rec)
+
+    def close(self) -> None:
+        """Release the lock on the results file."""
+        self._locked.close()
+
+    def __enter__(self) -> PreparedBatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def run(
+        self,
+        *,
+        concurrency: int = 16,
+        stop_after: int = 5,
+        on_progress: Callable[[BatchProgress], None] | None = None,
+    ) -> BatchSummary:
+        """Moderate every record not yet in the file, appending one line per record.
+
+        ``stop_after``: stop after this many items in a row failed because the model server
+        cannot be used (0: never stop).
+        """
+        if concurrency < 1:
+            raise ConfigurationError("concurrency must be at least 1")
+        if stop_after < 0:
+            raise ConfigurationError("stop_after must be 0 (never stop) or more")
+        started = time.perf_counter()
+        status: str = "failed"
+        usage: Counter[str] = Counter()
+        stop = asyncio.Event()
+        streak = 0
+        stop_reason: str | None = None
+        progress = self.progress
+        if on_progress:
+            on_progress(progress)
+        queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
+
+        async def writer(fd: int) -> None:
+            done = False
+            while not done:
+                batch = [await queue.get()]
+                while not queue.empty():
+                    batch.append(queue.get_nowait())
+                done = batch[-1] is None
+                items = [b for b in batch if b is not None]
+                if not items:
+                    continue
+                await asyncio.to_thread(_write_durably, fd, b"".join(line for _, line in items))
+                for outcome, _ in items:
+                    progress.done += 1
+                    progress.counts[outcome] += 1
+                if on_progress:
+                    on_progress(progress)
+
+        pending = iter(self.todo)
+
+        async def worker() -> None:
+            nonlocal streak, stop_reason
+            while not stop.is_set():
+                rec = next(pending, None)  # a shared iterator: each record goes to one worker
+                if rec is None:
+                    return
+                if rec.item is None or rec.error:
+                    result = error_result(rec, rec.error or "record could not be read")
+                else:
+                    result = await self.moderator.moderate(rec.item)
+                    if result.get("error_kind") in ENDPOINT_ERRORS:
+                        streak += 1
+                        if stop_after and streak >= stop_after and not stop.is_set():
+                            stop_reason = (
+                                f"stopped after {streak} items in a row failed because the model "
+                                f"server cannot be used — {result['error']}"
+                            )
+                            log.error("%s", stop_reason)
+                            stop.set()
+                    else:
+                        streak = 0
+                usage.update(
+                    {k: v for k, v in result["usage"].items() if isinstance(v, int | float)}
+                )
+                await queue.put((result["outcome"], _line(rec, self.run_index, result)))
+
+        fd = os.open(self.out, os.O_WRONLY | os.O_APPEND)
+        try:
+            writing = asyncio.create_task(writer(fd))
+            try:
+                async with asyncio.TaskGroup() as tg:
+                    for _ in range(min(concurrency, max(len(self.todo), 1))):
+                        tg.create_task(worker())
+                status = "complete"
+            except (asyncio.CancelledError, KeyboardInterrupt):
+                status = "interrupted"  # Ctrl-C: what finished is written below
+                raise
+            finally:
+                # Whatever happened to the workers, what finished gets written.
+                await queue.put(None)
+                await writing
+                os.close(fd)
+                present = read_results(self.out)
+                missing = [r.key for r in self.records if r.key not in present]
+                errors = sum(1 for r in present.values() if r.get("outcome") == "ERROR")
+                if stop.is_set() and missing:
+                    status = "stopped"
+                elif status == "complete" and errors:
+                    status = "complete_with_errors"
+                self._finish(status, stop_reason, present, usage, time.perf_counter() - started)
+        finally:
+            await self._close_models()
+        assert status in ("complete", "complete_with_errors", "stopped")
+        return BatchSummary(
+            out=self.out,
+            total=len(self.records),
+            skipped=progress.skipped,
+            done=progress.done,
+            counts={o: progress.counts.get(o, 0) for o in OUTCOMES},
+            missing=missing,
+            wall_s=time.perf_counter() - started,
+            usage=dict(usage),
+            status=status,  # type: ignore[arg-type]
+            stop_reason=stop_reason,
+            run_index=self.run_index,
+        )
+
+    def _finish(
+        self,
+        status: str,
+        stop_reason: str | None,
+        present: dict[str, dict[str, Any]],
+        usage: Counter[str],
+        wall_s: float,
+    ) -> None:
+        manifest = self.manifest
+        run = manifest.last
+        run.ended_at = now()
+        run.status = status  # type: ignore[assignment]
+        run.stop_reason = stop_reason
+        run.skipped = self.progress.skipped
+        run.written = self.progress.done
+        run.counts = {o: self.progress.counts.get(o, 0) for o in OUTCOMES}
+        run.usage = {k: round(float(v), 8) for k, v in usage.items()}
+        run.simulated_answers = int(usage.get("simulated", 0))
+        run.wall_s = round(wall_s, 3)
+        run.items_per_min = round(run.written / wall_s * 60, 1) if wall_s > 0 else None
+        manifest.simulated = manifest.simulated or run.simulated_answers > 0
+        manifest.counts = dict(Counter(str(r.get("outcome")) for r in present.values()))
+        write_manifest(self.out, manifest)
+
+    async def _close_models(self) -> None:
+        for client in {id(m.model): m.model for m in self._owned}.values():
+            close = getattr(client, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def prepare_batch(
+    records: Sequence[LoadedRecord],
+    moderator: Moderator,
+    out: Path,
+    *,
+    resume: bool = False,
+    retry_errors: bool = False,
+    overwrite: bool = False,
+    allow_mixed: bool = False,
+    inputs: Sequence[str | Path] = (),
+) -> PreparedBatch:
+    """Check and lock ``out`` for a run of ``moderator`` over ``records`` (see the module doc)."""
+    return PreparedBatch(
+        records,
+        moderator,
+        out,
+        resume=resume,
+        retry_errors=retry_errors,
+        overwrite=overwrite,
+        allow_mixed=allow_mixed,
+        inputs=inputs,
+    )
 
 
 async def run_batch(
@@ -176,119 +503,94 @@ async def run_batch(
     resume: bool = False,
     retry_errors: bool = False,
     overwrite: bool = False,
+    allow_mixed: bool = False,
+    stop_after: int = 5,
     on_progress: Callable[[BatchProgress], None] | None = None,
 ) -> BatchSummary:
     """Moderate every record not yet in ``out``, appending one line per record as it finishes."""
-    if concurrency < 1:
-        raise ConfigurationError("concurrency must be at least 1")
-    started = time.perf_counter()
-    with _lock(out):
-        done_before = _prepare(out, resume=resume, retry_errors=retry_errors, overwrite=overwrite)
-        progress = BatchProgress(total=len(records))
-        todo: list[LoadedRecord] = []
-        for rec in records:
-            if rec.key in done_before:
-                progress.skipped += 1
-                progress.counts[done_before[rec.key]] += 1
-            else:
-                todo.append(rec)
-        if on_progress:
-            on_progress(progress)
-        usage: Counter[str] = Counter()
-        queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
+    with prepare_batch(
+        records,
+        moderator,
+        out,
+        resume=resume,
+        retry_errors=retry_errors,
+        overwrite=overwrite,
+        allow_mixed=allow_mixed,
+    ) as batch:
+        return await batch.run(
+            concurrency=concurrency, stop_after=stop_after, on_progress=on_progress
+        )
 
-        async def writer(fd: int) -> None:
-            stop = False
-            while not stop:
-                batch = [await queue.get()]
-                while not queue.empty():
-                    batch.append(queue.get_nowait())
-                if batch[-1] is None:
-                    stop = True
-                items = [b for b in batch if b is not None]
-                if not items:
-                    continue
-                await asyncio.to_thread(_write_durably, fd, b"".join(line for _, line in items))
-                for outcome, _ in items:
-                    progress.done += 1
-                    progress.counts[outcome] += 1
-                if on_progress:
-                    on_progress(progress)
 
-        pending = iter(todo)
-
-        async def worker() -> None:
-            for rec in pending:  # a shared iterator: each record goes to exactly one worker
-                if rec.item is None or rec.error:
-                    result = error_result(rec, rec.error or "record could not be read")
-                else:
-                    result = await moderator.moderate(rec.item)
-                u = result["usage"]
-                usage.update(
-                    calls=u["calls"],
-                    prompt_tokens=u["prompt_tokens"],
-                    completion_tokens=u["completion_tokens"],
-                )
-                await queue.put((result["outcome"], _line(rec, result)))
-
-        fd = os.open(out, os.O_WRONLY | os.O_APPEND)
-        try:
-            writing = asyncio.create_task(writer(fd))
-            try:
-                async with asyncio.TaskGroup() as tg:
-                    for _ in range(min(concurrency, max(len(todo), 1))):
-                        tg.create_task(worker())
-            finally:
-                # Whatever happened to the workers, what finished gets written.
-                await queue.put(None)
-                await writing
-        finally:
-            os.close(fd)
-        present = read_results(out)
-    missing = [r.key for r in records if r.key not in present]
-    counts: dict[str, int] = {o: progress.counts.get(o, 0) for o in OUTCOMES}
-    return BatchSummary(
-        out=out,
-        total=len(records),
-        skipped=progress.skipped,
-        done=progress.done,
-        counts=counts,
-        missing=missing,
-        wall_s=time.perf_counter() - started,
-        usage=dict(usage),
+def moderator_from_config(config: ModerationConfig, llm: LLMSettings | None = None) -> Moderator:
+    """A moderator with the configured models per role, policy and audit language."""
+    policy = load_policy(config.policy) if config.policy else None
+    return Moderator(
+        build_role_models(config, llm),
+        threshold=config.threshold,
+        max_rewrites=config.max_rewrites,
+        policy=policy,
+        audit_language=config.audit_language,
     )
+
+
+def open_batch(
+    inputs: Sequence[str | Path],
+    out: Path,
+    *,
+    config: ModerationConfig,
+    llm: LLMSettings | None = None,
+    resume: bool = False,
+    retry_errors: bool = False,
+    overwrite: bool = False,
+    allow_mixed: bool = False,
+) -> PreparedBatch:
+    """Read records, build the configured models and check the results file; nothing is sent.
+
+    The returned batch owns its model clients: :meth:`PreparedBatch.run` closes them.
+    """
+    moderator = moderator_from_config(config, llm)
+    records = load_records(inputs)
+    batch = PreparedBatch(
+        records,
+        moderator,
+        out,
+        resume=resume,
+        retry_errors=retry_errors,
+        overwrite=overwrite,
+        allow_mixed=allow_mixed,
+        inputs=inputs,
+        owned_models=list(moderator.models.values()),
+    )
+    return batch
 
 
 async def moderate_files(
     inputs: Sequence[str | Path],
     out: Path,
     *,
-    config: ModerationConfig | None = None,
+    config: ModerationConfig,
     llm: LLMSettings | None = None,
     concurrency: int = 16,
     resume: bool = False,
     retry_errors: bool = False,
     overwrite: bool = False,
+    allow_mixed: bool = False,
+    stop_after: int = 5,
     on_progress: Callable[[BatchProgress], None] | None = None,
 ) -> BatchSummary:
-    """Read records from files/folders, moderate them with the configured models into ``out``."""
-    config = config or load_config()
-    records = load_records(inputs)
-    models = build_role_models(config, llm)
-    moderator = Moderator(models, threshold=config.threshold, max_rewrites=config.max_rewrites)
-    try:
-        return await run_batch(
-            records,
-            moderator,
-            out,
-            concurrency=concurrency,
-            resume=resume,
-            retry_errors=retry_errors,
-            overwrite=overwrite,
-            on_progress=on_progress,
+    """Read records from files/folders and moderate them into ``out`` in one call
+    (:func:`open_batch` then :meth:`PreparedBatch.run`)."""
+    with open_batch(
+        inputs,
+        out,
+        config=config,
+        llm=llm,
+        resume=resume or retry_errors,
+        retry_errors=retry_errors,
+        overwrite=overwrite,
+        allow_mixed=allow_mixed,
+    ) as batch:
+        return await batch.run(
+            concurrency=concurrency, stop_after=stop_after, on_progress=on_progress
         )
-    finally:
-        for client in {id(m.model): m.model for m in models.values()}.values():
-            close = getattr(client, "aclose", None)
-            if close is not None:
-                await close()

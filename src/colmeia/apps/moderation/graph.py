@@ -2,23 +2,31 @@
 
 ::
 
-    START → reviewers (semantic ∥ contextual) ── first review, sum > threshold → KEEP_ORIGINAL
-                 │ flagged                 ↑
-                 ↓                         │ (on each rewrite)
-             suggester → rewriter ─────────┘── cannot rewrite ─────────────→ DO_NOT_ANSWER
-                            ↑                        reviewers → decider ──┤
-                            └── rewrite_again, while revisions < cap ──────┤
-                                answer → ANSWER_REVISED ───────────────────┤
-                     do_not_answer, or rewrite_again at the cap → DO_NOT_ANSWER
+    policy check of the original answer (code, before any model)
+      │
+    START → reviewers (semantic ∥ contextual) ── sum > threshold, no violation → KEEP_ORIGINAL
+                 │ flagged                   ↑ on each rewrite that keeps the policy
+                 ↓                           │
+             suggester → rewriter → policy check ── violation, below the cap → rewriter again
+                            ↑          │            violation at the cap ──────→ DO_NOT_ANSWER
+                            │          └─ cannot rewrite ──────────────────────→ DO_NOT_ANSWER
+                            │      reviewers → decider ── answer ──────────────→ ANSWER_REVISED
+                            └── rewrite_again, below the cap ─┤
+                                  do_not_answer, or rewrite_again at the cap → DO_NOT_ANSWER
 
 The two reviewers are separate agents (own prompt, schema, model and trail step) run
 concurrently inside one ``reviewers`` node: one graph step per review round instead of a
 fan-out, a join and a gate node, which measured ~20 % less framework CPU per model call.
-Each agent node sends its model only what that role needs (no shared chat history), asks for
-a Pydantic schema through ``ChatModel.structured_result`` and appends one step to the trail.
-The rewrite cap is enforced here — a counter in the state and a conditional edge — never by
-asking a model. A :class:`~colmeia.errors.ModelError` in any node ends the item as ``ERROR``
-with the reason; it is never dropped. The graph is compiled once per :class:`Moderator`.
+Each agent node sends its model only what that role needs (no shared chat history) and asks
+for a Pydantic schema through ``ChatModel.structured_result``.
+
+Code, not a model, enforces the rewrite cap (a counter in the state and a conditional edge)
+and the store policy (:mod:`colmeia.apps.moderation.policy`): a rewrite that breaks the policy
+never reaches the reviewers or the decider, and an accepted answer is checked once more before
+it is returned. A :class:`~colmeia.errors.ModelError` ends the item as ``ERROR`` with the reason
+and what the failed call cost; an unexpected exception does too. Either way the steps already
+taken are kept: each step is appended, as it finishes, to a list that lives outside the graph's
+state. The graph is compiled once per :class:`Moderator`.
 """
 
 from __future__ import annotations
@@ -29,29 +37,42 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, Any, Literal, TypedDict, TypeVar
+from typing import Any, Literal, TypedDict, TypeVar
 
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel
 
+from colmeia.apps.moderation.language import language_name
+from colmeia.apps.moderation.policy import Policy, PolicySet, Violation, context_text
 from colmeia.apps.moderation.records import AgentView, ModerationItem, agent_view
-from colmeia.apps.moderation.roles import ROLES, Role, RoleModel
+from colmeia.apps.moderation.roles import AUDIT_LANGUAGES, ROLES, Role, RoleModel
 from colmeia.apps.moderation.schemas import (
+    MAX_SUGGESTIONS,
     ContextualReview,
     Decision,
     Rewrite,
     SemanticReview,
     Suggestions,
 )
-from colmeia.errors import ConfigurationError, ModelError
+from colmeia.errors import (
+    ConfigurationError,
+    ModelError,
+    ModelHTTPError,
+    ModelOutputError,
+    ModelTimeoutError,
+    ModelUnreachableError,
+)
 from colmeia.llm.base import NOT_GIVEN, ChatModel, Message, Usage
 from colmeia.llm.prompts import render_prompt
 
 __all__ = [
+    "ENDPOINT_ERRORS",
     "OUTCOMES",
+    "REASON_CODES",
     "ModerationOutcome",
     "Moderator",
     "Step",
+    "error_kind",
 ]
 
 log = logging.getLogger(__name__)
@@ -63,22 +84,36 @@ OUTCOMES: tuple[ModerationOutcome, ...] = (
     "DO_NOT_ANSWER",
     "ERROR",
 )
+# Why an item ended as it did (``reason_code`` of a result line).
+REASON_CODES: dict[str, str] = {
+    "first_review": "KEEP_ORIGINAL: the first review scored it above the threshold",
+    "accepted": "ANSWER_REVISED: the decider accepted a rewrite",
+    "rewriter_could_not": "DO_NOT_ANSWER: the rewriter could not write an answer from the context",
+    "decider_withheld": "DO_NOT_ANSWER: the decider withheld the answer",
+    "cap_reached": "DO_NOT_ANSWER: the rewrite cap was reached",
+    "policy": "DO_NOT_ANSWER: the rewrite cap was reached with a rewrite that breaks the policy",
+}
+# ``error_kind`` values that mean the model server itself cannot be used: repeated, they stop
+# a batch (see ``run_batch(stop_after=…)``).
+ENDPOINT_ERRORS = frozenset({"unreachable", "auth", "not_found"})
+
 _PKG = "colmeia.apps.moderation"
 T = TypeVar("T", bound=BaseModel)
 
-# Position of a role inside one round, so parallel reviewers land in the trail in a fixed order.
+# Position of a step inside one round, so parallel reviewers land in the trail in a fixed order.
 _ORDER: dict[str, int] = {
     "rewriter": 0,
-    "semantic": 1,
-    "contextual": 2,
-    "suggester": 3,
-    "decider": 4,
+    "policy": 1,
+    "semantic": 2,
+    "contextual": 3,
+    "suggester": 4,
+    "decider": 5,
 }
 
 
 @dataclass(slots=True)
 class Step:
-    """One agent call in the trail."""
+    """One agent call (or policy check) in the trail."""
 
     role: str
     round: int
@@ -87,10 +122,32 @@ class Step:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
+    requests: int = 0
     retries: int = 0
     repairs: int = 0
     cost: float = 0.0
+    simulated: bool = False
     error: str | None = None
+
+    @classmethod
+    def of_call(
+        cls, role: str, rnd: int, output: dict[str, Any] | None, model: str, usage: Usage | None
+    ) -> Step:
+        u = usage or Usage()
+        return cls(
+            role,
+            rnd,
+            output,
+            model,
+            u.prompt_tokens,
+            u.completion_tokens,
+            u.latency_s,
+            u.requests,
+            u.retries,
+            u.repairs,
+            u.cost,
+            bool(u.simulated),
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -101,47 +158,90 @@ class Step:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "latency_s": round(self.latency_s, 4),
+            "requests": self.requests,
             "retries": self.retries,
             "repairs": self.repairs,
             "cost": self.cost,
+            "simulated": self.simulated,
             "error": self.error,
         }
 
 
-def _add_steps(left: list[Step], right: list[Step]) -> list[Step]:
-    return sorted(left + right, key=lambda s: (s.round, _ORDER[s.role]))
+def error_kind(exc: BaseException) -> str:
+    """A short name for what went wrong, kept in ``error_kind`` of an ERROR line."""
+    if isinstance(exc, ModelUnreachableError):
+        return "unreachable"
+    if isinstance(exc, ModelHTTPError):
+        return {401: "auth", 403: "auth", 404: "not_found"}.get(exc.status, "http")
+    if isinstance(exc, ModelTimeoutError):
+        return "timeout"
+    if isinstance(exc, ModelOutputError):
+        return "output"
+    if isinstance(exc, ModelError):
+        return "model"
+    return "internal"
+
+
+class _Failed(Exception):
+    """A model call failed: ends the item as ERROR (raised inside nodes, caught in moderate)."""
+
+    def __init__(self, role: str, exc: ModelError) -> None:
+        super().__init__(f"{role}: {type(exc).__name__}: {exc}")
+        self.kind = error_kind(exc)
 
 
 class _State(TypedDict, total=False):
     view: AgentView
+    policy: Policy
+    context: str  # context and rules as one text, for the policy checks
+    trail: list[Step]  # shared list, appended to as steps finish (never returned by a node)
     current: str  # the answer under review / the baseline of the next rewrite
     semantic: SemanticReview | None
     contextual: ContextualReview | None
-    scores: list[tuple[int, int]]  # [original, rewrite 1, rewrite 2, …]
+    scores: list[tuple[int, int]]  # [original, each rewrite that reached the reviewers]
     suggestions: list[str]
     feedback: list[str]
+    violations: list[str]  # policy violations of the original (told to suggester and rewriter)
+    blocked: bool  # the last rewrite broke the policy: back to the rewriter
     revisions: int
     outcome: ModerationOutcome | None
+    reason_code: str
     final_answer: str | None
     reason: str
-    error: str | None
-    trail: Annotated[list[Step], _add_steps]
 
 
-@lru_cache(maxsize=16)
-def _system_prompt(role: str) -> str:
-    return render_prompt(_PKG, f"{role}.j2", part="system")
+@lru_cache(maxsize=64)
+def _system_prompt(role: str, audit_language: str) -> str:
+    return render_prompt(
+        _PKG,
+        f"{role}.j2",
+        part="system",
+        audit_language=AUDIT_LANGUAGES[audit_language],
+        max_suggestions=MAX_SUGGESTIONS,
+    )
 
 
 def _user_prompt(role: str, **variables: Any) -> str:
     return render_prompt(_PKG, f"{role}.j2", part="user", **variables)
 
 
+def _policy_step(rnd: int, checked: str, violations: list[Violation]) -> Step:
+    return Step(
+        "policy",
+        rnd,
+        {"checked": checked, "violations": [v.as_dict() for v in violations]},
+        "",
+    )
+
+
 class Moderator:
     """Moderates one item at a time through the compiled graph; safe to share across tasks.
 
     ``models`` is one ChatModel for every role, or a :class:`RoleModel` per role (see
-    :func:`colmeia.apps.moderation.roles.build_role_models`).
+    :func:`colmeia.apps.moderation.roles.build_role_models`). ``threshold`` and
+    ``max_rewrites`` are the defaults a ``policy`` may change per category or store; without a
+    policy the default one applies (no phone numbers, e-mails, links or unstated warranties;
+    answers in the record's language). Justifications are written in ``audit_language``.
     """
 
     def __init__(
@@ -150,9 +250,16 @@ class Moderator:
         *,
         threshold: float = 8.0,
         max_rewrites: int = 3,
+        policy: PolicySet | None = None,
+        audit_language: str = "en",
     ) -> None:
         if max_rewrites < 1:
             raise ConfigurationError("max_rewrites must be at least 1")
+        if audit_language not in AUDIT_LANGUAGES:
+            raise ConfigurationError(
+                f"audit language {audit_language!r} is not supported; use one of "
+                f"{', '.join(AUDIT_LANGUAGES)}"
+            )
         if isinstance(models, Mapping):
             missing = [r for r in ROLES if r not in models]
             if missing:
@@ -162,19 +269,27 @@ class Moderator:
             self.models = {r: RoleModel(models, None, None) for r in ROLES}
         self.threshold = threshold
         self.max_rewrites = max_rewrites
-        # Steps: first review and suggester, then per rewrite: rewriter, reviewers, decider;
-        # plus slack. The counter is the real cap; this is a backstop against a wiring
-        # mistake looping forever.
-        self.recursion_limit = 2 + 3 * max_rewrites + 3
+        self.policy = policy or PolicySet()
+        self.audit_language = audit_language
         self._graph = self._build().compile(name="moderation")
+
+    @staticmethod
+    def recursion_limit(max_rewrites: int) -> int:
+        # Steps: first review and suggester, then per rewrite at most rewriter, reviewers,
+        # decider; plus slack. The counter is the real cap; this is a backstop against a
+        # wiring mistake looping forever.
+        return 2 + 3 * max_rewrites + 3
 
     # ------------------------------------------------------------------ calls
 
     async def _call(
-        self, role: Role, rnd: int, output_type: type[T], user: str
-    ) -> tuple[T | None, Step]:
+        self, state: _State, role: Role, rnd: int, output_type: type[T], user: str
+    ) -> T:
         rm = self.models[role]
-        messages = [Message("system", _system_prompt(role)), Message("user", user)]
+        messages = [
+            Message("system", _system_prompt(role, self.audit_language)),
+            Message("user", user),
+        ]
         started = time.perf_counter()
         try:
             result = await rm.model.structured_result(
@@ -185,27 +300,16 @@ class Moderator:
             )
         except ModelError as exc:
             log.info("%s failed: %s", role, exc)
-            step = Step(role, rnd, None, rm.model.model, error=f"{type(exc).__name__}: {exc}")
-            step.latency_s = time.perf_counter() - started
-            return None, step
-        u: Usage = result.usage
-        step = Step(
-            role,
-            rnd,
-            result.value.model_dump(),
-            result.model,
-            u.prompt_tokens,
-            u.completion_tokens,
-            u.latency_s,
-            u.retries,
-            u.repairs,
-            u.cost,
+            step = Step.of_call(role, rnd, None, rm.model.model, exc.usage)
+            step.error = f"{type(exc).__name__}: {exc}"
+            if exc.usage is None:
+                step.latency_s = time.perf_counter() - started
+            state["trail"].append(step)
+            raise _Failed(role, exc) from exc
+        state["trail"].append(
+            Step.of_call(role, rnd, result.value.model_dump(), result.model, result.usage)
         )
-        return result.value, step
-
-    @staticmethod
-    def _failed(step: Step) -> dict[str, Any]:
-        return {"error": f"{step.role}: {step.error}", "trail": [step]}
+        return result.value
 
     # ------------------------------------------------------------------ nodes
 
@@ -214,7 +318,12 @@ class Moderator:
         v = state["view"]
         rnd = state["revisions"]
         semantic_prompt = _user_prompt(
-            "semantic", question=v.question, answer=state["current"], locale=v.locale
+            "semantic",
+            question=v.question,
+            answer=state["current"],
+            locale=v.locale,
+            category=v.category,
+            intent=v.intent,
         )
         contextual_prompt = _user_prompt(
             "contextual",
@@ -225,25 +334,31 @@ class Moderator:
             category=v.category,
             intent=v.intent,
         )
-        (sem, sem_step), (ctx, ctx_step) = await asyncio.gather(
-            self._call("semantic", rnd, SemanticReview, semantic_prompt),
-            self._call("contextual", rnd, ContextualReview, contextual_prompt),
+        results = await asyncio.gather(
+            self._call(state, "semantic", rnd, SemanticReview, semantic_prompt),
+            self._call(state, "contextual", rnd, ContextualReview, contextual_prompt),
+            return_exceptions=True,
         )
-        steps = [sem_step, ctx_step]
-        if sem is None or ctx is None:
-            failed = sem_step if sem is None else ctx_step
-            return {"error": f"{failed.role}: {failed.error}", "trail": steps}
+        # Both calls are awaited to the end (their steps are in the trail); then the first
+        # failure, if any, ends the item.
+        for r in results:
+            if isinstance(r, BaseException):
+                raise r
+        sem, ctx = results
+        assert isinstance(sem, SemanticReview)
+        assert isinstance(ctx, ContextualReview)
         update: dict[str, Any] = {
             "semantic": sem,
             "contextual": ctx,
             "scores": [*state.get("scores", []), (sem.score, ctx.score)],
-            "trail": steps,
         }
-        if rnd == 0 and sem.score + ctx.score > self.threshold:
+        threshold = state["policy"].threshold
+        if rnd == 0 and sem.score + ctx.score > threshold and not state["violations"]:
             update.update(
                 outcome="KEEP_ORIGINAL",
+                reason_code="first_review",
                 final_answer=v.answer,
-                reason=f"first review {sem.score}+{ctx.score} > {self.threshold:g}",
+                reason=f"first review {sem.score}+{ctx.score} > {threshold:g}",
             )
         return update
 
@@ -257,15 +372,19 @@ class Moderator:
             rules=v.rules,
             semantic=state["semantic"],
             contextual=state["contextual"],
+            policy=state["policy"].instructions(),
+            violations=state["violations"],
         )
-        value, step = await self._call("suggester", 0, Suggestions, user)
-        if value is None:
-            return self._failed(step)
-        return {"suggestions": list(value.suggestions), "trail": [step]}
+        value = await self._call(state, "suggester", 0, Suggestions, user)
+        return {"suggestions": list(value.suggestions)}
 
     async def _rewriter(self, state: _State) -> dict[str, Any]:
         v = state["view"]
+        policy = state["policy"]
         revision = state["revisions"] + 1
+        feedback = state.get("feedback") or []
+        if revision == 1 and state["violations"]:
+            feedback = [*feedback, *state["violations"]]
         user = _user_prompt(
             "rewriter",
             question=v.question,
@@ -273,24 +392,44 @@ class Moderator:
             context=v.context,
             rules=v.rules,
             suggestions=state.get("suggestions", []),
-            feedback=state.get("feedback", []),
+            feedback=feedback,
+            policy=policy.instructions(),
+            language=language_name(policy.language)
+            if policy.language
+            else "the question's language",
         )
-        value, step = await self._call("rewriter", revision, Rewrite, user)
-        if value is None:
-            return self._failed(step)
+        value = await self._call(state, "rewriter", revision, Rewrite, user)
         if not value.can_rewrite:
             return {
                 "outcome": "DO_NOT_ANSWER",
+                "reason_code": "rewriter_could_not",
                 "final_answer": None,
                 "reason": f"rewriter cannot rewrite: {value.reason or 'not enough information'}",
-                "trail": [step],
             }
-        return {"current": value.answer, "revisions": revision, "trail": [step]}
+        violations = policy.check(value.answer, state["context"])
+        update: dict[str, Any] = {
+            "current": value.answer,
+            "revisions": revision,
+            "blocked": bool(violations),
+        }
+        if violations:
+            state["trail"].append(_policy_step(revision, "rewrite", violations))
+            update["feedback"] = [f"store policy: {x.message}" for x in violations]
+            if revision >= policy.max_rewrites:
+                update.update(
+                    outcome="DO_NOT_ANSWER",
+                    reason_code="policy",
+                    final_answer=None,
+                    reason=f"rewrite cap reached ({policy.max_rewrites} rewrites); the last one "
+                    f"breaks the store policy: {'; '.join(x.message for x in violations)}",
+                )
+        return update
 
     async def _decider(self, state: _State) -> dict[str, Any]:
         v = state["view"]
         sem, ctx = state["semantic"], state["contextual"]
         revisions = state["revisions"]
+        cap = state["policy"].max_rewrites
         user = _user_prompt(
             "decider",
             question=v.question,
@@ -304,51 +443,53 @@ class Moderator:
             semantic=sem,
             contextual=ctx,
         )
-        value, step = await self._call("decider", revisions, Decision, user)
-        if value is None:
-            return self._failed(step)
-        update: dict[str, Any] = {"trail": [step]}
+        value = await self._call(state, "decider", revisions, Decision, user)
         if value.decision == "answer":
-            update.update(
-                outcome="ANSWER_REVISED", final_answer=state["current"], reason=value.reasoning
-            )
-        elif value.decision == "do_not_answer":
-            update.update(outcome="DO_NOT_ANSWER", final_answer=None, reason=value.reasoning)
-        elif revisions >= self.max_rewrites:
-            update.update(
-                outcome="DO_NOT_ANSWER",
-                final_answer=None,
-                reason=f"rewrite cap reached ({self.max_rewrites} rewrites); last verdict: "
-                f"{value.reasoning}",
-            )
-        else:
-            assert sem is not None
-            assert ctx is not None
-            update["feedback"] = [value.reasoning, sem.justification, ctx.justification]
-        return update
+            return {
+                "outcome": "ANSWER_REVISED",
+                "reason_code": "accepted",
+                "final_answer": state["current"],
+                "reason": value.reasoning,
+            }
+        if value.decision == "do_not_answer":
+            return {
+                "outcome": "DO_NOT_ANSWER",
+                "reason_code": "decider_withheld",
+                "final_answer": None,
+                "reason": value.reasoning,
+            }
+        if revisions >= cap:
+            return {
+                "outcome": "DO_NOT_ANSWER",
+                "reason_code": "cap_reached",
+                "final_answer": None,
+                "reason": f"rewrite cap reached ({cap} rewrites); last verdict: {value.reasoning}",
+            }
+        assert sem is not None
+        assert ctx is not None
+        return {"feedback": [value.reasoning, sem.justification, ctx.justification]}
 
     # ------------------------------------------------------------------ edges
 
     @staticmethod
     def _after_reviewers(state: _State) -> str:
-        if state.get("error") or state.get("outcome"):
+        if state.get("outcome"):
             return END
         return "suggester" if state["revisions"] == 0 else "decider"
 
     @staticmethod
-    def _after_suggester(state: _State) -> str:
-        return END if state.get("error") else "rewriter"
+    def _after_rewriter(state: _State) -> str:
+        if state.get("outcome"):
+            return END
+        return "rewriter" if state.get("blocked") else "reviewers"
 
     @staticmethod
-    def _after_rewriter(state: _State) -> str:
-        return END if state.get("error") or state.get("outcome") else "reviewers"
-
-    def _after_decider(self, state: _State) -> str:
-        if state.get("error") or state.get("outcome"):
+    def _after_decider(state: _State) -> str:
+        if state.get("outcome"):
             return END
         # The decider node already turns "rewrite again" at the cap into DO_NOT_ANSWER; this
         # edge refuses to loop past the cap even so.
-        return "rewriter" if state["revisions"] < self.max_rewrites else END
+        return "rewriter" if state["revisions"] < state["policy"].max_rewrites else END
 
     def _build(self) -> StateGraph[_State]:
         g: StateGraph[_State] = StateGraph(_State)
@@ -358,68 +499,149 @@ class Moderator:
         g.add_node("decider", self._decider)
         g.add_edge(START, "reviewers")
         g.add_conditional_edges("reviewers", self._after_reviewers, ["suggester", "decider", END])
-        g.add_conditional_edges("suggester", self._after_suggester, ["rewriter", END])
-        g.add_conditional_edges("rewriter", self._after_rewriter, ["reviewers", END])
+        g.add_edge("suggester", "rewriter")
+        g.add_conditional_edges("rewriter", self._after_rewriter, ["rewriter", "reviewers", END])
         g.add_conditional_edges("decider", self._after_decider, ["rewriter", END])
         return g
 
     # ------------------------------------------------------------------ run
 
-    async def moderate(self, item: ModerationItem | AgentView) -> dict[str, Any]:
-        """Run the loop on one item. Returns the result fields (outcome, final_answer,
-        revisions, scores, trail, error, reason, usage); never raises for a model failure."""
+    def policy_for(self, item: ModerationItem | AgentView) -> Policy:
+        """The policy that applies to ``item`` (its category's and store's sections)."""
         view = agent_view(item) if isinstance(item, ModerationItem) else item
-        state: _State = {
-            "view": view,
-            "current": view.answer,
-            "semantic": None,
-            "contextual": None,
-            "scores": [],
-            "suggestions": [],
-            "feedback": [],
-            "revisions": 0,
-            "outcome": None,
-            "final_answer": None,
-            "reason": "",
-            "error": None,
-            "trail": [],
-        }
+        store = self.policy.store_of(item) if isinstance(item, ModerationItem) else ""
+        return self.policy.resolve(
+            category=view.category,
+            store=store,
+            locale=view.locale,
+            question=view.question,
+            threshold=self.threshold,
+            max_rewrites=self.max_rewrites,
+        )
+
+    async def moderate(self, item: ModerationItem | AgentView) -> dict[str, Any]:
+        """Run the loop on one item. Returns the result fields (outcome, reason_code,
+        final_answer, revisions, scores, policy, trail, usage, error, error_kind); never
+        raises for a model failure or a bug in a node."""
+        view = agent_view(item) if isinstance(item, ModerationItem) else item
+        trail: list[Step] = []
+        state: _State = {"trail": trail, "revisions": 0}
         try:
+            policy = self.policy_for(item)
+            context = context_text(view.context, view.rules)
+            violations = policy.check(view.answer, context)
+            if violations:
+                trail.append(_policy_step(0, "original", violations))
+            state = {
+                "view": view,
+                "policy": policy,
+                "context": context,
+                "trail": trail,
+                "current": view.answer,
+                "semantic": None,
+                "contextual": None,
+                "scores": [],
+                "suggestions": [],
+                "feedback": [],
+                "violations": [f"store policy: {x.message}" for x in violations],
+                "blocked": False,
+                "revisions": 0,
+                "outcome": None,
+                "reason_code": "",
+                "final_answer": None,
+                "reason": "",
+            }
             final: dict[str, Any] = await self._graph.ainvoke(
-                state, config={"recursion_limit": self.recursion_limit}
+                state, config={"recursion_limit": self.recursion_limit(policy.max_rewrites)}
             )
+        except _Failed as exc:
+            return _result(state, trail, error=str(exc), kind=exc.kind)
         except Exception as exc:  # a bug must cost one item, not the batch
             log.exception("moderation graph failed")
-            return _result(state, error=f"internal error: {type(exc).__name__}: {exc}")
-        return _result(final)
+            return _result(
+                state, trail, error=f"internal error: {type(exc).__name__}: {exc}", kind="internal"
+            )
+        if final.get("outcome") == "ANSWER_REVISED":
+            # The rewrite was checked when it was written; check what goes out once more.
+            late = final["policy"].check(final["final_answer"] or "", final["context"])
+            if late:
+                trail.append(_policy_step(final["revisions"], "final answer", late))
+                final.update(
+                    outcome="DO_NOT_ANSWER",
+                    reason_code="policy",
+                    final_answer=None,
+                    reason="the accepted rewrite breaks the store policy: "
+                    + "; ".join(x.message for x in late),
+                )
+        return _result(final, trail)
 
 
-def _result(state: Mapping[str, Any], *, error: str | None = None) -> dict[str, Any]:
-    error = error or state.get("error")
-    trail: list[Step] = state.get("trail", [])
-    scores: list[tuple[int, int]] = state.get("scores", [])
+def _scores(trail: list[Step]) -> list[tuple[int, int]]:
+    """(semantic, contextual) of every review round that both reviewers finished."""
+    rounds: dict[int, dict[str, int]] = {}
+    for t in trail:
+        if t.role in ("semantic", "contextual") and t.output is not None:
+            rounds.setdefault(t.round, {})[t.role] = int(t.output["score"])
+    return [(r["semantic"], r["contextual"]) for _, r in sorted(rounds.items()) if len(r) == 2]
+
+
+def _result(
+    state: Mapping[str, Any],
+    trail: list[Step],
+    *,
+    error: str | None = None,
+    kind: str | None = None,
+) -> dict[str, Any]:
+    # Scores and revisions are read from the trail, not the state: after an exception inside a
+    # node the graph's state is gone, but every step that finished is in the trail.
+    trail = sorted(trail, key=lambda s: (s.round, _ORDER[s.role]))
+    scores = _scores(trail)
+    revisions = sum(
+        1 for t in trail if t.role == "rewriter" and t.output and t.output.get("can_rewrite")
+    )
     outcome = "ERROR" if error else (state.get("outcome") or "ERROR")
     if outcome == "ERROR" and not error:
-        error = "the graph ended without an outcome"
+        error, kind = "the graph ended without an outcome", "internal"
+    policy: Policy | None = state.get("policy")
+    calls = [t for t in trail if t.role != "policy"]
     usage = {
-        "calls": len(trail),
-        "prompt_tokens": sum(t.prompt_tokens for t in trail),
-        "completion_tokens": sum(t.completion_tokens for t in trail),
-        "retries": sum(t.retries for t in trail),
-        "repairs": sum(t.repairs for t in trail),
-        "cost": round(sum(t.cost for t in trail), 8),
-        "latency_s": round(sum(t.latency_s for t in trail), 4),
+        "calls": len(calls),
+        "requests": sum(t.requests for t in calls),
+        "prompt_tokens": sum(t.prompt_tokens for t in calls),
+        "completion_tokens": sum(t.completion_tokens for t in calls),
+        "retries": sum(t.retries for t in calls),
+        "repairs": sum(t.repairs for t in calls),
+        "cost": round(sum(t.cost for t in calls), 8),
+        "latency_s": round(sum(t.latency_s for t in calls), 4),
+        "simulated": sum(1 for t in calls if t.simulated),
+        "failed_calls": sum(1 for t in calls if t.error),
     }
     return {
         "outcome": outcome,
+        "reason_code": None if error else state.get("reason_code") or None,
         "final_answer": None if outcome == "ERROR" else state.get("final_answer"),
-        "revisions": state.get("revisions", 0),
+        "revisions": revisions,
         "scores": {
             "original": {"semantic": scores[0][0], "contextual": scores[0][1]} if scores else None,
             "rewrites": [{"semantic": a, "contextual": b} for a, b in scores[1:]],
         },
         "reason": state.get("reason", "") if not error else "",
+        "policy": None
+        if policy is None
+        else {
+            "name": policy.name,
+            "threshold": policy.threshold,
+            "max_rewrites": policy.max_rewrites,
+            "language": policy.language,
+            "violations": [
+                {"round": t.round, "checked": t.output["checked"], **v}
+                for t in trail
+                if t.role == "policy" and t.output
+                for v in t.output["violations"]
+            ],
+        },
         "trail": [t.as_dict() for t in trail],
         "usage": usage,
         "error": error,
+        "error_kind": kind if error else None,
     }

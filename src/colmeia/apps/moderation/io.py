@@ -3,9 +3,9 @@
 Every record read becomes one :class:`LoadedRecord`: either a valid item or an error naming
 the record (its id, or ``file:line`` / ``file[index]``) and the problem. A bad record never
 stops the rest: missing fields, wrong types, NUL bytes, lone surrogates, huge strings,
-truncated or non-JSON lines all become per-record errors. A repeated id is reported as an
-error on the later record, under a key of its own, so every input record has exactly one
-result line.
+truncated or non-JSON lines all become per-record errors. When records share an id, the first
+valid one owns it (an invalid record with that id before it does not take it away); the others
+are errors under keys of their own, so every input record has exactly one result line.
 """
 
 from __future__ import annotations
@@ -189,35 +189,48 @@ def read_file_records(path: Path) -> Iterator[tuple[str, object | None, str | No
 def load_records(inputs: Sequence[str | Path] | Iterable[Path]) -> list[LoadedRecord]:
     """Read every record from files and folders; bad and repeated records become errors."""
     paths = list(iter_files(list(inputs)))
-    out: list[LoadedRecord] = []
-    first_seen: dict[str, str] = {}
-    used_keys: set[str] = set()
+    rows: list[LoadedRecord] = []
     for path in paths:
         for source, value, error in read_file_records(path):
             rid = _raw_id(value)
+            item = None
             if error is None:
                 item, error, rid = _record(value, source)
-            else:
-                item = None
-            key = str(rid) if rid is not None else source
-            if rid is not None:
-                first = first_seen.get(key)
-                if first is None:
-                    first_seen[key] = source
-                else:
-                    item = None
-                    error = (
-                        f"record {rid} ({source}): duplicate id {rid!r}, first seen at {first}; "
-                        "give every record its own id"
-                    )
-                    key = f"{rid}@{source}"
-            while key in used_keys:  # only when a source string collides with an id
-                key += "'"
-            used_keys.add(key)
-            out.append(LoadedRecord(key=key, source=source, item=item, error=error, raw_id=rid))
-    bad = sum(1 for r in out if not r.ok)
+            rows.append(LoadedRecord(key="", source=source, item=item, error=error, raw_id=rid))
+    # Who owns an id: the first valid record with it, else the first record with it. A broken
+    # export followed by a corrected copy of the same record must not lose the corrected one.
+    owner: dict[str, LoadedRecord] = {}
+    for rec in rows:
+        if rec.raw_id is None:
+            continue
+        current = owner.get(str(rec.raw_id))
+        if current is None or (not current.ok and rec.ok):
+            owner[str(rec.raw_id)] = rec
+    used_keys: set[str] = set()
+    for rec in rows:
+        rid = rec.raw_id
+        first = owner.get(str(rid)) if rid is not None else None
+        if first is None:
+            key = rec.source
+        elif first is rec:
+            key = str(rid)
+        else:
+            key = f"{rid}@{rec.source}"
+            if rec.ok:
+                rec.item = None
+                rec.error = (
+                    f"record {rid} ({rec.source}): duplicate id {rid!r}, first seen at "
+                    f"{first.source}; give every record its own id"
+                )
+            elif first.ok:
+                rec.error = f"{rec.error} (the valid record with this id, {first.source}, is used)"
+        while key in used_keys:  # only when a source string collides with an id
+            key += "'"
+        used_keys.add(key)
+        rec.key = key
+    bad = sum(1 for r in rows if not r.ok)
     if bad:
         log.warning(
-            "%d of %d input records cannot be moderated (see their ERROR results)", bad, len(out)
+            "%d of %d input records cannot be moderated (see their ERROR results)", bad, len(rows)
         )
-    return out
+    return rows

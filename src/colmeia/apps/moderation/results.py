@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["atomic_write", "complete_lines", "read_results", "scan_results"]
+__all__ = ["atomic_write", "complete_lines", "read_results", "scan_results", "sniff"]
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +63,37 @@ def read_results(path: Path) -> dict[str, dict[str, Any]]:
     except FileNotFoundError:
         return {}
     return {k: obj for k, (obj, _) in scan_results(data, path).items()}
+
+
+def _first_record(path: Path) -> object:
+    """The first JSON value of a JSONL file or JSON array, or ``None`` if there is none."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1_000_000)
+    except OSError:
+        return None
+    text = head.decode("utf-8-sig", "replace").lstrip()
+    decoder = json.JSONDecoder()
+    if text.startswith("["):
+        text = text[1:].lstrip()
+    try:
+        value, _ = decoder.raw_decode(text)
+    except json.JSONDecodeError:
+        return None
+    return value
+
+
+def sniff(path: Path) -> str:
+    """What a file holds, from its first record: ``"results"`` (lines written by a moderation
+    run), ``"records"`` (input records: question and answer, no outcome) or ``"unknown"``."""
+    first = _first_record(path)
+    if not isinstance(first, dict):
+        return "unknown"
+    if "outcome" in first and "key" in first:
+        return "results"
+    if "question" in first and "answer" in first:
+        return "records"
+    return "unknown"
 
 
 def _fsync_dir(path: Path) -> None:

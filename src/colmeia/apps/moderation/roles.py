@@ -8,12 +8,18 @@ or a TOML/JSON file::
     COLMEIA_MODERATION_DECIDER_TEMPERATURE=0
     COLMEIA_MODERATION_THRESHOLD=8
     COLMEIA_MODERATION_MAX_REWRITES=3
+    COLMEIA_MODERATION_AUDIT_LANGUAGE=pt-BR           # justifications always in one language
+    COLMEIA_MODERATION_POLICY=policy.yaml             # see colmeia.apps.moderation.policy
     COLMEIA_MODERATION_CONFIG=moderation.toml        # same keys, file form below
 
     threshold = 8
     max_rewrites = 3
+    audit_language = "pt-BR"
+    policy = "policy.yaml"
     [roles.reviewer]
     model = "qwen3-4b"
+    price_input_per_mtok = 0.15     # USD per million tokens, for the cost in the trail
+    price_output_per_mtok = 0.60
     [roles.rewriter]
     temperature = 0.3
 
@@ -38,6 +44,7 @@ from colmeia.errors import ConfigurationError
 from colmeia.llm.base import ChatModel
 
 __all__ = [
+    "AUDIT_LANGUAGES",
     "ROLES",
     "ModerationConfig",
     "Role",
@@ -45,11 +52,18 @@ __all__ = [
     "RoleModel",
     "build_role_models",
     "load_config",
+    "role_prices",
 ]
 
 Role = Literal["semantic", "contextual", "suggester", "rewriter", "decider"]
 ROLES: tuple[Role, ...] = ("semantic", "contextual", "suggester", "rewriter", "decider")
 _GROUPS = {"reviewer": ("semantic", "contextual")}
+# Language of justifications, suggestions and reasons (the audit trail), as the prompts name it.
+AUDIT_LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "pt-BR": "Brazilian Portuguese",
+    "es": "Spanish",
+}
 _ENV_PREFIX = "COLMEIA_MODERATION_"
 
 
@@ -63,6 +77,12 @@ class RoleConfig(BaseModel):
     api_key: SecretStr | None = Field(default=None, description="Key for that server.")
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1)
+    price_input_per_mtok: float | None = Field(
+        default=None, ge=0, description="Price per million prompt tokens of this role's model."
+    )
+    price_output_per_mtok: float | None = Field(
+        default=None, ge=0, description="Price per million completion tokens."
+    )
 
     def merged(self, over: RoleConfig) -> RoleConfig:
         """This config with every field ``over`` sets replaced."""
@@ -78,6 +98,10 @@ class ModerationConfig(BaseModel):
         default=8.0, ge=0, le=10, description="Keep the original when semantic + contextual > this."
     )
     max_rewrites: int = Field(default=3, ge=1, le=10, description="Hard cap on rewrites.")
+    audit_language: Literal["en", "pt-BR", "es"] = Field(
+        default="en", description="Language of every justification, suggestion and reason."
+    )
+    policy: Path | None = Field(default=None, description="Policy file (YAML/TOML/JSON).")
     roles: dict[
         Literal["reviewer", "semantic", "contextual", "suggester", "rewriter", "decider"],
         RoleConfig,
@@ -116,7 +140,7 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
         if not name.startswith(_ENV_PREFIX) or name == _ENV_PREFIX + "CONFIG":
             continue
         rest = name[len(_ENV_PREFIX) :].lower()
-        if rest in ("threshold", "max_rewrites"):
+        if rest in ("threshold", "max_rewrites", "audit_language", "policy"):
             data[rest] = value
             continue
         for role in (*_GROUPS, *ROLES):
@@ -125,8 +149,9 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
                 break
         else:
             raise ConfigurationError(
-                f"{name}: unknown setting; use COLMEIA_MODERATION_THRESHOLD, _MAX_REWRITES or "
-                f"_<ROLE>_<MODEL|BASE_URL|API_KEY|TEMPERATURE|MAX_TOKENS> with ROLE one of "
+                f"{name}: unknown setting; use COLMEIA_MODERATION_THRESHOLD, _MAX_REWRITES, "
+                "_AUDIT_LANGUAGE, _POLICY or _<ROLE>_<MODEL|BASE_URL|API_KEY|TEMPERATURE|"
+                f"MAX_TOKENS|PRICE_INPUT_PER_MTOK|PRICE_OUTPUT_PER_MTOK> with ROLE one of "
                 f"REVIEWER, {', '.join(r.upper() for r in ROLES)}"
             )
     return data
@@ -145,6 +170,8 @@ def load_config(
     file = path or env.get(_ENV_PREFIX + "CONFIG")
     if file:
         data = _from_file(Path(file))
+        if isinstance(data.get("policy"), str) and not Path(data["policy"]).is_absolute():
+            data["policy"] = str(Path(file).parent / data["policy"])  # relative to the file
     from_env = _from_env(env)
     for role, values in from_env.pop("roles", {}).items():
         data.setdefault("roles", {}).setdefault(role, {}).update(values)
@@ -162,30 +189,39 @@ def load_config(
 
 @dataclass(frozen=True, slots=True)
 class RoleModel:
-    """The model one role calls, with that role's call options."""
+    """The model one role calls, with that role's call options and where it is served."""
 
     model: ChatModel
     temperature: float | None
     max_tokens: int | None
+    base_url: str = ""
+    price_input_per_mtok: float = 0.0
+    price_output_per_mtok: float = 0.0
 
 
 def build_role_models(
     config: ModerationConfig, llm: LLMSettings | None = None
 ) -> dict[Role, RoleModel]:
-    """One client per distinct endpoint/model, shared by the roles that use it."""
+    """One client per distinct endpoint/model/prices, shared by the roles that use it."""
     from colmeia.llm.openai_compat import OpenAIChatModel  # the HTTP client is only for real runs
 
     llm = llm or LLMSettings()
-    clients: dict[tuple[str | None, str, str], ChatModel] = {}
+    clients: dict[tuple[str | None, str, str, float, float], ChatModel] = {}
     out: dict[Role, RoleModel] = {}
     for role in ROLES:
         rc = config.role(role)
         base_url = rc.base_url or llm.base_url
         name = rc.model or llm.model
         key = rc.api_key.get_secret_value() if rc.api_key else llm.api_key.get_secret_value()
-        ident = (base_url, name, key)
+        price_in = _first(rc.price_input_per_mtok, llm.price_input_per_mtok)
+        price_out = _first(rc.price_output_per_mtok, llm.price_output_per_mtok)
+        ident = (base_url, name, key, price_in, price_out)
         if ident not in clients:
-            overrides: dict[str, Any] = {"model": name}
+            overrides: dict[str, Any] = {
+                "model": name,
+                "price_input_per_mtok": price_in,
+                "price_output_per_mtok": price_out,
+            }
             if rc.base_url:
                 overrides["base_url"] = base_url
             if rc.api_key:
@@ -193,5 +229,26 @@ def build_role_models(
             clients[ident] = OpenAIChatModel.from_settings(llm, **overrides)
         temperature = rc.temperature if rc.temperature is not None else llm.temperature
         max_tokens = rc.max_tokens if rc.max_tokens is not None else llm.max_tokens
-        out[role] = RoleModel(clients[ident], temperature, max_tokens)
+        out[role] = RoleModel(
+            clients[ident], temperature, max_tokens, base_url or "", price_in, price_out
+        )
+    return out
+
+
+def _first(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
+def role_prices(
+    config: ModerationConfig, llm: LLMSettings | None = None
+) -> dict[str, tuple[float, float]]:
+    """Each role's (prompt, completion) price per million tokens, as configured."""
+    llm = llm or LLMSettings()
+    out: dict[str, tuple[float, float]] = {}
+    for role in ROLES:
+        rc = config.role(role)
+        out[role] = (
+            _first(rc.price_input_per_mtok, llm.price_input_per_mtok),
+            _first(rc.price_output_per_mtok, llm.price_output_per_mtok),
+        )
     return out

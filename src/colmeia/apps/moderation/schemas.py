@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
+    "MAX_SUGGESTIONS",
     "ROLE_SCHEMAS",
     "ContextualReview",
     "Decision",
@@ -22,29 +23,40 @@ __all__ = [
 
 _FROZEN = ConfigDict(extra="ignore", frozen=True)
 
+# The suggester's prompt states this number too (it is passed to the template), so the prompt
+# and the schema cannot disagree.
+MAX_SUGGESTIONS = 5
+
 
 class SemanticReview(BaseModel):
-    """Semantic review of an answer: does it answer everything, well and in one language."""
+    """Semantic review of an answer: complete, specific, well written, in one language."""
 
     model_config = _FROZEN
 
     justification: str = Field(
         max_length=1200,
-        description="One or two sentences: what is missing or wrong, or why it is good.",
+        description="One or two sentences: what is missing, vague or misspelt, or why it is good.",
     )
-    score: int = Field(ge=0, le=5, description="0 = useless … 5 = complete, clear, one language.")
+    score: int = Field(
+        ge=0,
+        le=5,
+        description="0 = useless … 5 = complete, specific, correct spelling, one language.",
+    )
 
 
 class ContextualReview(BaseModel):
-    """Contextual review: is the answer consistent with the product context and store rules."""
+    """Contextual review: consistent with the context and rules, nothing critical left out."""
 
     model_config = _FROZEN
 
     justification: str = Field(
         max_length=1200,
-        description="One or two sentences: which claim is unsupported or contradicts the context.",
+        description="One or two sentences: which claim is unsupported, or which critical fact "
+        "of the context is left out.",
     )
-    score: int = Field(ge=0, le=5, description="0 = contradicts the context … 5 = fully supported.")
+    score: int = Field(
+        ge=0, le=5, description="0 = contradicts the context … 5 = supported and complete."
+    )
 
 
 class Suggestions(BaseModel):
@@ -54,7 +66,7 @@ class Suggestions(BaseModel):
 
     suggestions: list[str] = Field(
         min_length=1,
-        max_length=8,
+        max_length=MAX_SUGGESTIONS,
         description="Short, actionable instructions, most important first.",
     )
 
@@ -69,7 +81,7 @@ class Rewrite(BaseModel):
     )
     answer: str = Field(
         max_length=4000,
-        description="The full new answer, in the question's language (empty if can_rewrite is false).",
+        description="The full new answer, in the required language (empty if can_rewrite is false).",
     )
     reason: str = Field(
         max_length=1200,
