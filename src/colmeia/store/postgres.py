@@ -163,15 +163,18 @@ class PostgresStore(SQLStore):
                     self._db.execute(
                         "CREATE INDEX IF NOT EXISTS chunks_tsv ON chunks USING gin(tsv)"
                     )
-                # The column type decides how vectors are read back (an older store may differ).
-                row = self._db.execute(
-                    "SELECT udt_name FROM information_schema.columns"
-                    " WHERE table_schema = %s AND table_name = 'chunks' AND column_name = 'vector'",
-                    (s,),
-                ).fetchone()
-                self.has_pgvector = bool(row and row[0] == "vector")
+                self.has_pgvector = self._vectors_are_pgvector()
         except psycopg.Error as exc:
             raise StoreError(f"cannot prepare the PostgreSQL schema {s}: {exc}") from exc
+
+    def _vectors_are_pgvector(self) -> bool:
+        # The column type decides how vectors are read back (an older store may differ).
+        row = self._db.execute(
+            "SELECT udt_name FROM information_schema.columns"
+            " WHERE table_schema = %s AND table_name = 'chunks' AND column_name = 'vector'",
+            (self.schema,),
+        ).fetchone()
+        return bool(row and row[0] == "vector")
 
     def _attach(self) -> None:
         """Use an existing store's schema without creating anything (``write``/``read``)."""
@@ -203,12 +206,7 @@ class PostgresStore(SQLStore):
                         (s,),
                     ).fetchone()
                 )
-                row = self._db.execute(
-                    "SELECT udt_name FROM information_schema.columns"
-                    " WHERE table_schema = %s AND table_name = 'chunks' AND column_name = 'vector'",
-                    (s,),
-                ).fetchone()
-                self.has_pgvector = bool(row and row[0] == "vector")
+                self.has_pgvector = self._vectors_are_pgvector()
         except psycopg.Error as exc:
             raise StoreError(f"cannot read the PostgreSQL schema {s}: {exc}") from exc
 
