@@ -32,6 +32,14 @@ console = Console()
 _REPO_DATA = Path(__file__).resolve().parents[2] / "data"
 
 
+def _shown(path: Path) -> Path:
+    """``data/…`` rather than a long absolute path when the demo runs from the clone."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
 def _data_dir(given: Path | None) -> Path:
     for path in [given] if given else [_REPO_DATA, Path.cwd() / "data"]:
         if path is not None and (path / "moderation" / "sample_items.json").exists():
@@ -80,7 +88,7 @@ def _calculator_agent(req: SimRequest) -> Reply:
 def _search_steps(demo: Demo, data: Path) -> None:
     laws = sorted((data / "laws" / "lexml").glob("*.csv"))
     demo.run(
-        "1. Ingest nine federal laws (LexML CSV): legal structure, citations, year from the URN",
+        "1. Ingest nine federal laws (LexML CSV), cited down to the inciso",
         ["ingest", *map(str, laws), "--collection", "leis"],
     )
     for query in (
@@ -89,19 +97,19 @@ def _search_steps(demo: Demo, data: Path) -> None:
     ):
         demo.run(f"   search: {query}", ["search", query, "--collection", "leis", "-k", "3"])
     demo.run(
-        "   search with a year filter: only the 1990 consumer code",
+        "   a year filter: only the 1990 consumer code",
         ["search", "publicidade enganosa", "-c", "leis", "--year", "1990", "-k", "2"],
     )
     demo.run(
-        "   ask, with no model configured: an extractive answer with citations",
+        "   ask with no model configured: the best passages, cited",
         ["ask", "Quem é o controlador dos dados pessoais?", "--collection", "leis"],
     )
     demo.run(
-        "   the CAPES theses catalogue: columns, type and defence year detected",
+        "   CAPES theses: columns, type and defence year detected",
         ["ingest", str(data / "theses" / "capes_resumos.csv"), "--collection", "teses"],
     )
     demo.run(
-        "   search theses defended in 2018 (doctoral theses only)",
+        "   theses defended in 2018, doctoral only",
         [
             "search",
             "escola sem partido",
@@ -125,7 +133,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, default=None, help="sample data (default: data/)")
     args = parser.parse_args(argv)
 
-    data = _data_dir(args.data)
+    data = _shown(_data_dir(args.data))
     home = args.home.resolve()
     home.mkdir(parents=True, exist_ok=True)
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
@@ -153,7 +161,7 @@ def main(argv: list[str] | None = None) -> None:
             "2. The model check (simulated OpenAI-compatible model)", ["llm", "check"], llm_env
         )
         demo.run(
-            "3. Moderate 200 customer answers (five agents, audited, resumable)",
+            "3. Moderate 200 customer answers (five agents, audited)",
             ["moderate", "run", str(items), "--out", str(results), "--concurrency", "32"],
             llm_env,
         )
@@ -175,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
     with SimServer(SimulatedModel(responder=_calculator_agent)) as server:
         agent_env = dict(base_env, COLMEIA_LLM_BASE_URL=server.base_url, COLMEIA_LLM_MODEL="sim")
         demo.run(
-            "4. A ReAct agent with the calculator (scripted simulated model)",
+            "4. A ReAct agent with the calculator (scripted model)",
             [
                 "agent",
                 "run",
@@ -190,7 +198,7 @@ def main(argv: list[str] | None = None) -> None:
 
     console.print(Rule("done: where everything is"))
     rows = [
-        ("sample data read", data),
+        ("sample data read", data.resolve()),
         ("store (collections leis, teses)", home / "colmeia.db"),
         ("moderation results", results),
         ("moderation report", out / "report" / "report.html"),
