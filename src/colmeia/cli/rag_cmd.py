@@ -330,6 +330,7 @@ def collections(
             store.close()
     if not infos and not as_json:
         err_console.print("no collections yet: `colmeia ingest PATH --collection NAME` makes one")
+        return
     if as_json:
         rows = [
             {"name": c.name, "documents": c.documents, "chunks": c.chunks, "embedder": c.embedder}
