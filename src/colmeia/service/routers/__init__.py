@@ -13,3 +13,31 @@ def include_routers(app: FastAPI) -> None:
 
     for module in (health, me, collections, jobs, search, moderation):
         app.include_router(module.router)
+    mount_web(app)
+
+
+def mount_web(app: FastAPI) -> None:
+    """The web UI: pages under /ui, static files (htmx vendored) under /static."""
+    from pathlib import Path
+
+    from fastapi import Request
+    from fastapi.responses import RedirectResponse
+    from fastapi.staticfiles import StaticFiles
+
+    from colmeia.service.web.routes import SignInRequired, router
+
+    app.include_router(router)
+    static = Path(__file__).resolve().parents[1] / "web" / "static"
+    app.mount("/static", StaticFiles(directory=static), name="static")
+
+    @app.get("/", include_in_schema=False)
+    async def home() -> RedirectResponse:
+        return RedirectResponse("/ui/search", status_code=303)
+
+    @app.exception_handler(SignInRequired)
+    async def sign_in(request: Request, exc: SignInRequired) -> RedirectResponse:
+        if request.headers.get("hx-request"):
+            response = RedirectResponse("/ui/login", status_code=303)
+            response.headers["HX-Redirect"] = "/ui/login"
+            return response
+        return RedirectResponse("/ui/login", status_code=303)

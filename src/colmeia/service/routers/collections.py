@@ -10,7 +10,8 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, HTTPException, Path, Request, UploadFile
 
 from colmeia.rag.retrieve import Citation
-from colmeia.service.auth import Caller, state_of
+from colmeia.service.auth import Caller, Principal, state_of
+from colmeia.service.jobs import Job
 from colmeia.service.schemas import (
     CitationOut,
     CollectionCreate,
@@ -19,6 +20,7 @@ from colmeia.service.schemas import (
     JobOut,
     PassageOut,
 )
+from colmeia.service.state import ServiceState
 from colmeia.service.uploads import save_uploads
 from colmeia.store.base import Store
 
@@ -103,9 +105,16 @@ async def upload_documents(
     files: list[UploadFile] = File(..., description="PDF, DOCX, HTML, Markdown, text, CSV…"),
     chunker: str = Form("auto", description="auto | legal | paragraphs | recursive"),
 ) -> JobOut:
+    job = await start_ingestion(state_of(request), principal, name, files, chunker)
+    return JobOut(**job.as_dict())
+
+
+async def start_ingestion(
+    state: ServiceState, principal: Principal, name: str, files: list[UploadFile], chunker: str
+) -> Job:
+    """Keep the uploaded files in the collection's folder and queue their ingestion."""
     if chunker not in _CHUNKERS:
         raise HTTPException(422, f"unknown chunker {chunker!r}; use one of {', '.join(_CHUNKERS)}")
-    state = state_of(request)
     svc = state.service
     folder = state.tenants.collection_files(principal.tenant, name)
     saved = await save_uploads(
@@ -126,7 +135,7 @@ async def upload_documents(
     )
     if state.worker is not None:
         state.worker.wake()
-    return JobOut(**job.as_dict())
+    return job
 
 
 @router.delete("/{name}/documents/{doc_id:path}", status_code=204, summary="Delete one document")

@@ -61,7 +61,21 @@ async def create_job(
     max_rewrites: int | None = Form(None, ge=1, le=10),
     concurrency: int = Form(8, ge=1, le=64),
 ) -> JobOut:
-    state = state_of(request)
+    job = await start_moderation(
+        state_of(request), principal, files, threshold, max_rewrites, concurrency
+    )
+    return JobOut(**job.as_dict())
+
+
+async def start_moderation(
+    state: ServiceState,
+    principal: Principal,
+    files: list[UploadFile],
+    threshold: float | None,
+    max_rewrites: int | None,
+    concurrency: int,
+) -> Job:
+    """Keep the uploaded records in a new job's folder, then queue the job."""
     if state.model is None:
         raise HTTPException(503, NO_MODEL)
     job_id = state.jobs.new_id()
@@ -87,7 +101,7 @@ async def create_job(
     )
     if state.worker is not None:
         state.worker.wake()
-    return JobOut(**job.as_dict())
+    return job
 
 
 @router.get("/jobs", response_model=list[JobOut], summary="The tenant's moderation jobs")

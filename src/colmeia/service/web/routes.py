@@ -1,0 +1,293 @@
+"""The web UI: server-rendered pages (Jinja2) made live with htmx. Same process, same auth
+(a sign-in cookie holding a session token, never the key), same app calls as the API.
+
+Pages: sign-in; search + upload; moderation batches with live progress, results, report and
+review queue; the assistant chat and the approval queue; literature reviews. Portuguese by
+default (``?lang=en`` switches and is remembered).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from colmeia.errors import QueryError
+from colmeia.rag.retrieve import Citation
+from colmeia.service.auth import SESSION_COOKIE, Principal, caller, state_of
+from colmeia.service.keys import create_session, delete_session, verify_key
+from colmeia.service.routers.collections import start_ingestion
+from colmeia.service.routers.moderation import moderation_job, read_results, start_moderation
+from colmeia.service.routers.search import retriever_for
+from colmeia.service.web.i18n import LANGS, Lang, translate
+
+__all__ = ["SignInRequired", "router", "templates"]
+
+_HERE = Path(__file__).parent
+templates = Jinja2Templates(directory=str(_HERE / "templates"))
+router = APIRouter(prefix="/ui", include_in_schema=False)
+LANG_COOKIE = "colmeia_lang"
+
+
+class SignInRequired(Exception):
+    """The page needs a signed-in user: go to the sign-in page."""
+
+
+async def web_caller(request: Request) -> Principal:
+    """The signed-in user of a page, or a redirect to the sign-in page."""
+    try:
+        return await caller(request, None, None)
+    except HTTPException as exc:
+        if exc.status_code == 401:
+            raise SignInRequired from exc
+        raise
+
+
+def language(request: Request) -> Lang:
+    wanted = request.query_params.get("lang") or request.cookies.get(LANG_COOKIE) or ""
+    if wanted in LANGS:
+        return wanted
+    return state_of(request).service.default_language
+
+
+def page(
+    request: Request,
+    name: str,
+    context: Mapping[str, Any] | None = None,
+    *,
+    principal: Principal | None = None,
+    status: int = 200,
+) -> HTMLResponse:
+    """Render a template with the language, the signed-in user and the simulated flag."""
+    lang = language(request)
+    state = state_of(request)
+    data = {
+        "request": request,
+        "lang": lang,
+        "other_lang": "en" if lang == "pt" else "pt",
+        "t": lambda key: translate(key, lang),
+        "principal": principal,
+        "simulated": state.simulated,
+        "quote": lambda s: quote(str(s), safe=""),
+        **(context or {}),
+    }
+    response = templates.TemplateResponse(request, name, data, status_code=status)
+    if request.query_params.get("lang") in LANGS:
+        response.set_cookie(LANG_COOKIE, lang, max_age=365 * 86400, samesite="lax")
+    return response
+
+
+def _error(request: Request, principal: Principal, exc: HTTPException) -> HTMLResponse:
+    return page(
+        request,
+        "_error.html",
+        {"message": exc.detail},
+        principal=principal,
+        status=200,  # htmx swaps only 2xx answers by default: show the message in place
+    )
+
+
+# -- sign-in ---------------------------------------------------------------------------------
+
+
+@router.get("/login", response_class=HTMLResponse)
+async def login_form(request: Request) -> HTMLResponse:
+    return page(request, "login.html", {"failed": False})
+
+
+@router.post("/login", response_model=None)
+async def login(request: Request, key: str = Form(..., max_length=200)) -> Response:
+    state = state_of(request)
+    info = await asyncio.to_thread(verify_key, state.db, key)
+    if info is None:
+        return page(request, "login.html", {"failed": True}, status=401)
+    token = await asyncio.to_thread(create_session, state.db, info, state.service.session_hours)
+    response = RedirectResponse("/ui/search", status_code=303)
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=int(state.service.session_hours * 3600),
+        httponly=True,
+        samesite="strict",
+        secure=state.service.secure_cookies,
+    )
+    return response
+
+
+@router.post("/logout")
+async def logout(request: Request) -> RedirectResponse:
+    token = request.cookies.get(SESSION_COOKIE)
+    if token:
+        await asyncio.to_thread(delete_session, state_of(request).db, token)
+    response = RedirectResponse("/ui/login", status_code=303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response
+
+
+# -- search and documents --------------------------------------------------------------------
+
+
+async def _collections(request: Request, principal: Principal) -> list[Any]:
+    store = state_of(request).tenants.store(principal.tenant)
+    return await asyncio.to_thread(store.collections)
+
+
+@router.get("/search", response_class=HTMLResponse)
+async def search_page(request: Request, principal: Principal = Depends(web_caller)) -> HTMLResponse:
+    return page(
+        request,
+        "search.html",
+        {"collections": await _collections(request, principal)},
+        principal=principal,
+    )
+
+
+@router.get("/collections", response_class=HTMLResponse)
+async def collections_part(
+    request: Request, principal: Principal = Depends(web_caller)
+) -> HTMLResponse:
+    return page(
+        request,
+        "_collections.html",
+        {"collections": await _collections(request, principal)},
+        principal=principal,
+    )
+
+
+@router.post("/search", response_class=HTMLResponse)
+async def search_results(
+    request: Request,
+    principal: Principal = Depends(web_caller),
+    query: str = Form(..., max_length=10_000),
+    collection: str = Form(""),
+) -> HTMLResponse:
+    state = state_of(request)
+    try:
+        retriever = retriever_for(state, principal, [collection] if collection else [])
+        hits = await retriever.asearch(query, 10)
+    except HTTPException as exc:
+        return _error(request, principal, exc)
+    except QueryError as exc:
+        return _error(request, principal, HTTPException(422, str(exc)))
+    return page(request, "_results.html", {"query": query, "hits": hits}, principal=principal)
+
+
+@router.post("/upload", response_class=HTMLResponse)
+async def upload(
+    request: Request,
+    principal: Principal = Depends(web_caller),
+    collection: str = Form(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"),
+    files: list[UploadFile] = File(...),
+) -> HTMLResponse:
+    state = state_of(request)
+    try:
+        job = await start_ingestion(state, principal, collection, files, "auto")
+    except HTTPException as exc:
+        return _error(request, principal, exc)
+    return page(request, "_job.html", {"job": job}, principal=principal)
+
+
+@router.get("/jobs/{job_id}", response_class=HTMLResponse)
+async def job_part(
+    request: Request, job_id: str, principal: Principal = Depends(web_caller)
+) -> HTMLResponse:
+    job = await asyncio.to_thread(state_of(request).jobs.get, principal.tenant, job_id)
+    if job is None:
+        return _error(request, principal, HTTPException(404, f"no job {job_id!r}"))
+    response = page(request, "_job.html", {"job": job}, principal=principal)
+    if job.status == "succeeded":
+        response.headers["HX-Trigger"] = "job-done"  # the collection list refreshes
+    return response
+
+
+@router.get("/passage/{collection}/{chunk_id:path}", response_class=HTMLResponse)
+async def passage(
+    request: Request,
+    collection: str,
+    chunk_id: str,
+    principal: Principal = Depends(web_caller),
+) -> HTMLResponse:
+    store = state_of(request).tenants.store(principal.tenant)
+    if store.collection(collection) is None:
+        return _error(request, principal, HTTPException(404, f"no collection {collection!r}"))
+    found = (await asyncio.to_thread(store.get_chunks, collection, [chunk_id])).get(chunk_id)
+    if found is None:
+        return _error(request, principal, HTTPException(404, f"no passage {chunk_id!r}"))
+    return page(
+        request,
+        "_passage.html",
+        {"chunk": found, "citation": Citation.of_chunk(found), "collection": collection},
+        principal=principal,
+    )
+
+
+# -- moderation ------------------------------------------------------------------------------
+
+
+@router.get("/moderation", response_class=HTMLResponse)
+async def moderation_page(
+    request: Request, principal: Principal = Depends(web_caller)
+) -> HTMLResponse:
+    state = state_of(request)
+    jobs = await asyncio.to_thread(state.jobs.recent, principal.tenant, "moderation", 50)
+    return page(
+        request,
+        "moderation.html",
+        {"jobs": jobs, "has_model": state.model is not None},
+        principal=principal,
+    )
+
+
+@router.post("/moderation", response_model=None)
+async def moderation_start(
+    request: Request,
+    principal: Principal = Depends(web_caller),
+    files: list[UploadFile] = File(...),
+) -> Response:
+    state = state_of(request)
+    try:
+        job = await start_moderation(state, principal, files, None, None, 8)
+    except HTTPException as exc:
+        return _error(request, principal, exc)
+    response = Response(status_code=204)
+    response.headers["HX-Redirect"] = f"/ui/moderation/{job.id}"
+    return response
+
+
+@router.get("/moderation/{job_id}", response_class=HTMLResponse)
+async def moderation_job_page(
+    request: Request, job_id: str, principal: Principal = Depends(web_caller)
+) -> HTMLResponse:
+    state = state_of(request)
+    try:
+        job, folder = await asyncio.to_thread(moderation_job, state, principal, job_id)
+    except HTTPException as exc:
+        return _error(request, principal, exc)
+    lines = await asyncio.to_thread(read_results, folder)
+    return page(
+        request,
+        "moderation_job.html",
+        {"job": job, "results": lines[:200], "total": len(lines)},
+        principal=principal,
+    )
+
+
+@router.get("/moderation/{job_id}/progress", response_class=HTMLResponse)
+async def moderation_progress(
+    request: Request, job_id: str, principal: Principal = Depends(web_caller)
+) -> HTMLResponse:
+    state = state_of(request)
+    try:
+        job, _ = await asyncio.to_thread(moderation_job, state, principal, job_id)
+    except HTTPException as exc:
+        return _error(request, principal, exc)
+    response = page(request, "_moderation_progress.html", {"job": job}, principal=principal)
+    if job.status in ("succeeded", "failed", "cancelled"):
+        response.headers["HX-Refresh"] = "true"  # show the results and report
+    return response

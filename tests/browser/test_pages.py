@@ -1,0 +1,86 @@
+"""What a person does in the web UI, in a real browser against a real server process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from shared_data import DATA_DIR
+
+LAW = (
+    "Lei de Acesso de Teste\n\n"
+    "Art. 1º Qualquer pessoa pode pedir informações aos órgãos públicos sem dizer o motivo.\n\n"
+    "Art. 2º O prazo para responder ao pedido de informação é de vinte dias, prorrogável por "
+    "mais dez dias.\n\n"
+    "Art. 3º A licitação de obras segue a lei própria.\n"
+)
+
+
+def test_sign_in_page_is_portuguese_by_default_and_switches_to_english(
+    server: Any, browser_context: Any, screenshots: Path
+) -> None:
+    page = browser_context.new_page()
+    page.goto(f"{server.url}/ui/search")
+    assert page.locator("html").get_attribute("lang") == "pt-BR"
+    assert page.get_by_role("heading", name="Busca nos documentos").is_visible()
+    page.get_by_role("link", name="English").click()
+    assert page.get_by_role("heading", name="Search the documents").is_visible()
+    page.get_by_role("link", name="Português").click()  # back, and remembered
+    assert page.locator("html").get_attribute("lang") == "pt-BR"
+    page.close()
+
+
+def test_upload_then_search_and_open_the_passage(
+    page: Any, server: Any, tmp_path: Path, screenshots: Path
+) -> None:
+    doc = tmp_path / "lei_acesso.txt"
+    doc.write_text(LAW, encoding="utf-8")
+    page.goto(f"{server.url}/ui/search")
+    page.get_by_label("Coleção de destino").fill("leis")
+    page.get_by_label("Arquivos (PDF, DOCX, HTML, Markdown, texto, CSV)").set_input_files(str(doc))
+    page.get_by_role("button", name="Enviar e indexar").click()
+    page.locator('.job[data-status="succeeded"]').wait_for()
+    assert "1 adicionados" in page.locator("#upload-status").inner_text()
+    page.locator("#collections").get_by_text("leis").wait_for()
+
+    page.get_by_label("O que procura?").fill("prazo para responder pedido de informação")
+    page.get_by_label("O que procura?").press("Enter")
+    first = page.locator("ol.hits li").first
+    first.wait_for()
+    assert "vinte dias" in first.inner_text()
+    page.screenshot(path=str(screenshots / "search.png"), full_page=True)
+
+    first.get_by_role("button", name="abrir trecho").click()
+    dialog = page.locator("#passage-dialog")
+    dialog.locator("blockquote.passage").wait_for()
+    assert "vinte dias" in dialog.locator("blockquote.passage").inner_text()
+    page.screenshot(path=str(screenshots / "passage.png"))
+    page.keyboard.press("Escape")  # the dialog closes from the keyboard
+    assert not dialog.is_visible()
+
+
+def test_moderation_batch_runs_to_its_report(
+    page: Any, server: Any, tmp_path: Path, screenshots: Path
+) -> None:
+    records = json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text("utf-8"))[:12]
+    batch = tmp_path / "lote.json"
+    batch.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    page.goto(f"{server.url}/ui/moderation")
+    page.get_by_label("Lote de registros (JSON ou JSONL)").set_input_files(str(batch))
+    page.get_by_role("button", name="Moderar lote").click()
+    page.wait_for_url("**/ui/moderation/*")
+    page.screenshot(path=str(screenshots / "moderation-progress.png"), full_page=True)
+    page.locator('#mod-progress[data-status="succeeded"]').wait_for(timeout=60_000)
+    assert page.locator("#mod-progress .finished").inner_text() == "12"
+    assert page.locator("table.results tbody tr").count() == 12
+    note = page.locator(".simulated-note").inner_text().lower()
+    assert "simulado" in note and "modelo simulado" in note
+    page.screenshot(path=str(screenshots / "moderation-done.png"), full_page=True)
+    with page.expect_popup() as popup:
+        page.locator("#report-link").click()
+    report = popup.value
+    report.wait_for_load_state()
+    assert "Moderation report" in report.title()
+    assert report.locator("img").count() >= 1
+    report.screenshot(path=str(screenshots / "moderation-report.png"), full_page=True)
