@@ -10,20 +10,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from colmeia.service.db import open_database
 from colmeia.service.keys import create_key
+from serve_process import ServerProcess, start_server, stop_server
 
 CHROMIUM_FLAGS = [
     "--headless=new",
@@ -45,21 +40,6 @@ def chromium_path() -> str | None:
     return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class RunningServer:
-    url: str
-    home: Path
-    key: str
-    process: subprocess.Popen[bytes]
-    log: Path
-
-
 @pytest.fixture(scope="session")
 def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     wanted = os.environ.get("COLMEIA_SCREENSHOTS", "").strip()
@@ -70,53 +50,22 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     if chromium_path() is None:
         pytest.skip("no chromium found (apt-get install chromium): browser tests not run")
     home = tmp_path_factory.mktemp("serve-home")
     db = open_database(f"sqlite:///{home / 'service.db'}")
     _, key = create_key(db, "demo", "browser tests", role="admin")
     db.close()
-    port = _free_port()
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("COLMEIA_") or k == "COLMEIA_DATA_DIR"
-    }
-    env.update(
-        COLMEIA_HOME=str(home), COLMEIA_SERVICE_LOG_FORMAT="json", COLMEIA_SERVICE_JOB_LEASE_S="5"
-    )
-    log = home / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "colmeia", "serve", "--simulated", "--port", str(port)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError("server did not start:\n" + log.read_text()[-3000:])
-        time.sleep(0.2)
-    yield RunningServer(url, home, key, proc, log)
-    proc.terminate()
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    running = start_server(home)
+    running.key = key
+    yield running
+    stop_server(running)
 
 
 @pytest.fixture(scope="session")
 def browser_context(
-    server: RunningServer, tmp_path_factory: pytest.TempPathFactory
+    server: ServerProcess, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 

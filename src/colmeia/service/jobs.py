@@ -368,6 +368,7 @@ class Worker:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._loop_task
         tasks = list(self._running.values())
+        log.info("stopping: %d running job(s) go back to the queue", len(tasks))
         for task in tasks:
             task.cancel()
         if tasks:
@@ -408,7 +409,8 @@ class Worker:
         lost = False
         try:
             while not work.done():
-                done, _ = await asyncio.wait({work}, timeout=min(1.0, self.lease_s / 3))
+                # progress is stored every quarter second; the lease is renewed with it
+                done, _ = await asyncio.wait({work}, timeout=min(0.25, self.lease_s / 3))
                 if done:
                     break
                 progress = ctx.latest if ctx.dirty else None

@@ -1,0 +1,97 @@
+"""Start ``colmeia serve`` as a real process on 127.0.0.1 (for restart, browser and bench runs).
+
+``start_server(home, ...)`` launches it with ``COLMEIA_HOME=home`` and waits for ``/readyz``;
+``stop_server`` sends SIGTERM (graceful) and ``kill_server`` SIGKILL (a crash).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+__all__ = ["ServerProcess", "free_port", "kill_server", "start_server", "stop_server"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class ServerProcess:
+    url: str
+    home: Path
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+    key: str = ""
+
+    def log_tail(self, chars: int = 3000) -> str:
+        return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else ""
+
+
+def start_server(
+    home: Path,
+    *,
+    port: int | None = None,
+    simulated: bool = True,
+    env: dict[str, str] | None = None,
+    timeout: float = 60.0,
+) -> ServerProcess:
+    """Run ``colmeia serve`` (``--simulated`` unless told otherwise) and wait until ready."""
+    port = port or free_port()
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
+    if "COLMEIA_DATA_DIR" in os.environ:
+        clean["COLMEIA_DATA_DIR"] = os.environ["COLMEIA_DATA_DIR"]
+    clean.update(
+        COLMEIA_HOME=str(home),
+        COLMEIA_SERVICE_LOG_FORMAT="json",
+        COLMEIA_SERVICE_JOB_LEASE_S="5",
+        **(env or {}),
+    )
+    args = [sys.executable, "-m", "colmeia", "serve", "--port", str(port)]
+    if simulated:
+        args.append("--simulated")
+    log = home / f"server-{port}-{int(time.time() * 1000)}.log"
+    home.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as out:
+        proc = subprocess.Popen(args, env=clean, stdout=out, stderr=subprocess.STDOUT)
+    server = ServerProcess(f"http://127.0.0.1:{port}", home, port, proc, log)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(f"{server.url}/readyz", timeout=2).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError("colmeia serve did not start:\n" + server.log_tail())
+        time.sleep(0.1)
+
+
+def stop_server(server: ServerProcess, timeout: float = 20.0) -> int:
+    """SIGTERM and wait (running jobs go back to the queue); the exit code."""
+    if server.process.poll() is None:
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            server.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait()
+    return int(server.process.returncode)
+
+
+def kill_server(server: ServerProcess) -> None:
+    """SIGKILL: the process dies mid-work, as in a crash or an OOM kill."""
+    server.process.kill()
+    server.process.wait()

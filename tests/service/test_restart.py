@@ -1,0 +1,187 @@
+"""A server killed mid-job (SIGKILL, a real process) finishes the job after it is restarted,
+with nothing lost and nothing duplicated."""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from colmeia.rag.pipeline import ingest
+from colmeia.service.db import open_database
+from colmeia.service.keys import create_key
+from colmeia.sim import Latency, SimulatedModel
+from colmeia.store import open_store
+from serve_process import kill_server, start_server, stop_server
+from shared_data import DATA_DIR
+
+pytestmark = pytest.mark.slow
+
+
+def _key(home: Path) -> dict[str, str]:
+    db = open_database(f"sqlite:///{home / 'service.db'}")
+    _, key = create_key(db, "acme", "restart test")
+    db.close()
+    return {"X-API-Key": key}
+
+
+def _wait(
+    url: str,
+    h: dict[str, str],
+    job_id: str,
+    until: Callable[[dict[str, Any]], bool],
+    timeout: float = 120,
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        job = httpx.get(f"{url}/v1/jobs/{job_id}", headers=h, timeout=10).json()
+        if until(job):
+            return dict(job)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"job {job_id} never got there: {job}")
+        time.sleep(0.02)
+
+
+def _documents(tmp_path: Path, n: int) -> list[Path]:
+    """``n`` text documents made from JurisTCU statements (one file each)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    out = []
+    with (DATA_DIR / "juristcu" / "docs.csv").open(encoding="utf-8") as fh:
+        for i, row in enumerate(csv.DictReader(fh)):
+            if i >= n:
+                break
+            text = " ".join(v for v in row.values() if v and len(v) > 40) or "vazio"
+            path = folder / f"enunciado_{i:04d}.txt"
+            path.write_text(f"Enunciado {i}\n\n{text}\n", encoding="utf-8")
+            out.append(path)
+    return out
+
+
+def test_ingestion_killed_midway_finishes_after_restart(tmp_path: Path) -> None:
+    files = _documents(tmp_path, 900)
+    home = tmp_path / "home"
+    server = start_server(home, env={"COLMEIA_SERVICE_MAX_FILES_PER_UPLOAD": "1000"})
+    h = _key(home)
+    try:
+        sent = [("files", (f.name, f.read_bytes(), "text/plain")) for f in files]
+        r = httpx.post(
+            f"{server.url}/v1/collections/tcu/documents", files=sent, headers=h, timeout=60
+        )
+        assert r.status_code == 202, r.text
+        job_id = r.json()["id"]
+        before = _wait(
+            server.url,
+            h,
+            job_id,
+            lambda j: (
+                (j["progress"].get("files_done") or 0) >= 40
+                or (j["status"] != "queued" and j["status"] != "running")
+            ),
+        )
+        assert before["status"] == "running", f"too fast to interrupt: {before}"
+        kill_server(server)
+    finally:
+        kill_server(server) if server.process.poll() is None else None
+    tenant_store = open_store(f"sqlite:///{home / 'tenants' / 'acme' / 'colmeia.db'}")
+    partial = tenant_store.collection("tcu")
+    tenant_store.close()
+    assert partial is not None and partial.documents < 900  # really cut midway
+
+    again = start_server(home, env={"COLMEIA_SERVICE_MAX_FILES_PER_UPLOAD": "1000"})
+    try:
+        job = _wait(again.url, h, job_id, lambda j: j["status"] in ("succeeded", "failed"))
+        assert job["status"] == "succeeded", job
+        assert job["attempts"] == 2
+        docs = httpx.get(f"{again.url}/v1/collections/tcu/documents", headers=h, timeout=30).json()
+    finally:
+        stop_server(again)
+    ids = [d["doc_id"] for d in docs]
+    assert len(ids) == len(set(ids)) == 900
+    assert sorted(ids) == sorted(f.name for f in files)
+
+    # the same files ingested in one go give the same passages: nothing lost, nothing doubled
+    reference = open_store(f"sqlite:///{tmp_path / 'reference.db'}")
+    ingest(reference, "tcu", [f.parent for f in files[:1]], relative_to=files[0].parent)
+    ref_chunks = {c.chunk_id: c.text for c in reference.chunks("tcu")}
+    reference.close()
+    tenant_store = open_store(f"sqlite:///{home / 'tenants' / 'acme' / 'colmeia.db'}")
+    got_chunks = {c.chunk_id: c.text for c in tenant_store.chunks("tcu")}
+    tenant_store.close()
+    assert got_chunks == ref_chunks
+
+
+def test_moderation_killed_midway_resumes_after_restart(tmp_path: Path, sim_server: Any) -> None:
+    records = json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text("utf-8"))[:60]
+    batch = tmp_path / "batch.json"
+    batch.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    sim = sim_server(SimulatedModel(schema_mode=True, latency=Latency(fixed_s=0.03), seed=3))
+    env = {"COLMEIA_LLM_BASE_URL": sim.base_url, "COLMEIA_LLM_MODEL": "sim"}
+    home = tmp_path / "home"
+    server = start_server(home, simulated=False, env=env)
+    h = _key(home)
+    try:
+        r = httpx.post(
+            f"{server.url}/v1/moderation/jobs",
+            files=[("files", ("batch.json", batch.read_bytes(), "application/json"))],
+            data={"concurrency": "4"},
+            headers=h,
+            timeout=30,
+        )
+        assert r.status_code == 202, r.text
+        job_id = r.json()["id"]
+        before = _wait(
+            server.url,
+            h,
+            job_id,
+            lambda j: (
+                (j["progress"].get("finished") or 0) >= 10 or j["status"] in ("succeeded", "failed")
+            ),
+        )
+        assert before["status"] == "running" and before["progress"]["finished"] < 60, before
+        kill_server(server)
+    finally:
+        kill_server(server) if server.process.poll() is None else None
+    results = home / "tenants" / "acme" / "moderation" / job_id / "results.jsonl"
+    cut_at = sum(1 for line in results.read_bytes().split(b"\n") if line.strip())
+    assert 10 <= cut_at < 60
+
+    again = start_server(home, simulated=False, env=env)
+    try:
+        job = _wait(again.url, h, job_id, lambda j: j["status"] in ("succeeded", "failed"))
+        page = httpx.get(
+            f"{again.url}/v1/moderation/jobs/{job_id}/results?limit=1000", headers=h, timeout=30
+        ).json()
+    finally:
+        stop_server(again)
+    assert job["status"] == "succeeded", job
+    assert job["result"]["resumed_from"] >= cut_at - 1  # a line cut by the kill is redone
+    assert job["result"]["missing"] == []
+    keys = [item["key"] for item in page["items"]]
+    assert page["total"] == 60 and len(set(keys)) == 60
+    assert sorted(keys) == sorted(str(r["id"]) for r in records)
+
+
+def test_sigterm_gives_a_running_job_back_to_the_queue(tmp_path: Path) -> None:
+    files = _documents(tmp_path, 300)
+    home = tmp_path / "home"
+    server = start_server(home, env={"COLMEIA_SERVICE_MAX_FILES_PER_UPLOAD": "1000"})
+    h = _key(home)
+    sent = [("files", (f.name, f.read_bytes(), "text/plain")) for f in files]
+    r = httpx.post(f"{server.url}/v1/collections/tcu/documents", files=sent, headers=h, timeout=60)
+    job_id = r.json()["id"]
+    _wait(server.url, h, job_id, lambda j: j["status"] != "queued")
+    # uvicorn shuts down gracefully, then re-raises the SIGTERM it caught
+    assert stop_server(server) in (0, -15)
+    assert "running job(s) go back to the queue" in server.log_tail(20000)
+    db = open_database(f"sqlite:///{home / 'service.db'}")
+    row = db.one("SELECT status, lease_owner FROM jobs WHERE id = ?", (job_id,))
+    db.close()
+    assert row is not None
+    assert row["status"] in ("queued", "succeeded") and row["lease_owner"] is None
