@@ -10,7 +10,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -311,6 +311,25 @@ def _job_finished(state: ServiceState) -> Callable[[Job, str, JobContext], None]
     return done
 
 
+def _job_span(state: ServiceState) -> Callable[[Job], contextlib.AbstractContextManager[Any]]:
+    @contextlib.contextmanager
+    def around(job: Job) -> Iterator[None]:
+        if not state.tracing.enabled:
+            yield
+            return
+        tracer = state.tracing.tracer()
+        token = graph_node_spans().set(node_span_handler(tracer))
+        try:
+            with tracer.start_as_current_span(
+                f"job {job.kind}", attributes={"job.id": job.id, "job.attempt": job.attempts}
+            ):
+                yield
+        finally:
+            graph_node_spans().reset(token)
+
+    return around
+
+
 def create_app(
     settings: Settings | None = None,
     service: ServiceSettings | None = None,
@@ -338,6 +357,7 @@ def create_app(
                 concurrency=state.service.job_workers,
                 lease_s=state.service.job_lease_s,
                 on_finish=_job_finished(state),
+                around=_job_span(state),
             )
             await state.worker.start()
         try:

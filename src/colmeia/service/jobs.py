@@ -19,6 +19,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Coroutine, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -332,6 +333,7 @@ class Worker:
         lease_s: float = 30.0,
         poll_s: float = 0.5,
         on_finish: Callable[[Job, str, JobContext], None] | None = None,
+        around: Callable[[Job], AbstractContextManager[Any]] | None = None,
     ) -> None:
         self.jobs = jobs
         self.runners = dict(runners)
@@ -339,6 +341,7 @@ class Worker:
         self.lease_s = lease_s
         self.poll_s = poll_s
         self.on_finish = on_finish
+        self.around = around  # e.g. a trace span per job
         self.owner = f"{socket.gethostname()}|{os.getpid()}|{uuid.uuid4().hex[:8]}"
         self._wake = asyncio.Event()
         self._loop_task: asyncio.Task[None] | None = None
@@ -403,7 +406,9 @@ class Worker:
         ctx = JobContext(job)
         runner = self.runners[job.kind]
         log.info("job %s (%s) started, attempt %d", job.id, job.kind, job.attempts)
-        with track_usage() as tracker:  # the task copies this context: its model calls count
+        around = self.around(job) if self.around is not None else contextlib.nullcontext()
+        # the task copies this context: its model calls count, its spans nest in the job's
+        with around, track_usage() as tracker:
             ctx.usage = tracker
             work = asyncio.create_task(runner(ctx))
         lost = False
