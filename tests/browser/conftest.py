@@ -63,10 +63,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     stop_server(running)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser_context(
     server: ServerProcess, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Any]:
+    """A signed-in browser. Module-scoped: Playwright's sync API keeps an event loop running
+    in this thread while it is open, which other tests' ``asyncio.run`` must not meet."""
     from playwright.sync_api import sync_playwright
 
     profile = tmp_path_factory.mktemp("chromium-profile")  # a new, empty --user-data-dir

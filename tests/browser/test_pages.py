@@ -6,7 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from shared_data import DATA_DIR
+
+# one worker runs them all, one after the other, with one browser and one server
+pytestmark = [pytest.mark.xdist_group("browser"), pytest.mark.slow]
 
 LAW = (
     "Lei de Acesso de Teste\n\n"

@@ -1,0 +1,279 @@
+"""The service under load, against the simulated model in its own process.
+
+1. Chat turns: ``--sessions`` concurrent sessions (200) each ask ``--turns`` questions in a row
+   over HTTP (``POST /v1/ask``: auth, rate limit, quota, retrieval, one model call, citation
+   checks). The model's own time is known per turn (``usage.latency_s``), so the time the
+   *service* adds is measured twice: end to end at the client (includes queueing in this
+   client), and inside the server (its request log's duration). The peer: the same turn as a
+   library call in one process (retrieval + ``answer_question``), no HTTP.
+2. Moderation: the same records moderated through the API (a job) and through the CLI
+   (``colmeia moderate run``), same model server, same concurrency; records per second.
+
+Prints ONE JSON line with the figures and the load average. Asserts nothing about time.
+
+    .venv/bin/python bench/service.py [--sessions 200] [--turns 3] [--latency-ms 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from _sim import sim_process  # noqa: E402
+from colmeia.service.db import open_database  # noqa: E402
+from colmeia.service.keys import create_key  # noqa: E402
+from serve_process import start_server, stop_server  # noqa: E402
+
+QUESTIONS = [
+    "qual o prazo para responder a um pedido de acesso à informação?",
+    "o titular pode pedir a eliminação dos dados pessoais?",
+    "quando a administração deve motivar seus atos?",
+    "o consumidor pode desistir da compra feita fora do estabelecimento?",
+    "quem fiscaliza o tratamento de dados pessoais?",
+]
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
+
+
+def _ms(x: float) -> float:
+    return round(x * 1000, 2)
+
+
+async def _chat(url: str, key: str, sessions: int, turns: int) -> dict[str, Any]:
+    h = {"X-API-Key": key}
+    limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
+    results: list[tuple[str, float, float]] = []
+    errors = 0
+
+    async with httpx.AsyncClient(base_url=url, headers=h, limits=limits, timeout=120) as client:
+
+        async def session(i: int) -> None:
+            nonlocal errors
+            for t in range(turns):
+                q = QUESTIONS[(i + t) % len(QUESTIONS)]
+                rid = f"bench-{i}-{t}"
+                started = time.perf_counter()
+                r = await client.post(
+                    "/v1/ask", json={"question": q, "k": 5}, headers={"X-Request-ID": rid}
+                )
+                took = time.perf_counter() - started
+                if r.status_code != 200:
+                    errors += 1
+                    continue
+                results.append((rid, took, float(r.json()["usage"]["latency_s"])))
+
+        started = time.perf_counter()
+        await asyncio.gather(*(session(i) for i in range(sessions)))
+        wall = time.perf_counter() - started
+    return {"results": results, "errors": errors, "wall_s": wall}
+
+
+def _server_durations(log: Path) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for line in log.read_text(errors="replace").splitlines():
+        if not line.startswith("{") or '"route":"/v1/ask"' not in line:
+            continue
+        entry = json.loads(line)
+        out[entry.get("request_id", "")] = float(entry["duration_ms"]) / 1000
+    return out
+
+
+def _library_turn_ms(home: Path, tenant: str, model_url: str, n: int) -> float:
+    """The same turn as a library call: retrieval + answer_question, no HTTP (the peer)."""
+    from colmeia.llm import OpenAIChatModel
+    from colmeia.llm.base import track_usage
+    from colmeia.rag.generate import answer_question
+    from colmeia.rag.retrieve import Retriever
+    from colmeia.store import open_store
+
+    store = open_store(f"sqlite:///{home / 'tenants' / tenant / 'colmeia.db'}")
+    retriever = Retriever(store, [c.name for c in store.collections()])
+
+    async def run() -> list[float]:
+        model = OpenAIChatModel(base_url=model_url, model="sim")
+        out = []
+        try:
+            for i in range(n):
+                q = QUESTIONS[i % len(QUESTIONS)]
+                with track_usage() as tracker:
+                    started = time.perf_counter()
+                    hits = await retriever.asearch(q, 5)
+                    await answer_question(q, hits, model)
+                    took = time.perf_counter() - started
+                out.append(took - tracker.usage.latency_s)
+        finally:
+            await model.aclose()
+        return out
+
+    overheads = asyncio.run(run())
+    store.close()
+    return _ms(statistics.median(overheads))
+
+
+def _moderation_api(url: str, key: str, batch: Path, concurrency: int) -> dict[str, Any]:
+    h = {"X-API-Key": key}
+    started = time.perf_counter()
+    r = httpx.post(
+        f"{url}/v1/moderation/jobs",
+        files=[("files", (batch.name, batch.read_bytes(), "application/json"))],
+        data={"concurrency": str(concurrency)},
+        headers=h,
+        timeout=60,
+    )
+    r.raise_for_status()
+    job_id = r.json()["id"]
+    while True:
+        job = httpx.get(f"{url}/v1/jobs/{job_id}", headers=h, timeout=30).json()
+        if job["status"] in ("succeeded", "failed", "cancelled"):
+            break
+        time.sleep(0.1)
+    wall = time.perf_counter() - started
+    return {
+        "status": job["status"],
+        "wall_s": wall,
+        "records": job["result"]["total"] if job["result"] else 0,
+    }
+
+
+def _moderation_cli(model_url: str, batch: Path, out: Path, concurrency: int) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
+    env.update(COLMEIA_LLM_BASE_URL=model_url, COLMEIA_LLM_MODEL="sim", COLUMNS="200")
+    started = time.perf_counter()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "colmeia",
+            "moderate",
+            "run",
+            str(batch),
+            "--out",
+            str(out),
+            "-c",
+            str(concurrency),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    wall = time.perf_counter() - started
+    found = re.search(r"written in ([\d.]+)s", done.stdout)
+    return {"wall_s": wall, "run_s": float(found.group(1)) if found else wall}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sessions", type=int, default=200)
+    ap.add_argument("--turns", type=int, default=3)
+    ap.add_argument("--latency-ms", type=float, default=50.0)
+    ap.add_argument("--records", type=int, default=100)
+    ap.add_argument("--concurrency", type=int, default=16)
+    args = ap.parse_args()
+
+    with (
+        tempfile.TemporaryDirectory(prefix="colmeia-bench-service-") as tmp,
+        sim_process("--schema", "--latency-ms", str(args.latency_ms)) as model_url,
+    ):
+        home = Path(tmp) / "home"
+        home.mkdir()
+        db = open_database(f"sqlite:///{home / 'service.db'}")
+        _, key = create_key(db, "bench", "bench/service.py")
+        db.close()
+        env = {
+            "COLMEIA_LLM_BASE_URL": model_url,
+            "COLMEIA_LLM_MODEL": "sim",
+            "COLMEIA_SERVICE_RATE_LIMIT_PER_MINUTE": "1000000",
+            "COLMEIA_SERVICE_TOKEN_QUOTA": "1000000000",
+            "COLMEIA_LLM_MAX_CONCURRENCY": "512",
+        }
+        server = start_server(home, simulated=False, env=env)
+        try:
+            h = {"X-API-Key": key}
+            laws = sorted((ROOT / "data" / "laws" / "lexml").glob("*.csv"))[:3]
+            files = [("files", (p.name, p.read_bytes(), "text/csv")) for p in laws]
+            job = httpx.post(
+                f"{server.url}/v1/collections/leis/documents", files=files, headers=h, timeout=120
+            ).json()
+            while httpx.get(f"{server.url}/v1/jobs/{job['id']}", headers=h).json()["status"] in (
+                "queued",
+                "running",
+            ):
+                time.sleep(0.2)
+            # warm-up: indexes loaded, connections open
+            asyncio.run(_chat(server.url, key, 10, 1))
+            load_before = os.getloadavg()[0]
+            chat = asyncio.run(_chat(server.url, key, args.sessions, args.turns))
+            load_after = os.getloadavg()[0]
+            time.sleep(0.5)
+            server_side = _server_durations(server.log)
+
+            records = json.loads(
+                (ROOT / "data" / "moderation" / "sample_items.json").read_text("utf-8")
+            )
+            batch = Path(tmp) / "batch.json"
+            batch.write_text(
+                json.dumps(records[: args.records], ensure_ascii=False), encoding="utf-8"
+            )
+            api = _moderation_api(server.url, key, batch, args.concurrency)
+        finally:
+            stop_server(server)
+        cli = _moderation_cli(model_url, batch, Path(tmp) / "cli.jsonl", args.concurrency)
+        library_ms = _library_turn_ms(home, "bench", model_url, 30)
+
+    client_over = [took - model for _, took, model in chat["results"]]
+    server_over = [
+        server_side[rid] - model for rid, _, model in chat["results"] if rid in server_side
+    ]
+    totals = [took for _, took, _ in chat["results"]]
+    figures = {
+        "bench": "service",
+        "sessions": args.sessions,
+        "turns": len(chat["results"]),
+        "errors": chat["errors"],
+        "model_latency_ms": args.latency_ms,
+        "turn_ms_p50": _ms(_pct(totals, 0.5)),
+        "turn_ms_p95": _ms(_pct(totals, 0.95)),
+        "service_overhead_ms_p50": _ms(_pct(server_over, 0.5)),
+        "service_overhead_ms_p95": _ms(_pct(server_over, 0.95)),
+        "client_seen_overhead_ms_p50": _ms(_pct(client_over, 0.5)),
+        "client_seen_overhead_ms_p95": _ms(_pct(client_over, 0.95)),
+        "library_turn_overhead_ms_p50": library_ms,
+        "turns_per_s": round(len(chat["results"]) / chat["wall_s"], 1),
+        "moderation_records": args.records,
+        "moderation_concurrency": args.concurrency,
+        "moderation_api_records_per_s": round(api["records"] / api["wall_s"], 2),
+        "moderation_api_records_per_s_excl_report": round(api["records"] / api["run_s"], 2),
+        "moderation_cli_records_per_s": round(args.records / cli["wall_s"], 2),
+        "moderation_cli_records_per_s_excl_startup_and_report": round(
+            args.records / cli["run_s"], 2
+        ),
+        "moderation_api_status": api["status"],
+        "load_avg_1m_before": round(load_before, 2),
+        "load_avg_1m_after": round(load_after, 2),
+        "cpus": os.cpu_count(),
+    }
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
