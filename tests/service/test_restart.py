@@ -40,7 +40,7 @@ def _wait(
 ) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:
-        job = httpx.get(f"{url}/v1/jobs/{job_id}", headers=h, timeout=10).json()
+        job = httpx.get(f"{url}/v1/jobs/{job_id}", headers=h, timeout=60).json()
         if until(job):
             return dict(job)
         if time.monotonic() > deadline:

@@ -137,36 +137,22 @@ async def _run(
     options: dict[str, Any],
     live: bool,
 ) -> Trace:
-    from colmeia.agents import PlanAndSolveAgent, ReActAgent, ReflectionAgent
+    from colmeia.agents.factory import make_agent
 
     on_step = _print_step if live else None
     try:
-        if paradigm is Paradigm.react:
-            return await ReActAgent(
-                model,
-                tools,
-                tool_mode=options["mode"],
-                max_steps=options["max_steps"],
-                deadline=options["deadline"],
-            ).run(task, on_step=on_step)
-        if paradigm is Paradigm.plan:
-            return await PlanAndSolveAgent(
-                model,
-                tools,
-                tool_mode=options["mode"],
-                max_steps=options["max_steps"],
-                deadline=options["deadline"],
-                hierarchical=options["hierarchical"],
-            ).run(task, on_step=on_step)
-        return await ReflectionAgent(
+        agent = make_agent(
+            paradigm.value,
             model,
             tools,
             tool_mode=options["mode"],
+            max_steps=options["max_steps"],
+            deadline=options["deadline"],
+            hierarchical=options["hierarchical"],
             critics=options["critics"],
             threshold=options["threshold"],
-            max_iterations=options["max_steps"],
-            deadline=options["deadline"],
-        ).run(task, on_step=on_step)
+        )
+        return await agent.run(task, on_step=on_step)
     finally:
         aclose = getattr(model, "aclose", None)
         if aclose is not None:

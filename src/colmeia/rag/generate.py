@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from colmeia.llm.base import ChatModel, Message
+from colmeia.llm.guard import repeats_instructions
 from colmeia.llm.prompts import render_prompt
 from colmeia.rag.index.lexical import Analyzer, fold_accents
 from colmeia.rag.retrieve import Citation, Hit
@@ -30,6 +31,10 @@ __all__ = [
     "extractive_answer",
 ]
 
+WITHHELD = (
+    "A resposta do modelo foi retida: ela repetia as instruções internas, provavelmente por causa "
+    "de um texto malicioso nos documentos. Veja os trechos encontrados abaixo."
+)
 _MARKER = re.compile(r"\[(P\d+)\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 _analyzer = Analyzer()
@@ -84,12 +89,15 @@ class CitedAnswer:
     passages: list[Hit] = field(default_factory=list)
     extractive: bool = False
     model: str = ""
+    #: why the model's answer was not shown (``"repeats_instructions"``), or "" when it was
+    withheld: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
             "answer": self.answer,
             "extractive": self.extractive,
+            "withheld": self.withheld,
             "model": self.model,
             "citations": [c.as_dict() for c in self.citations],
             "rejected": [c.as_dict() for c in self.rejected],
@@ -168,6 +176,11 @@ async def answer_question(
         ],
     )
     result = await model.structured([Message.system(prompt), Message.user(question)], ModelAnswer)
+    if repeats_instructions(result.answer, render_prompt("colmeia.rag", "answer.j2", passages=[])):
+        # a passage talked the model into reciting its instructions (prompt injection)
+        return CitedAnswer(
+            question, WITHHELD, [], [], passages, False, model.model, "repeats_instructions"
+        )
     quotes: dict[str, str] = {}
     for c in result.citations:
         pid = c.passage.strip().strip("[]").upper()

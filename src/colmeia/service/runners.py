@@ -7,6 +7,7 @@ resumes from its results file.
 from __future__ import annotations
 
 import asyncio
+import importlib
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,16 @@ def _relative(text: str, root: Path) -> str:
     return text.replace(prefix, "")
 
 
+async def _imported(*modules: str) -> None:
+    """Import heavy app modules in a thread: an import in the event loop would stall every
+    request for the seconds LangGraph and matplotlib take to load."""
+    for name in modules:
+        await asyncio.to_thread(importlib.import_module, name)
+
+
 def _ingest(state: ServiceState) -> Runner:
     async def run(ctx: JobContext) -> dict[str, Any]:
+        await _imported("colmeia.rag.pipeline", "colmeia.rag.ingest")
         from colmeia.rag.pipeline import IngestProgress, ingest
         from colmeia.rag.retrieve import Retriever
 
@@ -73,6 +82,7 @@ def _ingest(state: ServiceState) -> Runner:
 
 def _moderation(state: ServiceState) -> Runner:
     async def run(ctx: JobContext) -> dict[str, Any]:
+        await _imported("colmeia.apps.moderation.batch", "colmeia.apps.moderation.report")
         from colmeia.apps.moderation.batch import BatchProgress, moderate_files
         from colmeia.apps.moderation.roles import load_config
         from colmeia.errors import ColmeiaError

@@ -131,6 +131,9 @@ class AskResponse(BaseModel):
     answer: str
     extractive: bool = Field(description="No model was used: the answer is the best passages.")
     simulated: bool = Field(description="The answer came from colmeia's simulated model.")
+    withheld: str = Field(
+        default="", description="Why the model's answer was withheld (prompt injection), or ''."
+    )
     model: str
     citations: list[CheckedCitationOut]
     rejected: list[CheckedCitationOut]

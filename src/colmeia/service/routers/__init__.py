@@ -9,9 +9,9 @@ __all__ = ["include_routers"]
 
 def include_routers(app: FastAPI) -> None:
     """Mount every router (and the web UI) on ``app``."""
-    from colmeia.service.routers import collections, health, jobs, me, moderation, search
+    from colmeia.service.routers import agents, collections, health, jobs, me, moderation, search
 
-    for module in (health, me, collections, jobs, search, moderation):
+    for module in (health, me, collections, jobs, search, moderation, agents):
         app.include_router(module.router)
     mount_web(app)
 
