@@ -365,6 +365,7 @@ def create_app(
         finally:
             if state.worker is not None:
                 await state.worker.stop()
+            await state.closers.aclose()
             aclose = getattr(state.model, "aclose", None)
             if aclose is not None:
                 await aclose()

@@ -4,6 +4,7 @@ the job worker and the shared model client. Built by :func:`colmeia.service.app.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,8 @@ class ServiceState:
     model: ChatModel | None = None
     simulated: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
+    #: things opened on first use (each tenant's assistant) and closed when the app stops
+    closers: contextlib.AsyncExitStack = field(default_factory=contextlib.AsyncExitStack)
 
     @property
     def home(self) -> Path:

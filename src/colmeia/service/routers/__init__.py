@@ -9,9 +9,18 @@ __all__ = ["include_routers"]
 
 def include_routers(app: FastAPI) -> None:
     """Mount every router (and the web UI) on ``app``."""
-    from colmeia.service.routers import agents, collections, health, jobs, me, moderation, search
+    from colmeia.service.routers import (
+        agents,
+        assistant,
+        collections,
+        health,
+        jobs,
+        me,
+        moderation,
+        search,
+    )
 
-    for module in (health, me, collections, jobs, search, moderation, agents):
+    for module in (health, me, collections, jobs, search, assistant, moderation, agents):
         app.include_router(module.router)
     mount_web(app)
 
