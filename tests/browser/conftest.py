@@ -8,9 +8,12 @@ Playwright's own browser download is never used). Screenshots of every page go t
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -49,15 +52,60 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+class SearchAPI:
+    """A loopback web-search API (SearXNG-shaped) that records the queries it gets."""
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                outer.queries.append(self.path)
+                body = json.dumps(
+                    {
+                        "results": [
+                            {
+                                "title": "Pauta publicada",
+                                "url": "https://example.org/pauta",
+                                "content": "Pauta da sessão plenária.",
+                            }
+                        ]
+                    }
+                ).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/search"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def search_api() -> Iterator[SearchAPI]:
+    api = SearchAPI()
+    yield api
+    api.server.shutdown()
+    api.server.server_close()
+
+
+@pytest.fixture(scope="session")
+def server(
+    tmp_path_factory: pytest.TempPathFactory, search_api: SearchAPI
+) -> Iterator[ServerProcess]:
     if chromium_path() is None:
         pytest.skip("no chromium found (apt-get install chromium): browser tests not run")
     home = tmp_path_factory.mktemp("serve-home")
     db = open_database(f"sqlite:///{home / 'service.db'}")
     _, key = create_key(db, "demo", "browser tests", role="admin")
     db.close()
-    running = start_server(home)
+    running = start_server(home, env={"COLMEIA_SEARCH_URL": search_api.url})
     running.key = key
     yield running
     stop_server(running)

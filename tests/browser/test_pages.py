@@ -89,3 +89,81 @@ def test_moderation_batch_runs_to_its_report(
     assert "Moderation report" in report.title()
     assert report.locator("img").count() >= 1
     report.screenshot(path=str(screenshots / "moderation-report.png"), full_page=True)
+
+
+def _upload_laws(server: Any) -> None:
+    import time
+
+    import httpx
+
+    law = DATA_DIR / "laws" / "lexml" / "decreto_lei_4657_19420904.csv"
+    h = {"X-API-Key": server.key}
+    job = httpx.post(
+        f"{server.url}/v1/collections/leis/documents",
+        files=[("files", (law.name, law.read_bytes(), "text/csv"))],
+        headers=h,
+        timeout=60,
+    ).json()
+    for _ in range(600):
+        if (
+            httpx.get(f"{server.url}/v1/jobs/{job['id']}", headers=h).json()["status"]
+            == "succeeded"
+        ):
+            return
+        time.sleep(0.1)
+    raise AssertionError("the laws were not ingested")
+
+
+def _new_chat(page: Any, server: Any) -> None:
+    page.goto(f"{server.url}/ui/chat")
+    page.get_by_label("Coleção de documentos oficiais").select_option("leis")
+    page.get_by_role("button", name="Nova conversa").click()
+    page.wait_for_url("**/ui/chat/*")
+
+
+def test_a_chat_turn_streams_its_answer_and_a_citation_opens_the_passage(
+    page: Any, server: Any, screenshots: Path
+) -> None:
+    _upload_laws(server)
+    _new_chat(page, server)
+    page.get_by_label("Sua pergunta").fill(
+        "Em quanto tempo a lei começa a vigorar depois de publicada?"
+    )
+    page.get_by_role("button", name="Enviar").click()
+    reply = page.locator('.msg.assistant[data-status="answered"]')
+    reply.wait_for(timeout=60_000)
+    assert "simulado" in reply.locator(".tag").inner_text().lower()
+    assert reply.locator(".citations li").count() >= 1
+    page.screenshot(path=str(screenshots / "chat.png"), full_page=True)
+    reply.locator(".citations li").first.get_by_role("button", name="abrir trecho").click()
+    passage = page.locator("#passage-dialog blockquote.passage")
+    passage.wait_for()
+    assert "vigor" in passage.inner_text()
+    page.screenshot(path=str(screenshots / "chat-passage.png"))
+    page.keyboard.press("Escape")
+
+
+def test_an_approval_is_resumed_from_the_queue(
+    page: Any, server: Any, search_api: Any, screenshots: Path
+) -> None:
+    _upload_laws(server)
+    _new_chat(page, server)
+    page.get_by_label("Sua pergunta").fill(
+        "Pesquise na internet a pauta da próxima sessão do tribunal"
+    )
+    page.get_by_label("Permitir pesquisa na internet (pede aprovação antes)").check()
+    page.get_by_role("button", name="Enviar").click()
+    page.locator('.msg.assistant[data-status="waiting_approval"]').wait_for(timeout=60_000)
+    before = len(search_api.queries)
+    page.get_by_role("link", name="Aguardando uma pessoa: veja Aprovações").click()
+    page.wait_for_url("**/ui/approvals")
+    card = page.locator("section.pending").first
+    assert "web_search" in card.inner_text()
+    page.screenshot(path=str(screenshots / "approvals.png"), full_page=True)
+    assert len(search_api.queries) == before  # nothing ran before the approval
+    card.get_by_role("button", name="Aprovar").click()
+    done = page.locator('section.resumed[data-status="answered"]')
+    done.wait_for(timeout=60_000)
+    assert "Pauta publicada" in done.inner_text()
+    assert len(search_api.queries) == before + 1
+    page.screenshot(path=str(screenshots / "approvals-resumed.png"), full_page=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from colmeia.sim import Latency, SimRequest, SimulatedModel
+from colmeia.sim import Latency, Reply, SimRequest, SimulatedModel
 
 __all__ = ["demo_model", "demo_responder"]
 
@@ -26,8 +26,41 @@ def _first_sentence(text: str) -> str:
     return sentence[:300]
 
 
+_WEB = re.compile(r"\b(internet|web|pesquis\w*|busque online)\b", re.IGNORECASE)
+
+
+def _assistant_turn(req: SimRequest) -> Any:
+    """The assistant's agents, played simply: the coordinator hands legal questions to the RAG
+    agent and requests to search the internet to the search agent, which asks for a web search
+    (a tool that needs a person's approval) and then reports what it found."""
+    names = set(req.tool_names)
+    last = req.messages[-1] if req.messages else {}
+    after_tool = last.get("role") == "tool"
+    if names & {"lookup_case", "web_search", "transfer_to_main"}:  # the search agent
+        if "web_search" in names and not after_tool and _WEB.search(req.last_user_text):
+            query = " ".join(req.last_user_text.split()[:8]) or "pesquisa"
+            return Reply(tool_calls=[{"name": "web_search", "arguments": {"query": query}}])
+        found = str(last.get("content") or "")[:300] if after_tool else ""
+        return f"(resposta simulada) Resultado da pesquisa: {found}".strip()
+    if "ask_user" in names:  # the coordinator
+        if after_tool:  # a handoff or tool answered: pass on what it said
+            return str(last.get("content") or "")
+        question = req.last_user_text
+        if _WEB.search(question) and "transfer_to_search" in names:
+            return Reply(
+                tool_calls=[{"name": "transfer_to_search", "arguments": {"reason": "web"}}]
+            )
+        if "transfer_to_rag" in names:
+            return Reply(tool_calls=[{"name": "transfer_to_rag", "arguments": {"task": question}}])
+        return None
+    return None
+
+
 def demo_responder(req: SimRequest) -> Any:
-    """Cited-answer requests get an answer quoting passage P1; others the automatic answer."""
+    """Cited-answer requests get an answer quoting passage P1; the assistant's agents follow
+    :func:`_assistant_turn`; everything else gets the automatic (schema-valid) answer."""
+    if req.tools:
+        return _assistant_turn(req)
     props = (req.schema or {}).get("properties") or {}
     if "answer" in props and "citations" in props:
         found = _PASSAGE.search(req.text(("system",)))

@@ -291,3 +291,96 @@ async def moderation_progress(
     if job.status in ("succeeded", "failed", "cancelled"):
         response.headers["HX-Refresh"] = "true"  # show the results and report
     return response
+
+
+# -- assistant chat and the approval queue -----------------------------------------------------
+
+
+def _threads(state: Any, tenant: str) -> list[Any]:
+    from colmeia.service.routers.assistant import _thread_out
+
+    rows = state.db.query(
+        "SELECT * FROM threads WHERE tenant_id = ? ORDER BY updated_at DESC LIMIT 100", (tenant,)
+    )
+    return [_thread_out(r) for r in rows]
+
+
+@router.get("/chat", response_class=HTMLResponse)
+async def chat_page(request: Request, principal: Principal = Depends(web_caller)) -> HTMLResponse:
+    state = state_of(request)
+    threads = await asyncio.to_thread(_threads, state, principal.tenant)
+    return page(
+        request,
+        "chat.html",
+        {
+            "threads": threads,
+            "thread": None,
+            "messages": [],
+            "collections": await _collections(request, principal),
+        },
+        principal=principal,
+    )
+
+
+@router.post("/chat/new")
+async def chat_new(
+    request: Request,
+    principal: Principal = Depends(web_caller),
+    collection: str = Form("", pattern=r"^$|^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"),
+) -> RedirectResponse:
+    from colmeia.service.routers.assistant import ThreadCreate, create_thread
+
+    made = await create_thread(request, ThreadCreate(collection=collection or None), principal)
+    return RedirectResponse(f"/ui/chat/{made.id}", status_code=303)
+
+
+@router.get("/chat/{thread_id}", response_class=HTMLResponse)
+async def chat_thread(
+    request: Request, thread_id: str, principal: Principal = Depends(web_caller)
+) -> HTMLResponse:
+    from colmeia.service.routers.assistant import get_thread
+
+    state = state_of(request)
+    try:
+        thread = await get_thread(request, thread_id, principal)
+    except HTTPException as exc:
+        return _error(request, principal, exc)
+    return page(
+        request,
+        "chat.html",
+        {
+            "threads": await asyncio.to_thread(_threads, state, principal.tenant),
+            "thread": thread,
+            "messages": thread.get("messages", []),
+            "collections": await _collections(request, principal),
+        },
+        principal=principal,
+    )
+
+
+@router.get("/approvals", response_class=HTMLResponse)
+async def approvals_page(
+    request: Request, principal: Principal = Depends(web_caller)
+) -> HTMLResponse:
+    from colmeia.service.routers.assistant import pending
+
+    queue = await pending(request, principal)
+    return page(request, "approvals.html", {"queue": queue}, principal=principal)
+
+
+@router.post("/approvals/{thread_id}", response_class=HTMLResponse)
+async def approvals_resume(
+    request: Request,
+    thread_id: str,
+    principal: Principal = Depends(web_caller),
+    action: str = Form("", pattern=r"^(|approve|reject)$"),
+    text: str = Form("", max_length=8000),
+) -> HTMLResponse:
+    from colmeia.service.routers.assistant import ResumeIn, resume
+
+    body = ResumeIn.model_validate({"action": action or None, "text": text or None})
+    try:
+        result = await resume(request, thread_id, body, principal)
+    except HTTPException as exc:
+        return _error(request, principal, exc)
+    return page(request, "_resumed.html", {"result": result}, principal=principal)
