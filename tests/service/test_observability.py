@@ -157,7 +157,7 @@ def test_log_lines_are_json_with_the_request_id(
     from colmeia.service.observability import setup_logging
 
     root = logging.getLogger()
-    saved = (list(root.handlers), root.level)
+    saved = (list(root.handlers), root.level, logging.getLogger("colmeia").level)
     try:
         setup_logging("json", "INFO")
         svc = make_service()
@@ -168,6 +168,7 @@ def test_log_lines_are_json_with_the_request_id(
     finally:
         root.handlers[:] = saved[0]
         root.setLevel(saved[1])
+        logging.getLogger("colmeia").setLevel(saved[2])
     lines = [
         json.loads(line) for line in capsys.readouterr().err.splitlines() if line.startswith("{")
     ]

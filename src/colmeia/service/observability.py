@@ -74,6 +74,7 @@ def setup_logging(fmt: str, level: str) -> None:
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level.upper())
+    logging.getLogger("colmeia").setLevel(level.upper())  # the CLI's quieter default is not ours
     # uvicorn's access log repeats what the request log line already says
     logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
 
