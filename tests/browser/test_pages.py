@@ -167,3 +167,43 @@ def test_an_approval_is_resumed_from_the_queue(
     assert "Pauta publicada" in done.inner_text()
     assert len(search_api.queries) == before + 1
     page.screenshot(path=str(screenshots / "approvals-resumed.png"), full_page=True)
+
+
+def test_a_literature_review_is_exported_to_csv(page: Any, server: Any, screenshots: Path) -> None:
+    import csv
+    import time
+
+    import httpx
+
+    theses = DATA_DIR / "theses" / "capes_resumos.csv"
+    h = {"X-API-Key": server.key}
+    job = httpx.post(
+        f"{server.url}/v1/collections/teses/library",
+        files=[("files", (theses.name, theses.read_bytes(), "text/csv"))],
+        headers=h,
+        timeout=60,
+    ).json()
+    for _ in range(600):
+        if (
+            httpx.get(f"{server.url}/v1/jobs/{job['id']}", headers=h).json()["status"]
+            == "succeeded"
+        ):
+            break
+        time.sleep(0.1)
+    page.goto(f"{server.url}/ui/reviews")
+    page.get_by_label("Pergunta da revisão").fill("educação inclusiva na formação de professores")
+    page.get_by_label("Coleção de obras").select_option("teses")
+    page.get_by_label("Quantas obras").fill("5")
+    page.get_by_role("button", name="Iniciar revisão").click()
+    page.wait_for_url("**/ui/reviews/*")
+    table = page.locator("#review-table")
+    table.wait_for(timeout=90_000)
+    assert table.locator("tbody tr").count() == 5
+    page.screenshot(path=str(screenshots / "review.png"), full_page=True)
+    with page.expect_download() as download:
+        page.locator("a.export-csv").click()
+    path = download.value.path()
+    with open(path, encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 5
+    assert rows[0]["title"].strip() in table.locator("tbody tr").first.inner_text()

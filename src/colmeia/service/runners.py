@@ -134,6 +134,84 @@ def _moderation(state: ServiceState) -> Runner:
     return run
 
 
+def _library(state: ServiceState) -> Runner:
+    """Bibliography exports (RIS/BibTeX/CSV) and their PDFs → a collection of works."""
+
+    async def run(ctx: JobContext) -> dict[str, Any]:
+        await _imported("colmeia.apps.literature")
+        from colmeia.apps.literature import import_library
+        from colmeia.rag.pipeline import IngestProgress
+
+        job = ctx.job
+        folder = state.tenants.job_folder(job.tenant_id, "library", job.id)
+        files = sorted((folder / "input").iterdir())
+        sources = [f for f in files if f.suffix.lower() in (".ris", ".bib", ".bibtex", ".csv")]
+        pdfs = folder / "input" if any(f.suffix.lower() == ".pdf" for f in files) else None
+
+        def on_progress(p: IngestProgress) -> None:
+            ctx.progress(files_done=p.files_done, files_total=p.files_total, documents=p.documents)
+
+        report = await asyncio.to_thread(
+            import_library,
+            state.tenants.store(job.tenant_id),
+            str(job.params["collection"]),
+            sources,
+            pdf_dir=pdfs,
+            embedder=state.embedder(),
+            progress=on_progress,
+        )
+        out: dict[str, Any] = _relative_all(report.as_dict(), folder)
+        return out
+
+    return run
+
+
+def _review(state: ServiceState) -> Runner:
+    """A literature review of the works of a collection, saved beside the job."""
+
+    async def run(ctx: JobContext) -> dict[str, Any]:
+        await _imported("colmeia.apps.literature")
+        from colmeia.apps.literature import arun_review
+
+        job = ctx.job
+        p = job.params
+        folder = state.tenants.job_folder(job.tenant_id, "review", job.id)
+        review = await arun_review(
+            state.tenants.store(job.tenant_id),
+            str(p["collection"]),
+            str(p["question"]),
+            top=int(p.get("top") or 10),
+            model=state.model,
+            model_name=state.settings.llm.model if state.model else "",
+            embedder=state.embedder(),
+            cache_dir=state.tenants.folder(job.tenant_id) / "review-cache",
+            progress=lambda done, total, info: ctx.progress(done=done, total=total, current=info),
+        )
+        await asyncio.to_thread(review.save, folder / "review.json")
+        return {
+            "works": len(review.works),
+            "model": review.model,
+            "prisma": review.as_dict()["prisma"],
+        }
+
+    return run
+
+
+def _relative_all(data: Any, root: Path) -> Any:
+    if isinstance(data, str):
+        return _relative(data, root)
+    if isinstance(data, list | tuple):
+        return [_relative_all(v, root) for v in data]
+    if isinstance(data, dict):
+        return {k: _relative_all(v, root) for k, v in data.items()}
+    return data
+
+
 def runners(state: ServiceState) -> dict[str, Runner]:
     """The runner of each job kind, bound to this service."""
-    return {"ingest": _ingest(state), "moderation": _moderation(state)}
+    return {
+        "ingest": _ingest(state),
+        "moderation": _moderation(state),
+        "library": _library(state),
+        "review": _review(state),
+    }

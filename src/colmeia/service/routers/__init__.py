@@ -17,10 +17,11 @@ def include_routers(app: FastAPI) -> None:
         jobs,
         me,
         moderation,
+        reviews,
         search,
     )
 
-    for module in (health, me, collections, jobs, search, assistant, moderation, agents):
+    for module in (health, me, collections, jobs, search, assistant, moderation, reviews, agents):
         app.include_router(module.router)
     mount_web(app)
 

@@ -17,7 +17,7 @@ router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
 async def list_jobs(
     request: Request,
     principal: Caller,
-    kind: Literal["ingest", "moderation", "review"] | None = None,
+    kind: Literal["ingest", "moderation", "review", "library"] | None = None,
     limit: int = Query(50, ge=1, le=500),
 ) -> list[JobOut]:
     jobs = await asyncio.to_thread(state_of(request).jobs.recent, principal.tenant, kind, limit)

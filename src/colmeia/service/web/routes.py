@@ -384,3 +384,78 @@ async def approvals_resume(
     except HTTPException as exc:
         return _error(request, principal, exc)
     return page(request, "_resumed.html", {"result": result}, principal=principal)
+
+
+# -- literature reviews ------------------------------------------------------------------------
+
+
+@router.get("/reviews", response_class=HTMLResponse)
+async def reviews_page(
+    request: Request, principal: Principal = Depends(web_caller)
+) -> HTMLResponse:
+    state = state_of(request)
+    jobs = await asyncio.to_thread(state.jobs.recent, principal.tenant, "review", 50)
+    return page(
+        request,
+        "reviews.html",
+        {"jobs": jobs, "collections": await _collections(request, principal)},
+        principal=principal,
+    )
+
+
+@router.post("/reviews", response_model=None)
+async def reviews_start(
+    request: Request,
+    principal: Principal = Depends(web_caller),
+    question: str = Form(..., min_length=3, max_length=2000),
+    collection: str = Form(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"),
+    top: int = Form(10, ge=1, le=50),
+) -> Response:
+    from colmeia.service.routers.reviews import ReviewCreate, start_review
+
+    try:
+        job = await start_review(
+            state_of(request),
+            principal,
+            ReviewCreate(question=question, collection=collection, top=top),
+        )
+    except HTTPException as exc:
+        return _error(request, principal, exc)
+    return RedirectResponse(f"/ui/reviews/{job.id}", status_code=303)
+
+
+@router.get("/reviews/{review_id}", response_class=HTMLResponse)
+async def review_page(
+    request: Request, review_id: str, principal: Principal = Depends(web_caller)
+) -> HTMLResponse:
+    from colmeia.service.routers.reviews import get_review
+
+    try:
+        found = await get_review(request, review_id, principal)
+    except HTTPException as exc:
+        return _error(request, principal, exc)
+    job = await asyncio.to_thread(state_of(request).jobs.get, principal.tenant, review_id)
+    return page(
+        request,
+        "review.html",
+        {"job": job, "review": found["review"], "review_simulated": found.get("simulated", False)},
+        principal=principal,
+    )
+
+
+@router.post("/library", response_class=HTMLResponse)
+async def library_upload(
+    request: Request,
+    principal: Principal = Depends(web_caller),
+    collection: str = Form(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"),
+    files: list[UploadFile] = File(...),
+) -> HTMLResponse:
+    from colmeia.service.routers.reviews import import_library
+
+    try:
+        job = await import_library(request, collection, principal, files)
+    except HTTPException as exc:
+        return _error(request, principal, exc)
+    state = state_of(request)
+    found = await asyncio.to_thread(state.jobs.get, principal.tenant, job.id)
+    return page(request, "_job.html", {"job": found}, principal=principal)
