@@ -11,6 +11,7 @@ from typing import Any, Literal
 import orjson
 from fastapi import APIRouter, File, Form, HTTPException, Query, Request, UploadFile
 from fastapi.responses import FileResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
 
 from colmeia.service.auth import Caller, Metered, Principal, state_of
 from colmeia.service.jobs import Job
@@ -162,3 +163,109 @@ async def report_file(request: Request, job_id: str, name: str, principal: Calle
         raise HTTPException(404, f"no report file {name!r} (the job may not have finished)")
     kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     return FileResponse(path, media_type=kind)
+
+
+# -- the review queue: people judge what the system changed or withheld ------------------------
+
+
+class VerdictIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    verdict: Literal["accept", "reject", "edit"]
+    note: str = Field(default="", max_length=4000)
+    edited_answer: str | None = Field(default=None, max_length=20_000)
+
+
+def review_queue(folder: Path, outcome: str | None = None) -> dict[str, Any]:
+    """The job's review items (what was revised or withheld) with their latest verdicts."""
+    from colmeia.apps.moderation.results import read_results as results_by_key
+    from colmeia.apps.moderation.review import (
+        QUEUE_OUTCOMES,
+        VerdictLog,
+        agreement,
+        filter_items,
+        review_items,
+        verdicts_path,
+    )
+
+    results = folder / "results.jsonl"
+    items = review_items(results_by_key(results))
+    queue = filter_items(items, outcomes=[outcome] if outcome else QUEUE_OUTCOMES)
+    latest = VerdictLog(verdicts_path(results)).latest()
+    return {
+        "agreement": agreement(items, latest),
+        "items": [
+            {
+                "key": i.key,
+                "id": i.id,
+                "outcome": i.outcome,
+                "question": i.question,
+                "original": i.original,
+                "proposed": i.proposed,
+                "reason": i.reason,
+                "scores_original": i.scores_original,
+                "scores_final": i.scores_final,
+                "violations": i.violations,
+                "diff": i.diff(),
+                "verdict": _verdict(latest.get(i.key), i.answer_sha),
+            }
+            for i in queue
+        ],
+    }
+
+
+def _verdict(record: Any, sha: str) -> dict[str, Any] | None:
+    if record is None:
+        return None
+    return {
+        "verdict": record.verdict,
+        "by": record.by,
+        "at": record.at,
+        "note": record.note,
+        "edited_answer": record.edited_answer,
+        "stale": record.answer_sha != sha,
+    }
+
+
+def give_verdict(folder: Path, key: str, body: VerdictIn, actor: str) -> dict[str, Any]:
+    """Record a person's verdict on one item durably; the item with its verdict."""
+    from colmeia.apps.moderation.results import read_results as results_by_key
+    from colmeia.apps.moderation.review import (
+        VerdictLog,
+        VerdictRecord,
+        review_items,
+        verdicts_path,
+    )
+    from colmeia.errors import ConfigurationError
+
+    results = folder / "results.jsonl"
+    item = next((i for i in review_items(results_by_key(results)) if i.key == key), None)
+    if item is None:
+        raise HTTPException(404, f"no result {key!r} in this job")
+    try:
+        record = VerdictRecord.of(
+            item, body.verdict, by=actor, note=body.note, edited_answer=body.edited_answer
+        )
+    except ConfigurationError as exc:
+        raise HTTPException(422, str(exc)) from exc
+    VerdictLog(verdicts_path(results)).append(record)
+    return {"key": key, "outcome": item.outcome, "verdict": _verdict(record, item.answer_sha)}
+
+
+@router.get("/jobs/{job_id}/review", summary="The review queue with verdicts and agreement")
+async def get_review_queue(
+    request: Request,
+    job_id: str,
+    principal: Caller,
+    outcome: Literal["revised", "withheld", "kept", "error"] | None = None,
+) -> dict[str, Any]:
+    _, folder = await asyncio.to_thread(moderation_job, state_of(request), principal, job_id)
+    return await asyncio.to_thread(review_queue, folder, outcome)
+
+
+@router.post("/jobs/{job_id}/review/{key}", summary="A person's verdict on one item")
+async def post_verdict(
+    request: Request, job_id: str, key: str, body: VerdictIn, principal: Caller
+) -> dict[str, Any]:
+    _, folder = await asyncio.to_thread(moderation_job, state_of(request), principal, job_id)
+    return await asyncio.to_thread(give_verdict, folder, key, body, principal.actor)

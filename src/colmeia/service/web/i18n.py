@@ -136,6 +136,16 @@ _T: dict[str, tuple[str, str]] = {
         "Sem modelo de linguagem: campos extraídos dos próprios trechos, com citação.",
         "No language model: fields extracted from the passages themselves, cited.",
     ),
+    "review.original": ("Resposta original", "Original answer"),
+    "review.proposed": ("Proposta do sistema", "System's proposal"),
+    "review.accept": ("Aceitar", "Accept"),
+    "review.reject": ("Recusar", "Reject"),
+    "review.verdict": ("Veredito", "Verdict"),
+    "review.none": (
+        "Nada para revisar: o sistema não mudou nem reteve respostas.",
+        "Nothing to review: the system changed or withheld no answer.",
+    ),
+    "review.agreement": ("Concordância", "Agreement"),
     "when": ("Quando", "When"),
     "error": ("Erro", "Error"),
     "no_model": (

@@ -23,7 +23,14 @@ from colmeia.rag.retrieve import Citation
 from colmeia.service.auth import SESSION_COOKIE, Principal, caller, state_of
 from colmeia.service.keys import create_session, delete_session, verify_key
 from colmeia.service.routers.collections import start_ingestion
-from colmeia.service.routers.moderation import moderation_job, read_results, start_moderation
+from colmeia.service.routers.moderation import (
+    VerdictIn,
+    give_verdict,
+    moderation_job,
+    read_results,
+    review_queue,
+    start_moderation,
+)
 from colmeia.service.routers.search import retriever_for
 from colmeia.service.web.i18n import LANGS, Lang, translate
 
@@ -270,12 +277,35 @@ async def moderation_job_page(
     except HTTPException as exc:
         return _error(request, principal, exc)
     lines = await asyncio.to_thread(read_results, folder)
+    queue = None
+    if job.status == "succeeded":
+        queue = await asyncio.to_thread(review_queue, folder, None)
     return page(
         request,
         "moderation_job.html",
-        {"job": job, "results": lines[:200], "total": len(lines)},
+        {"job": job, "results": lines[:200], "total": len(lines), "queue": queue, "job_id": job.id},
         principal=principal,
     )
+
+
+@router.post("/moderation/{job_id}/review/{key:path}", response_class=HTMLResponse)
+async def moderation_verdict(
+    request: Request,
+    job_id: str,
+    key: str,
+    principal: Principal = Depends(web_caller),
+    verdict: str = Form(..., pattern=r"^(accept|reject)$"),
+) -> HTMLResponse:
+    state = state_of(request)
+    try:
+        _, folder = await asyncio.to_thread(moderation_job, state, principal, job_id)
+        body = VerdictIn.model_validate({"verdict": verdict})
+        await asyncio.to_thread(give_verdict, folder, key, body, principal.actor)
+        queue = await asyncio.to_thread(review_queue, folder, None)
+    except HTTPException as exc:
+        return _error(request, principal, exc)
+    item = next(i for i in queue["items"] if i["key"] == key)
+    return page(request, "_review_item.html", {"item": item, "job_id": job_id}, principal=principal)
 
 
 @router.get("/moderation/{job_id}/progress", response_class=HTMLResponse)
