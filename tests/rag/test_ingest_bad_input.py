@@ -205,3 +205,19 @@ def test_csv_without_the_columns(tmp_path: Path) -> None:
     path.write_text("a,b\n1,2\n", encoding="utf-8")
     with pytest.raises(DocumentError, match="not found"):
         list(iter_csv_records(path, id_column="ID", text_column="TEXT"))
+
+
+def test_license_files_beside_a_data_set_are_not_documents(tmp_path: Path) -> None:
+    """Walking a folder skips its LICENSE/NOTICE files (they would be reported as not ingested);
+    naming one explicitly still ingests it."""
+    from colmeia.rag.pipeline import list_files
+
+    data = tmp_path / "laws"
+    data.mkdir()
+    for name in ("lei.csv", "NOTICE", "LICENSE.txt", "license.md", "COPYING", "notas.txt"):
+        (data / name).write_text("x", encoding="utf-8")
+    files, errors = list_files([data])
+    assert [f.name for f in files] == ["lei.csv", "notas.txt"]
+    assert errors == []
+    files, _ = list_files([data / "NOTICE"])
+    assert [f.name for f in files] == ["NOTICE"]

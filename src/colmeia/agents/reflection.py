@@ -157,7 +157,7 @@ class ReflectionAgent:
                 resolved.append(CRITICS[c])
             else:
                 raise ConfigurationError(
-                    f"Unknown critic {c!r}; use one of {', '.join(CRITICS)} or a Critic object."
+                    f"Unknown critic {c!r}; choose from: {', '.join(CRITICS)}."
                 )
         if not resolved:
             raise ConfigurationError("ReflectionAgent needs at least one critic")

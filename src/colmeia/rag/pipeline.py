@@ -123,8 +123,20 @@ class IngestReport:
 ProgressFn = Callable[[IngestProgress], None]
 
 
+# Files that travel with a data set but are not part of it: skipped when a folder is walked
+# (a file named explicitly is still ingested).
+_PAPERWORK = ("license", "licence", "notice", "copying", "authors")
+
+
+def _is_paperwork(path: Path) -> bool:
+    return path.stem.lower().split("-")[0] in _PAPERWORK
+
+
 def list_files(paths: Iterable[Path]) -> tuple[list[Path], list[IngestError]]:
-    """Files under ``paths`` (folders walked recursively, hidden entries skipped), sorted."""
+    """Files under ``paths``, sorted; folders are walked recursively.
+
+    Hidden entries and license/notice files met while walking a folder are skipped.
+    """
     files: list[Path] = []
     errors: list[IngestError] = []
     for p in paths:
@@ -132,7 +144,9 @@ def list_files(paths: Iterable[Path]) -> tuple[list[Path], list[IngestError]]:
             found = [
                 f
                 for f in sorted(p.rglob("*"))
-                if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts)
+                if f.is_file()
+                and not any(part.startswith(".") for part in f.relative_to(p).parts)
+                and not _is_paperwork(f)
             ]
             files.extend(found)
         elif p.is_file():
