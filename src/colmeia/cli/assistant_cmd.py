@@ -321,3 +321,92 @@ def _decision(pending: dict[str, Any], text: str) -> Any:
     if low in ("n", "não", "nao", "no", "rejeitar"):
         return {"action": "reject"}
     return {"action": "invalid"}
+
+
+def eval_assistant(
+    which: str = typer.Option(
+        "laws", "--set", help="laws (shipped laws, gold articles) or faquad."
+    ),
+    data: str | None = typer.Option(
+        None, "--data", help="The data folder (default: the repo's data/)."
+    ),
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N questions."),
+    simulated: bool = typer.Option(
+        False,
+        "--simulated",
+        help="Use a careful simulated model (measures model calls and tokens).",
+    ),
+    offline: bool = typer.Option(False, "--offline", help="Route by rules even if a model is set."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON line."),
+) -> None:
+    """Citation hit rate, gold-span containment, handoff accuracy, calls and tokens per answer."""
+    from pathlib import Path
+
+    from colmeia.apps.assistant.evaluation import evaluate
+    from colmeia.cli.progress import Progress
+    from colmeia.config import get_settings
+
+    root = Path(data) if data else _data_dir()
+    settings = get_settings()
+
+    async def main(bar: Progress) -> Any:
+        def tick(done: int, total: int) -> None:
+            bar.update(done, total)
+
+        if simulated:
+            from colmeia.apps.assistant.simulated import assistant_responder
+            from colmeia.llm import OpenAIChatModel
+            from colmeia.sim.engine import SimulatedModel
+            from colmeia.sim.server import SimServer
+
+            with SimServer(SimulatedModel(responder=assistant_responder)) as srv:
+                async with OpenAIChatModel(base_url=srv.base_url, model="sim") as model:
+                    return await evaluate(
+                        which, root, model, limit=limit, progress=tick, mode="simulated"
+                    )
+        if settings.llm.base_url and not offline:
+            from colmeia.llm import OpenAIChatModel
+
+            async with OpenAIChatModel.from_settings(settings.llm) as model:
+                return await evaluate(which, root, model, limit=limit, progress=tick)
+        return await evaluate(which, root, None, limit=limit, progress=tick)
+
+    try:
+        with Progress(
+            "eval assistant", unit="questions", console=err_console, disable=as_json
+        ) as bar:
+            report = asyncio.run(main(bar))
+    except ColmeiaError as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
+    out = report.as_dict()
+    if as_json:
+        sys.stdout.write(orjson.dumps(out).decode() + "\n")
+        return
+    from rich.table import Table
+
+    table = Table(title=f"assistant on {report.set} ({report.mode})")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key, value in report.metrics.items():
+        table.add_row(key, "-" if value is None else str(value))
+    console.print(table)
+    for p in report.problems:
+        console.print(f"[yellow]skipped:[/yellow] {escape(p)}")
+
+
+def _data_dir() -> Any:
+    import os
+    from pathlib import Path
+
+    explicit = os.environ.get("COLMEIA_DATA_DIR")
+    for candidate in ([Path(explicit)] if explicit else []) + [
+        Path.cwd() / "data",
+        Path(__file__).resolve().parents[3] / "data",
+    ]:
+        if (candidate / "laws" / "lexml").exists():
+            return candidate
+    err_console.print(
+        "[red]error:[/red] the data folder was not found; pass --data (the repository's data/)"
+    )
+    raise typer.Exit(2)

@@ -483,3 +483,8 @@ def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
 from colmeia.cli.review_cmd import eval_review as _eval_review  # noqa: E402
 
 eval_app.command("review")(_eval_review)
+
+# `colmeia eval assistant` lives with the assistant's commands.
+from colmeia.cli.assistant_cmd import eval_assistant as _eval_assistant  # noqa: E402
+
+eval_app.command("assistant")(_eval_assistant)

@@ -1,4 +1,5 @@
-"""Where a collection defines its terms ("Fornecedor é toda pessoa…", "considera-se X").
+"""Where a collection defines its terms ("Fornecedor é toda pessoa…", "considera-se X"), and
+how rare each word is in it.
 
 "O que é fornecedor?" is a common question about laws, and BM25 ranks the definition badly:
 the word appears in hundreds of dispositivos, the definition is one of them. This index maps
@@ -8,26 +9,33 @@ generation with a few patterns of legislative drafting (LC 95/1998 style):
 * ``X é …`` / ``X são …`` at the start of a dispositivo;
 * ``considera-se X …`` / ``entende-se por X …``;
 * ``X: …`` items of a "Para os fins desta Lei, considera-se:" list (incisos).
+
+The same pass counts in how many passages each (stemmed) word occurs, so relevance grading can
+weigh a rare word ("desistir") above a common one ("prazo").
 """
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 
-from colmeia.rag.index.lexical import Analyzer, fold_accents
+from colmeia.rag.index.lexical import Analyzer
 from colmeia.store.base import Store
 
 __all__ = ["DefinitionIndex"]
 
 _analyzer = Analyzer()
+# Matched on the lower-cased text with its accents: folded, "é" (is) and "e" (and) look alike.
 _STARTS = re.compile(
-    r"^\W*([a-z][a-z\- ]{2,40}?)\s+(?:e|sao)\s+(?:o|a|os|as|um|uma|toda|todo|aquel)"
+    r"^\W*(?:o |a |os |as )?([a-zà-ú][a-zà-ú\- ]{2,40}?)\s+(?:é|são)\s+"
+    r"(?:o|a|os|as|um|uma|toda|todo|todos|todas|aquel\w*)\b"
 )
 _CONSIDERA = re.compile(
-    r"(?:considera-se|consideram-se|entende-se por|entendem-se por)\s+([a-z][a-z\- ]{2,40}?)[\s,:]"
+    r"(?:considera-se|consideram-se|entende-se por|entendem-se por)\s+"
+    r"([a-zà-ú][a-zà-ú\- ]{2,40}?)[\s,:]"
 )
-_ITEM = re.compile(r"^\W*(?:[ivxlcdm]+\s*[-–]\s*)?([a-z][a-z\- ]{2,40}?)\s*:\s")
+_ITEM = re.compile(r"^\W*(?:[ivxlcdm]+\s*[-–]\s*)?([a-zà-ú][a-zà-ú\- ]{2,40}?)\s*:\s")
 
 
 def _key(term: str) -> str:
@@ -40,21 +48,34 @@ class DefinitionIndex:
     _cache: dict[tuple[str, str, int], DefinitionIndex] = {}
     _lock = threading.Lock()
 
-    def __init__(self, terms: dict[str, list[str]]) -> None:
+    def __init__(
+        self, terms: dict[str, list[str]], df: dict[str, int] | None = None, passages: int = 0
+    ) -> None:
         self.terms = terms
+        self.df = df or {}
+        self.passages = passages
 
     @classmethod
     def build(cls, store: Store, collection: str) -> DefinitionIndex:
         terms: dict[str, list[str]] = {}
-        for chunk in store.chunks(collection):
-            text = fold_accents(chunk.text[:300].lower())
+        df: dict[str, int] = {}
+        chunks = store.chunks(collection)
+        for chunk in chunks:
+            for word in set(_analyzer.tokens(f"{chunk.path} {chunk.text}")):
+                df[word] = df.get(word, 0) + 1
+            text = chunk.text[:300].lower()
             for pattern in (_STARTS, _CONSIDERA, _ITEM):
                 m = pattern.search(text)
                 if m:
                     key = _key(m.group(1))
                     if key:
                         terms.setdefault(key, []).append(chunk.chunk_id)
-        return cls(terms)
+        return cls(terms, df, len(chunks))
+
+    def idf(self, word: str) -> float:
+        """How rare a stemmed word is; a word the collection never uses weighs the most."""
+        n = self.df.get(word, 0)
+        return math.log(1.0 + (self.passages + 1) / (n + 0.5))
 
     @classmethod
     def for_collection(cls, store: Store, collection: str) -> DefinitionIndex:
@@ -71,11 +92,13 @@ class DefinitionIndex:
             return found
 
     def lookup(self, term: str) -> list[str]:
-        """Chunk ids defining ``term`` (exact stemmed match, then as the head of a phrase)."""
-        key = _key(term)
-        if not key:
-            return []
-        exact = self.terms.get(key, [])
-        if exact:
-            return list(exact)
-        return [cid for k, ids in self.terms.items() if k.split()[0] == key for cid in ids][:5]
+        """Chunk ids defining ``term``: the longest defined phrase its words start with."""
+        words = _key(term).split()
+        for n in range(min(len(words), 4), 0, -1):
+            key = " ".join(words[:n])
+            found = self.terms.get(key, [])
+            if not found and n >= 2:  # the question may stop short of the defined phrase
+                found = [c for k, ids in self.terms.items() if k.startswith(key + " ") for c in ids]
+            if found:
+                return list(found)[:5]
+        return []

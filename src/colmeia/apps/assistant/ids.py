@@ -48,8 +48,10 @@ _EXP_RE = re.compile(
     re.IGNORECASE,
 )
 _CASE_WORDS = re.compile(
-    r"\b(processo|processos|expediente|expedientes|protocolo|andamento|tramita\w*|"
-    r"movimenta\w*|meu caso|minha den[uú]ncia|relator)\b",
+    r"\b(?:(?:meu|minha|meus|minhas|nosso|nossa|deste|desse|daquele|este|esse|aquele|o|do|um)\s+"
+    r"(?:processo|expediente|protocolo|caso|den[uú]ncia)(?!\s+(?:administrativ|legislativ|judicial|"
+    r"civil|penal|licitat|eleitoral|de\s+licita))|andamento|tramita[çc][ãa]o|tramitando|"
+    r"movimenta[çc](?:[ãa]o|[õo]es)|relator\s+d[oa]\s+(?:processo|caso))",
     re.IGNORECASE,
 )
 

@@ -50,8 +50,7 @@ _ABOUT = re.compile(
     re.IGNORECASE,
 )
 _WEB = re.compile(
-    r"\b(pesquis\w+|busque|procure)\b.*\b(internet|web|not[ií]cias?|site)\b|"
-    r"\b(na internet|na web)\b",
+    r"\b(pesquis[ae]\w*|busque|procure|procura)\b.{0,40}\b(internet|web|not[ií]cias?|sites?)\b",
     re.IGNORECASE,
 )
 _SUBSCRIBE = re.compile(r"\b(acompanhar|avis\w+|notifi\w+|alert\w+|inscrev\w+)\b", re.IGNORECASE)

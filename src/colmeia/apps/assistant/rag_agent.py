@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
@@ -68,8 +68,9 @@ _REFERENCE = re.compile(
     re.IGNORECASE,
 )
 _DEFINITION = re.compile(
-    r"\b(?:o que (?:e|sao|se considera|significa)|quem (?:e|sao)|defin\w*|conceito de)\s+"
-    r"(?:um |uma |o |a |os |as )?([a-z]+)",
+    r"\b(?:o que (?:e|sao|se considera|se entende por|significa)|quem (?:e|sao)"
+    r"(?: considerad[oa]s?(?: como)?)?|defin\w*|conceito de)\s+"
+    r"(?:um |uma |o |a |os |as )?([a-z]+(?: [a-z]+){0,3})",
 )
 _LEGISLATION = re.compile(
     r"\b(lei|leis|artigo|art\.|decreto|resolu[cç][aã]o|norma|inciso|al[ií]nea|par[aá]grafo|"
@@ -151,15 +152,20 @@ class QueryRewrite(BaseModel):
     query: str = Field(description="A better search query: keywords of the law's own wording.")
 
 
-def grade_passage(query: str, hit: Hit, analysis: dict[str, Any]) -> float:
-    """Term coverage of the query by the passage (and its path), with a bonus for the law
-    or article the question names. 0 = unrelated, 1 = every content word present."""
+def grade_passage(
+    query: str, hit: Hit, analysis: dict[str, Any], idf: Callable[[str], float] | None = None
+) -> float:
+    """Coverage of the query's words by the passage (and its path), each word weighted by how
+    rare it is in the collection (``idf``), with a bonus for the law or article the question
+    names. 0 = unrelated, 1 = every content word present."""
     # Law names ("CDC", "LGPD") are matched through the law's number, not as words.
     terms = set(_analyzer.tokens(_ALIAS_RE.sub(" ", _fold(query))))
     if not terms:
         return 0.0
     have = set(_analyzer.tokens(f"{hit.citation.path} {hit.heading} {hit.text}"))
-    score = len(terms & have) / len(terms)
+    weight = idf or (lambda _w: 1.0)
+    total = sum(weight(t) for t in terms)
+    score = sum(weight(t) for t in terms & have) / total
     filters = analysis.get("filters", {})
     ref = parse_legal_path(hit.citation.path)
     if filters.get("law_number"):
@@ -189,7 +195,10 @@ def answer_quality(answer: CitedAnswer, grades: dict[str, float]) -> float:
     if not answer.citations or total == 0:
         return 0.0
     support = len(answer.citations) / total
-    sentences = [s for s in re.split(r"(?<=[.!?;])\s+", answer.answer) if len(s.strip()) > 15]
+    # Statements end at . ! ? before a capital letter: ";" separates items of one statement.
+    sentences = [
+        s for s in re.split(r"(?<=[.!?])\s+(?=[A-ZÀ-Ú])", answer.answer) if len(s.strip()) > 15
+    ]
     held = {f"[{c.passage_id}]" for c in answer.citations}
     covered = sum(1 for s in sentences if any(h in s for h in held))
     coverage = covered / len(sentences) if sentences else 0.0
@@ -225,7 +234,7 @@ class RagConfig:
 
     k: int = 10
     min_relevant: int = 2
-    relevance: float = 0.5
+    relevance: float = 0.3
     quality: float = 0.7
     max_rewrites: int = 2
     max_quality_retries: int = 3
@@ -319,8 +328,9 @@ class RagPipeline:
         question = state["question"]
         grades: dict[str, float] = dict(state.get("grades", {}))
         relevant: list[Hit] = []
+        stats = DefinitionIndex.for_collection(self.store, self.collection)
         for hit in state.get("hits", []):
-            g = grade_passage(question, hit, analysis)
+            g = grade_passage(question, hit, analysis, stats.idf)
             grades[hit.chunk_id] = g
             if g >= self.config.relevance:
                 relevant.append(hit)
@@ -384,10 +394,8 @@ class RagPipeline:
                 passages = await self.reranker.rerank(state["query"], passages)
             except ColmeiaError as exc:
                 log.info("reranker failed, keeping grade order: %s", exc)
-        else:
-            grades = state.get("grades", {})
-            order = {h.chunk_id: i for i, h in enumerate(passages)}
-            passages.sort(key=lambda h: (-grades.get(h.chunk_id, 0.0), order[h.chunk_id]))
+        # Without a reranker the retrieval order stands: on the shipped laws, re-sorting by the
+        # relevance grade put the right passage lower more often than higher.
         return {"passages": passages[: self.config.max_passages]}
 
     async def generate(self, state: RagState) -> RagState:

@@ -1,0 +1,251 @@
+"""``colmeia eval assistant``: run question sets through the assistant and measure it.
+
+Two sets:
+
+* ``laws`` — questions on the shipped federal laws with gold article citations, plus case and
+  general questions with the agent that should answer (``data/assistant/questions.jsonl``,
+  written for this project: in-sample);
+* ``faquad`` — FaQuAD questions (``data/faquad/dataset.json``): the gold paragraph should be
+  cited and the answer should contain a gold span.
+
+Each run builds its own store (the laws or the FaQuAD paragraphs ingested into a temporary
+SQLite file), a synthetic registry and in-memory threads, so nothing of the user's is touched.
+Metrics come from :mod:`colmeia.eval.assistant`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.session import Assistant, open_assistant
+from colmeia.apps.assistant.settings import AssistantSettings
+from colmeia.apps.assistant.synthetic import generate_registry
+from colmeia.errors import ConfigurationError, RecordError
+from colmeia.eval.assistant import AssistantOutcome, GoldCitation, summarise_outcomes
+from colmeia.llm.base import ChatModel
+
+__all__ = ["EvalItem", "EvalReport", "evaluate", "load_faquad", "load_questions"]
+
+AS_OF = dt.date(2026, 11, 1)
+
+
+@dataclass(slots=True)
+class EvalItem:
+    """One question with what a right answer looks like."""
+
+    id: str
+    question: str
+    expected_agent: str
+    gold: list[GoldCitation] = field(default_factory=list)
+    spans: list[str] = field(default_factory=list)
+    expect_status: str = "answered"
+
+
+@dataclass(slots=True)
+class EvalReport:
+    """The figures and every question's outcome; ``problems`` lists unreadable lines."""
+
+    set: str
+    mode: str
+    metrics: dict[str, Any]
+    outcomes: list[AssistantOutcome]
+    problems: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "set": self.set,
+            "mode": self.mode,
+            "metrics": self.metrics,
+            "problems": self.problems,
+            "misses": [
+                {
+                    "id": o.id,
+                    "expected_agent": o.expected_agent,
+                    "agent": o.agent,
+                    "status": o.status,
+                }
+                for o in self.outcomes
+                if o.agent != o.expected_agent
+            ],
+        }
+
+
+def load_questions(path: Path) -> tuple[list[EvalItem], list[str]]:
+    """The JSONL question set; a bad line is reported (file:line) and skipped."""
+    items: list[EvalItem] = []
+    problems: list[str] = []
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                gold = [
+                    GoldCitation(
+                        str(g["law"]),
+                        str(g["article"]),
+                        str(g.get("paragraph", "")),
+                        str(g.get("inciso", "")),
+                    )
+                    for g in row.get("gold", [])
+                ]
+                items.append(
+                    EvalItem(
+                        str(row["id"]),
+                        str(row["question"]),
+                        str(row["expected_agent"]),
+                        gold,
+                        [str(s) for s in row.get("spans", [])],
+                        str(row.get("expect_status", "answered")),
+                    )
+                )
+            except (ValueError, KeyError, TypeError) as exc:
+                problems.append(str(RecordError(f"{path}:{n}", f"{type(exc).__name__}: {exc}")))
+    return items, problems
+
+
+def load_faquad(
+    path: Path, *, limit: int | None = None, seed: int = 13
+) -> tuple[list[dict[str, str]], list[EvalItem]]:
+    """FaQuAD paragraphs (to ingest) and questions whose gold is their paragraph."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    docs: list[dict[str, str]] = []
+    items: list[EvalItem] = []
+    for a, article in enumerate(data.get("data", [])):
+        for p, para in enumerate(article.get("paragraphs", [])):
+            doc_id = f"faquad-{a}-{p}"
+            docs.append(
+                {"id": doc_id, "title": str(article.get("title", "")), "text": para["context"]}
+            )
+            for qa in para.get("qas", []):
+                spans = [str(x["text"]) for x in qa.get("answers", []) if x.get("text")]
+                items.append(
+                    EvalItem(
+                        str(qa.get("id", f"{doc_id}-q")),
+                        str(qa["question"]),
+                        "rag",
+                        [GoldCitation("", "", doc_id=doc_id)],
+                        spans,
+                    )
+                )
+    if limit is not None and limit < len(items):
+        items = random.Random(seed).sample(items, limit)
+    return docs, items
+
+
+async def run_items(
+    assistant: Assistant,
+    items: list[EvalItem],
+    progress: Callable[[int, int], None] | None = None,
+) -> list[AssistantOutcome]:
+    """Ask each question in a thread of its own; record what happened."""
+    outcomes: list[AssistantOutcome] = []
+    for i, item in enumerate(items, start=1):
+        started = time.perf_counter()
+        result = await assistant.ask(f"eval-{i}", item.question)
+        usage = result.usage
+        outcomes.append(
+            AssistantOutcome(
+                id=item.id,
+                expected_agent=item.expected_agent,
+                agent=result.agent,
+                status=result.status,
+                citations=result.citations,
+                gold=item.gold,
+                answer=result.answer,
+                spans=item.spans,
+                model_calls=int(usage.get("calls", 0)),
+                handoffs=len(result.handoffs),
+                prompt_tokens=int(usage.get("prompt_tokens", 0)),
+                completion_tokens=int(usage.get("completion_tokens", 0)),
+                seconds=time.perf_counter() - started,
+            )
+        )
+        if progress is not None:
+            progress(i, len(items))
+    return outcomes
+
+
+async def evaluate(
+    which: str,
+    data_dir: Path,
+    model: ChatModel | None,
+    *,
+    limit: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    mode: str = "",
+) -> EvalReport:
+    """Evaluate the assistant on ``laws`` or ``faquad`` from ``data_dir`` (the repo's data/)."""
+    from colmeia.rag.pipeline import CsvColumns, ingest
+    from colmeia.store import open_store
+
+    if which not in ("laws", "faquad"):
+        raise ConfigurationError(f"unknown evaluation set {which!r}: use laws or faquad")
+    with tempfile.TemporaryDirectory(prefix="colmeia-eval-") as tmp:
+        work = Path(tmp)
+        store = open_store(f"sqlite:///{work / 'eval.db'}")
+        problems: list[str] = []
+        try:
+            if which == "laws":
+                questions = data_dir / "assistant" / "questions.jsonl"
+                laws = data_dir / "laws" / "lexml"
+                for needed in (questions, laws):
+                    if not needed.exists():
+                        raise ConfigurationError(
+                            f"{needed} not found: pass --data (the repository's data/)"
+                        )
+                items, problems = load_questions(questions)
+                ingest(store, "docs", [laws])
+            else:
+                source = data_dir / "faquad" / "dataset.json"
+                if not source.exists():
+                    raise ConfigurationError(
+                        f"{source} not found: pass --data (the repository's data/)"
+                    )
+                docs, items = load_faquad(source, limit=limit)
+                csv_path = work / "faquad.csv"
+                _write_csv(csv_path, docs)
+                ingest(store, "docs", [csv_path], csv_columns=CsvColumns("id", "text", "title"))
+            if limit is not None:
+                items = items[:limit]
+            registry = SQLiteCaseRegistry(work / "registry.db")
+            generate_registry(registry, processes=2000, expedientes=500, as_of=AS_OF)
+            settings = AssistantSettings(collection="docs")
+            async with open_assistant(
+                store=store,
+                model=model,
+                registry=registry,
+                checkpoints="memory://",
+                settings=settings,
+                home=work,
+                today=AS_OF,
+            ) as assistant:
+                outcomes = await run_items(assistant, items, progress)
+            registry.close_sync()
+        finally:
+            store.close()
+    return EvalReport(
+        which,
+        mode or ("offline-rules" if model is None else "model"),
+        summarise_outcomes(outcomes),
+        outcomes,
+        problems,
+    )
+
+
+def _write_csv(path: Path, docs: list[dict[str, str]]) -> None:
+    import csv
+
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=["id", "title", "text"])
+        writer.writeheader()
+        writer.writerows(docs)

@@ -1,0 +1,137 @@
+"""Metrics of the institutional assistant: numbers in, numbers out.
+
+Each evaluated question becomes an :class:`AssistantOutcome` (what was expected and what
+the assistant did); :func:`summarise_outcomes` gives
+
+* **citation hit rate** — a gold article (law + article) among the answer's citations; also
+  at paragraph level when the gold names a paragraph or inciso;
+* **answer contains gold span** — the normalised answer text contains one of the gold
+  answer spans (FaQuAD), where spans are given;
+* **handoff accuracy** — the agent that answered is the one expected (``rag`` for
+  documents, ``search`` for cases, ``main`` for general questions);
+* **turns and tokens per answer** — model calls, handoffs and tokens each answer cost.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "AssistantOutcome",
+    "GoldCitation",
+    "citation_hit",
+    "contains_span",
+    "normalise_text",
+    "summarise_outcomes",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class GoldCitation:
+    """Where the answer should come from: a law's number and article, maybe a paragraph."""
+
+    law: str
+    article: str
+    paragraph: str = ""
+    inciso: str = ""
+    doc_id: str = ""
+
+
+@dataclass(slots=True)
+class AssistantOutcome:
+    """One question: what was expected and what the assistant did."""
+
+    id: str
+    expected_agent: str
+    agent: str
+    status: str
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    gold: list[GoldCitation] = field(default_factory=list)
+    answer: str = ""
+    spans: list[str] = field(default_factory=list)
+    model_calls: int = 0
+    handoffs: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+def _digits(text: str) -> str:
+    return re.sub(r"\D", "", text)
+
+
+def _article(text: str) -> str:
+    return re.sub(r"[º°o.\s]", "", text.strip()).upper()
+
+
+def citation_hit(
+    citations: Sequence[dict[str, Any]], gold: Sequence[GoldCitation], *, level: str = "article"
+) -> bool:
+    """Whether a gold citation is among ``citations`` (``level`` article, paragraph or doc)."""
+    for g in gold:
+        for c in citations:
+            if level == "doc" or g.doc_id:
+                if g.doc_id and g.doc_id == c.get("doc_id"):
+                    return True
+                continue
+            law = _digits(str(c.get("law", "")).split("/")[0])
+            if law != g.law or _article(str(c.get("article", ""))) != _article(g.article):
+                continue
+            if level == "article":
+                return True
+            if g.paragraph and str(c.get("paragraph", "")) != g.paragraph:
+                continue
+            if g.inciso and str(c.get("inciso", "")).upper() != g.inciso.upper():
+                continue
+            return True
+    return False
+
+
+def normalise_text(text: str) -> str:
+    """Lower case, no accents, no punctuation, single spaces (SQuAD-style)."""
+    folded = unicodedata.normalize("NFKD", text.lower())
+    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    return " ".join(re.sub(r"[^\w\s]", " ", folded).split())
+
+
+def contains_span(answer: str, spans: Sequence[str]) -> bool:
+    """Whether the answer contains one of the gold spans (after normalisation)."""
+    text = normalise_text(answer)
+    return any(normalise_text(s) and normalise_text(s) in text for s in spans)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def summarise_outcomes(outcomes: Sequence[AssistantOutcome]) -> dict[str, Any]:
+    """The figures of an evaluation run."""
+    cited = [o for o in outcomes if o.gold]
+    paragraph = [o for o in cited if any(g.paragraph or g.inciso for g in o.gold)]
+    spanned = [o for o in outcomes if o.spans]
+    answered = [o for o in outcomes if o.status == "answered"]
+    return {
+        "questions": len(outcomes),
+        "answered": len(answered),
+        "citation_hit_rate": _mean([float(citation_hit(o.citations, o.gold)) for o in cited]),
+        "citation_hit_rate_paragraph": _mean(
+            [float(citation_hit(o.citations, o.gold, level="paragraph")) for o in paragraph]
+        ),
+        "with_gold_citations": len(cited),
+        "answer_contains_gold_span": _mean(
+            [float(contains_span(o.answer, o.spans)) for o in spanned]
+        ),
+        "with_gold_spans": len(spanned),
+        "handoff_accuracy": _mean([float(o.agent == o.expected_agent) for o in outcomes]),
+        "model_calls_per_answer": _mean([float(o.model_calls) for o in outcomes]),
+        "handoffs_per_answer": _mean([float(o.handoffs) for o in outcomes]),
+        "tokens_per_answer": _mean(
+            [float(o.prompt_tokens + o.completion_tokens) for o in outcomes]
+        ),
+        "prompt_tokens_per_answer": _mean([float(o.prompt_tokens) for o in outcomes]),
+        "seconds_per_answer": _mean([o.seconds for o in outcomes]),
+    }
