@@ -43,3 +43,17 @@ def sim_process(*args: str) -> Iterator[str]:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+    """Return once ``proc`` accepts connections on 127.0.0.1:``port``; exit if it died."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise SystemExit(f"the server exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit("the server did not start")

@@ -3,7 +3,8 @@
 Runs the same commands a user would type, printing each one first, on the sample data shipped in
 the repository's ``data/`` folder only: cited search over the Brazilian laws and the CAPES theses
 catalogue (no model needed), the model check against colmeia's simulated model, a moderation
-batch on the sample customer answers with its HTML report, and a ReAct agent with the calculator.
+batch on the sample customer answers with its HTML report, a ReAct agent with the calculator, and
+the institutional assistant (a synthetic case registry, cited answers on the laws, an approval).
 Everything it writes goes under one folder (``.colmeia/demo``, or ``--home``), listed at the end.
 
 The simulated model answers with random but schema-valid data, drawn from ``--seed`` and each
@@ -17,6 +18,7 @@ import os
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -125,6 +127,43 @@ def _search_steps(demo: Demo, data: Path) -> None:
     )
 
 
+def _assistant_steps(demo: Demo, base_env: dict[str, str]) -> None:
+    """The institutional assistant on the laws ingested above and a synthetic registry."""
+    from colmeia.apps.assistant.simulated import assistant_responder
+
+    thread = f"demo-{int(time.time())}"
+    demo.run(
+        "5. The institutional assistant: a synthetic case registry (invented cases)",
+        ["registry", "demo", "--processes", "2000", "--expedientes", "500"],
+    )
+    for question in (
+        "Onde está o processo tc 32/2023 e desde quando?",
+        "O que é fornecedor segundo o CDC?",
+    ):
+        demo.run(
+            "   ask, with no model: rules route, the registry and the laws answer",
+            ["assistant", "ask", question, "--thread", thread],
+        )
+    with SimServer(SimulatedModel(responder=assistant_responder)) as server:
+        env = dict(base_env, COLMEIA_LLM_BASE_URL=server.base_url, COLMEIA_LLM_MODEL="sim")
+        demo.run(
+            "   a side effect waits for approval (scripted model)",
+            [
+                "assistant",
+                "ask",
+                "Quero acompanhar o TC-000032-2023, avise demo@example.org",
+                "--thread",
+                thread,
+            ],
+            env,
+        )
+        demo.run(
+            "   approved: it runs once",
+            ["assistant", "resume", "--thread", thread, "--approve"],
+            env,
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the demo."""
     parser = argparse.ArgumentParser(prog="python -m colmeia.demo", description=__doc__)
@@ -196,6 +235,8 @@ def main(argv: list[str] | None = None) -> None:
             agent_env,
         )
 
+    _assistant_steps(demo, base_env)
+
     console.print(Rule("done: where everything is"))
     rows = [
         ("sample data read", data.resolve()),
@@ -203,6 +244,8 @@ def main(argv: list[str] | None = None) -> None:
         ("moderation results", results),
         ("moderation report", out / "report" / "report.html"),
         ("report plots and summary", out / "report"),
+        ("case registry (invented cases)", home / "registry.db"),
+        ("assistant threads", home / "assistant.db"),
     ]
     for label, path in rows:
         console.print(f"  {label:<34} {path}", highlight=False, soft_wrap=True)

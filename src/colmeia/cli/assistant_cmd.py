@@ -106,6 +106,8 @@ def _answer(result: TurnResult) -> None:
     label = f"[bold green]{result.agent or 'assistente'}[/bold green]"
     if result.mode != "model":
         label += " [dim](sem modelo: roteamento por regras, resposta extrativa)[/dim]"
+    elif result.usage.get("simulated"):
+        label += " [dim](modelo simulado: texto de teste, não de um modelo real)[/dim]"
     console.print(label)
     console.print(escape(result.answer), highlight=False)
     if result.citations:

@@ -261,7 +261,10 @@ async def test_capability_flags_switch_tools_off_and_refuse_them_if_called(
     refused = [m for m in roles.seen["main"][1].messages if m["role"] == "tool"]
     assert refused[0]["content"].startswith("Refused")
     # with search on and web off, the search agent has registry tools but no web search
-    roles2 = Roles(main=[call("transfer_to_search", reason="x")], search=[Reply(content="ok")])
+    roles2 = Roles(
+        main=[call("transfer_to_search", reason="x")],
+        search=[Reply(content="ok"), Reply(content="Consultei o TC/000032/2023.")],
+    )
     bot2 = await assistant(scripted(roles2))
     await bot2.ask("t2", "tc 32/2023", flags={"enable_web_search": True})
     names = roles2.seen["search"][0].tool_names
@@ -294,3 +297,31 @@ async def test_quality_gate_retries_three_times_then_answers_honestly(
     assert result.quality is not None and result.quality <= 0.7
     assert any("suporte parcial" in n and "3 nova(s) tentativa(s)" in n for n in result.notes)
     assert all(c["passage"] != "P2" for c in result.citations)  # the unsupported one is gone
+
+
+async def test_a_model_that_skips_the_registry_and_the_laws_is_routed_to_them(
+    scripted: Any, assistant: Any
+) -> None:
+    invented = "O processo TC/000032/2023 está no Gabinete do Cons. Júlio Prates desde 2022."
+    roles = Roles(
+        main=[Reply(content=invented), Reply(content="A LGPD exige consentimento, sempre.")],
+        search=[Reply(content=invented), Reply(content=invented)],
+        answer=[cited_answer],
+    )
+    bot = await assistant(scripted(roles))
+    first = await bot.ask("t1", "Onde está o processo TC/000032/2023?")
+    assert [(h["from"], h["to"], h.get("guard")) for h in first.handoffs] == [
+        ("main", "search", True)
+    ]
+    assert [(t["tool"], t["guard"]) for t in first.tools] == [("lookup_case", True)]
+    assert first.facts[0]["status"] == "found"
+    assert "Júlio" not in first.answer and first.answer.startswith("Processo TC/000032/2023")
+    # a legal question to the search agent goes back to main and on to the documents
+    roles.scripts["search"] = [Reply(content="Sobre a LGPD: não sei.")]
+    second = await bot.ask("t1", "O que a LGPD diz sobre dados pessoais de crianças?")
+    assert [(h["from"], h["to"]) for h in second.handoffs] == [
+        ("search", "main"),
+        ("main", "rag"),
+        ("rag", "main"),
+    ]
+    assert second.agent == "rag" and second.citations

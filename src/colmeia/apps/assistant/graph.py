@@ -30,6 +30,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import operator
+import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypedDict
 
@@ -39,8 +41,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 
 from colmeia.apps.assistant.cases import check_case_answer, evidence_cards, lookup_case
-from colmeia.apps.assistant.ids import IdentifierError, parse_case_id
-from colmeia.apps.assistant.offline import OFFLINE_MODEL, RulesModel
+from colmeia.apps.assistant.ids import CaseId, IdentifierError, find_case_ids, parse_case_id
+from colmeia.apps.assistant.offline import OFFLINE_MODEL, RulesModel, current_request, route_of
 from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.errors import ColmeiaError, ModelError
@@ -54,7 +56,7 @@ from colmeia.graphs.hitl import (
 )
 from colmeia.graphs.messages import ChatMessage, merge_messages
 from colmeia.graphs.views import build_view
-from colmeia.llm.base import ChatModel, ToolCall, ToolSpec
+from colmeia.llm.base import ChatModel, Message, ToolCall, ToolSpec
 from colmeia.llm.prompts import render_prompt
 from colmeia.tools.registry import Tool
 
@@ -322,11 +324,16 @@ class AssistantGraph:
                     },
                 },
             )
-        msg = ChatMessage.assistant(
-            result.content, agent=agent, turn=turn, tool_calls=result.tool_calls
-        )
+        calls = result.tool_calls
+        content = result.content
+        if not calls:
+            calls = self._guard(agent, view.messages, state, flags)
+            if calls:  # the model's text is not delivered: it skipped the registry or the laws
+                log.info("agent %s answered directly; guarded route %s", agent, calls[0].name)
+                content = ""
+        msg = ChatMessage.assistant(content, agent=agent, turn=turn, tool_calls=calls)
         update: dict[str, Any] = {"turn_steps": steps + 1}
-        if result.tool_calls:
+        if calls:
             update["messages"] = [msg]
             return Command(goto=f"{agent}_tools", update=update)
         answer = self._final(agent, result.content, state)
@@ -334,6 +341,49 @@ class AssistantGraph:
         msg.kind = "answer"
         update.update(messages=[msg], answer=answer, status="answered")
         return Command(goto="finish", update=update)
+
+    def _guard(
+        self, agent: str, view: Sequence[Message], state: AssistantState, flags: Flags
+    ) -> list[ToolCall]:
+        """Tool calls that must happen although the model answered directly.
+
+        A question with a case number is answered from the registry, and a question about
+        documents from the RAG agent with citations, whatever a model prefers: a model that
+        answers them itself invents (small models do). Greetings and questions about the
+        assistant stay with the model. At most once per turn and agent, within the caps.
+        """
+        text, _ = current_request(view)
+        route = route_of(text)
+        offered = {t.name for t in self.tools_for(agent, flags)}
+        turn = state.get("turn", 0)
+        moved = {
+            (h.get("from"), h.get("to")) for h in state.get("handoffs", []) if h.get("turn") == turn
+        }
+        called = [
+            c
+            for m in state.get("messages", [])
+            if m.turn == turn and m.agent == agent
+            for c in m.tool_calls
+        ]
+        if any(c["id"].startswith("guard_") for c in called):
+            return []
+        if agent == "main":
+            if (
+                route == "search"
+                and "transfer_to_search" in offered
+                and ("search", "main") not in moved
+            ):
+                return [_guard_call("transfer_to_search", reason="a pergunta é sobre um caso")]
+            if route == "rag" and "transfer_to_rag" in offered and ("rag", "main") not in moved:
+                return [_guard_call("transfer_to_rag", task=text)]
+            return []
+        ids = [i for i in find_case_ids(text) if isinstance(i, CaseId)]
+        used_registry = any(c["name"] in _REGISTRY_TOOLS for c in called)
+        if ids and "lookup_case" in offered and not used_registry:
+            return [_guard_call("lookup_case", number=i.canonical) for i in ids[:5]]
+        if route == "rag" and "transfer_to_main" in offered:
+            return [_guard_call("transfer_to_main", reason="a pergunta não é sobre um caso")]
+        return []
 
     def _final(self, agent: str, text: str, state: AssistantState) -> dict[str, Any]:
         """The answer record; for the search agent, checked against the registry's records."""
@@ -422,7 +472,13 @@ class AssistantGraph:
                     evidence.append(value)
                 answer(call, text)
                 log_items.append(
-                    {"turn": turn, "agent": agent, "tool": call.name, "arguments": call.arguments}
+                    {
+                        "turn": turn,
+                        "agent": agent,
+                        "tool": call.name,
+                        "arguments": call.arguments,
+                        "guard": call.id.startswith("guard_"),
+                    }
                 )
         update: dict[str, Any] = {"messages": out, "evidence": evidence, "tool_log": log_items}
         if plan.handoff is not None:
@@ -442,6 +498,8 @@ class AssistantGraph:
             merged = dict(cmd.update or {})
             merged["messages"] = [*out, *merged.get("messages", [])]
             merged["tool_log"] = log_items
+            if call.id.startswith("guard_"):
+                merged["handoffs"] = [{**h, "guard": True} for h in merged.get("handoffs", [])]
             return Command(goto=cmd.goto, update=merged)
         if approvals:
             update["pending"] = {"type": "approval", "agent": agent, "items": approvals}
@@ -659,6 +717,13 @@ class AssistantGraph:
         g.add_edge(START, "begin")
         g.add_edge("finish", END)
         return g
+
+
+_REGISTRY_TOOLS = frozenset({"lookup_case", "case_movements", "subscribe_updates"})
+
+
+def _guard_call(name: str, **arguments: Any) -> ToolCall:
+    return ToolCall(f"guard_{uuid.uuid4().hex[:12]}", name, arguments)
 
 
 def _describe(tool: str, args: dict[str, Any]) -> str:

@@ -35,7 +35,7 @@ from colmeia.llm.base import (
     Usage,
 )
 
-__all__ = ["OFFLINE_MODEL", "RulesModel", "is_general_question"]
+__all__ = ["OFFLINE_MODEL", "RulesModel", "current_request", "is_general_question", "route_of"]
 
 T = TypeVar("T", bound=BaseModel)
 OFFLINE_MODEL = "offline-rules"
@@ -66,6 +66,14 @@ ASK_NUMBER = (
 )
 
 
+def route_of(text: str) -> str:
+    """Who should answer ``text`` by the rules: ``search`` (cases, web), ``main`` (greetings,
+    questions about the assistant) or ``rag`` (everything else: documents)."""
+    if find_case_ids(text) or mentions_case_words(text) or _WEB.search(text):
+        return "search"
+    return "main" if is_general_question(text) else "rag"
+
+
 def is_general_question(text: str) -> bool:
     """A greeting or a question about the assistant itself (answered without documents)."""
     return bool(_GREETING.search(text) or _ABOUT.search(text)) and len(text.split()) < 12
@@ -75,7 +83,7 @@ def _call(name: str, **arguments: Any) -> ToolCall:
     return ToolCall(f"call_{uuid.uuid4().hex[:12]}", name, arguments)
 
 
-def _current_request(messages: Sequence[Message]) -> tuple[str, list[Message]]:
+def current_request(messages: Sequence[Message]) -> tuple[str, list[Message]]:
     """The person's latest text (or their answer to a clarifying question) and what came after."""
     ask_ids = {
         c.id
@@ -111,7 +119,7 @@ class RulesModel:
         deadline: float | NotGiven = NOT_GIVEN,
     ) -> ChatResult:
         names = {t.name for t in tools or ()}
-        text, after = _current_request(messages)
+        text, after = current_request(messages)
         if "lookup_case" in names or "web_search" in names or "transfer_to_main" in names:
             content, calls = self._search(text, after, names)
         else:
@@ -121,15 +129,15 @@ class RulesModel:
 
     # ------------------------------------------------------------------ coordinator
     def _main(self, text: str, after: list[Message], names: set[str]) -> tuple[str, list[ToolCall]]:
-        if after:  # a handoff was refused or a tool answered: say what happened
-            last = after[-1].content or ""
-            return (last if not last.startswith("Refused") else HELP), []
-        if is_general_question(text):
+        results = [m.content or "" for m in after if m.role == "tool"]
+        if any(r.startswith("Refused") for r in results):
+            return HELP, []  # a handoff was refused (switched off): do not insist
+        route = route_of(text)
+        if route == "search" and any(r.startswith("Transferred to search") for r in results):
+            route = "rag"  # the search agent handed it back: not a case after all
+        if route == "main":
             return HELP, []
-        about_cases = (
-            bool(find_case_ids(text)) or mentions_case_words(text) or bool(_WEB.search(text))
-        )
-        if about_cases:
+        if route == "search":
             if "transfer_to_search" in names:
                 return "", [
                     _call("transfer_to_search", reason="consulta sobre processo ou expediente")

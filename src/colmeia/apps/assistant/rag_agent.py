@@ -159,7 +159,7 @@ def grade_passage(
     rare it is in the collection (``idf``), with a bonus for the law or article the question
     names. 0 = unrelated, 1 = every content word present."""
     # Law names ("CDC", "LGPD") are matched through the law's number, not as words.
-    terms = set(_analyzer.tokens(_ALIAS_RE.sub(" ", _fold(query))))
+    terms = set(_analyzer.tokens(_ALIAS_RE.sub(" ", _REFERENCE.sub(" ", _fold(query)))))
     if not terms:
         return 0.0
     have = set(_analyzer.tokens(f"{hit.citation.path} {hit.heading} {hit.text}"))
@@ -175,8 +175,7 @@ def grade_passage(
                 score += 0.3
         else:
             score -= 0.2
-    term = filters.get("defines")
-    if term and re.match(rf"\W*{term}\w{{0,3}}\s+(?:e|sao)\b", _fold(hit.text)):
+    if hit.chunk_id in analysis.get("definitions", ()):
         score += 0.3  # "Fornecedor é toda pessoa…": the definition itself
     return max(0.0, min(score, 1.0))
 
@@ -317,9 +316,12 @@ class RagPipeline:
         term = state.get("analysis", {}).get("filters", {}).get("defines")
         if term:
             index = DefinitionIndex.for_collection(self.store, self.collection)
-            ids = [i for i in index.lookup(term) if i not in {h.chunk_id for h in hits}]
+            defining = index.lookup(term)
+            ids = [i for i in defining if i not in {h.chunk_id for h in hits}]
             found = self.store.get_chunks(self.collection, ids) if ids else {}
             hits = [_hit(found[i], self.collection) for i in ids if i in found] + hits
+            analysis = {**state.get("analysis", {}), "definitions": defining}
+            return {"hits": hits, "tried": [*state.get("tried", []), query], "analysis": analysis}
         return {"hits": hits, "tried": [*state.get("tried", []), query]}
 
     async def grade(self, state: RagState) -> RagState:

@@ -68,3 +68,25 @@ async def assistant_responder(req: SimRequest) -> Reply | dict[str, Any]:
     if "query" in props:
         return {"query": req.last_user_text}
     return Reply(content="Resposta simulada.")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m colmeia.apps.assistant.simulated --port N [--latency-ms 200]``: serve the
+    stand-in on loopback (benchmarks run it in a process of its own)."""
+    import argparse
+
+    from colmeia.sim.engine import Latency, SimulatedModel
+    from colmeia.sim.server import serve_forever
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--port", type=int, default=8766)
+    parser.add_argument("--latency-ms", type=float, default=0.0)
+    args = parser.parse_args(argv)
+    sim = SimulatedModel(
+        responder=assistant_responder, latency=Latency(fixed_s=args.latency_ms / 1000)
+    )
+    serve_forever(sim, port=args.port)
+
+
+if __name__ == "__main__":
+    main()
