@@ -13,9 +13,6 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from local_model import LocalModel
-from shared_data import DATA_DIR
-
 from colmeia.apps.assistant.cases import check_case_answer
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.session import open_assistant
@@ -23,6 +20,8 @@ from colmeia.apps.assistant.synthetic import generate_registry
 from colmeia.llm import OpenAIChatModel
 from colmeia.rag.pipeline import ingest
 from colmeia.store import open_store
+from local_model import LocalModel
+from shared_data import DATA_DIR
 
 AS_OF = dt.date(2026, 11, 1)
 
@@ -52,9 +51,7 @@ async def test_one_handoff_each_way_ends_correctly(local_llm: LocalModel, tmp_pa
             assert case.status == "answered", case.as_dict()
             assert case.agent == "search"
             assert ("main", "search") in [(h["from"], h["to"]) for h in case.handoffs]
-            assert [f["number"] for f in case.facts if f["status"] == "found"] == [
-                "TC/000032/2023"
-            ]
+            assert [f["number"] for f in case.facts if f["status"] == "found"] == ["TC/000032/2023"]
             assert check_case_answer(case.answer, case.facts) == []
             assert case.usage["calls"] >= 2 and case.usage["prompt_tokens"] > 0
 

@@ -325,3 +325,30 @@ async def test_a_model_that_skips_the_registry_and_the_laws_is_routed_to_them(
         ("rag", "main"),
     ]
     assert second.agent == "rag" and second.citations
+
+
+async def test_a_model_stuck_repeating_a_lookup_is_answered_from_the_registry(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="caso")],
+        search=[lambda r: call("lookup_case", number="TC/000032/2023")],
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", "onde está o TC/000032/2023?")
+    assert result.status == "answered" and result.agent == "search"
+    assert len(roles.seen["search"]) == 2  # the repeat ends the loop
+    assert [t.get("refused") for t in result.tools] == [None, "repeated"]
+    assert result.answer.startswith("Processo TC/000032/2023")
+
+
+async def test_a_phrasing_that_does_not_name_the_case_is_replaced(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="caso")],
+        search=[call("lookup_case", number="tc 32/2023"), Reply(content="ask_user")],
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", "onde está o tc 32/2023?")
+    assert result.answer.startswith("Processo TC/000032/2023")

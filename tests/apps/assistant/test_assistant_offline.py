@@ -149,3 +149,32 @@ def test_cli_ask_and_threads_offline(
     gone = runner.invoke(app, ["assistant", "delete", "-t", "c1"])
     assert gone.exit_code == 0
     assert orjson.loads(runner.invoke(app, ["assistant", "threads", "--json"]).stdout) == []
+
+
+def test_cli_chat_shows_handoffs_tools_and_takes_an_approval(
+    laws_store: Store, registry: SQLiteCaseRegistry, tmp_path: Path, monkeypatch: Any
+) -> None:
+    from colmeia.cli import app
+
+    for key in ("COLMEIA_LLM_BASE_URL", "COLMEIA_SEARCH_URL"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("COLMEIA_HOME", str(tmp_path))
+    monkeypatch.setenv("COLMEIA_STORE", laws_store.url)
+    monkeypatch.setenv("COLMEIA_ASSISTANT_REGISTRY", f"sqlite:///{registry.path}")
+    lines = [
+        "onde está o tc 32/2023?",
+        "quero acompanhar o tc 32/2023, avise ana@example.org",
+        "talvez",  # not an approval: refused, still waiting
+        "s",
+        "/sair",
+    ]
+    result = CliRunner().invoke(
+        app, ["assistant", "chat", "-t", "c2"], input="\n".join(lines) + "\n"
+    )
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "↪ main → search" in out and "lookup_case" in out
+    assert "Onde está:" in out
+    assert "aguardando aprovação" in out and "waits for an approval" in out
+    assert "Inscrição registrada" in out
+    assert [s.contact for s in registry.subscriptions()] == ["ana@example.org"]

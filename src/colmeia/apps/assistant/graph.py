@@ -399,6 +399,9 @@ class AssistantGraph:
         if agent == "search" and evidence:
             nothing_found = all(e.get("status") != "found" for e in evidence)
             problems = [] if nothing_found else check_case_answer(text, evidence)
+            numbers = {str(e.get("number")) for e in evidence if e.get("number")}
+            if not nothing_found and not problems and not any(n in text for n in numbers):
+                problems = ["the answer does not name the case it looked up"]
             if nothing_found or problems or not text.strip():
                 if problems:
                     log.info("case answer replaced by the registry's cards: %s", problems)
@@ -451,8 +454,17 @@ class AssistantGraph:
         for call, reason in plan.refused:
             answer(call, reason)
             log_items.append({"turn": turn, "agent": agent, "tool": call.name, "refused": reason})
+        done_before = _answered_calls(state, agent, turn)
+        repeats = 0
         for call in plan.calls:
-            if call.name not in offered:
+            key = (call.name, orjson.dumps(call.arguments, option=orjson.OPT_SORT_KEYS))
+            if key in done_before and call.name not in ("ask_user",):
+                repeats += 1
+                answer(call, "Already done in this turn: use the result above.")
+                log_items.append(
+                    {"turn": turn, "agent": agent, "tool": call.name, "refused": "repeated"}
+                )
+            elif call.name not in offered:
                 answer(call, f"Refused: the tool {call.name!r} is not available in this request.")
                 log_items.append(
                     {"turn": turn, "agent": agent, "tool": call.name, "refused": "not available"}
@@ -481,6 +493,12 @@ class AssistantGraph:
                     }
                 )
         update: dict[str, Any] = {"messages": out, "evidence": evidence, "tool_log": log_items}
+        if plan.calls and repeats == len(plan.calls) and not plan.handoff and evidence:
+            # A model repeating the lookups it already has is stuck: answer from the registry.
+            final = self._final(agent, "", {**state, "evidence": evidence})
+            msg = ChatMessage.assistant(final["text"], agent=agent, turn=turn, kind="answer")
+            update.update(messages=[*out, msg], answer=final, status="answered")
+            return Command(goto="finish", update=update)
         if plan.handoff is not None:
             call, handoff = plan.handoff
             if call.name not in offered:
@@ -720,6 +738,19 @@ class AssistantGraph:
 
 
 _REGISTRY_TOOLS = frozenset({"lookup_case", "case_movements", "subscribe_updates"})
+
+
+def _answered_calls(state: AssistantState, agent: str, turn: int) -> set[tuple[str, bytes]]:
+    """(name, arguments) of the calls ``agent`` already made and got a result for this turn."""
+    messages = [m for m in state.get("messages", []) if m.turn == turn]
+    answered = {m.tool_call_id for m in messages if m.role == "tool"}
+    return {
+        (c["name"], orjson.dumps(c.get("arguments") or {}, option=orjson.OPT_SORT_KEYS))
+        for m in messages
+        if m.role == "assistant" and m.agent == agent
+        for c in m.tool_calls
+        if c["id"] in answered
+    }
 
 
 def _guard_call(name: str, **arguments: Any) -> ToolCall:
