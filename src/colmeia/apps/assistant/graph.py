@@ -160,6 +160,7 @@ class GraphConfig:
     max_steps_per_turn: int = 12
     history_tokens: int = 1500
     approval_tools: frozenset[str] = frozenset({"web_search", "subscribe_updates"})
+    max_answer_tokens: int = 700  # an agent step is a decision or a short answer
     today: Any = None  # a datetime.date for "since when" (tests pin it)
 
 
@@ -310,7 +311,11 @@ class AssistantGraph:
             handoff=state.get("handoff"),
         )
         try:
-            result = await self.model.chat(view.messages, tools=self.tools_for(agent, flags))
+            result = await self.model.chat(
+                view.messages,
+                tools=self.tools_for(agent, flags),
+                max_tokens=self.config.max_answer_tokens,
+            )
         except ModelError as exc:
             log.info("agent %s: model error: %s", agent, exc)
             return Command(

@@ -322,6 +322,7 @@ async def open_assistant(
         max_steps_per_turn=s.max_steps_per_turn,
         history_tokens=s.history_tokens,
         approval_tools=tools,
+        max_answer_tokens=s.max_answer_tokens,
         today=today,
     )
     rag = RagPipeline(

@@ -41,6 +41,9 @@ class AssistantSettings(BaseSettings):
     history_tokens: int = Field(
         default=1500, ge=200, description="Earlier turns beyond this are summarised."
     )
+    max_answer_tokens: int = Field(
+        default=700, ge=64, description="Most tokens a model may write in one agent step."
+    )
     approval_tools: str = Field(
         default="web_search,subscribe_updates",
         description="Tools that need a person's approval before they run (comma-separated).",
