@@ -3,16 +3,14 @@ test, a scripted simulated model that answers each agent by its role, and assist
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 import shutil
-from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
+from assistant_helpers import AS_OF, LAWS, Roles
 
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.session import Assistant, open_assistant
@@ -21,13 +19,9 @@ from colmeia.apps.assistant.synthetic import generate_registry
 from colmeia.llm import OpenAIChatModel
 from colmeia.rag.pipeline import ingest
 from colmeia.rag.retrieve import Retriever
-from colmeia.sim.engine import Reply, SimRequest, SimulatedModel
+from colmeia.sim.engine import SimulatedModel
 from colmeia.sim.server import SimServer
 from colmeia.store import Store, open_store
-from shared_data import DATA_DIR
-
-AS_OF = dt.date(2026, 11, 1)
-LAWS = DATA_DIR / "laws" / "lexml"
 
 
 @pytest.fixture(scope="session")
@@ -58,68 +52,6 @@ def registry(registry_file: Path, tmp_path: Path) -> Iterator[SQLiteCaseRegistry
     reg = SQLiteCaseRegistry(path)
     yield reg
     reg.close_sync()
-
-
-def role_of(req: SimRequest) -> str:
-    """Which agent (or RAG step) a request to the model comes from."""
-    names = set(req.tool_names)
-    if "transfer_to_main" in names:
-        return "search"
-    if "ask_user" in names:
-        return "main"
-    props = (req.schema or {}).get("properties", {})
-    if "citations" in props:
-        return "answer"
-    if "query" in props:
-        return "rewrite"
-    return "other"
-
-
-def call(name: str, **arguments: Any) -> Reply:
-    """A reply calling one tool."""
-    return Reply(tool_calls=[{"name": name, "arguments": arguments}])
-
-
-def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
-    """A reply calling several tools in parallel."""
-    return Reply(tool_calls=[{"name": n, "arguments": a} for n, a in items])
-
-
-_PASSAGE = re.compile(r"^\[(P\d+)\] (.+?)\n(.+?)(?=\n\n\[P\d+\]|\n*\Z)", re.S | re.M)
-
-
-def passages(req: SimRequest) -> dict[str, tuple[str, str]]:
-    """The numbered passages of a RAG generation request: id → (source, text)."""
-    system = req.messages[0]["content"]
-    return {m.group(1): (m.group(2), m.group(3).strip()) for m in _PASSAGE.finditer(system)}
-
-
-def cited_answer(req: SimRequest) -> dict[str, Any]:
-    """A faithful RAG answer: one sentence per passage, each quoting its passage."""
-    found = passages(req)
-    sentences, cites = [], []
-    for pid, (_, text) in list(found.items())[:2]:
-        quote = " ".join(text.split()[:8])
-        sentences.append(f"Segundo o texto, {quote} [{pid}].")
-        cites.append({"passage": pid, "quote": quote})
-    return {"answer": " ".join(sentences), "citations": cites}
-
-
-class Roles:
-    """A responder that answers each role from its own queue and records what it saw."""
-
-    def __init__(self, **scripts: list[Any]) -> None:
-        self.scripts = {k: list(v) for k, v in scripts.items()}
-        self.seen: dict[str, list[SimRequest]] = defaultdict(list)
-
-    def __call__(self, req: SimRequest) -> Any:
-        role = role_of(req)
-        self.seen[role].append(req)
-        queue = self.scripts.get(role)
-        if not queue:
-            raise AssertionError(f"no scripted answer left for {role}: {req.last_user_text!r}")
-        item = queue.pop(0) if len(queue) > 1 or not callable(queue[0]) else queue[0]
-        return item(req) if callable(item) else item
 
 
 @pytest.fixture

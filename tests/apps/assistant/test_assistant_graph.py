@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from assistant_helpers import AS_OF, Roles, call, calls, cited_answer
 
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.errors import InputError
 from colmeia.sim.engine import Reply
-from conftest import AS_OF, Roles, call, calls, cited_answer
 
 
 async def test_direct_answer_from_the_coordinator(scripted: Any, assistant: Any) -> None:

@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 import pytest
+from assistant_helpers import Roles, call
 from typer.testing import CliRunner
 
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
@@ -20,7 +21,6 @@ from colmeia.config import SearchSettings
 from colmeia.sim.engine import Reply
 from colmeia.store import Store
 from colmeia.tools.builtins.web_search import web_search_tool
-from conftest import Roles, call
 
 
 async def test_offline_a_case_number_goes_to_the_registry(assistant: Any) -> None:

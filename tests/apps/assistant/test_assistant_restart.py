@@ -15,11 +15,11 @@ from typing import Any
 
 import orjson
 import pytest
+from assistant_helpers import Roles, call
 
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.sim.engine import Reply, SimulatedModel
 from colmeia.store import Store
-from conftest import Roles, call
 from pg import PG_URL, drop_schema, new_schema, postgres_unreachable
 
 pytestmark = pytest.mark.slow
