@@ -352,3 +352,20 @@ async def test_a_phrasing_that_does_not_name_the_case_is_replaced(
     bot = await assistant(scripted(roles))
     result = await bot.ask("t1", "onde está o tc 32/2023?")
     assert result.answer.startswith("Processo TC/000032/2023")
+
+
+async def test_a_case_number_overrides_a_wrong_route_and_a_needless_question(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_rag", task="processo")],
+        search=[call("ask_user", question="Qual o número?"), Reply(content="ok")],
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", "Onde está o TC-000032-2023?")
+    assert result.status == "answered"  # no question asked: the number was there
+    assert [(h["from"], h["to"], h.get("guard")) for h in result.handoffs] == [
+        ("main", "search", True)
+    ]
+    assert [(t["tool"], t["guard"]) for t in result.tools] == [("lookup_case", True)]
+    assert result.answer.startswith("Processo TC/000032/2023")

@@ -329,8 +329,8 @@ class AssistantGraph:
                     },
                 },
             )
-        calls = result.tool_calls
-        content = result.content
+        calls = self._override(agent, result.tool_calls, view.messages, flags)
+        content = result.content if calls is result.tool_calls else ""
         if not calls:
             calls = self._guard(agent, view.messages, state, flags)
             if calls:  # the model's text is not delivered: it skipped the registry or the laws
@@ -346,6 +346,28 @@ class AssistantGraph:
         msg.kind = "answer"
         update.update(messages=[msg], answer=answer, status="answered")
         return Command(goto="finish", update=update)
+
+    def _override(
+        self, agent: str, calls: list[ToolCall], view: Sequence[Message], flags: Flags
+    ) -> list[ToolCall]:
+        """Calls that contradict a hard signal are replaced: a valid case number in the
+        request goes to the registry, and the search agent does not ask for a case number on
+        a question about documents. Anything else the model decided stands."""
+        if not calls:
+            return calls
+        text, _ = current_request(view)
+        offered = {t.name for t in self.tools_for(agent, flags)}
+        names = {c.name for c in calls}
+        ids = [i for i in find_case_ids(text) if isinstance(i, CaseId)]
+        redirect = names & {"transfer_to_rag", "ask_user"}
+        if agent == "main" and ids and "transfer_to_search" in offered and redirect:
+            return [_guard_call("transfer_to_search", reason="a pergunta cita um caso")]
+        if agent == "search" and not names & _REGISTRY_TOOLS:
+            if ids and "lookup_case" in offered and names & {"ask_user", "transfer_to_main"}:
+                return [_guard_call("lookup_case", number=i.canonical) for i in ids[:5]]
+            if not ids and route_of(text) == "rag" and "ask_user" in names:
+                return [_guard_call("transfer_to_main", reason="a pergunta não é sobre um caso")]
+        return calls
 
     def _guard(
         self, agent: str, view: Sequence[Message], state: AssistantState, flags: Flags
