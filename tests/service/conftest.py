@@ -63,13 +63,15 @@ def make_service(
 ) -> Iterator[Callable[..., Service]]:
     opened: list[TestClient] = []
 
-    def make(model: SimulatedModel | None = None, **service: Any) -> Service:
+    def make(
+        model: SimulatedModel | None = None, store: str | None = None, **service: Any
+    ) -> Service:
         home = tmp_path / f"home{len(opened)}"
         llm = LLMSettings(max_retries=1, timeout=10)
         if model is not None:
             srv = sim_server(model)
             llm = LLMSettings(base_url=srv.base_url, model="sim", max_retries=1, timeout=10)
-        settings = Settings(home=home, store=None, llm=llm)
+        settings = Settings(home=home, store=store, llm=llm)
         app = create_app(settings, service_settings(home, **service), simulated=model is not None)
         client = TestClient(app, raise_server_exceptions=False)
         client.__enter__()
