@@ -147,10 +147,12 @@ def _moderation_api(url: str, key: str, batch: Path, concurrency: int) -> dict[s
             break
         time.sleep(0.1)
     wall = time.perf_counter() - started
+    result = job["result"] or {}
     return {
         "status": job["status"],
         "wall_s": wall,
-        "records": job["result"]["total"] if job["result"] else 0,
+        "run_s": float(result.get("wall_s") or wall),
+        "records": int(result.get("total") or 0),
     }
 
 
@@ -168,7 +170,7 @@ def _moderation_cli(model_url: str, batch: Path, out: Path, concurrency: int) ->
             str(batch),
             "--out",
             str(out),
-            "-c",
+            "--concurrency",
             str(concurrency),
         ],
         env=env,

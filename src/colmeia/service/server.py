@@ -56,6 +56,7 @@ def run_server(
             log_config=None,
             access_log=False,
             timeout_graceful_shutdown=10,
+            timeout_keep_alive=15,  # uvicorn's 5 s drops connections clients are about to reuse
             lifespan="on",
         )
         server = uvicorn.Server(config)
