@@ -117,13 +117,13 @@ def test_csv_rows_are_documents_and_edited_rows_are_replaced(store: Store, tmp_p
 
 
 def test_search_results_are_identical_on_sqlite_and_postgres(tmp_path: Path) -> None:
-    from pg import PG_URL, drop_schema, postgres_unreachable
+    from pg import PG_URL, drop_schema, new_schema, postgres_unreachable
 
     reason = postgres_unreachable()
     if reason:
         pytest.skip(reason)
     csv_path = juristcu_subset(tmp_path / "csv", n=300)
-    schema = "t_same_results_" + tmp_path.name[-8:].lower().replace("-", "_")
+    schema = new_schema()  # unique per run: concurrent suites never share a schema
     urls = [f"sqlite:///{tmp_path / 'a.db'}", f"{PG_URL}?schema={schema}"]
     results = []
     try:
