@@ -153,7 +153,9 @@ def test_dissertation_introduction_is_recovered_as_paragraphs(
 
     assert clean_f1 >= 0.93
     assert clean_f1 > raw_f1
-    assert clean_par >= 0.8
+    # In-sample floor: 1.0 measured (0.867 before first-line indents were read: a paragraph
+    # ending on a full justified line ran into the next).
+    assert clean_par >= 0.93
     assert raw_par <= 0.1  # raw extraction keeps the PDF's line breaks: no paragraphs
 
 

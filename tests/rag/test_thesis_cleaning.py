@@ -152,3 +152,28 @@ def test_dissertation_faults_are_gone(tmp_path: Path) -> None:
     labels = {p.number: p.label for p in cleaned.pages}
     assert (labels[17], labels[40]) == ("1", "24")
     assert "REFERÊNCIAS BIBLIOGRÁFICAS" not in text
+
+
+def test_an_indented_first_line_starts_a_paragraph_even_after_a_full_line(tmp_path: Path) -> None:
+    # Justified text: the first paragraph ends with a full-width line and a full stop, so
+    # line lengths cannot tell; only the next line's first-line indent does.
+    rows = [
+        (10, "A arquitetura proposta utiliza servicos web para disponibilizar funcoes aos"),
+        (0, "usuarios da televisao digital, de modo que aplicacoes interativas possam usar"),
+        (0, "protocolos padronizados como HTTP e SOAP em qualquer receptor do mercado local."),
+        (10, "Um framework e um conjunto de classes que incorporam um projeto abstrato de"),
+        (0, "solucoes para uma familia de problemas relacionados, segundo a literatura da"),
+        (0, "area, podendo ser chamado tambem de arcabouco, estrutura ou esqueleto comum."),
+    ]
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    for indent, text in rows:
+        pdf.set_x(pdf.l_margin + indent)
+        pdf.cell(0, 6, text, new_x="LMARGIN", new_y="NEXT")
+    pdf.output(str(tmp_path / "recuo.pdf"))
+    raw = extract(tmp_path / "recuo.pdf")
+    assert raw.pages[0].text.startswith("\tA arquitetura")  # the extractor marks the indent
+    paragraphs = clean_document(raw, join_lines=True).pages[0].text.split("\n\n")
+    assert [p[:14] for p in paragraphs] == ["A arquitetura ", "Um framework e"]
+    assert "\t" not in clean_document(raw).text

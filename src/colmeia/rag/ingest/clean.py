@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from colmeia.rag.ingest._common import normalize_text
+from colmeia.rag.ingest.pdf import INDENT
 from colmeia.rag.types import ExtractedDocument, Page
 
 __all__ = [
@@ -288,6 +289,8 @@ def _join_page(
     paragraphs: list[str] = []
     # Blocks are runs of non-blank lines; blank lines always separate paragraphs.
     block: list[str] = []
+    # Lines the extractor found set in from the margin (INDENT): a paragraph's first line.
+    indented: set[int] = set()  # positions in ``block``
 
     def flush() -> None:
         if not block:
@@ -298,7 +301,7 @@ def _join_page(
         # even when the statistic is loose (few lines, ragged right margin).
         width = sorted(lengths)[int(0.8 * (len(lengths) - 1))]
         current = block[0]
-        for prev, line in itertools.pairwise(block):
+        for i, (prev, line) in enumerate(itertools.pairwise(block), start=1):
             plen = len(prev)
             starts_new = bool(_STARTS_NEW_RE.match(line))
             if line[:1] in _GLUE_START:
@@ -312,10 +315,13 @@ def _join_page(
                 else:
                     current = f"{current} {line}"
                 continue
+            # A sentence ending at the right margin ends the paragraph when the next line is
+            # indented and this one was not (a block quote is indented throughout).
+            indent_break = i in indented and i - 1 not in indented
             ends = (
                 plen < threshold
                 or plen < 0.6 * width
-                or (prev.endswith(_FINAL_PUNCT) and plen < 0.95 * width)
+                or (prev.endswith(_FINAL_PUNCT) and (plen < 0.95 * width or indent_break))
                 or starts_new
                 or bool(_TOC_LINE_RE.search(prev))
                 or bool(_TOC_LINE_RE.search(line))
@@ -331,7 +337,9 @@ def _join_page(
                 current = f"{current} {line}"
         paragraphs.append(current)
         block.clear()
+        indented.clear()
 
+    flags = [x.startswith(INDENT) for x in lines]
     body, notes = _split_footnotes(lines)
     marks = sorted({m.group(1) for n in notes if (m := _NOTE_NUMBER_RE.match(n))}, key=len)
     if marks:
@@ -348,8 +356,10 @@ def _join_page(
             return m.group(1)
 
         body = [mark_re.sub(unmark, x) for x in body]
-    for line in body:
+    for line, flag in zip(body, flags, strict=False):
         if line:
+            if flag:
+                indented.add(len(block))
             block.append(line)
         else:
             flush()

@@ -187,7 +187,10 @@ def extract(
         title, texts = extract_plain(data)
         raw_pages = [Page(i + 1, t) for i, t in enumerate(texts)]
 
-    pages = [Page(p.number, normalize_text(p.text)) for p in raw_pages]
+    # PDFium pages mark indented lines with a leading tab (paragraph starts): keep the marks
+    # for the cleaner, which reads and removes them.
+    keep = fmt == "pdf" and engine != "docling"
+    pages = [Page(p.number, normalize_text(p.text, keep_indent=keep)) for p in raw_pages]
     if not any(p.text.strip() for p in pages):
         raise DocumentError(name, f"no text could be extracted from this {fmt} file")
     title = " ".join(title.split()) or path.stem
