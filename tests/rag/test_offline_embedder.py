@@ -61,3 +61,17 @@ def test_dense_finds_a_paraphrase_that_shares_no_word_with_the_query(
     assert Path(hybrid[0].doc_id).name == "a.txt"
     assert hybrid[0].dense_rank == 1
     store.close()
+
+
+def test_the_engine_waits_passively_and_repeated_queries_come_from_a_cache() -> None:
+    import os
+
+    small = OfflineE5Embedder(query_cache=2)
+    # Set before the engine's OpenMP runtime loaded (a user's own setting would win).
+    assert os.environ["OMP_WAIT_POLICY"].upper() == "PASSIVE"
+    first = small.embed_query(["licitação de obras"])
+    again = small.embed_query(["licitação de obras", "pregão eletrônico"])
+    assert np.array_equal(first[0], again[0])
+    assert np.allclose(again[1], small._encode(["pregão eletrônico"], True)[0], atol=1e-6)
+    small.embed_query(["contas julgadas irregulares"])
+    assert list(small._queries) == ["pregão eletrônico", "contas julgadas irregulares"]

@@ -13,7 +13,7 @@ from colmeia.errors import ConfigurationError, ModelUnreachableError
 from colmeia.rag.index.dense import DenseIndex
 from colmeia.rag.index.embedders import HTTPEmbedder, normalize
 from colmeia.rag.pipeline import ingest
-from colmeia.rag.retrieve import Retriever, rrf_fuse
+from colmeia.rag.retrieve import Retriever, rrf_fuse, score_fuse
 from colmeia.sim.engine import SimulatedModel
 from colmeia.store import Store
 
@@ -54,17 +54,20 @@ def test_hybrid_search_fuses_lexical_and_dense_ranks(
     assert len(ids) == info.chunks
     assert matrix.shape == (info.chunks, 64)
 
-    hits = Retriever(store, "leis", embedder=embedder).search("publicidade enganosa", 10)
-
-    top = hits[0]
-    assert top.doc_id.endswith("consumidor.txt")
-    assert (top.lexical_rank, top.dense_rank) == (1, 1)
-    assert top.score == pytest.approx(2 / 61)
-    # Vectors bring passages that share no word with the query; RRF ranks them after.
-    dense_only = [h for h in hits if h.lexical_rank is None]
-    assert dense_only
-    assert all(h.dense_rank is not None for h in dense_only)
-    assert hits == sorted(hits, key=lambda h: -h.score)
+    for fusion in ("zscore", "rrf"):
+        hits = Retriever(store, "leis", embedder=embedder, fusion=fusion).search(
+            "publicidade enganosa", 10
+        )
+        top = hits[0]
+        assert top.doc_id.endswith("consumidor.txt")
+        assert (top.lexical_rank, top.dense_rank) == (1, 1)
+        if fusion == "rrf":
+            assert top.score == pytest.approx(2 / 61)
+        # Vectors bring passages that share no word with the query; they rank after.
+        dense_only = [h for h in hits if h.lexical_rank is None]
+        assert dense_only
+        assert all(h.dense_rank is not None for h in dense_only)
+        assert hits == sorted(hits, key=lambda h: -h.score)
 
 
 def test_lexical_only_without_an_embedder(store: Store, embedder: HTTPEmbedder, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -92,6 +95,22 @@ def test_reciprocal_rank_fusion() -> None:
     assert by_pos[30] == (pytest.approx(1 / 63 + 1 / 61), [3, 1])
     assert by_pos[40][1] == [None, 2]
     assert [p for p, _, _ in fused] == [30, 10, 20, 40]
+
+
+def test_score_fusion_keeps_a_lexical_match_far_ahead_of_the_rest_first() -> None:
+    # Passage 7 matches every word of the query (BM25 far above the others); the vectors of a
+    # corpus on one topic are all alike and put passage 8 a hair ahead of it.
+    lexical = ([7, 8, 9, 10], [24.0, 6.0, 5.5, 5.0])
+    dense = ([8, 10, 7, 9], [0.861, 0.860, 0.859, 0.80])
+    assert [p for p, _, _ in rrf_fuse([lexical[0], dense[0]])][:2] == [8, 7]  # ranks only
+    for how in ("zscore", "minmax"):
+        fused = score_fuse([lexical, dense], [0.5, 0.5], how)
+        assert fused[0][0] == 7
+        assert fused[0][2] == [1, 3]  # its rank in each list
+    # Positions one list did not return count as that list's lowest candidate.
+    fused = {p: s for p, s, _ in score_fuse([([1, 2], [3.0, 1.0]), ([3], [0.5])], [0.5, 0.5])}
+    assert fused[1] == pytest.approx(0.5 * 1.0 + 0.5 * 0.0)
+    assert fused[3] == pytest.approx(0.5 * -1.0 + 0.5 * 0.0)
 
 
 def test_hnsw_index_finds_nearest_neighbours(tmp_path: Path) -> None:

@@ -68,16 +68,28 @@ class PassageScore(BaseModel):
 
 
 class LLMReranker:
-    """Scores each of the first ``top_n`` passages 0-10 with a chat model (structured JSON)."""
+    """Scores each of the first ``top_n`` passages 0-10 with a chat model (structured JSON).
 
-    def __init__(self, model: ChatModel, *, top_n: int = 20, concurrency: int = 8) -> None:
+    ``prompt`` is the (package, template) of the judge's instructions; the template gets
+    ``query``, ``passage`` and ``source`` (an app judging whole works brings its own).
+    """
+
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        top_n: int = 20,
+        concurrency: int = 8,
+        prompt: tuple[str, str] = ("colmeia.rag", "rerank.j2"),
+    ) -> None:
         self.model = model
         self.top_n = top_n
+        self.prompt = prompt
         self._limit = asyncio.Semaphore(concurrency)
 
     async def _score(self, query: str, hit: Hit) -> float:
         prompt = render_prompt(
-            "colmeia.rag", "rerank.j2", query=query, passage=hit.text, source=hit.citation.label()
+            *self.prompt, query=query, passage=hit.text, source=hit.citation.label()
         )
         async with self._limit:
             result = await self.model.structured(
@@ -151,9 +163,13 @@ class HTTPReranker:
 
 
 def reranker_from_settings(
-    settings: RerankSettings, model: ChatModel | None = None
+    settings: RerankSettings,
+    model: ChatModel | None = None,
+    *,
+    prompt: tuple[str, str] = ("colmeia.rag", "rerank.j2"),
 ) -> Reranker | None:
-    """The configured reranker, or ``None`` (fusion order) for ``kind = none``."""
+    """The configured reranker, or ``None`` (fusion order) for ``kind = none``; ``prompt`` is
+    the LLM judge's template (see :class:`LLMReranker`)."""
     if settings.kind == "none":
         return None
     if settings.kind == "http":
@@ -167,4 +183,4 @@ def reranker_from_settings(
         raise ConfigurationError(
             "COLMEIA_RERANK_KIND=llm needs a chat model: set COLMEIA_LLM_BASE_URL and _MODEL"
         )
-    return LLMReranker(model, top_n=settings.top_n)
+    return LLMReranker(model, top_n=settings.top_n, prompt=prompt)

