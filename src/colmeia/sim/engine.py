@@ -383,6 +383,8 @@ class SimulatedModel:
         capacity: at most this many requests are worked on at once; others queue.
         embedding_dim: length of ``/embeddings`` vectors.
         keep_requests: how many recent requests ``requests`` keeps.
+        rerank_scorer: ``(query, document) -> score`` for ``/rerank`` (Cohere/Jina/TEI
+            format); by default the share of the query's words the document contains.
     """
 
     def __init__(
@@ -398,6 +400,7 @@ class SimulatedModel:
         keep_requests: int = 10_000,
         model_name: str = "sim",
         per_request_seed: bool = False,
+        rerank_scorer: Callable[[str, str], float] | None = None,
     ) -> None:
         if capacity is not None and capacity < 1:
             raise ConfigurationError(f"capacity must be at least 1 (got {capacity})")
@@ -415,6 +418,7 @@ class SimulatedModel:
         self.embedding_dim = embedding_dim
         self.keep_requests = keep_requests
         self.model_name = model_name
+        self.rerank_scorer = rerank_scorer
         self.requests: list[SimRequest] = []
         self._rng = random.Random(seed)
         self._cursor = 0
@@ -453,6 +457,8 @@ class SimulatedModel:
             max_in_flight=self._in_flight,
             embedding_requests=0,
             embedding_inputs=0,
+            rerank_requests=0,
+            rerank_documents=0,
         )
 
     @property
@@ -707,6 +713,20 @@ class SimulatedModel:
         self._counts["embedding_requests"] += 1
         self._counts["embedding_inputs"] += len(texts)
         return [hashed_embedding(t, dim or self.embedding_dim) for t in texts]
+
+    # -- rerank --------------------------------------------------------------------------------
+
+    def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
+        """One relevance score per document (``rerank_scorer``, or word overlap)."""
+        self._counts["rerank_requests"] += 1
+        self._counts["rerank_documents"] += len(documents)
+        if self.rerank_scorer is not None:
+            return [float(self.rerank_scorer(query, d)) for d in documents]
+        words = set(_WORD.findall(_fold(query)))
+        return [
+            len(words & set(_WORD.findall(_fold(d)))) / len(words) if words else 0.0
+            for d in documents
+        ]
 
     def __repr__(self) -> str:
         mode = "script" if self.script is not None else "responder" if self.responder else "auto"

@@ -109,6 +109,29 @@ def create_app(sim: SimulatedModel, closing: asyncio.Event | None = None) -> Sta
             }
         )
 
+    async def rerank(request: Request) -> Response:
+        # Cohere/Jina send "documents" and get {"results": [...]}; TEI sends "texts" and gets a
+        # bare list. Both carry {"index", "relevance_score"/"score"}, best first.
+        try:
+            body = orjson.loads(await request.body())
+        except orjson.JSONDecodeError as exc:
+            return _bad_request(f"simulated model: request body is not JSON ({exc})")
+        if not isinstance(body, dict) or not isinstance(body.get("query"), str):
+            return _bad_request("simulated model: rerank needs a 'query' string")
+        tei = "documents" not in body
+        docs = body.get("texts") if tei else body.get("documents")
+        if not isinstance(docs, list) or not all(isinstance(d, str) for d in docs):
+            return _bad_request("simulated model: 'documents' must be a list of strings")
+        scores = sim.rerank(body["query"], docs)
+        order = sorted(range(len(docs)), key=lambda i: (-scores[i], i))
+        top_n = body.get("top_n")
+        if isinstance(top_n, int) and top_n > 0:
+            order = order[:top_n]
+        if tei:
+            return _json([{"index": i, "score": scores[i]} for i in order])
+        results = [{"index": i, "relevance_score": scores[i]} for i in order]
+        return _json({"results": results, "model": str(body.get("model") or sim.model_name)})
+
     async def models(request: Request) -> Response:
         entry = {"id": sim.model_name, "object": "model", "created": 0, "owned_by": "colmeia"}
         return _json({"object": "list", "data": [entry]})
@@ -128,6 +151,8 @@ def create_app(sim: SimulatedModel, closing: asyncio.Event | None = None) -> Sta
         Route("/chat/completions", chat, methods=["POST"]),
         Route("/v1/embeddings", embeddings, methods=["POST"]),
         Route("/embeddings", embeddings, methods=["POST"]),
+        Route("/v1/rerank", rerank, methods=["POST"]),
+        Route("/rerank", rerank, methods=["POST"]),
         Route("/v1/models", models, methods=["GET"]),
         Route("/models", models, methods=["GET"]),
         Route("/stats", stats, methods=["GET"]),
