@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 import typer
@@ -17,6 +19,7 @@ from typer.core import TyperGroup
 from colmeia.cli.progress import Progress
 from colmeia.errors import ColmeiaError
 
+T = TypeVar("T")
 console = Console()
 err_console = Console(stderr=True)
 
@@ -41,6 +44,65 @@ def _opened(store_url: str | None) -> Any:
     from colmeia.cli.rag_cmd import _opened as opened
 
     return opened(store_url)
+
+
+@contextmanager
+def _embedder(settings: Any) -> Iterator[Any]:
+    """The configured embedder (or ``None``), its connections closed afterwards."""
+    from colmeia.rag.index.embedders import embedder_from_settings
+
+    embedder = embedder_from_settings(settings.embeddings)
+    try:
+        yield embedder
+    finally:
+        close = getattr(embedder, "close", None)
+        if callable(close):
+            close()
+
+
+@contextmanager
+def _session(store_url: str | None, label: str, unit: str) -> Iterator[tuple[Any, Any, Any, Any]]:
+    """The store, settings, embedder and a progress display of one long command."""
+    with (
+        _opened(store_url) as (store, settings),
+        _embedder(settings) as embedder,
+        Progress(label, unit=unit) as bar,
+    ):
+        yield store, settings, embedder, bar
+
+
+def _model_and_reranker(settings: Any, no_model: bool) -> tuple[Any, Any]:
+    """The configured chat model (``None`` without COLMEIA_LLM_BASE_URL or with
+    ``--no-model``) and work reranker (``None`` for COLMEIA_RERANK_KIND=none). Call inside the
+    event loop that will use them."""
+    from colmeia.rag.rerank import reranker_from_settings
+
+    model = None
+    if settings.llm.base_url and not no_model:
+        from colmeia.llm import OpenAIChatModel
+
+        model = OpenAIChatModel.from_settings(settings.llm)
+    if settings.rerank.kind == "llm" and model is None:
+        return None, None  # an LLM reranker needs the model --no-model turned off
+    reranker = reranker_from_settings(
+        settings.rerank, model, prompt=("colmeia.apps.literature", "rerank_work.j2")
+    )
+    return model, reranker
+
+
+def _run_with_model(settings: Any, no_model: bool, work: Callable[[Any, Any], Awaitable[T]]) -> T:
+    """``work(model, reranker)`` in one event loop: the model is made inside it and its
+    connections are closed before the loop ends (a client must not outlive its loop)."""
+
+    async def go() -> T:
+        model, reranker = _model_and_reranker(settings, no_model)
+        try:
+            return await work(model, reranker)
+        finally:
+            if model is not None:
+                await model.aclose()
+
+    return asyncio.run(go())
 
 
 def _fail(exc: ColmeiaError) -> typer.Exit:
@@ -68,38 +130,28 @@ def run(
     """Find the works that answer QUESTION and read each one (summary, objectives,
     conclusions, relevance), every statement citing passages and printed pages."""
     from colmeia.apps.literature import arun_review, export_review
-    from colmeia.rag.index.embedders import embedder_from_settings
     from colmeia.rag.retrieve import Filters
 
-    with _opened(store_url) as (store, settings):
-        embedder = embedder_from_settings(settings.embeddings)
+    with _opened(store_url) as (store, settings), _embedder(settings) as embedder:
         filters = Filters(doc_type=doc_type, year_from=year_from, year_to=year_to, program=program)
         with Progress("review", unit="works") as bar:
-
-            async def go() -> Any:
-                model = None
-                if settings.llm.base_url and not no_model:
-                    from colmeia.llm import OpenAIChatModel
-
-                    model = OpenAIChatModel.from_settings(settings.llm)
-                try:
-                    return await arun_review(
-                        store,
-                        collection,
-                        question,
-                        top=top,
-                        model=model,
-                        model_name=settings.llm.model if model else "",
-                        embedder=embedder,
-                        filters=filters if filters.active() else None,
-                        cache_dir=settings.home / "review-cache",
-                        progress=lambda d, t, info: bar.update(d, t, info=info),
-                    )
-                finally:
-                    if model is not None:
-                        await model.aclose()
-
-            review = asyncio.run(go())
+            review = _run_with_model(
+                settings,
+                no_model,
+                lambda model, reranker: arun_review(
+                    store,
+                    collection,
+                    question,
+                    top=top,
+                    model=model,
+                    model_name=settings.llm.model if model else "",
+                    embedder=embedder,
+                    filters=filters if filters.active() else None,
+                    cache_dir=settings.home / "review-cache",
+                    reranker=reranker,
+                    progress=lambda d, t, info: bar.update(d, t, info=info),
+                ),
+            )
         target = out or settings.home / "reviews" / "last.json"
         export_review(review, target)
         if target.suffix.lower() != ".json":
@@ -129,9 +181,8 @@ def import_(
 ) -> None:
     """Import records (deduplicated), match or fetch their PDFs and index the works."""
     from colmeia.apps.literature import FetchLimits, import_library
-    from colmeia.rag.index.embedders import embedder_from_settings
 
-    with _opened(store_url) as (store, settings), Progress("import", unit="works") as bar:
+    with _session(store_url, "import", "works") as (store, settings, embedder, bar):
         report = import_library(
             store,
             collection,
@@ -140,7 +191,7 @@ def import_(
             fetch=fetch,
             limits=FetchLimits(int(max_mb * 1e6), timeout),
             allow_private=settings.search.allow_private,
-            embedder=embedder_from_settings(settings.embeddings),
+            embedder=embedder,
             progress=lambda p: bar.update(p.files_done, p.files_total or None),
         )
     if as_json:
@@ -206,24 +257,38 @@ def eval_review(
     collection: str = typer.Option(..., "--collection", "-c", help="Collection of works."),
     limit: int | None = typer.Option(None, "--limit", help="Evaluate on this many works."),
     depth: int = typer.Option(100, help="Works retrieved per query."),
+    generation: int = typer.Option(
+        20, "--generation", help="Queries whose review is judged (needs a model)."
+    ),
+    no_model: bool = typer.Option(
+        False, "--no-model", help="Offline queries and no generation metrics, even with a model."
+    ),
     out: Path | None = typer.Option(None, "--out", help="Folder for report.html and eval.json."),
     store_url: str | None = _STORE,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON line."),
 ) -> None:
     """Synthetic queries from abstracts: MR, MRR, P@1, not-found@5 for lexical, dense,
-    hybrid and reranked, a sweep of the candidate count, generation metrics with a model."""
-    from colmeia.apps.literature.evaluate import evaluate_review
+    hybrid and reranked (and a model reranker when COLMEIA_RERANK_KIND is set), a sweep of the
+    candidate count; with a model (COLMEIA_LLM_BASE_URL), queries written by it and the
+    generation metrics judged by it."""
+    from colmeia.apps.literature.evaluate import aevaluate_review
     from colmeia.apps.literature.report import eval_report
-    from colmeia.rag.index.embedders import embedder_from_settings
 
-    with _opened(store_url) as (store, settings), Progress("eval", unit="queries") as bar:
-        report = evaluate_review(
-            store,
-            collection,
-            embedder=embedder_from_settings(settings.embeddings),
-            limit=limit,
-            depth=depth,
-            progress=lambda d, t, info: bar.update(d, t, info=info),
+    with _session(store_url, "eval", "queries") as (store, settings, embedder, bar):
+        report = _run_with_model(
+            settings,
+            no_model,
+            lambda model, reranker: aevaluate_review(
+                store,
+                collection,
+                embedder=embedder,
+                model=model,
+                reranker=reranker,
+                limit=limit,
+                depth=depth,
+                generation_queries=generation,
+                progress=lambda d, t, info: bar.update(d, t, info=info),
+            ),
         )
     data = report.as_dict()
     if out is not None:
@@ -232,7 +297,8 @@ def eval_review(
         sys.stdout.write(orjson.dumps(data).decode() + "\n")
         return
     table = Table(
-        title=f"{collection}: {report.queries} synthetic queries ({report.excluded_title} title-like left out)"
+        title=f"{collection}: {report.queries} synthetic queries ({report.query_source}; "
+        f"{report.excluded_title} title-like left out)"
     )
     for col in ("ranking", "MR (all)", "MR (found)", "MRR", "P@1", "not found@5", "s/query"):
         table.add_column(col, justify="right")
@@ -247,3 +313,17 @@ def eval_review(
             str(report.seconds.get(name, "")),
         )
     console.print(table)
+    gen = report.generation
+    if "skipped" in gen:
+        console.print(f"[dim]generation: {gen['skipped']}[/dim]")
+    else:
+        console.print(
+            "generation ({judged} of {queries} judged): context relevance {context_relevance} "
+            "(random context {context_relevance_random_context}), faithfulness {faithfulness} "
+            "(random context {faithfulness_random_context}), answer relevance "
+            "{answer_relevance}, similarity to the abstract {answer_similarity_to_abstract}".format(
+                **gen
+            )
+        )
+    if out is not None:
+        console.print(f"saved: {out / 'report.html'}")

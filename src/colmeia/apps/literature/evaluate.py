@@ -5,34 +5,66 @@ offline, from abstract sentences after the first), the work being the single rel
 Queries that repeat most of the title are left out: against an index that holds titles they
 leak the answer. Lexical, dense, hybrid and reranked rankings of works are measured in one run
 (mean rank over ALL queries with not-found counted as depth + 1, MRR, P@1, not-found@5), plus a
-sweep of the candidate count K. Generation metrics (context relevance, faithfulness with a
-random-context control, answer relevance, similarity to the abstract) need a model.
+sweep of the candidate count K; with a model reranker configured, its ranking too.
+
+Generation (needs a model): for a sample of the queries the review model reads the work found
+for the query, and a judge (the same model, a structured rubric) says which passages given to
+it are relevant to the question (context relevance = share relevant), which claims of the
+answer its passages support (faithfulness = share supported), and how well the answer
+addresses the question (0-3, scaled to 0-1). The control repeats the reading with as many
+passages drawn at random from other works: context relevance must fall there, and a
+faithfulness that stays high shows the reader summarises whatever it is given. With an
+embedder, the cosine similarity of the answer to the work's abstract (higher is better; the
+published figures are distances, 1 - similarity).
+
+Everything runs in one event loop (:func:`aevaluate_review`); :func:`evaluate_review` is its
+blocking twin for callers without a model, or whose model is created inside that loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from colmeia.apps.literature.review import rerank_works
+from colmeia.apps.literature.ranking import model_rerank_works, rerank_works
+from colmeia.apps.literature.review import (
+    Passage,
+    ReviewedWork,
+    analyse_with_model,
+    numbered,
+    work_chunks,
+    work_passages,
+)
+from colmeia.errors import ModelError
 from colmeia.eval.retrieval import single_target_metrics
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
 from colmeia.rag.index.embedders import Embedder
 from colmeia.rag.index.lexical import Analyzer
+from colmeia.rag.rerank import Reranker
 from colmeia.rag.retrieve import Retriever
-from colmeia.store.base import Store, StoredDocument
+from colmeia.store.base import Store, StoredChunk, StoredDocument
 
-__all__ = ["EvalReport", "SyntheticQuery", "evaluate_review", "offline_query", "title_leak"]
+__all__ = [
+    "EvalReport",
+    "GenerationSample",
+    "SyntheticQuery",
+    "aevaluate_review",
+    "evaluate_review",
+    "offline_query",
+    "title_leak",
+]
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-Ý])")
+EvalProgress = Callable[[int, int, str], None]
 
 
 @dataclass(slots=True)
@@ -74,6 +106,19 @@ def offline_query(abstract: str, title: str, *, max_words: int = 60) -> str:
 
 
 @dataclass(slots=True)
+class GenerationSample:
+    """The judge's figures for one query (``None``: nothing to judge)."""
+
+    doc_id: str
+    context_relevance: float | None
+    faithfulness: float | None
+    answer_relevance: float | None
+    context_relevance_random: float | None
+    faithfulness_random: float | None
+    similarity_to_abstract: float | None = None
+
+
+@dataclass(slots=True)
 class EvalReport:
     """Figures of one run, ready for a table, a JSON line and an HTML report."""
 
@@ -84,13 +129,16 @@ class EvalReport:
     variants: dict[str, dict[str, object]] = field(default_factory=dict)
     k_sweep: dict[int, dict[str, object]] = field(default_factory=dict)
     generation: dict[str, object] = field(default_factory=dict)
+    samples: list[GenerationSample] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    query_source: str = "offline"
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "collection": self.collection,
             "queries": self.queries,
+            "query_source": self.query_source,
             "excluded_title_queries": self.excluded_title,
             "depth": self.depth,
             "variants": self.variants,
@@ -109,16 +157,15 @@ def _rank(ranked: Sequence[str], target: str) -> int | None:
 
 
 def _dense_ranking(
-    store: Store, collection: str, embedder: Embedder
+    store: Store, collection: str, retriever: Retriever
 ) -> Callable[[str, int], list[str]]:
+    """Works by their best passage's cosine similarity alone (exact scan)."""
     ids, matrix = store.vectors(collection)
     chunk_doc = {c.chunk_id: c.doc_id for c in store.chunks(collection)}
     docs = [chunk_doc.get(i, "") for i in ids]
 
     def rank(query: str, depth: int) -> list[str]:
-        embed_query = getattr(embedder, "embed_query", None)
-        q = embed_query([query])[0] if callable(embed_query) else embedder.embed([query])[0]
-        scores = matrix @ q
+        scores = matrix @ retriever.embed_query(query)
         out: list[str] = []
         for i in np.argsort(-scores):
             d = docs[int(i)]
@@ -131,90 +178,141 @@ def _dense_ranking(
     return rank
 
 
-def evaluate_review(
+def _abstract_of(store: Store, collection: str, d: StoredDocument) -> str:
+    abstract = str(d.metadata.get("abstract") or d.metadata.get("Resumo") or "")
+    if not abstract:
+        got = store.get_chunks(collection, [f"{d.doc_id}#0"])
+        abstract = got[f"{d.doc_id}#0"].text if got else ""
+    return abstract
+
+
+async def _make_queries(
+    store: Store,
+    collection: str,
+    docs: Sequence[StoredDocument],
+    model: ChatModel | None,
+    concurrency: int,
+    progress: EvalProgress | None,
+) -> tuple[list[SyntheticQuery], int, list[str]]:
+    """One query per work (the model's, or offline), title-like ones left out."""
+    analyzer = Analyzer()
+    limit = asyncio.Semaphore(concurrency)
+    failures: list[str] = []
+    done = 0
+
+    async def one(d: StoredDocument) -> SyntheticQuery | None:
+        nonlocal done
+        abstract = _abstract_of(store, collection, d)
+        text, source = "", "offline"
+        if model is not None:
+            prompt = render_prompt(
+                "colmeia.apps.literature", "query.j2", title=d.title, abstract=abstract
+            )
+            try:
+                async with limit:
+                    q = await model.structured([Message.user(prompt)], _Query, temperature=0.7)
+                text, source = q.question, "model"
+            except ModelError as exc:
+                failures.append(f"{d.doc_id}: {exc}")
+        if not text:
+            text, source = offline_query(abstract, d.title), "offline"
+        done += 1
+        if progress is not None and model is not None:
+            progress(done, len(docs), "queries")
+        if not text or title_leak(text, d.title, analyzer) > 0.5:
+            return None
+        return SyntheticQuery(d.doc_id, text, source)
+
+    made = await asyncio.gather(*(one(d) for d in docs))
+    queries = [q for q in made if q is not None]
+    return queries, len(made) - len(queries), failures
+
+
+async def aevaluate_review(
     store: Store,
     collection: str,
     *,
     embedder: Embedder | None = None,
     model: ChatModel | None = None,
+    reranker: Reranker | None = None,
     limit: int | None = None,
     depth: int = 100,
     ks: Sequence[int] = (10, 25, 50, 100, 200),
+    generation_queries: int = 20,
+    concurrency: int = 4,
     seed: int = 0,
-    progress: Callable[[int, int, str], None] | None = None,
-    run: Callable[[Any], Any] | None = None,
+    progress: EvalProgress | None = None,
 ) -> EvalReport:
-    """Measure work retrieval on synthetic queries (see the module docstring).
-
-    ``run`` executes a coroutine (``asyncio.run`` by default) for the model calls."""
-    import asyncio
-
-    runner = run or asyncio.run
+    """Measure work retrieval (and, with ``model``, generation) on synthetic queries; see
+    the module docstring. ``reranker`` adds a ranking by a model's judgement of each work."""
     docs = [d for d in store.documents(collection) if d.metadata.get("abstract") or d.n_chunks]
     rng = random.Random(seed)
     if limit is not None and limit < len(docs):
         docs = rng.sample(docs, limit)
-    analyzer = Analyzer()
-    queries: list[SyntheticQuery] = []
-    excluded = 0
-    for d in docs:
-        abstract = str(d.metadata.get("abstract") or d.metadata.get("Resumo") or "")
-        if not abstract:
-            got = store.get_chunks(collection, [f"{d.doc_id}#0"])
-            abstract = got[f"{d.doc_id}#0"].text if got else ""
-        text = ""
-        source = "offline"
-        if model is not None:
-            prompt = render_prompt(
-                "colmeia.apps.literature", "query.j2", title=d.title, abstract=abstract
-            )
-            q = runner(model.structured([Message.user(prompt)], _Query, temperature=0.7))
-            text, source = q.question, "model"
-        else:
-            text = offline_query(abstract, d.title)
-        if not text or title_leak(text, d.title, analyzer) > 0.5:
-            excluded += 1
-            continue
-        queries.append(SyntheticQuery(d.doc_id, text, source))
+    queries, excluded, failures = await _make_queries(
+        store, collection, docs, model, concurrency, progress
+    )
     report = EvalReport(collection, len(queries), excluded, depth)
+    report.query_source = "model" if any(q.source == "model" for q in queries) else "offline"
     report.notes.append(
         "mean_rank counts a query not found within depth as depth + 1 (over all queries); "
         "mean_rank_found is over found queries only (the published definition)"
     )
+    if failures:
+        report.notes.append(
+            f"{len(failures)} queries made offline after the model failed: {failures[0]}"
+        )
     by_id = {d.doc_id: d for d in store.documents(collection)}
     lexical = Retriever(store, collection)
     hybrid = Retriever(store, collection, embedder=embedder) if embedder is not None else None
-    dense = _dense_ranking(store, collection, embedder) if embedder is not None else None
+    dense = _dense_ranking(store, collection, hybrid) if hybrid is not None else None
     ranks: dict[str, list[int | None]] = {"lexical": []}
-    if embedder is not None:
-        ranks.update({"dense": [], "hybrid": [], "reranked": []})
-    else:
-        ranks["reranked"] = []
+    if hybrid is not None:
+        ranks.update({"dense": [], "hybrid": []})
+    ranks["reranked"] = []
+    if reranker is not None:
+        ranks["reranked (model)"] = []
     spent: dict[str, float] = dict.fromkeys(ranks, 0.0)
+    head_n = 20
     for i, q in enumerate(queries, start=1):
         t = time.perf_counter()
-        lex = [g.doc_id for g in lexical.search_documents(q.text, depth, per_document=1)]
+        found = lexical.search_documents(q.text, depth, per_document=1)
         spent["lexical"] += time.perf_counter() - t
+        lex = [g.doc_id for g in found]
         ranks["lexical"].append(_rank(lex, q.doc_id))
-        base = lex
+        base, first_stage, base_scores = lex, lexical, [g.score for g in found]
         if hybrid is not None and dense is not None:
             t = time.perf_counter()
             ranks["dense"].append(_rank(dense(q.text, depth), q.doc_id))
             spent["dense"] += time.perf_counter() - t
             t = time.perf_counter()
-            base = [g.doc_id for g in hybrid.search_documents(q.text, depth, per_document=1)]
+            groups = hybrid.search_documents(q.text, depth, per_document=1)
+            base, first_stage = [g.doc_id for g in groups], hybrid
+            base_scores = [g.score for g in groups]
             spent["hybrid"] += time.perf_counter() - t
             ranks["hybrid"].append(_rank(base, q.doc_id))
         t = time.perf_counter()
-        head = [by_id[x] for x in base[:20] if x in by_id]
-        order = rerank_works(q.text, head, embedder)
-        reranked = [head[j].doc_id for j in order] + base[20:]
+        kept = [i for i, x in enumerate(base[:head_n]) if x in by_id]
+        head = [by_id[base[i]] for i in kept]
+        order = rerank_works(q.text, head, first_stage, [base_scores[i] for i in kept])
+        head = [head[j] for j in order]
+        reranked = [d.doc_id for d in head] + base[head_n:]
         spent["reranked"] += time.perf_counter() - t  # on top of the first-stage time
         ranks["reranked"].append(_rank(reranked, q.doc_id))
+        if reranker is not None:
+            t = time.perf_counter()
+            try:
+                judged_order, _ = await model_rerank_works(q.text, head, reranker)
+                by_model = [head[j].doc_id for j in judged_order] + base[head_n:]
+            except ModelError as exc:
+                report.notes.append(f"model rerank failed on one query, offline order kept: {exc}")
+                by_model = reranked
+            spent["reranked (model)"] += time.perf_counter() - t
+            ranks["reranked (model)"].append(_rank(by_model, q.doc_id))
         if progress is not None:
-            progress(i, len(queries), q.doc_id[-30:])
-    for name, found in ranks.items():
-        report.variants[name] = single_target_metrics(found, depth).as_dict()
+            progress(i, len(queries), "retrieval")
+    for name, positions in ranks.items():
+        report.variants[name] = single_target_metrics(positions, depth).as_dict()
         report.seconds[name] = round(spent[name] / max(len(queries), 1), 4)
     for k in ks:
         swept = Retriever(store, collection, embedder=embedder, candidates=k)
@@ -223,97 +321,168 @@ def evaluate_review(
             top = [g.doc_id for g in swept.search_documents(q.text, 10, per_document=1, depth=k)]
             values.append(_rank(top, q.doc_id))
         report.k_sweep[k] = single_target_metrics(values, 10).as_dict()
-    if model is not None:
-        report.generation = runner(
-            _generation_metrics(
-                store, collection, queries[: min(20, len(queries))], model, embedder, rng
-            )
-        )
-    else:
+    if model is None:
         report.generation = {"skipped": "generation metrics need a model (COLMEIA_LLM_BASE_URL)"}
+        return report
+    sample = queries[: min(generation_queries, len(queries))]
+    report.samples = await _generation_samples(
+        store, collection, sample, model, hybrid or lexical, rng, concurrency, progress
+    )
+    report.generation = generation_summary(report.samples)
     return report
 
 
-class _Claim(BaseModel):
-    claim: str
-    supported: bool
+def evaluate_review(*args: Any, **kwargs: Any) -> EvalReport:
+    """:func:`aevaluate_review` for sync callers: one event loop for the whole evaluation, so
+    a model client given here must not be used on another loop."""
+    return asyncio.run(aevaluate_review(*args, **kwargs))
 
 
-class _Judgement(BaseModel):
-    context_relevance: float = Field(ge=0, le=1)
-    claims: list[_Claim] = Field(default_factory=list)
-    answer_relevance: float = Field(ge=0, le=1)
+# ------------------------------------------------------------------------------ generation
+class _PassageVerdict(BaseModel):
+    id: str = Field(description="The passage id, e.g. P1.")
+    relevant: bool = Field(description="Whether the passage helps answer the question.")
 
 
-async def _generation_metrics(
+class _ClaimVerdict(BaseModel):
+    claim: str = Field(description="One statement of the answer, short.")
+    supported: bool = Field(description="Whether the passages given say it.")
+
+
+class Judgement(BaseModel):
+    """The judge's rubric, filled in per item rather than as free-floating scores."""
+
+    passages: list[_PassageVerdict] = Field(description="One verdict per passage given.")
+    claims: list[_ClaimVerdict] = Field(description="Every claim of the answer, judged.")
+    answer_relevance: Literal[0, 1, 2, 3] = Field(
+        description="0 = does not address the question, 1 = tangential, 2 = partly, 3 = fully."
+    )
+
+
+def _answer_text(w: ReviewedWork) -> str:
+    parts = []
+    for name in ("summary", "objectives", "conclusions"):
+        value = getattr(w, name)
+        if value is not None and value.text.strip().lower() != "não informado":
+            cited = f" [{', '.join(value.passages)}]" if value.passages else ""
+            parts.append(f"{name}{cited}: {value.text}")
+    return "\n".join(parts)
+
+
+def _judged(j: Judgement, passages: Sequence[Passage]) -> tuple[float | None, float | None]:
+    """(context relevance, faithfulness) from the verdicts; passages the judge skipped count
+    as not relevant, ids it made up are ignored."""
+    given = {p.id for p in passages}
+    relevant = {v.id.strip().upper() for v in j.passages if v.relevant} & given
+    context = len(relevant) / len(given) if given else None
+    faith = sum(c.supported for c in j.claims) / len(j.claims) if j.claims else None
+    return context, faith
+
+
+async def _read_and_judge(
+    model: ChatModel, question: str, work: ReviewedWork
+) -> tuple[Judgement, str]:
+    await analyse_with_model(model, question, work, 0.2)
+    answer = _answer_text(work)
+    prompt = render_prompt(
+        "colmeia.apps.literature",
+        "judge.j2",
+        question=question,
+        passages=work.passages,
+        answer=answer,
+    )
+    judgement = await model.structured([Message.user(prompt)], Judgement, temperature=0.0)
+    return judgement, answer
+
+
+def _random_passages(
+    chunks: Sequence[StoredChunk], doc_id: str, n: int, rng: random.Random
+) -> list[Passage]:
+    others = [c for c in chunks if c.doc_id != doc_id]
+    return numbered([(c, 0.0) for c in rng.sample(others, min(n, len(others)))])
+
+
+async def _generation_samples(
     store: Store,
     collection: str,
     queries: Sequence[SyntheticQuery],
     model: ChatModel,
-    embedder: Embedder | None,
+    retriever: Retriever,
     rng: random.Random,
-) -> dict[str, object]:
-    """LLM-judged: context relevance, faithfulness (and with random passages, the control),
-    answer relevance; cosine similarity of the answer to the abstract when an embedder is set."""
-    from colmeia.apps.literature.review import (
-        ReviewedWork,
-        _model_analysis,
-        _passages,
-        _work_chunks,
-    )
-
+    concurrency: int,
+    progress: EvalProgress | None,
+) -> list[GenerationSample]:
     all_chunks = store.chunks(collection)
     docs = {d.doc_id: d for d in store.documents(collection)}
-    retriever = Retriever(store, collection, embedder=embedder)
-    sums: dict[str, list[float]] = {
-        k: [] for k in ("context", "faith", "faith_random", "answer", "similarity")
-    }
+    embedder = retriever.embedder
+    # The review reads the work search puts first, with its passages; the control reads as
+    # many passages drawn from other works. Drawn up front, in query order: reproducible.
+    plans: list[tuple[SyntheticQuery, ReviewedWork, ReviewedWork]] = []
     for q in queries:
-        d: StoredDocument = docs[q.doc_id]
         groups = retriever.search_documents(q.text, 1, per_document=5)
-        for control in (False, True):
-            w = ReviewedWork(
-                d.doc_id, d.title, 1, 0.0, abstract=str(d.metadata.get("abstract", ""))
-            )
-            if control:
-                picked = rng.sample(all_chunks, min(5, len(all_chunks)))
-                w.passages = _passages([], picked)
-                for i, p in enumerate(w.passages, start=1):
-                    p.id = f"P{i}"
-            else:
-                w.passages = _passages(
-                    groups[0].hits if groups else [], _work_chunks(store, collection, d)
-                )
-            await _model_analysis(model, q.text, w, 0.2)
-            answer = " ".join(x.text for x in (w.summary, w.objectives, w.conclusions) if x)
-            prompt = render_prompt(
-                "colmeia.apps.literature",
-                "judge.j2",
-                question=q.text,
-                passages=w.passages,
-                answer=answer,
-            )
-            j = await model.structured([Message.user(prompt)], _Judgement, temperature=0.0)
-            share = sum(c.supported for c in j.claims) / len(j.claims) if j.claims else 1.0
-            if control:
-                sums["faith_random"].append(share)
-                continue
-            sums["context"].append(j.context_relevance)
-            sums["faith"].append(share)
-            sums["answer"].append(j.answer_relevance)
-            if embedder is not None and w.abstract:
-                vecs = embedder.embed([answer, w.abstract])
-                sums["similarity"].append(float(vecs[0] @ vecs[1]))
+        d = docs.get(groups[0].doc_id, docs[q.doc_id]) if groups else docs[q.doc_id]
+        hits = groups[0].hits if groups and groups[0].doc_id == d.doc_id else []
+        real = ReviewedWork(d.doc_id, d.title, 1, 0.0, abstract=str(d.metadata.get("abstract", "")))
+        real.passages = work_passages(hits, work_chunks(store, collection, d))
+        control = ReviewedWork(d.doc_id, d.title, 1, 0.0)
+        control.passages = _random_passages(all_chunks, d.doc_id, len(real.passages), rng)
+        plans.append((q, real, control))
+    abstracts = {q.doc_id: _abstract_of(store, collection, docs[q.doc_id]) for q in queries}
+    limit = asyncio.Semaphore(concurrency)
+    done = 0
 
-    def mean(xs: list[float]) -> float | None:
-        return round(sum(xs) / len(xs), 4) if xs else None
+    async def one(q: SyntheticQuery, real: ReviewedWork, control: ReviewedWork) -> GenerationSample:
+        nonlocal done
+        async with limit:
+            try:
+                j_real, answer = await _read_and_judge(model, q.text, real)
+                j_rand, _ = await _read_and_judge(model, q.text, control)
+            except ModelError as exc:
+                real.warnings.append(f"not judged: {exc}")
+                done += 1
+                return GenerationSample(q.doc_id, None, None, None, None, None)
+        context, faith = _judged(j_real, real.passages)
+        context_r, faith_r = _judged(j_rand, control.passages)
+        similarity = None
+        target = abstracts[q.doc_id]  # the abstract the query was made from
+        if embedder is not None and answer and target:
+            vecs = embedder.embed([answer, target])
+            similarity = round(float(vecs[0] @ vecs[1]), 4)
+        done += 1
+        if progress is not None:
+            progress(done, len(plans), "generation")
+        return GenerationSample(
+            q.doc_id,
+            context,
+            faith,
+            j_real.answer_relevance / 3,
+            context_r,
+            faith_r,
+            similarity,
+        )
 
+    return list(await asyncio.gather(*(one(*p) for p in plans)))
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    xs = [v for v in values if v is not None]
+    return round(sum(xs) / len(xs), 4) if xs else None
+
+
+def generation_summary(samples: Sequence[GenerationSample]) -> dict[str, object]:
+    """Means over the judged queries (a query the judge could not answer is left out)."""
+    judged = [s for s in samples if s.context_relevance is not None]
+    similarity = _mean([s.similarity_to_abstract for s in samples])
     return {
-        "queries": len(queries),
-        "context_relevance": mean(sums["context"]),
-        "faithfulness": mean(sums["faith"]),
-        "faithfulness_random_context": mean(sums["faith_random"]),
-        "answer_relevance": mean(sums["answer"]),
-        "answer_similarity_to_abstract": mean(sums["similarity"]),
-        "note": "similarities are cosine similarities (higher is better), not distances",
+        "queries": len(samples),
+        "judged": len(judged),
+        "context_relevance": _mean([s.context_relevance for s in samples]),
+        "context_relevance_random_context": _mean([s.context_relevance_random for s in samples]),
+        "faithfulness": _mean([s.faithfulness for s in samples]),
+        "faithfulness_random_context": _mean([s.faithfulness_random for s in samples]),
+        "answer_relevance": _mean([s.answer_relevance for s in samples]),
+        "answer_similarity_to_abstract": similarity,
+        "answer_distance_to_abstract": None if similarity is None else round(1 - similarity, 4),
+        "note": "similarity is cosine similarity (higher is better); the published answer "
+        "figures are distances (1 - similarity, lower is better)",
     }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from colmeia.apps.literature.evaluate import EvalReport
-from colmeia.eval.report import HtmlReport, bar_figure, write_json
+from colmeia.eval.report import HtmlReport, bar_figure, histogram_figure, write_json
 
 __all__ = ["eval_report"]
 
@@ -54,6 +54,38 @@ def eval_report(report: EvalReport, folder: Path) -> Path:
         "MRR@10 conforme o número de candidatos",
     )
     page.heading("Geração")
-    page.metrics({k: v for k, v in report.generation.items() if v is not None})
+    gen = report.generation
+    page.metrics({k: v for k, v in gen.items() if v is not None})
+    if report.samples:
+        pairs = [
+            ("relevância do contexto", "context_relevance"),
+            ("relevância do contexto (aleatório)", "context_relevance_random_context"),
+            ("fidelidade", "faithfulness"),
+            ("fidelidade (contexto aleatório)", "faithfulness_random_context"),
+            ("relevância da resposta", "answer_relevance"),
+            ("similaridade ao resumo", "answer_similarity_to_abstract"),
+        ]
+        shown = [(label, float(str(gen[key]))) for label, key in pairs if gen.get(key) is not None]
+        page.figure(
+            "generation",
+            bar_figure(
+                [label for label, _ in shown],
+                [v for _, v in shown],
+                title="Geração: contexto recuperado vs. contexto aleatório (controle)",
+                annotations=[f"{v:.2f}" for _, v in shown],
+                limit=(0, 1.1),
+            ),
+            "Médias sobre as consultas julgadas (juiz: o modelo configurado, rubrica por item)",
+        )
+        page.figure(
+            "faithfulness",
+            histogram_figure(
+                [s.faithfulness for s in report.samples if s.faithfulness is not None],
+                title="Fidelidade por consulta",
+                xlabel="afirmações sustentadas pelos trechos (fração)",
+                bins=[i / 10 for i in range(11)],
+            ),
+            "Distribuição da fidelidade por consulta",
+        )
     write_json(folder / "eval.json", report.as_dict())
     return page.write(folder)

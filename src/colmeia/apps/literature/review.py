@@ -3,8 +3,9 @@ conclusions and relevance, every statement tied to passages with their printed p
 
 Search returns passages grouped per work (at most five per work, overlapping windows merged);
 the work's record page and its section passages (Resumo, Objetivos, Conclusões) join them;
-works are reranked by their title and abstract against the question (reciprocal rank fusion
-with the passage ranking). With a chat model each work gets one validated JSON
+works are reranked by their title and abstract against the question (fused with the passage
+scores), then by a model's judgement of each work when a reranker is given
+(see :mod:`colmeia.apps.literature.ranking`). With a chat model each work gets one validated JSON
 (:class:`WorkAnalysis`); citations to passages that were not given are removed and reported,
 and a statement whose words are not in the passages it cites is flagged. Without a model the
 fields are extractive: sentences from the abstract and section passages, relevance from
@@ -24,13 +25,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from colmeia.apps.literature.ranking import model_rerank_works, rerank_works
 from colmeia.apps.literature.schemas import CitedText, WorkAnalysis, word_count
 from colmeia.errors import ConfigurationError, ModelError
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
 from colmeia.rag.index.embedders import Embedder
-from colmeia.rag.index.lexical import Analyzer, LexicalConfig, LexicalIndex
-from colmeia.rag.retrieve import Filters, Hit, Retriever, rrf_fuse
+from colmeia.rag.index.lexical import Analyzer
+from colmeia.rag.rerank import Reranker
+from colmeia.rag.retrieve import Filters, Hit, Retriever
 from colmeia.store.base import Store, StoredChunk, StoredDocument
 
 __all__ = [
@@ -41,7 +44,6 @@ __all__ = [
     "ReviewedWork",
     "arun_review",
     "prisma_counts",
-    "rerank_works",
     "run_review",
 ]
 
@@ -106,6 +108,7 @@ class ReviewedWork:
     conclusions: CitedText | None = None
     relevance: str = ""
     why: str = ""
+    rerank_score: float | None = None  # the model reranker's judgement, when one ran
     mode: str = "extractive"  # or "model:<name>"
     warnings: list[str] = field(default_factory=list)
     screening: Decision = field(default_factory=Decision)
@@ -152,12 +155,16 @@ class Review:
     records: int = 0  # works in the collection (identified)
     filters: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    ranking: str = "search"  # "search", "search+title/abstract", or "+ <reranker>"
+    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
             "collection": self.collection,
             "model": self.model,
+            "ranking": self.ranking,
+            "warnings": self.warnings,
             "created": self.created,
             "records": self.records,
             "filters": self.filters,
@@ -189,6 +196,8 @@ class Review:
                 records=int(data.get("records", 0)),
                 filters=data.get("filters", {}),
                 seconds=float(data.get("seconds", 0.0)),
+                ranking=str(data.get("ranking", "search")),
+                warnings=list(data.get("warnings", [])),
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigurationError(f"{path} is not a saved review ({exc})") from exc
@@ -225,7 +234,7 @@ def prisma_counts(review: Review) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------- passages
-def _work_chunks(store: Store, collection: str, doc: StoredDocument) -> list[StoredChunk]:
+def work_chunks(store: Store, collection: str, doc: StoredDocument) -> list[StoredChunk]:
     ids = [f"{doc.doc_id}#{i}" for i in range(doc.n_chunks)]
     got = store.get_chunks(collection, ids)
     return [got[i] for i in ids if i in got]
@@ -244,6 +253,8 @@ def _pages(chunk: StoredChunk) -> str:
 
 
 def _section_of(chunk: StoredChunk) -> str:
+    if chunk.page_start == 0:
+        return "resumo"  # the record page (title, abstract, keywords): see work_document
     head = f"{chunk.heading}\n{chunk.text[:60]}"
     for name, pattern in _SECTIONS.items():
         if pattern.search(head):
@@ -251,7 +262,9 @@ def _section_of(chunk: StoredChunk) -> str:
     return ""
 
 
-def _passages(hits: Sequence[Hit], chunks: Sequence[StoredChunk], limit: int = 5) -> list[Passage]:
+def work_passages(
+    hits: Sequence[Hit], chunks: Sequence[StoredChunk], limit: int = 5
+) -> list[Passage]:
     """The work's best passages (≤ ``limit``) and its section passages, numbered P1…"""
     by_id = {c.chunk_id: c for c in chunks}
     chosen: list[tuple[StoredChunk, float]] = []
@@ -272,34 +285,15 @@ def _passages(hits: Sequence[Hit], chunks: Sequence[StoredChunk], limit: int = 5
                 have.add(c.chunk_id)
                 spans.append((c.char_start, c.char_end))
                 break
+    return numbered(chosen)
+
+
+def numbered(chosen: Sequence[tuple[StoredChunk, float]]) -> list[Passage]:
+    """Passages P1, P2… of these chunks (with their scores), with printed pages and section."""
     return [
         Passage(f"P{i}", c.chunk_id, c.text, _pages(c), _section_of(c), round(float(s), 6))
         for i, (c, s) in enumerate(chosen, start=1)
     ]
-
-
-def rerank_works(
-    question: str,
-    docs: Sequence[StoredDocument],
-    embedder: Embedder | None = None,
-    rrf_k: int = 60,
-) -> list[int]:
-    """Order of ``docs`` (given in retrieval order) after fusing that order with a ranking of
-    their titles and abstracts against the question (BM25 among these works, plus cosine
-    similarity when an embedder is given)."""
-    if len(docs) < 2:
-        return list(range(len(docs)))
-    texts = [f"{d.title}\n{d.metadata.get('abstract', '')}" for d in docs]
-    index = LexicalIndex.build(texts, LexicalConfig(method="bm25l", delta=1.0, bigram_weight=0.1))
-    lex, _ = index.search(question, len(docs))
-    lex_order = lex.tolist() + [i for i in range(len(docs)) if i not in set(lex.tolist())]
-    rankings = [list(range(len(docs))), lex_order]
-    if embedder is not None:
-        embed_query = getattr(embedder, "embed_query", None)
-        q = embed_query([question])[0] if callable(embed_query) else embedder.embed([question])[0]
-        sims = embedder.embed(texts) @ q
-        rankings.append(sorted(range(len(docs)), key=lambda i: -float(sims[i])))
-    return [p for p, _, _ in rrf_fuse(rankings, rrf_k)]
 
 
 # ------------------------------------------------------------------------------- extractive
@@ -406,7 +400,7 @@ def _check(work: ReviewedWork, analysis: WorkAnalysis) -> None:
     work.why = analysis.why
 
 
-async def _model_analysis(
+async def analyse_with_model(
     model: ChatModel, question: str, work: ReviewedWork, temperature: float
 ) -> None:
     prompt = render_prompt(
@@ -454,9 +448,14 @@ async def arun_review(
     temperature: float = 0.2,
     concurrency: int = 4,
     rerank: bool = True,
+    reranker: Reranker | None = None,
     progress: ReviewProgress | None = None,
 ) -> Review:
-    """Review ``question`` over ``collection``: the ``top`` works, read and cited."""
+    """Review ``question`` over ``collection``: the ``top`` works, read and cited.
+
+    ``rerank`` fuses the search order with a title+abstract ranking (offline); ``reranker``
+    (an LLM or HTTP rerank API, see :func:`colmeia.rag.rerank.reranker_from_settings`) then
+    orders the works by its judgement of each."""
     started = time.perf_counter()
     retriever = Retriever(store, collection, embedder=embedder, per_document=5)
     depth = max(top * 3, top)
@@ -464,8 +463,25 @@ async def arun_review(
     docs = {d.doc_id: d for d in store.documents(collection)}
     found = [g for g in groups if g.doc_id in docs]
     if rerank:
-        order = rerank_works(question, [docs[g.doc_id] for g in found], embedder)
+        order = rerank_works(
+            question, [docs[g.doc_id] for g in found], retriever, [g.score for g in found]
+        )
         found = [found[i] for i in order]
+    judged: dict[str, float] = {}
+    notes: list[str] = []
+    ranking = "search+title/abstract" if rerank else "search"
+    if reranker is not None and found:
+        try:
+            order, judged = await model_rerank_works(
+                question,
+                [docs[g.doc_id] for g in found],
+                reranker,
+                {g.doc_id: [h.text for h in g.hits[:2]] for g in found},
+            )
+            found = [found[i] for i in order]
+            ranking += f" + {type(reranker).__name__}"
+        except ModelError as exc:
+            notes.append(f"the reranker failed ({exc}); works keep the offline order")
     found = found[:top]
     works: list[ReviewedWork] = []
     for rank, g in enumerate(found, start=1):
@@ -487,8 +503,9 @@ async def arun_review(
             ),
             abstract=str(meta.get("abstract") or ""),
             keywords=list(meta.get("keywords") or []),
+            rerank_score=judged.get(d.doc_id),
         )
-        w.passages = _passages(g.hits, _work_chunks(store, collection, d))
+        w.passages = work_passages(g.hits, work_chunks(store, collection, d))
         if not w.abstract:
             w.abstract = next((p.text for p in w.passages if p.section == "resumo"), "")
         works.append(w)
@@ -500,6 +517,8 @@ async def arun_review(
         created=datetime.now(UTC).isoformat(),
         records=len(docs),
         filters={k: v for k, v in asdict(filters).items() if v is not None} if filters else {},
+        ranking=ranking,
+        warnings=notes,
     )
     name = model_name or "model"
 
@@ -529,7 +548,7 @@ async def arun_review(
             elif model is not None:
                 async with limit:
                     try:
-                        await _model_analysis(model, question, w, temperature)
+                        await analyse_with_model(model, question, w, temperature)
                         w.mode = f"model:{name}"
                     except ModelError as exc:
                         w.warnings.append(f"the model failed ({exc}); extractive fields instead")

@@ -1,0 +1,126 @@
+"""Ranking works for a review, after search found them.
+
+Offline (the default): the search scores fused (z-scores, equal weights) with rankings of the
+works' titles and abstracts against the question — BM25 among these works, and cosine similarity of
+their record vectors when the collection has vectors (the stored ones: nothing is embedded
+again). With a model configured: each work (title, abstract, its best passages) is judged by a
+reranker — an LLM scoring relevance 0-10 as JSON, or an HTTP rerank API — and ordered by that
+judgement, ties kept in the offline order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from colmeia.rag.index.lexical import LexicalConfig, LexicalIndex
+from colmeia.rag.rerank import Reranker
+from colmeia.rag.retrieve import Citation, Hit, Retriever, score_fuse
+from colmeia.store.base import StoredDocument
+
+__all__ = ["model_rerank_works", "rerank_works", "work_text", "work_vectors"]
+
+_ABSTRACT_CHARS = 2500
+_PASSAGE_CHARS = 700
+
+
+def work_vectors(
+    retriever: Retriever, docs: Sequence[StoredDocument]
+) -> dict[str, npt.NDArray[np.float32]]:
+    """The stored vector of each work's record passage (title, abstract, keywords), by doc id.
+
+    Only works imported from records have one (their passage ``#0`` is the record page)."""
+    ids = {f"{d.doc_id}#0": d.doc_id for d in docs if d.metadata.get("format") == "work"}
+    return {ids[cid]: v for cid, v in retriever.chunk_vectors(list(ids)).items()}
+
+
+def rerank_works(
+    question: str,
+    docs: Sequence[StoredDocument],
+    retriever: Retriever | None = None,
+    scores: Sequence[float] | None = None,
+) -> list[int]:
+    """Order of ``docs`` (given in retrieval order, with their search ``scores`` when known)
+    after fusing the search with a ranking of their titles and abstracts against the
+    question: BM25 among these works, plus cosine similarity when ``retriever`` has an
+    embedder (stored record vectors where they exist). Lists are fused by z-scores with equal
+    weights (:func:`colmeia.rag.retrieve.score_fuse`)."""
+    if len(docs) < 2:
+        return list(range(len(docs)))
+    order = list(range(len(docs)))
+    first = (
+        list(scores) if scores is not None else [1.0 / (60 + r) for r in range(1, len(docs) + 1)]
+    )
+    texts = [f"{d.title}\n{d.metadata.get('abstract', '')}" for d in docs]
+    index = LexicalIndex.build(texts, LexicalConfig(method="bm25l", delta=1.0, bigram_weight=0.1))
+    lex_pos, lex_scores = index.search(question, len(docs))
+    lists: list[tuple[Sequence[int], Sequence[float]]] = [
+        (order, first),
+        (lex_pos.tolist(), lex_scores.tolist()),
+    ]
+    if retriever is not None and retriever.embedder is not None:
+        q = retriever.embed_query(question)
+        stored = work_vectors(retriever, docs)
+        missing = [i for i, d in enumerate(docs) if d.doc_id not in stored]
+        fresh = retriever.embedder.embed([texts[i] for i in missing]) if missing else None
+        sims = np.empty(len(docs), np.float32)
+        for i, d in enumerate(docs):
+            if d.doc_id in stored:
+                sims[i] = float(stored[d.doc_id] @ q)
+        if fresh is not None:
+            sims[missing] = fresh @ q
+        lists.append((order, sims.tolist()))
+    return [p for p, _, _ in score_fuse(lists, [1.0 / len(lists)] * len(lists))]
+
+
+def work_text(doc: StoredDocument, passages: Sequence[str] = ()) -> str:
+    """What a reranker reads of a work: title, type and year, abstract, best passages."""
+    meta = doc.metadata
+    head = doc.title
+    kind = " ".join(str(x) for x in (meta.get("type") or doc.doc_type, doc.year or "") if x)
+    if kind:
+        head += f" ({kind})"
+    parts = [head]
+    abstract = " ".join(str(meta.get("abstract") or "").split())
+    if abstract:
+        parts.append("Resumo: " + abstract[:_ABSTRACT_CHARS])
+    for text in passages:
+        flat = " ".join(text.split())
+        if flat and flat[:200] not in abstract:
+            parts.append("Trecho: " + flat[:_PASSAGE_CHARS])
+    return "\n\n".join(parts)
+
+
+async def model_rerank_works(
+    question: str,
+    docs: Sequence[StoredDocument],
+    reranker: Reranker,
+    passages: Mapping[str, Sequence[str]] | None = None,
+) -> tuple[list[int], dict[str, float]]:
+    """Order of ``docs`` by ``reranker``'s judgement of each work (ties and works beyond its
+    ``top_n`` keep the given order), and the score it gave each work it judged."""
+    if not docs:
+        return [], {}
+    given = passages or {}
+    hits = [
+        Hit(
+            chunk_id=f"{d.doc_id}#work",
+            doc_id=d.doc_id,
+            score=0.0,
+            text=work_text(d, given.get(d.doc_id, ())),
+            citation=Citation(document=d.title, page=0, path=""),
+            rank=i,
+        )
+        for i, d in enumerate(docs, start=1)
+    ]
+    judged_n = min(len(hits), int(getattr(reranker, "top_n", len(hits))))
+    ordered = await reranker.rerank(question, hits)
+    position = {d.doc_id: i for i, d in enumerate(docs)}
+    order = [position[h.doc_id] for h in ordered]
+    if sorted(order) != list(range(len(docs))):
+        raise ValueError("the reranker dropped or repeated works")
+    judged = {h.doc_id for h in hits[:judged_n]}
+    scores = {h.doc_id: float(h.score) for h in ordered if h.doc_id in judged}
+    return order, scores
