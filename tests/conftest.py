@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from colmeia.llm.capabilities import forget_endpoints
 from colmeia.sim.engine import SimulatedModel
 from colmeia.sim.server import SimServer
 
@@ -60,3 +61,11 @@ def colmeia_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRun:
         return result.exit_code, result.stdout, result.stderr
 
     return invoke
+
+
+@pytest.fixture(autouse=True)
+def _fresh_endpoint_profiles() -> Iterator[None]:
+    """What one test's servers taught the model layer must not leak into the next test (a
+    later server may get the same port)."""
+    yield
+    forget_endpoints()

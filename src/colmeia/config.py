@@ -108,8 +108,9 @@ class LLMSettings(SettingsSection):
     )
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1)
-    structured_mode: Literal["auto", "json_schema", "tool", "prompt"] = Field(
-        default="auto", description="How structured output is asked for; auto follows the preset."
+    structured_mode: Literal["auto", "json_schema", "json_object", "tool", "prompt"] = Field(
+        default="auto",
+        description="How structured output is asked for; auto learns what the server honours.",
     )
     price_input_per_mtok: float = Field(default=0.0, ge=0, description="Cost per 1M prompt tokens.")
     price_output_per_mtok: float = Field(

@@ -16,6 +16,9 @@ that did not answer, output that stayed invalid, a limit that was reached)::
         │   ├── ModelUnreachableError   no connection / DNS / refused
         │   ├── ModelTimeoutError       the per-call deadline passed
         │   ├── ModelHTTPError          the server answered with an error status
+        │   │   ├── ModelContextLengthError   the prompt does not fit the context window
+        │   │   └── ModelUnsupportedError     the server refuses a feature (tools, formats)
+        │   ├── ModelProtocolError      the answer broke the wire format (bad stream line)
         │   └── ModelOutputError        output stayed invalid after every repair attempt
         ├── ToolError             a tool failed or was called with invalid arguments
         ├── StoreError            the database could not be read or written
@@ -39,11 +42,14 @@ __all__ = [
     "InputError",
     "LimitReachedError",
     "MissingStoreError",
+    "ModelContextLengthError",
     "ModelError",
     "ModelHTTPError",
     "ModelOutputError",
+    "ModelProtocolError",
     "ModelTimeoutError",
     "ModelUnreachableError",
+    "ModelUnsupportedError",
     "QueryError",
     "RecordError",
     "RunError",
@@ -124,6 +130,39 @@ class ModelHTTPError(ModelError):
     def __init__(self, message: str, *, status: int, model: str = "", base_url: str = "") -> None:
         self.status = status
         super().__init__(message, model=model, base_url=base_url)
+
+
+class ModelContextLengthError(ModelHTTPError):
+    """The request does not fit the model's context window (prompt plus room to answer)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        prompt_tokens: int | None = None,
+        context_tokens: int | None = None,
+        model: str = "",
+        base_url: str = "",
+    ) -> None:
+        self.prompt_tokens = prompt_tokens
+        self.context_tokens = context_tokens
+        super().__init__(message, status=status, model=model, base_url=base_url)
+
+
+class ModelUnsupportedError(ModelHTTPError):
+    """The server refuses a feature of the request (``feature``: ``tools``, ``json_schema``…),
+    as its error message says, and no other way of asking for it is left."""
+
+    def __init__(
+        self, message: str, *, status: int, feature: str, model: str = "", base_url: str = ""
+    ) -> None:
+        self.feature = feature
+        super().__init__(message, status=status, model=model, base_url=base_url)
+
+
+class ModelProtocolError(ModelError):
+    """The server's answer broke the wire format (a streamed line that is not JSON, …)."""
 
 
 class ModelOutputError(ModelError):

@@ -7,10 +7,12 @@ import socket
 import subprocess
 import sys
 
+import pytest
 from typer.testing import CliRunner
 
 from colmeia.cli import app
 from colmeia.sim.engine import SimulatedModel
+from colmeia.sim.quirks import Quirks
 
 runner = CliRunner()
 
@@ -83,3 +85,27 @@ def test_check_exits_non_zero_naming_the_checks_that_failed(sim_server) -> None:
     assert "no" in rows["tool calls"]
     assert "no" in rows["JSON Schema output"]
     assert "failed: tool calls, JSON Schema output" in result.output
+
+
+def _rows(output: str) -> dict[str, str]:
+    return {line.split("│")[1].strip(): line for line in output.splitlines() if "│" in line}
+
+
+@pytest.mark.parametrize(
+    "quirks",
+    [Quirks(tool_choice_named="refuse"), Quirks.llamacpp(), Quirks.llamacpp_ignoring_required()],
+    ids=["rejects-named", "llamacpp-ignores-named", "ignores-required-too"],
+)
+def test_check_finds_working_tool_calls_when_the_named_form_does_not_work(
+    sim_server, quirks: Quirks
+) -> None:
+    srv = sim_server(SimulatedModel(schema_mode=True, quirks=quirks))
+    result = runner.invoke(
+        app,
+        ["llm", "check"],
+        env=_env(COLMEIA_LLM_BASE_URL=srv.base_url, COLMEIA_LLM_MODEL="sim", COLUMNS="250"),
+    )
+    assert result.exit_code == 0, result.output
+    rows = _rows(result.output)
+    assert "yes" in rows["tool calls"]
+    assert "tool_choice_named no" in " ".join(result.output.split())

@@ -191,18 +191,31 @@ async def test_a_required_tool_call_answered_in_prose_is_retried(sim_server, mak
     assert "calculator" in srv.sim.requests[-1].messages[-1]["content"].split("/no_think")[0]
 
 
-async def test_servers_without_json_schema_output_fall_back_to_the_prompt(
+async def test_a_server_refusing_json_schema_output_is_asked_for_a_json_object(
+    sim_server, make_model
+) -> None:
+    refusal = Reply.http_error(400, "response_format type json_schema is not supported")
+    srv = sim_server(SimulatedModel(script=[refusal, {"score": 1, "justification": "curta"}]))
+    model = make_model(srv.base_url)
+    res = await model.structured_result([Message.user("Avalie")], Review)
+    assert (res.value.score, res.mode) == (1, "json_object")
+    last = srv.sim.requests[-1]
+    assert last.response_format == {"type": "json_object"}
+    assert "JSON Schema" in last.messages[0]["content"]  # the schema moved into the prompt
+    assert model.structured_mode == "json_object"  # learned for the next calls
+
+
+async def test_a_plain_400_on_a_json_schema_call_does_not_switch_the_mode(
     sim_server, make_model
 ) -> None:
     srv = sim_server(
         SimulatedModel(script=[Reply.http_error(400), {"score": 1, "justification": "curta"}])
     )
     model = make_model(srv.base_url)
-    assert (await model.structured([Message.user("Avalie")], Review)).score == 1
-    assert model.structured_mode == "prompt"
-    last = srv.sim.requests[-1]
-    assert last.response_format is None
-    assert "JSON Schema" in last.messages[0]["content"]
+    with pytest.raises(ModelHTTPError):
+        await model.structured([Message.user("Avalie")], Review)
+    assert (await model.structured_result([Message.user("Avalie")], Review)).mode == "json_schema"
+    assert srv.sim.requests[-1].response_format["type"] == "json_schema"
 
 
 async def test_the_endpoint_concurrency_limit_holds(sim_server, make_model) -> None:

@@ -17,7 +17,7 @@ from colmeia.llm.base import (
     track_usage,
 )
 from colmeia.llm.openai_compat import OpenAIChatModel
-from colmeia.llm.sync import SyncChatModel
+from colmeia.llm.sync import SyncChatModel, run_sync
 
 __all__ = [
     "NOT_GIVEN",
@@ -33,5 +33,6 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "UsageTracker",
+    "run_sync",
     "track_usage",
 ]

@@ -189,6 +189,8 @@ class ChatResult:
     raw_content: str | None = None
     #: the tool calls were written as text by the model and recovered from it
     tool_calls_recovered: bool = False
+    #: how the tools were offered: named, required, required_one, auto, omit, prompt ("" = none)
+    tool_form: str = ""
 
     def to_message(self) -> Message:
         """The assistant message to append to the conversation."""
@@ -203,6 +205,8 @@ class StructuredResult(Generic[T]):
     model: str
     usage: Usage
     raw: str = ""
+    #: how the format was asked for: json_schema, json_object, tool or prompt
+    mode: str = ""
 
 
 @dataclass(slots=True)

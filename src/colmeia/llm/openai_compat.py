@@ -1,29 +1,34 @@
-"""A ChatModel for any OpenAI-compatible server (OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio…).
+"""A ChatModel for any OpenAI-compatible server (OpenAI, Azure OpenAI, Ollama, vLLM, llama.cpp…).
 
-The wire format is spoken directly over :mod:`colmeia.llm.transport` (aiohttp).
+The wire format is spoken directly over :mod:`colmeia.llm.transport` (aiohttp), through the
+shared :class:`~colmeia.llm.http.EndpointClient` (retries, deadline, per-server concurrency).
 
 Reliability lives here, once, for everything above:
 
 * transport: retries with exponential backoff and jitter on 5xx, connection errors and
   timeouts; 429s wait as long as ``Retry-After`` says, on a budget of their own; one deadline
-  bounds the whole call; a concurrency limit per endpoint;
+  bounds the whole call; a concurrency limit per server;
+* compatibility: what the endpoint honours (tool choice in each form, JSON Schema or JSON object
+  output) is learned from its answers and shared by every client of it
+  (:mod:`colmeia.llm.capabilities`); each call picks the best form still believed to work and
+  falls back when the server refuses or ignores it — no single error switches a mode for good;
 * output: ``<think>`` blocks and reasoning fields are stripped, tool calls written as text are
   recovered, structured answers are validated with Pydantic and repaired by feeding the error
   back; prose where JSON or a tool call was required is retried with reasoning turned off;
-* accounting: every call's tokens, requests, retries, repairs, latency and cost.
+* accounting: every call's tokens, requests, retries, repairs, latency and cost; the endpoint's
+  measured speed (``model.profile.speed``).
 
 A call returns a valid result or raises a :class:`~colmeia.errors.ModelError`; never ``None``.
 The error's ``usage`` says what the failed call cost (requests, retries, repairs, tokens), so a
-caller's audit trail can count the work a failure took.
+caller's audit trail can count the work a failure took. Every rendered prompt and raw answer is
+logged at INFO on ``colmeia.llm.trace`` (``colmeia -v …`` shows them).
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import time
-import weakref
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -35,10 +40,8 @@ from colmeia.config import LLMSettings
 from colmeia.errors import (
     ConfigurationError,
     ModelError,
-    ModelHTTPError,
     ModelOutputError,
-    ModelTimeoutError,
-    ModelUnreachableError,
+    ModelUnsupportedError,
 )
 from colmeia.llm.base import (
     NOT_GIVEN,
@@ -54,41 +57,42 @@ from colmeia.llm.base import (
     Usage,
     current_tracker,
 )
+from colmeia.llm.capabilities import EndpointProfile, Speed, endpoint_profile
+from colmeia.llm.http import EndpointClient, FeatureRefused
 from colmeia.llm.notice import NO_MODEL_HINT
 from colmeia.llm.prompts import render_prompt
 from colmeia.llm.providers import ProviderPreset, StructuredMode, preset_for
-from colmeia.llm.retry import RETRYABLE_STATUS, backoff_delay, retry_after_seconds
+from colmeia.llm.refusals import Feature
 from colmeia.llm.textparse import find_json, recover_tool_calls, split_reasoning
-from colmeia.llm.transport import (
-    HTTPStatusError,
-    HTTPTransport,
-    TransportConnectionError,
-    TransportTimeout,
-)
 from colmeia.tracing import record_span
 
-__all__ = ["OpenAIChatModel"]
+__all__ = ["TRACE_LOGGER", "OpenAIChatModel"]
 
 log = logging.getLogger(__name__)
+#: Logger of every rendered prompt and raw answer (INFO); ``colmeia -v`` shows it.
+TRACE_LOGGER = "colmeia.llm.trace"
+trace = logging.getLogger(TRACE_LOGGER)
 T = TypeVar("T", bound=BaseModel)
 Thinking = Literal["auto", "off", "on"]
 _PROMPTS = "colmeia.llm"
 _ERROR_SNIPPET = 300
-
-# One semaphore per (event loop, endpoint): requests from every model object pointed at the
-# same server share its limit.
-_LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _endpoint_limit(base_url: str, size: int) -> asyncio.Semaphore:
-    loop = asyncio.get_running_loop()
-    per_loop = _LIMITS.setdefault(loop, {})
-    sem = per_loop.get(base_url)
-    if sem is None:
-        sem = per_loop[base_url] = asyncio.Semaphore(size)
-    return sem
+_MAX_REFUSALS = 6
+# How a call asks for a tool: by name, "required" (with all tools, or only the named one),
+# "auto", no tool_choice at all, or tools described in the prompt (no native tools).
+ToolForm = Literal["named", "required_one", "required", "auto", "omit", "prompt"]
+_FORM_FEATURE: dict[str, Feature] = {
+    "named": "tool_choice_named",
+    "required_one": "tool_choice_required",
+    "required": "tool_choice_required",
+    "auto": "tool_choice_auto",
+}
+_FORMS: dict[str, tuple[ToolForm, ...]] = {
+    "named": ("named", "required_one", "auto", "prompt"),
+    "required": ("required", "auto", "prompt"),
+    "auto": ("auto", "omit", "prompt"),
+}
+_STRUCTURED_AUTO: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
+_MODE_FEATURE: dict[str, Feature] = {"json_schema": "json_schema", "json_object": "json_object"}
 
 
 def _wire_message(m: Message) -> dict[str, Any]:
@@ -140,7 +144,9 @@ class _CallState:
     usage: Usage = field(default_factory=Usage)
     started: float = field(default_factory=time.perf_counter)
     deadline_at: float = 0.0
+    deadline_s: float = 0.0
     reasoning_off: bool = False
+    refusals: int = 0
 
 
 class OpenAIChatModel:
@@ -199,26 +205,28 @@ class OpenAIChatModel:
         self.backoff_base = backoff_base
         self.price_input_per_mtok = price_input_per_mtok
         self.price_output_per_mtok = price_output_per_mtok
-        self._structured_mode: StructuredMode = (
-            self._preset.structured_mode if structured_mode == "auto" else structured_mode
-        )
+        self._structured_config: StructuredMode | Literal["auto"] = structured_mode
         if provider == "azure":
             # Azure: the model is the deployment name, the key goes in `api-key`.
             endpoint = self._base_url.removesuffix("/openai")
-            self._path = "/chat/completions"
-            self._transport = HTTPTransport(
-                f"{endpoint}/openai/deployments/{model}",
-                {"api-key": self._api_key},
-                query={"api-version": api_version},
-                pool_size=max_concurrency,
-            )
+            url = f"{endpoint}/openai/deployments/{model}"
+            headers = {"api-key": self._api_key}
+            query: dict[str, str] | None = {"api-version": api_version}
         else:
-            self._path = "/chat/completions"
-            self._transport = HTTPTransport(
-                self._base_url,
-                {"authorization": f"Bearer {self._api_key}"},
-                pool_size=max_concurrency,
-            )
+            url, headers, query = self._base_url, {"authorization": f"Bearer {self._api_key}"}, None
+        self._path = "/chat/completions"
+        self._http = EndpointClient(
+            url,
+            headers,
+            model=model,
+            query=query,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_rate_limit_retries=max_rate_limit_retries,
+            max_concurrency=max_concurrency,
+            backoff_base=backoff_base,
+        )
+        self._profile = endpoint_profile(self._base_url, model)
         self.usage = Usage()
 
     @classmethod
@@ -262,7 +270,18 @@ class OpenAIChatModel:
 
     @property
     def structured_mode(self) -> StructuredMode:
-        return self._structured_mode
+        """The mode the next structured call starts with (configured, or learned per endpoint)."""
+        return self._structured_modes()[0]
+
+    @property
+    def profile(self) -> EndpointProfile:
+        """What this endpoint honours and how fast it is, learned so far (shared per endpoint)."""
+        return self._profile
+
+    @property
+    def speed(self) -> Speed:
+        """The endpoint's measured speed (``gen_tps`` is ``None`` until a call was timed)."""
+        return self._profile.speed
 
     def __repr__(self) -> str:
         return f"OpenAIChatModel(model={self._model!r}, base_url={self._base_url!r})"
@@ -271,7 +290,7 @@ class OpenAIChatModel:
 
     async def aclose(self) -> None:
         """Close the HTTP connections opened from the running event loop."""
-        await self._transport.aclose()
+        await self._http.aclose()
 
     async def __aenter__(self) -> OpenAIChatModel:
         return self
@@ -279,83 +298,42 @@ class OpenAIChatModel:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    def _unreachable(self, exc: BaseException) -> ModelUnreachableError:
-        return ModelUnreachableError(
-            f"Could not reach the model server at {self._base_url} ({exc.__class__.__name__}: "
-            f"{exc}). Check COLMEIA_LLM_BASE_URL, that the server is running, and "
-            "`colmeia llm check`.",
-            model=self._model,
-            base_url=self._base_url,
-        )
-
-    def _timed_out(self, state: _CallState) -> ModelTimeoutError:
-        return ModelTimeoutError(
-            f"The model {self._model!r} at {self._base_url} gave no usable answer within the "
-            f"{self.deadline:.0f}s deadline ({state.usage.requests} requests, "
-            f"{state.usage.retries} retries). Raise COLMEIA_LLM_DEADLINE or check the server load.",
-            model=self._model,
-            base_url=self._base_url,
-        )
-
-    def _http_error(self, exc: HTTPStatusError) -> ModelHTTPError:
-        hint = {
-            400: "the server rejected the request; check the model name and parameters",
-            401: "check COLMEIA_LLM_API_KEY",
-            403: "the key may lack access to this model; check COLMEIA_LLM_API_KEY",
-            404: "check COLMEIA_LLM_BASE_URL (it usually ends in /v1) and COLMEIA_LLM_MODEL",
-            429: "the server kept rate-limiting; lower --concurrency or COLMEIA_LLM_MAX_CONCURRENCY",
-        }.get(exc.status, "the server kept failing; check its logs")
-        return ModelHTTPError(
-            f"Model server {self._base_url} answered HTTP {exc.status} for model "
-            f"{self._model!r}: {exc.message[:_ERROR_SNIPPET]} — {hint}.",
-            status=exc.status,
-            model=self._model,
-            base_url=self._base_url,
-        )
-
-    def _retry_delay(self, exc: Exception, counts: dict[str, int], state: _CallState) -> float:
-        """Seconds to wait before retrying after ``exc``; raises when retrying is over."""
-        if isinstance(exc, HTTPStatusError) and exc.status == 429:
-            if counts["rate"] >= self.max_rate_limit_retries:
-                raise self._http_error(exc) from exc
-            delay = retry_after_seconds(exc.headers)
-            if delay is None:
-                delay = backoff_delay(counts["rate"], base=self.backoff_base)
-            counts["rate"] += 1
-        else:
-            exhausted = counts["server"] >= self.max_retries
-            if isinstance(exc, HTTPStatusError):
-                if exc.status not in RETRYABLE_STATUS or exhausted:
-                    raise self._http_error(exc) from exc
-            elif isinstance(exc, TransportTimeout):
-                if exhausted:
-                    raise self._timed_out(state) from exc
-            elif exhausted:
-                raise self._unreachable(exc) from exc
-            delay = backoff_delay(counts["server"], base=self.backoff_base)
-            counts["server"] += 1
-        state.usage.retries += 1
-        if delay >= state.deadline_at - time.perf_counter():
-            raise self._timed_out(state) from exc
-        log.debug("retrying %s in %.2fs after %s", self._model, delay, exc)
-        return delay
+    def _request_timeout(self, params: dict[str, Any]) -> float:
+        """The per-request timeout, raised for an endpoint measured too slow to answer in it."""
+        limit = params.get("max_tokens") or 512
+        prompt = sum(len(str(m.get("content") or "")) for m in params["messages"]) // 4
+        expected = self._profile.speed.seconds_for(prompt, int(limit))
+        return self.timeout if expected is None else max(self.timeout, 3.0 * expected)
 
     async def _send(self, params: dict[str, Any], state: _CallState) -> dict[str, Any]:
-        """One logical request with transport retries; returns the decoded completion."""
-        limit = _endpoint_limit(self._base_url, self.max_concurrency)
-        counts = {"server": 0, "rate": 0}
-        while True:
-            remaining = state.deadline_at - time.perf_counter()
-            if remaining <= 0:
-                raise self._timed_out(state)
-            try:
-                async with limit:
-                    state.usage.requests += 1
-                    return await self._transport.post_json(
-                        self._path, params, min(self.timeout, remaining)
-                    )
-            except (HTTPStatusError, TransportTimeout, TransportConnectionError) as exc:
-                await asyncio.sleep(self._retry_delay(exc, counts, state))
+        """One logical request with transport retries; returns the decoded completion.
+
+        Raises :class:`FeatureRefused` when the server's error says it refuses a feature.
+        """
+        number = state.usage.requests + 1
+        if trace.isEnabledFor(logging.INFO):
+            trace.info(
+                "prompt #%d to %s at %s:\n%s", number, self._model, self._base_url, _show(params)
+            )
+        reply = await self._http.post(
+            self._path,
+            params,
+            usage=state.usage,
+            deadline_at=state.deadline_at,
+            deadline_s=state.deadline_s,
+            timeout=self._request_timeout(params),
+        )
+        completion = reply.data
+        usage = completion.get("usage") or {}
+        self._profile.observe_speed(
+            completion,
+            reply.elapsed_s,
+            int(usage.get("prompt_tokens") or 0),
+            int(usage.get("completion_tokens") or 0),
+        )
+        if trace.isEnabledFor(logging.INFO):
+            trace.info("reply #%d (%.1fs):\n%s", number, reply.elapsed_s, _show_reply(completion))
+        return completion
 
     # ------------------------------------------------------------------ request building
 
@@ -390,6 +368,7 @@ class OpenAIChatModel:
         state = _CallState()
         span = self.deadline if isinstance(deadline, NotGiven) else deadline
         state.deadline_at = state.started + span
+        state.deadline_s = span
         return state
 
     def _finish(self, state: _CallState, *, failed: bool = False) -> Usage:
@@ -488,32 +467,57 @@ class OpenAIChatModel:
         max_tokens: int | None | NotGiven = NOT_GIVEN,
         deadline: float | NotGiven = NOT_GIVEN,
     ) -> ChatResult:
-        """Send ``messages``; with ``require_tool`` the answer must be a tool call."""
+        """Send ``messages``; with ``require_tool`` (or ``tool_choice`` naming a tool or
+        ``"required"``) the answer must be a tool call.
+
+        How the tools are offered is chosen per call from what the endpoint is known to honour:
+        a named or ``"required"`` tool choice when it works, ``"auto"`` plus an instruction when
+        it does not, and tools described in the prompt (calls read from the text) when the
+        server refuses native tools altogether.
+        """
         if require_tool and not tools:
             raise ConfigurationError("require_tool=True needs at least one tool in `tools`.")
         state = self._start(deadline)
         convo = list(messages)
-        allowed = {t.name for t in tools or ()}
+        specs = list(tools or ())
+        allowed = {t.name for t in specs}
+        named = tool_choice if tool_choice not in (None, "auto", "required", "none") else None
+        if named is not None and named not in allowed:
+            raise ConfigurationError(f"tool_choice names {named!r}, which is not in `tools`.")
+        wants = (
+            "named"
+            if named
+            else "required"
+            if (require_tool or tool_choice == "required")
+            else "auto"
+        )
+        forced = wants != "auto"
         try:
             while True:
+                form = self._tool_form(wants) if specs and tool_choice != "none" else None
                 params = self._params(convo, state, temperature, max_tokens)
-                if tools:
-                    params["tools"] = [t.to_openai() for t in tools]
-                    choice = tool_choice or ("required" if require_tool else None)
-                    if choice in ("auto", "required", "none"):
-                        params["tool_choice"] = choice
-                    elif choice:
-                        params["tool_choice"] = {"type": "function", "function": {"name": choice}}
-                completion = await self._send(params, state)
+                if specs:
+                    self._offer_tools(params, specs, form, named, tool_choice)
+                try:
+                    completion = await self._send(params, state)
+                except FeatureRefused as refusal:
+                    state.refusals += 1
+                    self._refused(refusal, form if state.refusals < _MAX_REFUSALS else None)
+                    continue
                 try:
                     attempt = self._read(completion, state, allowed)
+                    native = bool(attempt.tool_calls) and not attempt.recovered
+                    if form is not None:
+                        self._learn_tools(form, native, attempt, named, forced)
                     if attempt.bad_tool_calls:
                         raise _OutputProblem(
                             "invalid",
                             "invalid tool-call arguments: " + "; ".join(attempt.bad_tool_calls),
                             attempt.raw_content,
                         )
-                    if require_tool and not attempt.tool_calls:
+                    if forced and named and attempt.tool_calls:
+                        attempt.tool_calls = [c for c in attempt.tool_calls if c.name == named]
+                    if forced and not attempt.tool_calls:
                         raise _OutputProblem(
                             "prose",
                             "a tool call was required but the model answered in prose",
@@ -525,12 +529,11 @@ class OpenAIChatModel:
                     if state.usage.repairs >= self.max_repairs:
                         raise self._output_error(problem, state) from None
                     state.usage.repairs += 1
-                    if problem.kind == "prose" and tools:
+                    if problem.kind == "prose" and specs:
                         state.reasoning_off = True
+                        targets = [named] if named else sorted(allowed)
                         convo.append(
-                            Message.user(
-                                render_prompt(_PROMPTS, "tool_required.j2", tools=sorted(allowed))
-                            )
+                            Message.user(render_prompt(_PROMPTS, "tool_required.j2", tools=targets))
                         )
                     else:
                         self._repair_messages(convo, problem, state)
@@ -545,10 +548,103 @@ class OpenAIChatModel:
                     reasoning=attempt.reasoning,
                     raw_content=attempt.raw_content,
                     tool_calls_recovered=attempt.recovered,
+                    tool_form=form or "",
                 )
         except ModelError as exc:
             exc.usage = self._finish(state, failed=True)
             raise
+
+    def _tool_form(self, wants: str) -> ToolForm:
+        """The first way of offering tools this endpoint is not known to refuse or ignore."""
+        if not self._profile.usable("tools"):
+            return "prompt"
+        for form in _FORMS[wants]:
+            feature = _FORM_FEATURE.get(form)
+            if feature is None or self._profile.usable(feature):
+                return form
+        return "prompt"
+
+    def _offer_tools(
+        self,
+        params: dict[str, Any],
+        specs: list[ToolSpec],
+        form: ToolForm | None,
+        named: str | None,
+        tool_choice: ToolChoice | None,
+    ) -> None:
+        if form is None:  # tool_choice="none": the tools are context, not to be called
+            params["tools"] = [t.to_openai() for t in specs]
+            params["tool_choice"] = "none"
+            return
+        if form == "prompt":
+            offered = [t for t in specs if t.name == named] if named else specs
+            text = render_prompt(
+                _PROMPTS,
+                "tools_in_prompt.j2",
+                tools=[
+                    {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": _json(t.parameters),
+                    }
+                    for t in offered
+                ],
+            )
+            params["messages"] = [{"role": "system", "content": text}, *params["messages"]]
+            return
+        offered = [t for t in specs if t.name == named] if form == "required_one" else specs
+        params["tools"] = [t.to_openai() for t in offered]
+        if form == "named":
+            params["tool_choice"] = {"type": "function", "function": {"name": named}}
+        elif form in ("required", "required_one"):
+            params["tool_choice"] = "required"
+        elif form == "auto":
+            params["tool_choice"] = "auto"
+
+    def _refused(self, refusal: FeatureRefused, form: ToolForm | None) -> None:
+        """Remember a refused feature; raise when no other way of asking is left."""
+        log.warning(
+            "%s at %s refused %s (HTTP %d: %s); trying another way",
+            self._model,
+            self._base_url,
+            refusal.feature,
+            refusal.status,
+            refusal.message[:200],
+        )
+        self._profile.refused(refusal.feature, refusal.message)
+        if form == "omit" and refusal.feature != "tools":
+            self._profile.refused("tools", refusal.message)  # nothing native left to try
+        if form is None or form == "prompt":
+            raise self._unsupported(refusal)
+
+    def _unsupported(self, refusal: FeatureRefused, hint: str = "") -> ModelUnsupportedError:
+        return ModelUnsupportedError(
+            f"The model server {self._base_url} refuses {refusal.feature} for {self._model!r} "
+            f"(HTTP {refusal.status}: {refusal.message[:_ERROR_SNIPPET]}) and no other way of "
+            "asking is left; "
+            + (hint or "check how the server was started (chat template, tool-call parser)."),
+            status=refusal.status,
+            feature=refusal.feature,
+            model=self._model,
+            base_url=self._base_url,
+        )
+
+    def _learn_tools(
+        self, form: ToolForm, native: bool, attempt: _Attempt, named: str | None, forced: bool
+    ) -> None:
+        """Record what this answer shows about the tool form used."""
+        if native:
+            self._profile.honoured("tools")
+        feature = _FORM_FEATURE.get(form)
+        if feature is None:
+            return
+        if not forced or form == "auto":
+            self._profile.honoured(feature)  # accepted; "auto" promises no call, proves no more
+        elif native and (form != "named" or all(c.name == named for c in attempt.tool_calls)):
+            self._profile.honoured(feature)
+        elif attempt.finish_reason != "length":
+            why = "answered without a native call" if not native else "called another tool"
+            self._profile.ignored(feature, f"{why} under tool_choice ({form})")
 
     def _output_error(self, problem: _OutputProblem, state: _CallState) -> ModelOutputError:
         return ModelOutputError(
@@ -590,38 +686,34 @@ class OpenAIChatModel:
         max_tokens: int | None | NotGiven = NOT_GIVEN,
         deadline: float | NotGiven = NOT_GIVEN,
     ) -> StructuredResult[T]:
-        """Like :meth:`structured`, with the usage of the call."""
+        """Like :meth:`structured`, with the usage of the call and the mode that produced it.
+
+        With ``structured_mode="auto"`` the mode is chosen per call: JSON Schema output when the
+        endpoint honours it, else JSON object output with the schema in the prompt, else the
+        schema in the prompt alone. A refused or ignored mode is left for the next one, in this
+        call and (for a while) in later ones; any other error — a prompt too long for the
+        context window, say — changes nothing.
+        """
         state = self._start(deadline)
         schema = _schema_of(output_type)
         name = output_type.__name__
-        convo = list(messages)
-        mode = self._structured_mode
-        if mode == "prompt":
-            convo = self._with_schema_prompt(convo, schema)
+        mode = self._structured_modes()[0]
+        convo = self._structured_convo(messages, mode, schema)
         limit = max_tokens
         try:
             while True:
                 params = self._params(convo, state, temperature, limit)
-                if mode == "json_schema":
-                    params["response_format"] = {
-                        "type": "json_schema",
-                        "json_schema": {"name": name, "schema": schema, "strict": False},
-                    }
-                elif mode == "tool":
-                    params["tools"] = [ToolSpec(name, _describe(output_type), schema).to_openai()]
-                    params["tool_choice"] = {"type": "function", "function": {"name": name}}
+                self._ask_for_format(params, mode, output_type, schema)
                 try:
                     completion = await self._send(params, state)
-                except ModelHTTPError as exc:
-                    if mode == "json_schema" and exc.status in (400, 422):
-                        # Servers without JSON-schema output reject the field: ask in the prompt.
-                        log.warning(
-                            "%s rejected response_format (%s); using prompt mode", self, exc.status
-                        )
-                        self._structured_mode = mode = "prompt"
-                        convo = self._with_schema_prompt(convo, schema)
-                        continue
-                    raise
+                except FeatureRefused as refusal:
+                    state.refusals += 1
+                    if state.refusals >= _MAX_REFUSALS:
+                        raise self._unsupported(refusal) from None
+                    mode = self._next_mode(mode, refusal, None)
+                    convo = self._structured_convo(messages, mode, schema)
+                    continue
+                attempt: _Attempt | None = None
                 try:
                     attempt = self._read(completion, state, {name} if mode == "tool" else set())
                     value, raw = self._validate(attempt, output_type, name)
@@ -629,20 +721,104 @@ class OpenAIChatModel:
                     if state.usage.repairs >= self.max_repairs:
                         raise self._output_error(problem, state) from None
                     state.usage.repairs += 1
+                    ignored = (
+                        mode in _MODE_FEATURE
+                        and problem.kind == "prose"
+                        and attempt is not None
+                        and attempt.finish_reason != "length"
+                    )
+                    if ignored:
+                        # HTTP 200 but no JSON at all: the server ignored the format.
+                        switched = self._next_mode(mode, None, "answered without any JSON")
+                        if switched != mode:
+                            state.reasoning_off = True  # a model thinking aloud: make it answer
+                            mode = switched
+                            convo = self._structured_convo(messages, mode, schema)
+                            continue
                     if problem.kind == "truncated" and isinstance(limit, int):
                         limit = limit * 2  # cut by the token limit: give it room
                     self._repair_messages(convo, problem, state)
                     continue
+                if mode in _MODE_FEATURE:
+                    self._profile.honoured(_MODE_FEATURE[mode])
                 usage = self._finish(state)
                 return StructuredResult(
                     value=value,
                     model=str(completion.get("model") or self._model),
                     usage=usage,
                     raw=raw,
+                    mode=mode,
                 )
         except ModelError as exc:
             exc.usage = self._finish(state, failed=True)
             raise
+
+    def _structured_modes(self) -> list[StructuredMode]:
+        """Modes in the order to try them: the configured one alone, or the usable auto ones."""
+        if self._structured_config != "auto":
+            return [self._structured_config]
+        preferred = self._preset.structured_mode
+        order = [preferred, *(m for m in _STRUCTURED_AUTO if m != preferred)]
+        usable = [
+            m for m in order if m not in _MODE_FEATURE or self._profile.usable(_MODE_FEATURE[m])
+        ]
+        return usable or ["prompt"]
+
+    def _next_mode(
+        self, mode: StructuredMode, refusal: FeatureRefused | None, ignored: str | None
+    ) -> StructuredMode:
+        """Record why ``mode`` failed on this endpoint and pick the next one (or raise)."""
+        feature = refusal.feature if refusal is not None else _MODE_FEATURE.get(mode)
+        if feature is None:
+            feature = "tools"
+        if refusal is not None:
+            log.warning(
+                "%s at %s refused %s (HTTP %d: %s); trying another output mode",
+                self._model,
+                self._base_url,
+                refusal.feature,
+                refusal.status,
+                refusal.message[:200],
+            )
+            self._profile.refused(feature, refusal.message)
+        else:
+            self._profile.ignored(feature, ignored or "ignored")
+        remaining = [m for m in self._structured_modes() if m != mode]
+        if not remaining or self._structured_config != "auto":
+            if refusal is None:
+                return mode  # nothing else to try: keep repairing in this mode
+            raise self._unsupported(
+                refusal,
+                "set COLMEIA_LLM_STRUCTURED_MODE=auto (or prompt) to let colmeia ask another way.",
+            )
+        return remaining[0]
+
+    def _structured_convo(
+        self, messages: Sequence[Message], mode: StructuredMode, schema: dict[str, Any]
+    ) -> list[Message]:
+        convo = list(messages)
+        if mode in ("prompt", "json_object"):
+            convo = self._with_schema_prompt(convo, schema)
+        return convo
+
+    @staticmethod
+    def _ask_for_format(
+        params: dict[str, Any],
+        mode: StructuredMode,
+        output_type: type[BaseModel],
+        schema: dict[str, Any],
+    ) -> None:
+        name = output_type.__name__
+        if mode == "json_schema":
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": False},
+            }
+        elif mode == "json_object":
+            params["response_format"] = {"type": "json_object"}
+        elif mode == "tool":
+            params["tools"] = [ToolSpec(name, _describe(output_type), schema).to_openai()]
+            params["tool_choice"] = {"type": "function", "function": {"name": name}}
 
     @staticmethod
     def _with_schema_prompt(convo: list[Message], schema: dict[str, Any]) -> list[Message]:
@@ -698,7 +874,8 @@ class OpenAIChatModel:
     ) -> AsyncIterator[StreamEvent]:
         """Yield text deltas (reasoning filtered out) and finally the whole result.
 
-        Transport retries happen only before the first token: a stream cut later raises.
+        Transport retries happen only before the first token: a stream cut later raises, and a
+        streamed line that is not JSON raises :class:`~colmeia.errors.ModelProtocolError`.
         """
         state = self._start(deadline)
         params = self._params(list(messages), state, temperature, max_tokens)
@@ -708,42 +885,44 @@ class OpenAIChatModel:
         shown = _ReasoningFilter()
         finish: str | None = None
         model_name = self._model
-        counts = {"server": 0, "rate": 0}
+        if trace.isEnabledFor(logging.INFO):
+            trace.info(
+                "prompt (streamed) to %s at %s:\n%s", self._model, self._base_url, _show(params)
+            )
         try:
-            while True:
-                remaining = state.deadline_at - time.perf_counter()
-                if remaining <= 0:
-                    raise self._timed_out(state)
-                state.usage.requests += 1
-                try:
-                    async for event in self._transport.stream_events(
-                        self._path, params, min(self.timeout, remaining)
-                    ):
-                        model_name = str(event.get("model") or model_name)
-                        if event.get("system_fingerprint") == SIMULATED_FINGERPRINT:
-                            state.usage.simulated = 1
-                        usage = event.get("usage") or {}
-                        state.usage.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-                        state.usage.completion_tokens += int(usage.get("completion_tokens") or 0)
-                        for choice in event.get("choices") or []:
-                            text = (choice.get("delta") or {}).get("content") or ""
-                            if text:
-                                parts.append(text)
-                                visible = shown.feed(text)
-                                if visible:
-                                    yield StreamEvent(delta=visible)
-                            finish = choice.get("finish_reason") or finish
-                        if time.perf_counter() > state.deadline_at:
-                            raise self._timed_out(state)
-                    break
-                except (HTTPStatusError, TransportTimeout, TransportConnectionError) as exc:
-                    if parts:  # text was already shown: a retry would repeat it
-                        raise self._unreachable(exc) from exc
-                    await asyncio.sleep(self._retry_delay(exc, counts, state))
+            async for event in self._http.stream(
+                self._path,
+                params,
+                usage=state.usage,
+                deadline_at=state.deadline_at,
+                deadline_s=state.deadline_s,
+            ):
+                model_name = str(event.get("model") or model_name)
+                if event.get("system_fingerprint") == SIMULATED_FINGERPRINT:
+                    state.usage.simulated = 1
+                usage = event.get("usage") or {}
+                state.usage.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+                state.usage.completion_tokens += int(usage.get("completion_tokens") or 0)
+                if isinstance(event.get("timings"), dict):
+                    self._profile.observe_speed(event, 0.0, 0, 0)
+                for choice in event.get("choices") or []:
+                    text = (choice.get("delta") or {}).get("content") or ""
+                    if text:
+                        parts.append(text)
+                        visible = shown.feed(text)
+                        if visible:
+                            yield StreamEvent(delta=visible)
+                    finish = choice.get("finish_reason") or finish
+        except FeatureRefused as refusal:
+            exc = self._unsupported(refusal)
+            exc.usage = self._finish(state, failed=True)
+            raise exc from None
         except ModelError as exc:
             exc.usage = self._finish(state, failed=True)
             raise
         raw = "".join(parts)
+        if trace.isEnabledFor(logging.INFO):
+            trace.info("reply (streamed):\n%s", raw)
         content, reasoning = split_reasoning(raw)
         usage = self._finish(state)
         yield StreamEvent(result=ChatResult(content, [], model_name, usage, finish, reasoning, raw))
@@ -794,3 +973,38 @@ def _schema_of(output_type: type[BaseModel]) -> dict[str, Any]:
 def _describe(output_type: type[BaseModel]) -> str:
     doc = (output_type.__doc__ or "").strip()
     return doc.splitlines()[0] if doc else f"Return the {output_type.__name__} object."
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def _show(params: dict[str, Any]) -> str:
+    """A request as a person reads it: each message with its role, then what else was asked."""
+    lines = []
+    for m in params.get("messages") or []:
+        text = m.get("content")
+        if m.get("tool_calls"):
+            calls = ", ".join(
+                f"{c['function']['name']}({c['function']['arguments']})" for c in m["tool_calls"]
+            )
+            text = f"{text or ''}\n[calls] {calls}".strip()
+        lines.append(f"[{m.get('role')}] {text}")
+    extras = {k: v for k, v in params.items() if k not in ("messages", "model", "tools")}
+    if params.get("tools"):
+        names = [t.get("function", {}).get("name") for t in params["tools"]]
+        extras["tools"] = names
+    if extras:
+        lines.append(f"[request] {_json(extras)[:2000]}")
+    return "\n".join(lines)
+
+
+def _show_reply(completion: dict[str, Any]) -> str:
+    choices = completion.get("choices") or [{}]
+    message = choices[0].get("message") or {}
+    out = [str(message.get("content") or "")]
+    for c in message.get("tool_calls") or []:
+        fn = c.get("function") or {}
+        out.append(f"[call] {fn.get('name')}({fn.get('arguments')})")
+    out.append(f"[finish] {choices[0].get('finish_reason')}")
+    return "\n".join(out)

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 __all__ = ["PRESETS", "ProviderPreset", "preset_for"]
 
-StructuredMode = Literal["json_schema", "tool", "prompt"]
+StructuredMode = Literal["json_schema", "json_object", "tool", "prompt"]
 _OPENAI_REASONING_MODEL = re.compile(r"^(o\d|gpt-5|gpt-oss)", re.IGNORECASE)
 
 

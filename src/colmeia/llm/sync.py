@@ -1,7 +1,12 @@
-"""Blocking twins of the async model methods, for scripts and the CLI.
+"""Running async code from synchronous callers — the one way colmeia does it.
 
-One implementation underneath: each call runs the async method on a private event loop in a
-daemon thread, so the sync API works even when called from inside another event loop.
+:func:`run_sync` runs a coroutine on colmeia's own event loop, in a daemon thread started on
+first use, and blocks until it is done. It works the same from a plain script, from a thread,
+and from inside a running event loop (a Jupyter cell, a FastAPI handler), where
+``asyncio.run`` would refuse. Connections that clients pool per event loop stay open on that
+one loop between calls, so repeated blocking calls reuse them.
+
+:class:`SyncChatModel` gives the model methods as blocking twins on top of it.
 """
 
 from __future__ import annotations
@@ -25,30 +30,62 @@ from colmeia.llm.base import (
 )
 from colmeia.llm.openai_compat import OpenAIChatModel
 
-__all__ = ["SyncChatModel"]
+__all__ = ["SyncChatModel", "run_sync"]
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
 
 
+_LOOP: asyncio.AbstractEventLoop | None = None
+_LOOP_LOCK = threading.Lock()
+
+
+def _background_loop() -> asyncio.AbstractEventLoop:
+    global _LOOP
+    with _LOOP_LOCK:
+        if _LOOP is None or _LOOP.is_closed():
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="colmeia-async", daemon=True)
+            thread.start()
+            _LOOP = loop
+        return _LOOP
+
+
+def run_sync(aw: Awaitable[R]) -> R:
+    """Run ``aw`` to completion on colmeia's background event loop and return its result.
+
+    Safe inside a running event loop (Jupyter); exceptions propagate unchanged. Not to be called
+    from a coroutine that itself runs on that background loop (it would wait for itself).
+    """
+    loop = _background_loop()
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        raise RuntimeError(
+            "run_sync() was called from colmeia's own event loop; await the coroutine instead"
+        )
+
+    async def _await() -> R:
+        return await aw
+
+    return asyncio.run_coroutine_threadsafe(_await(), loop).result()
+
+
 class SyncChatModel:
-    """Wraps an async model; same method names and signatures, blocking."""
+    """Wraps an async model; same method names and signatures, blocking (via :func:`run_sync`)."""
 
     def __init__(self, model: OpenAIChatModel) -> None:
         self.async_model = model
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._thread.start()
+        self._closed = False
 
     @property
     def model(self) -> str:
         return self.async_model.model
 
     def _run(self, aw: Awaitable[R]) -> R:
-        async def _await() -> R:
-            return await aw
-
-        return asyncio.run_coroutine_threadsafe(_await(), self._loop).result()
+        return run_sync(aw)
 
     def chat(
         self,
@@ -133,13 +170,10 @@ class SyncChatModel:
                 return
 
     def close(self) -> None:
-        """Close connections and stop the private loop."""
-        if self._loop.is_running():
+        """Close the connections this model opened (safe to call twice)."""
+        if not self._closed:
+            self._closed = True
             self._run(self.async_model.aclose())
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(timeout=5)
-        if not self._loop.is_running() and not self._loop.is_closed():
-            self._loop.close()
 
     def __enter__(self) -> SyncChatModel:
         return self

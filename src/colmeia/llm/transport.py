@@ -16,17 +16,30 @@ from typing import Any
 import aiohttp
 import orjson
 
-__all__ = ["HTTPStatusError", "HTTPTransport", "TransportConnectionError", "TransportTimeout"]
+__all__ = [
+    "HTTPStatusError",
+    "HTTPTransport",
+    "MalformedStreamError",
+    "TransportConnectionError",
+    "TransportTimeout",
+]
 
 
 class HTTPStatusError(Exception):
-    """The server answered with a non-2xx status."""
+    """The server answered with a non-2xx status (``body``: the decoded JSON error, if any)."""
 
-    def __init__(self, status: int, message: str, headers: Mapping[str, str]) -> None:
+    def __init__(
+        self, status: int, message: str, headers: Mapping[str, str], body: Any = None
+    ) -> None:
         super().__init__(f"HTTP {status}: {message}")
         self.status = status
         self.message = message
         self.headers = headers
+        self.body = body
+
+
+class MalformedStreamError(Exception):
+    """A server-sent event whose data is not a JSON object."""
 
 
 class TransportConnectionError(Exception):
@@ -37,17 +50,21 @@ class TransportTimeout(Exception):
     """The request took longer than its timeout."""
 
 
-def _error_message(body: bytes) -> str:
+def _status_error(status: int, body: bytes, headers: Mapping[str, str]) -> HTTPStatusError:
     try:
         data = orjson.loads(body)
     except orjson.JSONDecodeError:
-        return body[:500].decode("utf-8", "replace").strip() or "(empty body)"
+        text = body[:500].decode("utf-8", "replace").strip() or "(empty body)"
+        return HTTPStatusError(status, text, headers)
     if isinstance(data, dict):
         err = data.get("error", data)
         if isinstance(err, dict):
-            return str(err.get("message") or err.get("detail") or err)[:500]
-        return str(err)[:500]
-    return str(data)[:500]
+            message = str(err.get("message") or err.get("detail") or err)[:500]
+        else:
+            message = str(err)[:500]
+    else:
+        message = str(data)[:500]
+    return HTTPStatusError(status, message, headers, data)
 
 
 class HTTPTransport:
@@ -92,7 +109,7 @@ class HTTPTransport:
             ) as resp:
                 payload = await resp.read()
                 if resp.status >= 300:
-                    raise HTTPStatusError(resp.status, _error_message(payload), resp.headers)
+                    raise _status_error(resp.status, payload, resp.headers)
         except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
             raise TransportTimeout(f"no answer within {timeout:.1f}s") from exc
         except aiohttp.ClientError as exc:
@@ -119,9 +136,7 @@ class HTTPTransport:
                 timeout=aiohttp.ClientTimeout(total=None, sock_read=timeout, connect=timeout),
             ) as resp:
                 if resp.status >= 300:
-                    raise HTTPStatusError(
-                        resp.status, _error_message(await resp.read()), resp.headers
-                    )
+                    raise _status_error(resp.status, await resp.read(), resp.headers)
                 async for raw_line in resp.content:
                     line = raw_line.strip()
                     if not line.startswith(b"data:"):
@@ -129,9 +144,15 @@ class HTTPTransport:
                     data = line[5:].strip()
                     if data == b"[DONE]":
                         return
-                    event = orjson.loads(data)
-                    if isinstance(event, dict):
-                        yield event
+                    try:
+                        event = orjson.loads(data)
+                    except orjson.JSONDecodeError:
+                        event = None
+                    if not isinstance(event, dict):
+                        raise MalformedStreamError(
+                            f"a streamed line is not a JSON object: {line[:200]!r}"
+                        )
+                    yield event
         except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
             raise TransportTimeout(f"stream stalled for {timeout:.1f}s") from exc
         except aiohttp.ClientError as exc:

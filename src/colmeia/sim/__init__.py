@@ -7,11 +7,13 @@ under test crosses the real client. Nothing here is imported by the model layer 
 from __future__ import annotations
 
 from colmeia.sim.engine import Faults, Latency, Reply, SimRequest, SimulatedModel
+from colmeia.sim.quirks import Quirks
 from colmeia.sim.server import SimServer, serve_forever
 
 __all__ = [
     "Faults",
     "Latency",
+    "Quirks",
     "Reply",
     "SimRequest",
     "SimServer",

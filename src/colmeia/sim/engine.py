@@ -41,6 +41,7 @@ import orjson
 
 from colmeia.errors import ConfigurationError
 from colmeia.llm.base import SIMULATED_FINGERPRINT
+from colmeia.sim.quirks import Quirks
 from colmeia.sim.schema_data import generate, portuguese_text
 
 __all__ = [
@@ -74,6 +75,8 @@ _OUTCOMES = (
     "tool_call_as_text",
     "script_exhausted",
     "responder_error",
+    "refused",
+    "context_overflow",
 )
 _PROSE = (
     "Vou analisar a solicitação com cuidado antes de responder.",
@@ -230,6 +233,10 @@ class SimRequest:
     stream: bool
     prompt_tokens: int
     received_at: float = field(default_factory=time.time)
+    #: set when the server ignored a forced tool choice: how the model answers instead
+    ignored_choice: str | None = None
+    #: tools described in a system message (no native tools), in the OpenAI ``tools`` format
+    prompt_tools: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def tool_names(self) -> list[str]:
@@ -385,6 +392,8 @@ class SimulatedModel:
         keep_requests: how many recent requests ``requests`` keeps.
         rerank_scorer: ``(query, document) -> score`` for ``/rerank`` (Cohere/Jina/TEI
             format); by default the share of the query's words the document contains.
+        quirks: how this server departs from OpenAI's behaviour (see :class:`Quirks`: llama.cpp,
+            Ollama, vLLM presets); refusals and context errors do not use up script items.
     """
 
     def __init__(
@@ -401,6 +410,7 @@ class SimulatedModel:
         model_name: str = "sim",
         per_request_seed: bool = False,
         rerank_scorer: Callable[[str, str], float] | None = None,
+        quirks: Quirks | None = None,
     ) -> None:
         if capacity is not None and capacity < 1:
             raise ConfigurationError(f"capacity must be at least 1 (got {capacity})")
@@ -419,6 +429,7 @@ class SimulatedModel:
         self.keep_requests = keep_requests
         self.model_name = model_name
         self.rerank_scorer = rerank_scorer
+        self.quirks = quirks or Quirks()
         self.requests: list[SimRequest] = []
         self._rng = random.Random(seed)
         self._cursor = 0
@@ -493,6 +504,9 @@ class SimulatedModel:
                 return self._error(req, "http_500", 500, "simulated model: injected server error")
             if fault == "http_429":
                 return self._rate_limited(req, self.faults.retry_after_s)
+            quirk = self._apply_quirks(req)
+            if quirk is not None:
+                return quirk
             source = self._take(req)
             async with self._slot():
                 return await self._answer(req, rng, fault, source, interrupt)
@@ -583,6 +597,14 @@ class SimulatedModel:
         """
         tools = req.tools
         choice = req.tool_choice
+        if tools and req.ignored_choice == "prose":
+            return Reply(content=portuguese_text(rng))
+        if tools and req.ignored_choice == "fenced_json":
+            text = orjson.dumps(_generated_call(tools[0], rng), option=orjson.OPT_INDENT_2).decode()
+            return Reply(content=f"Para isso, use a ferramenta:\n\n```json\n{text}\n```")
+        if not tools and req.prompt_tools and req.tool_results < 2:
+            call = _generated_call(rng.choice(req.prompt_tools), rng)
+            return Reply(content=f"<tool_call>\n{orjson.dumps(call).decode()}\n</tool_call>")
         if tools and choice != "none":
             forced = _forced_name(choice)
             if forced is not None:
@@ -601,6 +623,45 @@ class SimulatedModel:
         if req.tool_results:
             return Reply(content=_closing_text(req, rng))
         return Reply(content=portuguese_text(rng))
+
+    def _apply_quirks(self, req: SimRequest) -> SimResponse | None:
+        """Refuse what this server refuses; make what it ignores have no effect on ``req``."""
+        q = self.quirks
+        window = q.context_window
+        if window is not None and req.prompt_tokens > window:
+            if q.context_overflow == "error":
+                status, body = q.context_error(req.prompt_tokens, window)
+                self._counts["context_overflow"] += 1
+                return SimResponse(status=status, error=body)
+            _truncate(req, window)
+        checks: list[tuple[str, bool]] = []
+        if req.tools:
+            if req.tool_choice is None and q.default_tool_choice is not None:
+                req.tool_choice = q.default_tool_choice
+            choice = req.tool_choice
+            checks.append(("tools", True))
+            checks.append(("tool_choice_named", isinstance(choice, dict)))
+            checks.append(("tool_choice_required", choice == "required"))
+            checks.append(("tool_choice_auto", choice == "auto"))
+        fmt = (req.response_format or {}).get("type")
+        checks.append(("json_schema", fmt == "json_schema"))
+        checks.append(("json_object", fmt == "json_object"))
+        for feature, present in checks:
+            handling = getattr(q, feature)
+            if not present or handling == "honour":
+                continue
+            if handling == "refuse":
+                status, body = q.refusal(feature, req.body)
+                self._counts["refused"] += 1
+                return SimResponse(status=status, error=body)
+            # ignored: the field has no effect on the answer
+            if feature.startswith("tool_choice"):
+                req.tool_choice = "auto"
+                req.ignored_choice = q.ignored_choice_answer
+            else:
+                req.response_format = None
+                req.schema = _requested_schema(None, req.messages)
+        return None
 
     # -- pieces --------------------------------------------------------------------------------
 
@@ -629,6 +690,7 @@ class SimulatedModel:
             model=str(body.get("model") or self.model_name),
             stream=bool(body.get("stream")),
             prompt_tokens=max(1, round(chars / 4)),
+            prompt_tools=[] if tools else _tools_in_prompt(messages),
         )
         self._received += 1
         self._counts["requests"] += 1
@@ -736,6 +798,14 @@ class SimulatedModel:
 # -- embeddings ------------------------------------------------------------------------------
 
 _WORD = re.compile(r"\w+")
+
+
+def _truncate(req: SimRequest, window: int) -> None:
+    """Drop the oldest messages until the prompt fits ``window`` (what Ollama does, silently)."""
+    while len(req.messages) > 1 and req.prompt_tokens > window:
+        dropped = req.messages.pop(0)
+        req.prompt_tokens -= approx_tokens(_message_text(dropped))
+    req.schema = _requested_schema(req.response_format, req.messages)
 
 
 def _fold(text: str) -> str:
@@ -893,6 +963,28 @@ def _requested_schema(
             continue
         if isinstance(candidate, dict):
             found = candidate
+    return found
+
+
+_PROMPT_TOOL = re.compile(
+    r"^- (?P<name>[\w.\-]+): .*\n\s+arguments \(JSON Schema\): (?P<schema>\{.*\})$", re.MULTILINE
+)
+
+
+def _tools_in_prompt(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tools a system message describes (``- name: description`` + ``arguments (JSON Schema):``),
+    as colmeia does for servers that refuse native tools."""
+    found: list[dict[str, Any]] = []
+    for message in messages:
+        if message.get("role") != "system":
+            continue
+        for match in _PROMPT_TOOL.finditer(_message_text(message)):
+            try:
+                schema = orjson.loads(match.group("schema"))
+            except orjson.JSONDecodeError:
+                continue
+            fn = {"name": match.group("name"), "parameters": schema}
+            found.append({"type": "function", "function": fn})
     return found
 
 
