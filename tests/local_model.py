@@ -2,7 +2,9 @@
 
 The weights come from ``COLMEIA_TEST_GGUF`` (any GGUF file) or, by default, the packaged
 Qwen2.5-Coder-0.5B-Instruct that the dev lock installs (joined and verified by
-``colmeia.llm.gguf``). Nothing is downloaded. ``COLMEIA_TEST_REAL_MODEL=0`` skips the tier.
+``colmeia.llm.gguf``). Nothing is downloaded. ``COLMEIA_TEST_REAL_MODEL=0`` skips the tier. While developing,
+``COLMEIA_TEST_LLM_BASE_URL`` (and ``COLMEIA_TEST_LLM_MODEL``) point the tier at a
+`colmeia llm serve` already running instead of starting one.
 
 Use the ``local_llm`` fixture of ``tests/real_model/conftest.py``; this module holds what it
 needs, so other folders can start their own server the same way.
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from colmeia.errors import ConfigurationError
 
-__all__ = ["LocalModel", "gguf_or_skip_reason", "start_local_model"]
+__all__ = ["LocalModel", "gguf_or_skip_reason", "running_local_model", "start_local_model"]
 
 #: How long loading may take (a cold disk cache and a busy machine are slow).
 START_TIMEOUT_S = 180.0
@@ -56,7 +58,7 @@ class LocalModel:
     base_url: str
     model: str
     gguf: Path
-    process: subprocess.Popen[str]
+    process: subprocess.Popen[str] | None
     startup_s: float
     log: list[str] = field(default_factory=list)
     pumps: list[threading.Thread] = field(default_factory=list)
@@ -77,6 +79,8 @@ class LocalModel:
         return env
 
     def stop(self) -> None:
+        if self.process is None:  # not ours to stop
+            return
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -89,6 +93,15 @@ class LocalModel:
         for stream in (self.process.stdout, self.process.stderr):
             if stream is not None:
                 stream.close()
+
+
+def running_local_model() -> LocalModel | None:
+    """The server named by ``COLMEIA_TEST_LLM_BASE_URL``, if set (the tier then starts none)."""
+    url = os.environ.get("COLMEIA_TEST_LLM_BASE_URL", "").strip()
+    if not url:
+        return None
+    model = os.environ.get("COLMEIA_TEST_LLM_MODEL", "").strip() or "local"
+    return LocalModel(base_url=url, model=model, gguf=Path(), process=None, startup_s=0.0)
 
 
 def start_local_model(

@@ -173,3 +173,15 @@ async def test_no_verdict_is_for_good_an_ignored_feature_is_tried_again_later(
     await model.chat(ASK, tools=[CLOCK, CALC], tool_choice="calculator")
     asked = [r.body.get("tool_choice") for r in srv.sim.requests]
     assert asked.count({"type": "function", "function": {"name": "calculator"}}) == 2
+
+
+async def test_an_answer_the_server_could_not_parse_moves_to_the_next_format_without_retrying(
+    sim_server, make_model
+) -> None:
+    # llama.cpp 0.2.14 on the moderation rewriter's schema: HTTP 500 "Failed to parse input
+    # at pos 0: <prose>". A 500 is normally retried; this one would fail the same way again.
+    srv = sim_server(_sim(Quirks(json_schema="garble")))
+    model = make_model(srv.base_url)
+    res = await model.structured_result([Message.user("Avalie: bom")], Review)
+    assert res.mode == "json_object" and res.usage.retries == 0
+    assert model.profile.support("json_schema") == "no"

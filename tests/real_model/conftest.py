@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from local_model import LocalModel, gguf_or_skip_reason, start_local_model
+from local_model import LocalModel, gguf_or_skip_reason, running_local_model, start_local_model
 
 _HERE = Path(__file__).parent
 
@@ -28,10 +28,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def local_llm() -> Iterator[LocalModel]:
     """A real model served by llama.cpp on 127.0.0.1 (``.base_url``, ``.model``, ``.env()``)."""
+    running = running_local_model()
+    if running is not None:
+        yield running
+        return
     gguf, reason = gguf_or_skip_reason()
     if gguf is None:
         pytest.skip(reason)
-    server = start_local_model(gguf)
+    # Two slots: the moderation reviewers ask at once; each slot keeps a 4096-token window.
+    server = start_local_model(gguf, parallel=2)
     try:
         yield server
     finally:

@@ -36,7 +36,7 @@ from colmeia.errors import (
     ModelUnreachableError,
 )
 from colmeia.llm.base import Usage
-from colmeia.llm.refusals import Feature, context_overflow, refused_feature
+from colmeia.llm.refusals import Feature, context_overflow, refused_feature, unparsed_feature
 from colmeia.llm.retry import RETRYABLE_STATUS, backoff_delay, retry_after_seconds
 from colmeia.llm.transport import (
     HTTPStatusError,
@@ -257,7 +257,7 @@ class EndpointClient:
         """Raise FeatureRefused / a context error at once: retrying cannot change them."""
         if not isinstance(exc, HTTPStatusError):
             return
-        feature = refused_feature(exc.message, body)
+        feature = refused_feature(exc.message, body) or unparsed_feature(exc.message, body)
         if feature is not None:
             raise FeatureRefused(feature, exc.status, exc.message) from exc
         if context_overflow(exc.message, exc.body) is not None:

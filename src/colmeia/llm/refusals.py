@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["ContextOverflow", "Feature", "context_overflow", "refused_feature"]
+__all__ = ["ContextOverflow", "Feature", "context_overflow", "refused_feature", "unparsed_feature"]
 
 Feature = Literal[
     "tools",
@@ -104,6 +104,29 @@ def refused_feature(message: str, sent: dict[str, Any]) -> Feature | None:
     fmt = sent.get("response_format")
     if isinstance(fmt, dict) and _RESPONSE_FORMAT.search(message):
         return "json_object" if fmt.get("type") == "json_object" else "json_schema"
+    return None
+
+
+# llama.cpp, when the model's output does not fit the format it parses for (HTTP 500):
+# "Failed to parse input at pos 0: <the model's text>".
+_UNPARSED = re.compile(r"failed to parse input at pos(?:ition)? \d+", re.IGNORECASE)
+
+
+def unparsed_feature(message: str, sent: dict[str, Any]) -> Feature | None:
+    """The feature whose format the server could not parse the model's answer in, if that is
+    what ``message`` says (llama.cpp when its grammar did not hold): the format did not work."""
+    if not _UNPARSED.search(message):
+        return None
+    fmt = sent.get("response_format")
+    if isinstance(fmt, dict):
+        return "json_object" if fmt.get("type") == "json_object" else "json_schema"
+    choice = sent.get("tool_choice")
+    if isinstance(choice, dict):
+        return "tool_choice_named"
+    if choice == "required":
+        return "tool_choice_required"
+    if sent.get("tools"):
+        return "tools"
     return None
 
 

@@ -654,6 +654,10 @@ class SimulatedModel:
                 status, body = q.refusal(feature, req.body)
                 self._counts["refused"] += 1
                 return SimResponse(status=status, error=body)
+            if handling == "garble":
+                status, body = q.garbled("Responda solo en español.")
+                self._counts["refused"] += 1
+                return SimResponse(status=status, error=body)
             # ignored: the field has no effect on the answer
             if feature.startswith("tool_choice"):
                 req.tool_choice = "auto"

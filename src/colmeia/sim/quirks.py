@@ -16,6 +16,9 @@ on real servers, so the fast suite covers them:
   the context window (no error).
 * ``ollama_model_without_tools()`` — a model whose template has no tools: HTTP 400 "… does not
   support tools".
+* ``Quirks(json_schema="garble")`` — llama.cpp when its grammar for a schema did not hold (seen
+  with the moderation rewriter's schema on 0.2.14): HTTP 500 "Failed to parse input at pos 0:"
+  followed by the model's prose.
 * ``vllm()`` — started without ``--enable-auto-tool-choice``: ``"auto"`` (also what a request
   with tools and no ``tool_choice`` gets) is HTTP 400; named and ``"required"`` are honoured
   (guided decoding); context errors in vLLM's words.
@@ -28,7 +31,9 @@ from typing import Any, Literal
 
 __all__ = ["Handling", "Quirks"]
 
-Handling = Literal["honour", "ignore", "refuse"]
+#: "garble": the server lets the model write freely, then fails to parse the answer in the
+#: requested format (llama.cpp: HTTP 500 "Failed to parse input at pos 0: …").
+Handling = Literal["honour", "ignore", "refuse", "garble"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +134,16 @@ class Quirks:
             "tools": "tools are not supported",
         }
         return 400, _openai_error(messages.get(feature, f"{feature} is not supported"))
+
+    def garbled(self, text: str) -> tuple[int, dict[str, Any]]:
+        """Status and body of llama.cpp failing to parse the model's answer ``text``."""
+        return 500, {
+            "error": {
+                "code": 500,
+                "message": f"Failed to parse input at pos 0: {text}",
+                "type": "server_error",
+            }
+        }
 
     def context_error(self, prompt_tokens: int, window: int) -> tuple[int, dict[str, Any]]:
         """Status and JSON body of this server refusing a prompt longer than its window."""

@@ -1,0 +1,111 @@
+"""Moderation on a real model: every role's structured output, and a 3-record batch.
+
+Protocol and invariants only (valid objects, one result line per record, known outcomes), never
+the wording: the 0.5B model is small, and what it writes changes with the machine's load.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from colmeia.apps.moderation.records import agent_view, parse_item
+from colmeia.apps.moderation.schemas import ROLE_SCHEMAS
+from colmeia.llm import Message, OpenAIChatModel
+from colmeia.llm.prompts import render_prompt
+from local_model import LocalModel
+from shared_data import DATA_DIR
+
+SAMPLE = DATA_DIR / "moderation" / "sample_items.json"
+OUTCOMES = {"KEEP_ORIGINAL", "ANSWER_REVISED", "DO_NOT_ANSWER", "ERROR"}
+
+
+@pytest.fixture
+async def real_model(local_llm: LocalModel) -> AsyncIterator[OpenAIChatModel]:
+    model = OpenAIChatModel(
+        base_url=local_llm.base_url,
+        model=local_llm.model,
+        provider="llamacpp",
+        timeout=240,
+        deadline=600,
+        temperature=0.0,
+    )
+    yield model
+    await model.aclose()
+
+
+def _variables() -> dict[str, object]:
+    item = parse_item(json.loads(SAMPLE.read_text(encoding="utf-8"))[0], "sample[0]")
+    v = agent_view(item)
+    review = SimpleNamespace(justification="A resposta mistura idiomas.", score=2)
+    return {
+        "question": v.question,
+        "answer": v.answer,
+        "context": v.context,
+        "rules": v.rules,
+        "category": v.category,
+        "intent": v.intent,
+        "locale": v.locale,
+        "semantic": review,
+        "contextual": review,
+        "suggestions": ["Responda só em espanhol.", "Diga se a panela serve para indução."],
+        "feedback": [],
+        "original": v.answer,
+        "original_scores": (2, 2),
+        "revision": 1,
+        "rewrite": "La olla no es compatible con inducción.",
+    }
+
+
+@pytest.mark.parametrize("role", sorted(ROLE_SCHEMAS))
+async def test_each_moderation_role_gets_a_valid_structured_answer(
+    real_model: OpenAIChatModel, role: str
+) -> None:
+    variables = _variables()
+    messages = [
+        Message.system(render_prompt("colmeia.apps.moderation", f"{role}.j2", part="system")),
+        Message.user(
+            render_prompt("colmeia.apps.moderation", f"{role}.j2", part="user", **variables)
+        ),
+    ]
+    schema = ROLE_SCHEMAS[role]
+    result = await real_model.structured_result(messages, schema, max_tokens=400)
+    assert isinstance(result.value, schema)  # validated by Pydantic, repairs included
+    assert result.mode in ("json_schema", "json_object", "prompt")
+    assert result.usage.completion_tokens > 0 and result.usage.simulated == 0
+
+
+def test_a_three_record_batch_writes_one_result_line_per_record(
+    local_llm: LocalModel, tmp_path: Path
+) -> None:
+    records = json.loads(SAMPLE.read_text(encoding="utf-8"))[:3]
+    items = tmp_path / "items.json"
+    items.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "results.jsonl"
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "colmeia", "moderate", "run", str(items)),
+            *("--out", str(out), "--concurrency", "1", "--max-rewrites", "1"),
+        ],
+        env=local_llm.env(COLMEIA_LLM_TIMEOUT="240", COLMEIA_LLM_DEADLINE="600"),
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]  # 1: some records ended in error
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(lines) == 3
+    assert sorted(str(line["key"]) for line in lines) == sorted(str(r["id"]) for r in records)
+    for line in lines:
+        assert line["outcome"] in OUTCOMES
+        if line["outcome"] == "ERROR":
+            assert line["error"]
+        else:
+            assert line["trail"] and not line["error"]
