@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -69,3 +70,20 @@ def _fresh_endpoint_profiles() -> Iterator[None]:
     later server may get the same port)."""
     yield
     forget_endpoints()
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup``, with every test under ``tests/real_model/`` in one group, so one
+    worker loads the local model. (pytest 9.2 computes node ids in a way xdist 3.8's
+    ``xdist_group`` renaming no longer reaches, so the group is also decided by path here.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class _Grouped(LoadGroupScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith("tests/real_model/"):
+                return "real_model"
+            return str(super()._split_scope(nodeid))
+
+    return _Grouped(config, log)

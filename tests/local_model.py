@@ -21,9 +21,21 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from colmeia.errors import ConfigurationError
 
-__all__ = ["LocalModel", "gguf_or_skip_reason", "running_local_model", "start_local_model"]
+__all__ = [
+    "REAL_MODEL",
+    "LocalModel",
+    "gguf_or_skip_reason",
+    "running_local_model",
+    "start_local_model",
+]
+
+#: Marks for every real-model test module (``pytestmark = REAL_MODEL``): one xdist group, so
+#: only one worker starts a server (the Makefile runs ``pytest -n 2 --dist loadgroup``).
+REAL_MODEL = [pytest.mark.xdist_group("real_model"), pytest.mark.slow]
 
 #: How long loading may take (a cold disk cache and a busy machine are slow).
 START_TIMEOUT_S = 180.0

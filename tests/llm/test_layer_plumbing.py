@@ -112,3 +112,16 @@ def test_verbose_cli_prints_prompts_and_replies(sim_server) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "[user] Responda apenas com a palavra: ok" in proc.stderr
     assert "reply #1" in proc.stderr
+
+
+def test_usage_of_blocking_calls_is_counted_by_the_callers_tracker(sim_server) -> None:
+    from colmeia.llm import track_usage
+
+    srv = sim_server(SimulatedModel(script=["um", "dois"]))
+    with (
+        SyncChatModel(OpenAIChatModel(base_url=srv.base_url, model="sim")) as model,
+        track_usage() as tracker,
+    ):
+        model.chat([Message.user("1")])
+        model.chat([Message.user("2")])
+    assert tracker.usage.calls == 2

@@ -1,7 +1,8 @@
 """The real-model tier: every test here talks to one `colmeia llm serve` on a small GGUF.
 
-The ``local_llm`` fixture starts the server once per test session (and worker); all tests in this
-folder are put in one xdist group (``real_model``) so that only one worker loads the model.
+The ``local_llm`` fixture starts the server once per test session (and worker); every module here
+sets ``pytestmark = REAL_MODEL`` (from ``tests/local_model.py``): one xdist group, ``real_model``,
+so that only one worker loads the model.
 They skip with a one-line reason when xllamacpp or the weights are missing
 (see ``tests/local_model.py``). Assert protocol and invariants, never a model's wording.
 """
@@ -9,20 +10,10 @@ They skip with a one-line reason when xllamacpp or the weights are missing
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from local_model import LocalModel, gguf_or_skip_reason, running_local_model, start_local_model
-
-_HERE = Path(__file__).parent
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if _HERE in Path(item.path).parents:
-            item.add_marker(pytest.mark.xdist_group("real_model"))
-            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from local_model import LocalModel
+from local_model import REAL_MODEL, LocalModel
+
+pytestmark = REAL_MODEL
 
 
 def test_llm_check_passes_all_three_checks_against_the_local_server(local_llm: LocalModel) -> None:

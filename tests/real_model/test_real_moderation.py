@@ -19,8 +19,10 @@ from colmeia.apps.moderation.records import agent_view, parse_item
 from colmeia.apps.moderation.schemas import ROLE_SCHEMAS
 from colmeia.llm import Message, OpenAIChatModel
 from colmeia.llm.prompts import render_prompt
-from local_model import LocalModel
+from local_model import REAL_MODEL, LocalModel
 from shared_data import DATA_DIR
+
+pytestmark = REAL_MODEL
 
 SAMPLE = DATA_DIR / "moderation" / "sample_items.json"
 OUTCOMES = {"KEEP_ORIGINAL", "ANSWER_REVISED", "DO_NOT_ANSWER", "ERROR"}

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from local_model import LocalModel
+from local_model import REAL_MODEL, LocalModel
 from shared_data import DATA_DIR
+
+pytestmark = REAL_MODEL
 
 QUESTIONS = [
     "Quais dados pessoais são considerados sensíveis pela LGPD?",

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from colmeia.agents.trace import RunStatus, Trace
 from colmeia.errors import ModelError
-from colmeia.llm import track_usage
+from colmeia.llm import run_sync, track_usage
 
 __all__ = ["run_blocking", "run_bounded"]
 
@@ -17,7 +17,8 @@ T = TypeVar("T")
 
 
 def run_blocking(run: Callable[[], Awaitable[T]], models: Iterable[object]) -> T:
-    """Run ``run()`` on a private event loop, then close the connections ``models`` opened on it.
+    """Run ``run()`` to the end from sync code (also inside a running loop, e.g. Jupyter, via
+    :func:`colmeia.llm.run_sync`), then close the connections ``models`` opened on that loop.
 
     Model clients pool connections per event loop; a loop that ends with them open leaks
     sockets, so each distinct model is closed before the loop goes away.
@@ -32,7 +33,7 @@ def run_blocking(run: Callable[[], Awaitable[T]], models: Iterable[object]) -> T
                 if aclose is not None:
                     await aclose()
 
-    return asyncio.run(_run())
+    return run_sync(_run())
 
 
 async def run_bounded(trace: Trace, deadline: float, work: Callable[[], Awaitable[None]]) -> Trace:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -147,10 +148,14 @@ def serve(
     # Plain stdout, one line each, so scripts and `eval "$(…)"` can read them.
     sys.stdout.write("\n".join(server.exports()) + "\n")
     sys.stdout.flush()
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        err_console.print("stopped.")
+    stop = threading.Event()
+    # llama.cpp installs its own SIGTERM/SIGINT handlers, which stop its HTTP loop but leave
+    # this process waiting: take the signals back so that either one ends the process.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    while not stop.wait(1.0):
+        pass
+    err_console.print("stopped.")
     # llama.cpp's server has no clean stop from Python: its destructor would wait forever.
     sys.stderr.flush()
     os._exit(0)

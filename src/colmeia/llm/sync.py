@@ -12,6 +12,8 @@ one loop between calls, so repeated blocking calls reuse them.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextvars
 import threading
 from collections.abc import Awaitable, Iterator, Sequence
 from typing import TypeVar
@@ -70,7 +72,25 @@ def run_sync(aw: Awaitable[R]) -> R:
     async def _await() -> R:
         return await aw
 
-    return asyncio.run_coroutine_threadsafe(_await(), loop).result()
+    # The caller's context goes along, so `with track_usage():` around a blocking call counts it.
+    context = contextvars.copy_context()
+    done: concurrent.futures.Future[R] = concurrent.futures.Future()
+
+    def start() -> None:
+        task = loop.create_task(_await(), context=context)
+
+        def finish(t: asyncio.Task[R]) -> None:
+            if t.cancelled():
+                done.cancel()
+            elif (error := t.exception()) is not None:
+                done.set_exception(error)
+            else:
+                done.set_result(t.result())
+
+        task.add_done_callback(finish)
+
+    loop.call_soon_threadsafe(start)
+    return done.result()
 
 
 class SyncChatModel:

@@ -119,6 +119,8 @@ class HTTPTransport:
         except orjson.JSONDecodeError as exc:
             # A proxy's HTML error page or a cut body: the server side misbehaved; retryable.
             raise HTTPStatusError(502, f"answer was not JSON: {payload[:200]!r}", {}) from exc
+        if isinstance(data, list):  # TEI's /rerank answers a bare array
+            return {"data": data}
         if not isinstance(data, dict):
             raise HTTPStatusError(502, "answer was not a JSON object", {})
         return data

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-import httpx
 from pydantic import BaseModel, Field
 
 from colmeia.config import RerankSettings
@@ -19,9 +19,9 @@ from colmeia.errors import (
     ConfigurationError,
     ModelHTTPError,
     ModelOutputError,
-    ModelUnreachableError,
 )
-from colmeia.llm.base import ChatModel, Message
+from colmeia.llm.base import ChatModel, Message, Usage
+from colmeia.llm.http import EndpointClient, FeatureRefused
 from colmeia.llm.prompts import render_prompt
 from colmeia.rag.retrieve import Hit
 
@@ -105,7 +105,11 @@ class LLMReranker:
 
 class HTTPReranker:
     """A ``POST {base_url}/rerank`` service: Cohere/Jina (``documents`` → ``results`` with
-    ``relevance_score``) or TEI (``texts`` → a list of ``{index, score}``)."""
+    ``relevance_score``) or TEI (``texts`` → a list of ``{index, score}``).
+
+    Requests go through the model layer's :class:`~colmeia.llm.http.EndpointClient`: the same
+    retries, backoff, ``Retry-After``, deadline and per-server concurrency limit as chat.
+    """
 
     def __init__(
         self,
@@ -115,16 +119,27 @@ class HTTPReranker:
         api_key: str = "",
         top_n: int = 20,
         timeout: float = 60.0,
+        deadline: float = 120.0,
+        max_retries: int = 3,
     ) -> None:
         if not base_url:
             raise ConfigurationError("rerank base URL is empty: set COLMEIA_RERANK_BASE_URL")
-        self.url = base_url.rstrip("/") + (
-            "" if base_url.rstrip("/").endswith("/rerank") else "/rerank"
-        )
+        root = base_url.rstrip("/").removesuffix("/rerank")
+        self.url = root + "/rerank"
         self.model = model
         self.top_n = top_n
         self.timeout = timeout
-        self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.deadline = deadline
+        headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = EndpointClient(
+            root,
+            headers,
+            model=model,
+            timeout=timeout,
+            max_retries=max_retries,
+            what="rerank service",
+            setting="COLMEIA_RERANK",
+        )
 
     async def rerank(self, query: str, hits: Sequence[Hit]) -> list[Hit]:
         head = list(hits[: self.top_n])
@@ -134,29 +149,32 @@ class HTTPReranker:
             body["model"] = self.model
         body["top_n"] = len(texts)
         try:
-            async with httpx.AsyncClient(timeout=self.timeout, headers=self.headers) as client:
-                resp = await client.post(self.url, json=body)
-        except httpx.HTTPError as exc:
-            raise ModelUnreachableError(
-                f"cannot reach the rerank service at {self.url}: {exc}", base_url=self.url
-            ) from exc
-        if resp.status_code >= 400:
-            raise ModelHTTPError(
-                f"rerank service {self.url} answered {resp.status_code}: {resp.text[:300]}",
-                status=resp.status_code,
-                base_url=self.url,
+            reply = await self._client.post(
+                "/rerank",
+                body,
+                usage=Usage(),
+                deadline_at=time.perf_counter() + self.deadline,
+                deadline_s=self.deadline,
             )
+        except FeatureRefused as exc:
+            raise ModelHTTPError(
+                f"rerank service {self.url} refused the request ({exc.status}): {exc.message}",
+                status=exc.status,
+                base_url=self.url,
+            ) from None
+        finally:
+            await self._client.aclose()
+        payload: Any = reply.data
         try:
-            payload = resp.json()
-            items = payload["results"] if isinstance(payload, dict) else payload
+            items = payload["results"] if "results" in payload else payload.get("data", payload)
             scores = [0.0] * len(head)
             for item in items:
                 value = item.get("relevance_score", item.get("score"))
                 scores[int(item["index"])] = float(value)
-        except (ValueError, KeyError, TypeError, IndexError) as exc:
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
             raise ModelOutputError(
-                f"rerank service {self.url} sent an unexpected body: {resp.text[:300]}",
-                last_output=resp.text[:2000],
+                f"rerank service {self.url} sent an unexpected body: {str(payload)[:300]}",
+                last_output=str(payload)[:2000],
                 base_url=self.url,
             ) from exc
         return _reorder(hits, scores, self.top_n)

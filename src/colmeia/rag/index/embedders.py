@@ -4,14 +4,15 @@ local sentence-transformers model directory. Nothing is ever downloaded.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-import httpx
 import numpy as np
 import numpy.typing as npt
 
@@ -20,9 +21,10 @@ from colmeia.errors import (
     ConfigurationError,
     ModelHTTPError,
     ModelOutputError,
-    ModelTimeoutError,
-    ModelUnreachableError,
 )
+from colmeia.llm.base import Usage
+from colmeia.llm.http import EndpointClient, FeatureRefused
+from colmeia.llm.sync import run_sync
 
 __all__ = [
     "Embedder",
@@ -59,7 +61,11 @@ def normalize(vectors: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
 
 
 class HTTPEmbedder:
-    """Any OpenAI-compatible ``POST {base_url}/embeddings`` (OpenAI, Ollama, vLLM, TEI)."""
+    """Any OpenAI-compatible ``POST {base_url}/embeddings`` (OpenAI, Ollama, vLLM, TEI).
+
+    Requests go through the model layer's :class:`~colmeia.llm.http.EndpointClient`: the same
+    retries, backoff, ``Retry-After``, deadline and per-server concurrency limit as chat.
+    """
 
     def __init__(
         self,
@@ -69,6 +75,9 @@ class HTTPEmbedder:
         api_key: str = "",
         batch_size: int = 64,
         timeout: float = 60.0,
+        deadline: float = 300.0,
+        max_retries: int = 3,
+        max_concurrency: int = 8,
     ) -> None:
         if not base_url:
             raise ConfigurationError(
@@ -77,50 +86,66 @@ class HTTPEmbedder:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.batch_size = batch_size
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(timeout=timeout, headers=headers)
+        self.deadline = deadline
+        headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = EndpointClient(
+            self.base_url,
+            headers,
+            model=model,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_concurrency=max_concurrency,
+            what="embeddings server",
+            setting="COLMEIA_EMBEDDINGS",
+        )
 
     @property
     def name(self) -> str:
         return f"http:{self.base_url}:{self.model}"
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Vectors for ``texts``, in order, sent in batches."""
-        rows: list[list[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            rows.extend(self._batch(list(texts[start : start + self.batch_size])))
+        """Vectors for ``texts``, in order, sent in batches (blocking; see :meth:`aembed`)."""
+        return run_sync(self.aembed(texts))
+
+    async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Vectors for ``texts``, in order; batches go out at once, within the server's limit."""
+        batches = [
+            list(texts[start : start + self.batch_size])
+            for start in range(0, len(texts), self.batch_size)
+        ]
+        parts = await asyncio.gather(*(self._batch(b) for b in batches))
+        rows = [row for part in parts for row in part]
         if not rows:
             return np.empty((0, 0), np.float32)
         return normalize(np.asarray(rows, dtype=np.float32))
 
-    def _batch(self, texts: list[str]) -> list[list[float]]:
+    async def _batch(self, texts: list[str]) -> list[list[float]]:
         url = f"{self.base_url}/embeddings"
+        usage = Usage()
         try:
-            resp = self._client.post(url, json={"model": self.model, "input": texts})
-        except httpx.TimeoutException as exc:
-            raise ModelTimeoutError(
-                f"embeddings request to {url} timed out", model=self.model, base_url=self.base_url
-            ) from exc
-        except httpx.HTTPError as exc:
-            raise ModelUnreachableError(
-                f"cannot reach the embeddings server at {url}: {exc}; is it running?",
-                model=self.model,
-                base_url=self.base_url,
-            ) from exc
-        if resp.status_code >= 400:
-            raise ModelHTTPError(
-                f"embeddings server {url} answered {resp.status_code}: {resp.text[:300]}",
-                status=resp.status_code,
-                model=self.model,
-                base_url=self.base_url,
+            reply = await self._client.post(
+                "/embeddings",
+                {"model": self.model, "input": texts},
+                usage=usage,
+                deadline_at=time.perf_counter() + self.deadline,
+                deadline_s=self.deadline,
             )
+        except FeatureRefused as exc:
+            raise ModelHTTPError(
+                f"embeddings server {url} refused the request ({exc.status}): {exc.message}",
+                status=exc.status,
+                model=self.model,
+                base_url=self.base_url,
+            ) from None
+        body = reply.data
         try:
-            data = sorted(resp.json()["data"], key=lambda d: d.get("index", 0))
+            data = sorted(body["data"], key=lambda d: d.get("index", 0))
             vectors = [list(map(float, d["embedding"])) for d in data]
         except (ValueError, KeyError, TypeError) as exc:
+            shown = str(body)[:300]
             raise ModelOutputError(
-                f"embeddings server {url} sent an unexpected body: {resp.text[:300]}",
-                last_output=resp.text[:2000],
+                f"embeddings server {url} sent an unexpected body: {shown}",
+                last_output=str(body)[:2000],
                 model=self.model,
                 base_url=self.base_url,
             ) from exc
@@ -134,7 +159,7 @@ class HTTPEmbedder:
 
     def close(self) -> None:
         """Close the HTTP connections."""
-        self._client.close()
+        run_sync(self._client.aclose())
 
     def __enter__(self) -> HTTPEmbedder:
         return self
