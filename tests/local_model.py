@@ -35,7 +35,8 @@ __all__ = [
 
 #: Marks for every real-model test module (``pytestmark = REAL_MODEL``): one xdist group, so
 #: only one worker starts a server (the Makefile runs ``pytest -n 2 --dist loadgroup``).
-REAL_MODEL = [pytest.mark.xdist_group("real_model"), pytest.mark.slow]
+#: A busy 2-core machine makes the 0.5B ten times slower: generous per-test timeouts.
+REAL_MODEL = [pytest.mark.xdist_group("real_model"), pytest.mark.slow, pytest.mark.timeout(1200)]
 
 #: How long loading may take (a cold disk cache and a busy machine are slow).
 START_TIMEOUT_S = 180.0

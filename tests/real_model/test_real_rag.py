@@ -69,13 +69,15 @@ def test_answers_cite_only_passages_that_were_retrieved(
         "-k",
         "4",
         "--json",
-        env=local_llm.env(COLMEIA_LLM_TIMEOUT="240", COLMEIA_LLM_DEADLINE="600"),
+        env=local_llm.env(
+            COLMEIA_LLM_TIMEOUT="600", COLMEIA_LLM_DEADLINE="900", COLMEIA_LLM_MAX_TOKENS="300"
+        ),
     )
     result = json.loads(out)
     assert not result["extractive"] and result["model"]
     assert result["answer"].strip()
     given = {p["id"]: p for p in result["passages"]}
-    assert 1 <= len(given) <= 3
+    assert given  # the retrieved passages (neighbours may be merged in), each with an id
     for citation in result["citations"] + result["rejected"]:
         assert citation["passage_id"] in given, citation
     for citation in result["citations"]:

@@ -263,6 +263,25 @@ class EndpointClient:
         if context_overflow(exc.message, exc.body) is not None:
             raise self.http_error(exc) from exc
 
+    def _remaining(self, usage: Usage, deadline_at: float, deadline_s: float) -> float:
+        remaining = deadline_at - time.perf_counter()
+        if remaining <= 0:
+            raise self.timed_out(usage, deadline_s)
+        return remaining
+
+    async def _after_failure(
+        self,
+        exc: Exception,
+        body: dict[str, Any],
+        counts: dict[str, int],
+        usage: Usage,
+        deadline_at: float,
+        deadline_s: float,
+    ) -> None:
+        """Raise what retrying cannot fix, else wait before the next attempt."""
+        self._check_refusal(exc, body)
+        await asyncio.sleep(self.retry_delay(exc, counts, usage, deadline_at, deadline_s))
+
     async def post(
         self,
         path: str,
@@ -278,9 +297,7 @@ class EndpointClient:
         counts = {"server": 0, "rate": 0}
         per_request = timeout or self.timeout
         while True:
-            remaining = deadline_at - time.perf_counter()
-            if remaining <= 0:
-                raise self.timed_out(usage, deadline_s)
+            remaining = self._remaining(usage, deadline_at, deadline_s)
             try:
                 async with limit:
                     usage.requests += 1
@@ -288,8 +305,7 @@ class EndpointClient:
                     data = await self.transport.post_json(path, body, min(per_request, remaining))
                     return Reply(data, time.perf_counter() - started)
             except (HTTPStatusError, TransportTimeout, TransportConnectionError) as exc:
-                self._check_refusal(exc, body)
-                await asyncio.sleep(self.retry_delay(exc, counts, usage, deadline_at, deadline_s))
+                await self._after_failure(exc, body, counts, usage, deadline_at, deadline_s)
 
     async def stream(
         self,
@@ -304,9 +320,7 @@ class EndpointClient:
         counts = {"server": 0, "rate": 0}
         limit = _limiter(self.key, self.max_concurrency)
         while True:
-            remaining = deadline_at - time.perf_counter()
-            if remaining <= 0:
-                raise self.timed_out(usage, deadline_s)
+            remaining = self._remaining(usage, deadline_at, deadline_s)
             usage.requests += 1
             started = False
             try:
@@ -324,5 +338,4 @@ class EndpointClient:
             except (HTTPStatusError, TransportTimeout, TransportConnectionError) as exc:
                 if started:  # text was already shown: a retry would repeat it
                     raise self.unreachable(exc) from exc
-                self._check_refusal(exc, body)
-                await asyncio.sleep(self.retry_delay(exc, counts, usage, deadline_at, deadline_s))
+                await self._after_failure(exc, body, counts, usage, deadline_at, deadline_s)
