@@ -232,7 +232,8 @@ async def test_auto_mode_falls_back_to_text_when_tools_are_refused(
     trace = await agent.run("2*3?")
     assert trace.status is RunStatus.FINISHED
     assert trace.answer == "6"
-    assert trace.steps[0].observation == "6"
+    # the model layer may first offer the tools in the prompt (the server refused native ones)
+    assert [s.observation for s in trace.steps if s.tool == "calculator"] == ["6"]
 
 
 def test_sync_run_has_the_same_result(sim_server: StartSim, client: MakeClient) -> None:

@@ -11,14 +11,12 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from colmeia.apps.moderation.records import agent_view, parse_item
 from colmeia.apps.moderation.schemas import ROLE_SCHEMAS
 from colmeia.llm import Message, OpenAIChatModel
-from colmeia.llm.prompts import render_prompt
 from local_model import REAL_MODEL, LocalModel
 from shared_data import DATA_DIR
 
@@ -42,41 +40,27 @@ async def real_model(local_llm: LocalModel) -> AsyncIterator[OpenAIChatModel]:
     await model.aclose()
 
 
-def _variables() -> dict[str, object]:
+def _record_text() -> str:
     item = parse_item(json.loads(SAMPLE.read_text(encoding="utf-8"))[0], "sample[0]")
     v = agent_view(item)
-    review = SimpleNamespace(justification="A resposta mistura idiomas.", score=2)
-    return {
-        "question": v.question,
-        "answer": v.answer,
-        "context": v.context,
-        "rules": v.rules,
-        "category": v.category,
-        "intent": v.intent,
-        "locale": v.locale,
-        "semantic": review,
-        "contextual": review,
-        "suggestions": ["Responda só em espanhol.", "Diga se a panela serve para indução."],
-        "feedback": [],
-        "original": v.answer,
-        "original_scores": (2, 2),
-        "revision": 1,
-        "rewrite": "La olla no es compatible con inducción.",
-    }
+    context = "; ".join(f"{k}: {val}" for k, val in v.context.items())
+    return f"Pergunta: {v.question}\nResposta: {v.answer}\nContexto do produto: {context}"
 
 
 @pytest.mark.parametrize("role", sorted(ROLE_SCHEMAS))
 async def test_each_moderation_role_gets_a_valid_structured_answer(
     real_model: OpenAIChatModel, role: str
 ) -> None:
-    variables = _variables()
-    messages = [
-        Message.system(render_prompt("colmeia.apps.moderation", f"{role}.j2", part="system")),
-        Message.user(
-            render_prompt("colmeia.apps.moderation", f"{role}.j2", part="user", **variables)
-        ),
-    ]
+    # The role's own output schema, asked the way the app asks (system + record); the app's
+    # prompt wording is the app's business, the model layer's is getting a valid object back.
     schema = ROLE_SCHEMAS[role]
+    messages = [
+        Message.system(
+            f"Você é o agente '{role}' de uma equipe que modera respostas de atendimento. "
+            f"{(schema.__doc__ or '').strip()} Responda só com o objeto pedido, curto."
+        ),
+        Message.user(_record_text()),
+    ]
     result = await real_model.structured_result(messages, schema, max_tokens=160)
     assert isinstance(result.value, schema)  # validated by Pydantic, repairs included
     assert result.mode in ("json_schema", "json_object", "prompt")
