@@ -309,6 +309,7 @@ async def open_assistant(
     rag_sources: Sequence[Path] = (),
     reranker: Any = None,
     today: dt.date | None = None,
+    rag_config: RagConfig | None = None,
 ) -> AsyncIterator[Assistant]:
     """An :class:`Assistant` with its registry and checkpointer opened from ``settings``."""
     from colmeia.graphs.messages import ChatMessage as _Msg
@@ -330,7 +331,7 @@ async def open_assistant(
         s.collection,
         model,
         reranker=reranker,
-        config=RagConfig(sources=list(rag_sources)),
+        config=rag_config or RagConfig(sources=list(rag_sources)),
     )
     try:
         async with open_checkpointer(url, allowed=[_Msg]) as saver:
