@@ -177,6 +177,32 @@ def test_a_dead_endpoint_stops_the_run_then_retry_errors_completes_it(
     assert "simulated model" in stdout  # the text is placeholder, and the command says so
 
 
+def test_retry_errors_at_a_corrected_url_is_not_a_mixed_run(
+    tmp_path: Path, colmeia_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dead = free_port()  # a typo in the URL: nothing listens there
+    monkeypatch.setenv("COLMEIA_LLM_BASE_URL", f"http://127.0.0.1:{dead}/v1")
+    monkeypatch.setenv("COLMEIA_LLM_MODEL", "sim")
+    monkeypatch.setenv("COLMEIA_LLM_MAX_RETRIES", "0")
+    items = write_items(tmp_path / "items.jsonl", 10)
+    out = tmp_path / "results.jsonl"
+    args = ["moderate", "run", str(items), "--out", str(out), "--concurrency", "1"]
+    code, _, _ = colmeia_cli(*args, "--stop-after", "2")
+    assert code == 3
+
+    with SimServer(SimulatedModel(schema_mode=True, seed=5)) as srv:
+        monkeypatch.setenv("COLMEIA_LLM_BASE_URL", srv.base_url)
+        code, _, stderr = colmeia_cli(*args, "--retry-errors")
+    assert code == 0, stderr
+    assert len(read_results(out)) == 10
+    manifest = read_manifest(out)
+    assert manifest is not None
+    assert not manifest.mixed
+    # the file's settings are the first run's; the retry says where it went
+    assert manifest.settings["roles"]["semantic"]["base_url"] == f"http://127.0.0.1:{dead}/v1"
+    assert manifest.runs[1].settings["roles"]["semantic"]["base_url"] == srv.base_url
+
+
 def test_a_refused_key_stops_too_and_bad_settings_are_one_line_before_any_progress(
     tmp_path: Path, colmeia_cli: Any, sim_server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -299,7 +299,8 @@ class PreparedBatch:
                 retry_errors=retry_errors,
                 mixed=bool(diff),
                 differences=diff,
-                settings=settings if diff else {},
+                # a run records its settings when any differ (an endpoint too, never refused)
+                settings=settings if settings != manifest.settings else {},
                 inputs=[str(p) for p in inputs],
                 records=len(self.records),
             )

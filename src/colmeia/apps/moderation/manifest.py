@@ -54,8 +54,10 @@ _PROMPTS = (
     "rewriter.j2",
     "decider.j2",
 )
-# Settings that may differ between runs of one file without mixing results.
-_NOT_COMPARED = ("price_input_per_mtok", "price_output_per_mtok", "source")
+# Settings that may differ between runs of one file without mixing results. The endpoint is one:
+# the model name, prompts, threshold and cap decide the results, and the usual fix after a run
+# stopped on a dead endpoint is a corrected URL (each run's own settings still record it).
+_NOT_COMPARED = ("price_input_per_mtok", "price_output_per_mtok", "source", "base_url")
 
 RunStatus = Literal[
     "running", "complete", "complete_with_errors", "stopped", "interrupted", "failed"
