@@ -6,7 +6,14 @@
    *service* adds is measured twice: end to end at the client (includes queueing in this
    client), and inside the server (its request log's duration). The peer: the same turn as a
    library call in one process (retrieval + ``answer_question``), no HTTP.
-2. Moderation: the same records moderated through the API (a job) and through the CLI
+2. Assistant conversations: ``--sessions`` concurrent threads (``POST /v1/assistant/threads``),
+   each a conversation of ``--turns`` messages (a case in the tenant's registry of 5,000
+   synthetic processes, a question on the laws, a thank-you) through the coordinator, the
+   search and RAG agents and the SQLite checkpoints. The model is the assistant's careful
+   stand-in (``colmeia.apps.assistant.simulated``) in its own process. Overhead per turn as
+   above (server request log minus the turn's model time); the peer is the same conversations
+   through the library (``open_assistant``) at the same concurrency, no HTTP.
+3. Moderation: the same records moderated through the API (a job) and through the CLI
    (``colmeia moderate run``), same model server, same concurrency; records per second.
 
 Prints ONE JSON line with the figures and the load average. Asserts nothing about time.
@@ -18,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -26,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from _sim import sim_process  # noqa: E402
+from _sim import free_port, sim_process, wait_for_port  # noqa: E402
 from colmeia.service.db import open_database  # noqa: E402
 from colmeia.service.keys import create_key  # noqa: E402
 from serve_process import start_server, stop_server  # noqa: E402
@@ -87,10 +96,120 @@ async def _chat(url: str, key: str, sessions: int, turns: int) -> dict[str, Any]
     return {"results": results, "errors": errors, "wall_s": wall}
 
 
-def _server_durations(log: Path) -> dict[str, float]:
+THANKS = "Obrigado!"
+
+
+def _case_numbers(n: int) -> list[str]:
+    from colmeia.apps.assistant.synthetic import SyntheticRegistry
+
+    return [p.number for p in SyntheticRegistry(as_of=None).batch(n, 0).processes]
+
+
+def _conversation(i: int, turns: int, numbers: list[str]) -> list[str]:
+    texts = [
+        f"Onde está o processo {numbers[i % len(numbers)]} e desde quando?",
+        QUESTIONS[i % len(QUESTIONS)],
+        THANKS,
+    ]
+    return [texts[t % len(texts)] for t in range(turns)]
+
+
+async def _assistant_chat(
+    url: str, key: str, sessions: int, turns: int, numbers: list[str]
+) -> dict[str, Any]:
+    h = {"X-API-Key": key}
+    limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
+    results: list[tuple[str, float, float]] = []
+    errors: list[str] = []
+
+    async with httpx.AsyncClient(base_url=url, headers=h, limits=limits, timeout=300) as client:
+
+        async def session(i: int) -> None:
+            r = await client.post("/v1/assistant/threads", json={"collection": "leis"})
+            if r.status_code != 201:
+                errors.append(f"thread {r.status_code}")
+                return
+            tid = r.json()["id"]
+            for t, text in enumerate(_conversation(i, turns, numbers)):
+                rid = f"bench-a-{i}-{t}"
+                started = time.perf_counter()
+                r = await client.post(
+                    f"/v1/assistant/threads/{tid}/messages",
+                    json={"text": text},
+                    headers={"X-Request-ID": rid},
+                )
+                took = time.perf_counter() - started
+                body = r.json() if r.status_code == 200 else {}
+                if body.get("status") != "answered":
+                    errors.append(f"{r.status_code} {body.get('status')}")
+                    continue
+                results.append((rid, took, float(body["usage"]["latency_s"])))
+
+        started = time.perf_counter()
+        await asyncio.gather(*(session(i) for i in range(sessions)))
+        wall = time.perf_counter() - started
+    return {"results": results, "errors": errors, "wall_s": wall}
+
+
+def _library_assistant(
+    home: Path, tenant: str, model_url: str, sessions: int, turns: int
+) -> dict[str, float]:
+    """The same conversations through the library at the same concurrency, no HTTP (the peer)."""
+    from colmeia.apps.assistant.registry import open_registry
+    from colmeia.apps.assistant.session import open_assistant
+    from colmeia.apps.assistant.settings import AssistantSettings
+    from colmeia.llm import OpenAIChatModel
+    from colmeia.llm.base import track_usage
+    from colmeia.store import open_store
+
+    folder = home / "tenants" / tenant
+    store = open_store(f"sqlite:///{folder / 'colmeia.db'}")
+    numbers = _case_numbers(400)
+
+    async def run() -> tuple[list[float], float]:
+        out: list[float] = []
+        registry = open_registry(f"sqlite:///{folder / 'registry.db'}")
+        async with (
+            OpenAIChatModel(base_url=model_url, model="sim", max_concurrency=512) as model,
+            open_assistant(
+                store=store,
+                model=model,
+                registry=registry,
+                checkpoints=f"sqlite:///{folder / 'library-peer.db'}",
+                settings=AssistantSettings(collection="leis"),
+                home=folder,
+            ) as bot,
+        ):
+
+            async def conversation(i: int) -> None:
+                for text in _conversation(i, turns, numbers):
+                    with track_usage() as tracker:
+                        started = time.perf_counter()
+                        await bot.ask(f"peer-{i}", text)
+                        took = time.perf_counter() - started
+                    out.append(took - tracker.usage.latency_s)
+
+            await conversation(-1)  # warm-up
+            out.clear()
+            started = time.perf_counter()
+            await asyncio.gather(*(conversation(i) for i in range(sessions)))
+            wall = time.perf_counter() - started
+        await registry.close()
+        return out, wall
+
+    overheads, wall = asyncio.run(run())
+    store.close()
+    return {
+        "overhead_ms_p50": _ms(_pct(overheads, 0.5)),
+        "overhead_ms_p95": _ms(_pct(overheads, 0.95)),
+        "turns_per_s": round(len(overheads) / wall, 1),
+    }
+
+
+def _server_durations(log: Path, route: str = "/v1/ask") -> dict[str, float]:
     out: dict[str, float] = {}
     for line in log.read_text(errors="replace").splitlines():
-        if not line.startswith("{") or '"route":"/v1/ask"' not in line:
+        if not line.startswith("{") or f'"route":"{route}"' not in line:
             continue
         entry = json.loads(line)
         out[entry.get("request_id", "")] = float(entry["duration_ms"]) / 1000
@@ -183,6 +302,31 @@ def _moderation_cli(model_url: str, batch: Path, out: Path, concurrency: int) ->
     return {"wall_s": wall, "run_s": float(found.group(1)) if found else wall}
 
 
+@contextlib.contextmanager
+def _stand_in(latency_ms: float) -> Iterator[str]:
+    """The assistant's careful simulated stand-in in its own process; yields its base URL."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "colmeia.apps.assistant.simulated",
+            "--port",
+            str(port),
+            "--latency-ms",
+            str(latency_ms),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, proc)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, default=200)
@@ -242,11 +386,42 @@ def main() -> None:
         cli = _moderation_cli(model_url, batch, Path(tmp) / "cli.jsonl", args.concurrency)
         library_ms = _library_turn_ms(home, "bench", model_url, 30)
 
+        # assistant conversations: the tenant's registry holds 5,000 synthetic processes
+        from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+        from colmeia.apps.assistant.synthetic import generate_registry
+
+        registry = SQLiteCaseRegistry(home / "tenants" / "bench" / "registry.db")
+        generate_registry(registry, processes=5000, expedientes=2000)
+        registry.close_sync()
+        numbers = _case_numbers(400)
+        with _stand_in(args.latency_ms) as stand_in_url:
+            server = start_server(
+                home, simulated=False, env={**env, "COLMEIA_LLM_BASE_URL": stand_in_url}
+            )
+            try:
+                asyncio.run(_assistant_chat(server.url, key, 5, 3, numbers))  # warm-up
+                a_load_before = os.getloadavg()[0]
+                assistant = asyncio.run(
+                    _assistant_chat(server.url, key, args.sessions, args.turns, numbers)
+                )
+                a_load_after = os.getloadavg()[0]
+                time.sleep(0.5)
+                a_server = _server_durations(
+                    server.log, "/v1/assistant/threads/{thread_id}/messages"
+                )
+            finally:
+                stop_server(server)
+            library_assistant = _library_assistant(
+                home, "bench", stand_in_url, args.sessions, args.turns
+            )
+
     client_over = [took - model for _, took, model in chat["results"]]
     server_over = [
         server_side[rid] - model for rid, _, model in chat["results"] if rid in server_side
     ]
     totals = [took for _, took, _ in chat["results"]]
+    a_over = [a_server[rid] - model for rid, _, model in assistant["results"] if rid in a_server]
+    a_totals = [took for _, took, _ in assistant["results"]]
     figures = {
         "bench": "service",
         "sessions": args.sessions,
@@ -261,6 +436,18 @@ def main() -> None:
         "client_seen_overhead_ms_p95": _ms(_pct(client_over, 0.95)),
         "library_turn_overhead_ms_p50": library_ms,
         "turns_per_s": round(len(chat["results"]) / chat["wall_s"], 1),
+        "assistant_sessions": args.sessions,
+        "assistant_turns": len(assistant["results"]),
+        "assistant_errors": len(assistant["errors"]),
+        "assistant_error_kinds": sorted(set(assistant["errors"]))[:5],
+        "assistant_turn_ms_p50": _ms(_pct(a_totals, 0.5)),
+        "assistant_turn_ms_p95": _ms(_pct(a_totals, 0.95)),
+        "assistant_service_overhead_ms_p50": _ms(_pct(a_over, 0.5)),
+        "assistant_service_overhead_ms_p95": _ms(_pct(a_over, 0.95)),
+        **{f"assistant_library_{k}": v for k, v in library_assistant.items()},
+        "assistant_turns_per_s": round(len(assistant["results"]) / assistant["wall_s"], 1),
+        "assistant_load_avg_1m_before": round(a_load_before, 2),
+        "assistant_load_avg_1m_after": round(a_load_after, 2),
         "moderation_records": args.records,
         "moderation_concurrency": args.concurrency,
         "moderation_api_records_per_s": round(api["records"] / api["wall_s"], 2),
