@@ -47,7 +47,9 @@ def _db() -> Iterator[Database]:
 def create(
     tenant: str = typer.Option(..., "--tenant", "-t", help="Tenant id (created if new)."),
     name: str = typer.Option(..., "--name", "-n", help="Who or what uses the key."),
-    admin: bool = typer.Option(False, "--admin", help="May read the tenant's audit log."),
+    admin: bool = typer.Option(
+        False, "--admin", help="May read the tenant's audit log and import its case registry."
+    ),
     rate_limit: int | None = typer.Option(None, help="Requests per minute (default: service's)."),
     token_quota: int | None = typer.Option(None, help="Model tokens per quota window."),
     as_json: bool = typer.Option(False, "--json", help="Print the key as JSON."),

@@ -263,7 +263,9 @@ async def metered_caller(
 async def admin_caller(principal: Annotated[Principal, Depends(caller)]) -> Principal:
     """A caller whose key has the admin role of its tenant."""
     if principal.role != "admin":
-        raise HTTPException(403, "this needs an admin key of the tenant (--role admin)")
+        raise HTTPException(
+            403, "this needs an admin key of the tenant (colmeia keys create --admin)"
+        )
     return principal
 
 

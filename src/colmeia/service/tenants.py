@@ -2,19 +2,24 @@
 
 Isolation is physical rather than a filter that every query must remember: a tenant's
 collections are in its own SQLite file (``<home>/tenants/<id>/colmeia.db``) or its own
-PostgreSQL schema (``colmeia_t_<id>``), and its uploads, job files and checkpoints in its own
-folder. A request can only reach the store of the tenant its key belongs to.
+PostgreSQL schema (``colmeia_t_<id>``), and its uploads, job files, checkpoints and case
+registry (``registry.db``) in its own folder. A request can only reach the store and registry
+of the tenant its key belongs to.
 """
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from colmeia.service.keys import validate_tenant
 from colmeia.store import Store, open_store
 from colmeia.store.base import validate_collection_name
+
+if TYPE_CHECKING:
+    from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 
 __all__ = ["TenantSpace"]
 
@@ -26,6 +31,7 @@ class TenantSpace:
         self.store_url = store_url
         self.home = home
         self._stores: dict[str, Store] = {}
+        self._registries: dict[str, SQLiteCaseRegistry] = {}
         self._lock = threading.Lock()
 
     def folder(self, tenant: str) -> Path:
@@ -69,8 +75,23 @@ class TenantSpace:
                 self._stores[tenant] = found
             return found
 
+    def registry(self, tenant: str) -> SQLiteCaseRegistry:
+        """The tenant's case registry (opened on first use, then shared by the registry API
+        and the tenant's assistant, so an import is seen by the next question)."""
+        from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+
+        with self._lock:
+            found = self._registries.get(tenant)
+            if found is None:
+                found = SQLiteCaseRegistry(self.folder(tenant) / "registry.db", create=True)
+                self._registries[tenant] = found
+            return found
+
     def close(self) -> None:
         with self._lock:
             for store in self._stores.values():
                 store.close()
             self._stores.clear()
+            for registry in self._registries.values():
+                registry.close_sync()
+            self._registries.clear()

@@ -27,6 +27,7 @@ from colmeia.errors import ConfigurationError, StoreError
 __all__ = [
     "CaseDocument",
     "CaseRegistry",
+    "CaseSummary",
     "Expediente",
     "Location",
     "Movement",
@@ -110,6 +111,24 @@ class CaseDocument:
     title: str
     date: str
     pages: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class CaseSummary:
+    """One line of a case list: a process or an expediente with what identifies it."""
+
+    kind: str
+    number: str
+    date: str
+    type: str
+    unit: str
+    rapporteur: str
+    status: str
+    location: str
+    subject: str
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -386,6 +405,42 @@ class SQLiteCaseRegistry:
             except sqlite3.Error as exc:
                 raise StoreError(f"case registry {self.path}: {exc}") from exc
 
+    def search(
+        self,
+        text: str = "",
+        *,
+        kind: str | None = None,
+        status: str = "",
+        limit: int = 20,
+        offset: int = 0,
+    ) -> tuple[int, list[CaseSummary]]:
+        """Cases whose number, subject, class/type, unit, rapporteur or parties contain
+        ``text`` (and of ``kind``, with ``status`` in their status), newest first: the total
+        and one page of ``limit`` from ``offset``."""
+        where: list[str] = []
+        args: list[Any] = []
+        if kind:
+            where.append("kind = ?")
+            args.append(kind)
+        if status.strip():
+            where.append("status LIKE ? ESCAPE '\\'")
+            args.append(_like(status))
+        if text.strip():
+            like = _like(text)
+            where.append(
+                "(number LIKE ? ESCAPE '\\' OR subject LIKE ? ESCAPE '\\' OR type LIKE ? "
+                "ESCAPE '\\' OR unit LIKE ? ESCAPE '\\' OR rapporteur LIKE ? ESCAPE '\\' "
+                "OR number IN (SELECT case_number FROM parties WHERE name LIKE ? ESCAPE '\\'))"
+            )
+            args += [like] * 6
+        cond = f" WHERE {' AND '.join(where)}" if where else ""
+        total = int(self._rows(f"SELECT COUNT(*) FROM ({_CASES}){cond}", args)[0][0])
+        rows = self._rows(
+            f"SELECT * FROM ({_CASES}){cond} ORDER BY date DESC, number LIMIT ? OFFSET ?",
+            [*args, max(1, limit), max(0, offset)],
+        )
+        return total, [CaseSummary(*r) for r in rows]
+
     def known_numbers(self) -> set[str]:
         """Every process and expediente number (for import checks)."""
         rows = self._rows("SELECT number FROM processes UNION SELECT number FROM expedientes", ())
@@ -397,6 +452,20 @@ class SQLiteCaseRegistry:
     def close_sync(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+# processes and expedientes as one list of summaries (see CaseSummary)
+_CASES = (
+    "SELECT 'process' AS kind, number, filed_on AS date, case_class AS type, unit, rapporteur,"
+    " status, location, subject FROM processes UNION ALL"
+    " SELECT 'expediente', number, opened_on, type, origin_unit, '', status, location, subject"
+    " FROM expedientes"
+)
+
+
+def _like(text: str) -> str:
+    escaped = text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
 
 
 def _values(record: Any) -> tuple[Any, ...]:

@@ -6,14 +6,19 @@ Files are recognised by name: ``processes.csv``, ``expedientes.csv``, ``parties.
 (``2024-03-05``) or Brazilian (``05/03/2024``). A bad row is reported with its file, line and
 reason and skipped; the rest is imported. Rows that refer to a case that is neither in the
 import nor in the registry are reported too, never attached to nothing.
+
+The same rows can come from elsewhere than files on disk: :func:`import_tables` takes them
+from any source (uploaded CSV bytes through :func:`csv_rows`, JSON objects through
+:func:`json_rows`), so every way in is checked by the same rules.
 """
 
 from __future__ import annotations
 
 import csv
 import datetime as dt
+import io
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +35,19 @@ from colmeia.apps.assistant.registry import (
 )
 from colmeia.errors import ConfigurationError
 
-__all__ = ["ImportProblem", "ImportReport", "export_registry", "import_registry"]
+__all__ = [
+    "TABLES",
+    "ImportProblem",
+    "ImportReport",
+    "Row",
+    "TableRows",
+    "csv_rows",
+    "export_registry",
+    "import_registry",
+    "import_tables",
+    "json_rows",
+    "table_of",
+]
 
 _TABLES: dict[str, tuple[str, ...]] = {
     "processes": ("processes", "processos"),
@@ -140,63 +157,127 @@ def _expediente(row: dict[str, str]) -> Expediente:
     )
 
 
-def _rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
+#: the tables an import fills, in the order they are read (cases before what refers to them)
+TABLES = _ORDER
+
+#: a row (column → text), or why the source could not make one of what it read
+Row = dict[str, str] | str
+#: one table: its source's name and its rows as ``(where, row)`` pairs, ``where`` naming the
+#: row in problems (``processes.csv:3``); reading may raise ``OSError``, ``csv.Error`` or
+#: ``ValueError`` (``UnicodeDecodeError`` included), reported against the source
+TableRows = tuple[str, Iterable[tuple[str, Row]]]
+
+
+def _dict_rows(label: str, reader: csv.DictReader[str]) -> Iterator[tuple[str, Row]]:
+    if reader.fieldnames:
+        reader.fieldnames = [n.strip().lower() for n in reader.fieldnames]
+    for row in reader:
+        yield f"{label}:{reader.line_num}", {k: v for k, v in row.items() if isinstance(k, str)}
+
+
+def _file_rows(path: Path) -> Iterator[tuple[str, Row]]:
     with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh)
-        if reader.fieldnames:
-            reader.fieldnames = [n.strip().lower() for n in reader.fieldnames]
-        for row in reader:
-            yield reader.line_num, {k: v for k, v in row.items() if isinstance(k, str)}
+        yield from _dict_rows(str(path), csv.DictReader(fh))
 
 
-def _table_of(path: Path) -> str | None:
-    stem = path.stem.strip().lower()
+def csv_rows(label: str, data: bytes) -> Iterator[tuple[str, Row]]:
+    """The rows of CSV ``data`` (UTF-8, a header line first), named ``label:line``."""
+    text = data.decode("utf-8-sig")
+    yield from _dict_rows(label, csv.DictReader(io.StringIO(text, newline="")))
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ValueError(f"a value must be text or a number, not {type(value).__name__}")
+    return str(value)
+
+
+def json_rows(label: str, rows: Iterable[object]) -> Iterator[tuple[str, Row]]:
+    """JSON objects as rows (the CSV's columns as keys), named ``label[index]``.
+
+    A row that is not an object, or holds a list or an object as a value, comes as the
+    reason instead, so the import reports that row and goes on.
+    """
+    for i, row in enumerate(rows, start=1):
+        where = f"{label}[{i}]"
+        if not isinstance(row, Mapping):
+            yield where, f"a row must be an object with the CSV's columns, not {type(row).__name__}"
+            continue
+        try:
+            yield where, {str(k).strip().lower(): _cell(v) for k, v in row.items()}
+        except ValueError as exc:
+            yield where, str(exc)
+
+
+def table_of(name: str) -> str | None:
+    """The table a file name stands for (``processos.csv`` → ``processes``), or ``None``."""
+    stem = Path(name).stem.strip().lower()
     return next((t for t, names in _TABLES.items() if stem in names), None)
 
 
 def import_registry(registry: SQLiteCaseRegistry, paths: list[Path]) -> ImportReport:
     """Import CSV files (or folders holding them) into ``registry``."""
-    report = ImportReport()
+    problems: list[ImportProblem] = []
     files: dict[str, Path] = {}
     for p in paths:
         if not p.exists():
-            report.problems.append(ImportProblem(str(p), "no such file or folder"))
+            problems.append(ImportProblem(str(p), "no such file or folder"))
             continue
         candidates = sorted(p.glob("*.csv")) if p.is_dir() else [p]
         for f in candidates:
-            table = _table_of(f)
+            table = table_of(f.name)
             if table is None:
-                report.problems.append(
-                    ImportProblem(
-                        str(f),
-                        "unknown table: name the file processes.csv, expedientes.csv, "
-                        "parties.csv, movements.csv or documents.csv",
-                    )
-                )
+                problems.append(ImportProblem(str(f), UNKNOWN_TABLE))
             else:
                 files[table] = f
     if not files:
-        raise ConfigurationError(
-            "nothing to import: give CSV files named processes.csv, expedientes.csv, "
-            "parties.csv, movements.csv or documents.csv (or a folder holding them)"
-        )
+        raise ConfigurationError(NOTHING_TO_IMPORT)
+    tables = {table: (str(path), _file_rows(path)) for table, path in files.items()}
+    report = import_tables(registry, tables)
+    report.problems[:0] = problems
+    return report
+
+
+UNKNOWN_TABLE = (
+    "unknown table: name the file processes.csv, expedientes.csv, parties.csv, movements.csv "
+    "or documents.csv"
+)
+NOTHING_TO_IMPORT = (
+    "nothing to import: give CSV files named processes.csv, expedientes.csv, "
+    "parties.csv, movements.csv or documents.csv (or a folder holding them)"
+)
+
+
+def import_tables(registry: SQLiteCaseRegistry, tables: Mapping[str, TableRows]) -> ImportReport:
+    """Import rows into ``registry``: ``tables`` maps a table (see :data:`TABLES`) to its
+    source's name and its rows. Bad rows are reported and skipped; the rest is written in one
+    transaction."""
+    report = ImportReport()
+    unknown = sorted(set(tables) - set(_ORDER))
+    if unknown:
+        raise ConfigurationError(f"unknown tables {unknown}: use {', '.join(_ORDER)}")
     known = registry.known_numbers()
     batch = RegistryBatch()
 
     def each(table: str, build: Callable[[dict[str, str]], None]) -> None:
-        path = files.get(table)
-        if path is None:
+        source = tables.get(table)
+        if source is None:
             return
-        report.files.append(str(path))
+        label, rows = source
+        report.files.append(label)
         try:
-            for line, row in _rows(path):
+            for where, row in rows:
                 try:
+                    if isinstance(row, str):  # the source could not make a row of it
+                        raise _RowError(row)
                     build(row)
                     report.counts[table] += 1
                 except _RowError as exc:
-                    report.problems.append(ImportProblem(f"{path}:{line}", str(exc)))
-        except (OSError, UnicodeError, csv.Error) as exc:
-            report.problems.append(ImportProblem(str(path), f"{type(exc).__name__}: {exc}"))
+                    report.problems.append(ImportProblem(where, str(exc)))
+        except (OSError, UnicodeError, csv.Error, ValueError) as exc:
+            report.problems.append(ImportProblem(label, f"{type(exc).__name__}: {exc}"))
 
     def add_process(row: dict[str, str]) -> None:
         p = _process(row)

@@ -17,11 +17,23 @@ def include_routers(app: FastAPI) -> None:
         jobs,
         me,
         moderation,
+        registry,
         reviews,
         search,
     )
 
-    for module in (health, me, collections, jobs, search, assistant, moderation, reviews, agents):
+    for module in (
+        health,
+        me,
+        collections,
+        jobs,
+        search,
+        assistant,
+        registry,
+        moderation,
+        reviews,
+        agents,
+    ):
         app.include_router(module.router)
     mount_web(app)
 

@@ -96,7 +96,6 @@ def _collection_of(row: dict[str, Any]) -> str:
 
 async def assistant_for(state: ServiceState, tenant: str, collection: str) -> Any:
     """The tenant's assistant over ``collection`` (opened once per process)."""
-    from colmeia.apps.assistant.registry import open_registry
     from colmeia.apps.assistant.session import open_assistant
     from colmeia.apps.assistant.settings import AssistantSettings
 
@@ -114,8 +113,9 @@ async def assistant_for(state: ServiceState, tenant: str, collection: str) -> An
                 )
             settings = AssistantSettings(collection=collection, registry=None, checkpoints=None)
             home = state.tenants.folder(tenant)
-            # each tenant has a case registry of its own (empty until it imports its cases)
-            registry = open_registry(settings.registry_url(home), create=True)
+            # each tenant has a case registry of its own (empty until it imports its cases
+            # through /v1/registry/import), shared with the registry API
+            registry = state.tenants.registry(tenant)
             web = None
             if state.settings.search.url:
                 from colmeia.tools.builtins.web_search import web_search_tool
@@ -131,7 +131,6 @@ async def assistant_for(state: ServiceState, tenant: str, collection: str) -> An
                     web_search=web,
                 )
             )
-            state.closers.push_async_callback(registry.close)
         return cache[key]
 
 
