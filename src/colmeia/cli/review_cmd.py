@@ -8,7 +8,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 import typer
@@ -16,8 +16,12 @@ from rich.console import Console
 from rich.table import Table
 from typer.core import TyperGroup
 
+from colmeia.cli.plumbing import fail
 from colmeia.cli.progress import Progress
 from colmeia.errors import ColmeiaError
+
+if TYPE_CHECKING:
+    from colmeia.store.base import OpenMode
 
 T = TypeVar("T")
 console = Console()
@@ -39,11 +43,14 @@ _STORE = typer.Option(
 )
 
 
-def _opened(store_url: str | None) -> Any:
+def _opened(store_url: str | None, mode: OpenMode = "read") -> Any:
+    """The store opened to ``mode``: only ``import`` creates one; a review or an evaluation
+    only reads, so a mistyped store path or collection is a one-line error that creates
+    nothing."""
     # rag_cmd registers `eval review` from here: import it only when a command runs.
     from colmeia.cli.rag_cmd import _opened as opened
 
-    return opened(store_url)
+    return opened(store_url, mode)
 
 
 @contextmanager
@@ -61,10 +68,12 @@ def _embedder(settings: Any) -> Iterator[Any]:
 
 
 @contextmanager
-def _session(store_url: str | None, label: str, unit: str) -> Iterator[tuple[Any, Any, Any, Any]]:
+def _session(
+    store_url: str | None, label: str, unit: str, mode: OpenMode = "read"
+) -> Iterator[tuple[Any, Any, Any, Any]]:
     """The store, settings, embedder and a progress display of one long command."""
     with (
-        _opened(store_url) as (store, settings),
+        _opened(store_url, mode) as (store, settings),
         _embedder(settings) as embedder,
         Progress(label, unit=unit) as bar,
     ):
@@ -103,11 +112,6 @@ def _run_with_model(settings: Any, no_model: bool, work: Callable[[Any, Any], Aw
                 await model.aclose()
 
     return asyncio.run(go())
-
-
-def _fail(exc: ColmeiaError) -> typer.Exit:
-    err_console.print(f"[red]error:[/red] {exc}")
-    return typer.Exit(2)
 
 
 @app.command("run")
@@ -182,7 +186,7 @@ def import_(
     """Import records (deduplicated), match or fetch their PDFs and index the works."""
     from colmeia.apps.literature import FetchLimits, import_library
 
-    with _session(store_url, "import", "works") as (store, settings, embedder, bar):
+    with _session(store_url, "import", "works", "create") as (store, settings, embedder, bar):
         report = import_library(
             store,
             collection,
@@ -234,7 +238,7 @@ def screen(
         review.screen(work, "include" if include else "exclude", reason, notes)
         review.save(review_file)
     except ColmeiaError as exc:
-        raise _fail(exc) from exc
+        raise fail(exc) from None
     console.print(prisma_counts(review))
 
 
@@ -249,7 +253,7 @@ def export(
     try:
         path = export_review(Review.load(review_file), out)
     except ColmeiaError as exc:
-        raise _fail(exc) from exc
+        raise fail(exc) from None
     console.print(f"saved: {path}")
 
 

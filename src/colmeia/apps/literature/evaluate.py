@@ -43,7 +43,7 @@ from colmeia.apps.literature.review import (
     work_chunks,
     work_passages,
 )
-from colmeia.errors import ModelError
+from colmeia.errors import ConfigurationError, ModelError
 from colmeia.eval.retrieval import single_target_metrics
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
@@ -245,6 +245,11 @@ async def aevaluate_review(
 ) -> EvalReport:
     """Measure work retrieval (and, with ``model``, generation) on synthetic queries; see
     the module docstring. ``reranker`` adds a ranking by a model's judgement of each work."""
+    if store.collection(collection) is None:
+        raise ConfigurationError(
+            f"no collection named {collection!r} in {store.url}; import the works first "
+            "(`colmeia review import FILE --collection NAME`) or see `colmeia collections`"
+        )
     docs = [d for d in store.documents(collection) if d.metadata.get("abstract") or d.n_chunks]
     rng = random.Random(seed)
     if limit is not None and limit < len(docs):
