@@ -266,3 +266,21 @@ def test_another_tenant_never_sees_the_cases_by_api_or_by_its_assistant(
     answer = _ask(svc, b, "Como está o processo TC 1234/2024?")["answer"]
     assert "Não encontrei o processo TC/001234/2024" in answer
     assert not any(f in answer for f in A_FIELDS), answer
+
+
+def test_the_cases_page_looks_a_case_up_in_portuguese(make_service: Any) -> None:
+    svc = make_service()
+    admin = svc.key("acme", role="admin")
+    _import_all(svc, admin)
+    signed = svc.client.post("/ui/login", data={"key": admin["X-API-Key"]}, follow_redirects=False)
+    assert signed.status_code == 303
+    html = svc.client.get("/ui/cases", params={"number": "tc 1234/2024"}).text
+    assert 'lang="pt-BR"' in html and "Processos e expedientes" in html
+    assert 'data-number="TC/001234/2024"' in html and "Cons. Helena Prates" in html
+    assert "Gabinete do Relator, desde 2024-06-10" in html
+    assert html.index("Autuação") < html.index("Vista ao MP")  # the timeline, oldest first
+    assert html.count("<tr>") >= 3 + 3  # the timeline and the list of cases
+    missing = svc.client.get("/ui/cases", params={"number": "TC-005555-2024"}).text
+    assert "TC/005555/2024 not found" in missing
+    listed = svc.client.get("/ui/cases", params={"q": "hospitalares"}).text
+    assert "TC/000777/2023" in listed and "TC/001234/2024" not in listed

@@ -1,7 +1,7 @@
 """The web UI: server-rendered pages (Jinja2) made live with htmx. Same process, same auth
 (a sign-in cookie holding a session token, never the key), same app calls as the API.
 
-Pages: sign-in; search + upload; moderation batches with live progress, results, report and
+Pages: sign-in; search + upload; the case registry (look a case up, list cases); moderation batches with live progress, results, report and
 review queue; the assistant chat and the approval queue; literature reviews. Portuguese by
 default (``?lang=en`` switches and is remembered).
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
@@ -31,6 +31,7 @@ from colmeia.service.routers.moderation import (
     review_queue,
     start_moderation,
 )
+from colmeia.service.routers.registry import case_id, find_case, list_cases
 from colmeia.service.routers.search import retriever_for
 from colmeia.service.web.i18n import LANGS, Lang, translate
 
@@ -230,6 +231,44 @@ async def passage(
         request,
         "_passage.html",
         {"chunk": found, "citation": Citation.of_chunk(found), "collection": collection},
+        principal=principal,
+    )
+
+
+# -- case registry ---------------------------------------------------------------------------
+
+
+@router.get("/cases", response_class=HTMLResponse)
+async def cases_page(
+    request: Request,
+    principal: Principal = Depends(web_caller),
+    q: str = Query("", max_length=200),
+    number: str = Query("", max_length=100),
+) -> HTMLResponse:
+    """Look a case up (its record, where it is and since when, its timeline) and list cases."""
+    registry = state_of(request).tenants.registry(principal.tenant)
+    found: dict[str, Any] | None = None
+    problem = ""
+    timeline: list[dict[str, Any]] = []
+    if number.strip():
+        try:
+            found = await find_case(registry, number)
+            moves = await registry.movements(case_id(number), limit=1000)
+            timeline = [m.as_dict() for m in reversed(moves)]
+        except HTTPException as exc:
+            problem = str(exc.detail)
+    page_ = await list_cases(request, principal, q=q, limit=20)
+    return page(
+        request,
+        "cases.html",
+        {
+            "q": q,
+            "number": number,
+            "found": found,
+            "problem": problem,
+            "timeline": timeline,
+            "cases": page_,
+        },
         principal=principal,
     )
 
