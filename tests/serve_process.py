@@ -56,6 +56,10 @@ def start_server(
         COLMEIA_HOME=str(home),
         COLMEIA_SERVICE_LOG_FORMAT="json",
         COLMEIA_SERVICE_JOB_LEASE_S="5",
+        # tests and benches poll job status and pages poll progress with one key: at the
+        # default 120 requests a minute a slow run got 429s (flaky); limits have tests of
+        # their own
+        COLMEIA_SERVICE_RATE_LIMIT_PER_MINUTE="1000000",
         **(env or {}),
     )
     args = [sys.executable, "-m", "colmeia", "serve", "--port", str(port)]

@@ -36,13 +36,17 @@ class Service:
 
     def wait_job(self, job_id: str, headers: dict[str, str], timeout: float = 60) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
+        pause = 0.02
         while True:
-            job = self.client.get(f"/v1/jobs/{job_id}", headers=headers).json()
+            r = self.client.get(f"/v1/jobs/{job_id}", headers=headers)
+            assert r.status_code == 200, f"job {job_id}: HTTP {r.status_code} {r.text}"
+            job = r.json()
             if job["status"] in ("succeeded", "failed", "cancelled"):
                 return dict(job)
             if time.monotonic() > deadline:
                 raise AssertionError(f"job {job_id} still {job['status']}: {job['progress']}")
-            time.sleep(0.05)
+            time.sleep(pause)
+            pause = min(pause * 1.5, 0.25)
 
 
 def service_settings(home: Path, **overrides: Any) -> ServiceSettings:
@@ -52,6 +56,10 @@ def service_settings(home: Path, **overrides: Any) -> ServiceSettings:
         "otlp_endpoint": None,
         "log_format": "text",
         "job_lease_s": 5.0,
+        # tests poll job status many times a minute (a moderation job at load 12 takes 20 s:
+        # 120 polls hit the default limit and the poll got a 429); limits are tested with keys
+        # that set their own (svc.key(..., rate_limit=3))
+        "rate_limit_per_minute": 1_000_000,
     }
     base.update(overrides)
     return ServiceSettings(**base)

@@ -84,6 +84,18 @@ def test_an_expired_lease_lets_another_worker_take_the_job_over(db: Database) ->
     assert jobs.get("globex", job.id) is None
 
 
+def test_a_worker_whose_renewal_was_late_does_not_start_its_own_job_again(db: Database) -> None:
+    upgrade(db)
+    jobs = JobStore(db)
+    job = jobs.create("acme", "moderation", {})
+    assert jobs.claim("busy-worker", 0.2, ["moderation"]) is not None
+    time.sleep(0.3)  # its renewal is late: the lease ran out while it still runs the job
+    assert jobs.claim("busy-worker", 30, ["moderation"]) is None  # not a second run beside it
+    assert jobs.renew(job.id, "busy-worker", 30, {"finished": 3})  # still its own
+    time.sleep(0.05)
+    assert jobs.claim("other-process", 30, ["moderation"]) is None  # renewed: not free either
+
+
 def test_jobs_of_a_dead_local_process_are_requeued_at_once(tmp_path: Path) -> None:
     db = open_database(f"sqlite:///{tmp_path / 's.db'}")
     jobs = JobStore(db)

@@ -106,7 +106,8 @@ def test_spans_for_requests_model_calls_and_graph_nodes_reach_the_collector(
     records = json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text("utf-8"))[:3]
     batch = [("files", ("b.json", json.dumps(records).encode(), "application/json"))]
     job = svc.client.post("/v1/moderation/jobs", files=batch, headers=h).json()
-    assert svc.wait_job(job["id"], h)["status"] == "succeeded"
+    done = svc.wait_job(job["id"], h)
+    assert done["status"] == "succeeded", done
     svc.state.tracing.flush()
     nodes = {n["name"] for n in collector.wait_for("graph.node")}
     assert "graph.node reviewers" in nodes and len(nodes) >= 2  # the other nodes depend on scores

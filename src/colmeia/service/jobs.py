@@ -180,17 +180,26 @@ class JobStore:
 
     # ---------------------------------------------------------------- worker side
     def claim(self, owner: str, lease_s: float, kinds: Sequence[str]) -> Job | None:
-        """Take the oldest runnable job: queued, or running under a lease that ran out."""
+        """Take the oldest runnable job: queued, or running under a lease that ran out.
+
+        A worker never takes over a job it holds itself: it is still running it, and its lease
+        ran out only because renewing it was late (a busy machine). Taking it again started a
+        second run of the same job beside the first (a moderation job then failed on its own
+        results file's lock). A dead process's jobs are taken over by the next owner.
+        """
         if not kinds:
             return None
         now = time.time()
         marks = ", ".join("?" for _ in kinds)
-        runnable = "(status = 'queued' OR (status = 'running' AND lease_until < ?))"
+        runnable = (
+            "(status = 'queued' OR (status = 'running' AND lease_until < ?"
+            " AND COALESCE(lease_owner, '') <> ?))"
+        )
         for _ in range(5):
             row = self.db.one(
                 f"SELECT id FROM jobs WHERE {runnable} AND kind IN ({marks})"
                 " ORDER BY created_at LIMIT 1",
-                (now, *kinds),
+                (now, owner, *kinds),
             )
             if row is None:
                 return None
@@ -198,7 +207,7 @@ class JobStore:
                 "UPDATE jobs SET status = 'running', lease_owner = ?, lease_until = ?,"
                 " attempts = attempts + 1, started_at = COALESCE(started_at, ?), updated_at = ?"
                 f" WHERE id = ? AND {runnable}",
-                (owner, now + lease_s, now, now, row["id"], now),
+                (owner, now + lease_s, now, now, row["id"], now, owner),
             )
             if took:
                 found = self.db.one("SELECT * FROM jobs WHERE id = ?", (row["id"],))
