@@ -60,8 +60,8 @@ def start_server(
         # default 120 requests a minute a slow run got 429s (flaky); limits have tests of
         # their own
         COLMEIA_SERVICE_RATE_LIMIT_PER_MINUTE="1000000",
-        **(env or {}),
     )
+    clean.update(env or {})
     args = [sys.executable, "-m", "colmeia", "serve", "--port", str(port)]
     if simulated:
         args.append("--simulated")
