@@ -61,11 +61,12 @@ def test_a_streamed_turn_sends_tokens_then_citations_that_open_their_passage(
         h,
     )
     names = [n for n, _ in events]
-    assert names.count("token") > 3 and names[-1] == "result"
+    # no model writes this answer (extractive): it comes whole, as one token
+    assert names.count("token") == 1 and names[-1] == "result"
     assert names.index("citation") > names.index("token")
     text = "".join(d["text"] for n, d in events if n == "token")
     result = events[-1][1]
-    assert result["status"] == "answered" and text.strip() == result["answer"].strip()
+    assert result["status"] == "answered" and text == result["answer"]
     assert result["simulated"] is False
     citation = next(d for n, d in events if n == "citation")
     passage = svc.client.get(
@@ -74,6 +75,51 @@ def test_a_streamed_turn_sends_tokens_then_citations_that_open_their_passage(
     assert passage.status_code == 200 and "vigor" in passage.json()["text"]
     thread = svc.client.get(f"/v1/assistant/threads/{tid}", headers=h).json()
     assert [m["role"] for m in thread["messages"]] == ["user", "assistant"]
+
+
+def _shown(events: list[tuple[str, Any]]) -> str:
+    """What the page shows: the last ``replace`` text, then the tokens after it."""
+    text = ""
+    for name, data in events:
+        if name == "token":
+            text += data["text"]
+        elif name == "replace":
+            text = data["text"]
+    return text
+
+
+def careful_or_inventing(req: SimRequest) -> Any:
+    """The careful stand-in, except that search invents where a process is (the registry
+    check must replace that, also on the page that already showed it)."""
+    from colmeia.apps.assistant.simulated import assistant_responder
+
+    if _role(req) == "search" and req.tool_results:
+        return "O processo TC/000032/2023 está no Gabinete do Cons. Júlio Prates desde ontem."
+    return assistant_responder(req)
+
+
+def test_a_model_answer_streams_as_tokens_and_a_rejected_phrasing_is_replaced(
+    make_service: Any,
+) -> None:
+    svc = make_service(model=SimulatedModel(responder=careful_or_inventing))
+    h = svc.key("acme")
+    _laws(svc, h)
+    tid = _thread(svc, h)
+    path = f"/v1/assistant/threads/{tid}/messages"
+    events = _events(svc, path, {"text": "Quando a lei entra em vigor depois de publicada?"}, h)
+    names = [n for n, _ in events]
+    result = events[-1][1]
+    assert result["status"] == "answered" and result["agent"] == "rag" and result["simulated"]
+    assert names.count("token") > 3  # the generation, as the model wrote it
+    assert max(i for i, n in enumerate(names) if n == "token") < names.index("citation")
+    assert _shown(events) == result["answer"] and "[P1]" in result["answer"]
+    case = _events(svc, path, {"text": "Onde está o processo TC/000032/2023?"}, h)
+    streamed = "".join(d["text"] for n, d in case if n == "token")
+    replaced = [d for n, d in case if n == "replace"]
+    assert "Júlio Prates" in streamed and replaced[-1]["reason"] == "registry_check"
+    # this tenant's registry is empty: the page ends on "not found", nothing invented
+    assert _shown(case) == case[-1][1]["answer"] and "Não encontrei" in _shown(case)
+    assert "Júlio" not in _shown(case)
 
 
 def test_a_clarification_waits_in_the_queue_and_is_resumed(make_service: Any) -> None:

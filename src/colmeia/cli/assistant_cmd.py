@@ -76,25 +76,103 @@ def _show(result: TurnResult, as_json: bool) -> None:
     _answer(result)
 
 
-def _handoff_line(h: dict[str, Any]) -> None:
+def _handoff_line(h: dict[str, Any], out: Callable[[str], None] | None = None) -> None:
     why = h.get("task") or h.get("reason") or ""
-    console.print(
-        f"[magenta]↪ {h.get('from')} → {h.get('to')}[/magenta] [dim]{escape(str(why))[:120]}[/dim]",
-        highlight=False,
+    (out or _print)(
+        f"[magenta]↪ {h.get('from')} → {h.get('to')}[/magenta] [dim]{escape(str(why))[:120]}[/dim]"
     )
 
 
-def _tool_line(t: dict[str, Any]) -> None:
+def _tool_line(t: dict[str, Any], out: Callable[[str], None] | None = None) -> None:
     extra = t.get("refused") or t.get("decision") or ""
     args = orjson.dumps(t.get("arguments", {})).decode()
-    console.print(
+    (out or _print)(
         f"[cyan]· {t.get('agent')}: {t.get('tool')}[/cyan] [dim]{escape(args)[:120]} "
-        f"{escape(str(extra))}[/dim]",
-        highlight=False,
+        f"{escape(str(extra))}[/dim]"
     )
 
 
-def _answer(result: TurnResult) -> None:
+def _print(markup: str) -> None:
+    console.print(markup, highlight=False)
+
+
+# Why streamed text was replaced, as the chat says it (see colmeia.graphs.streaming).
+_REPLACED = {
+    "registry_check": "a redação trazia dados que o cadastro não confirma; vale o registro",
+    "withheld": "resposta retida pela proteção contra instruções maliciosas nos documentos",
+    "guarded_route": "a pergunta vai para o agente certo",
+    "tool_call": "o agente foi consultar",
+    "retry": "nova tentativa",
+    "model_error": "o modelo não respondeu",
+}
+
+
+class _AnswerPrinter:
+    """Shows an answer while its tokens arrive: a live region in a terminal (a replacement
+    rewrites it), plain text otherwise (a replacement starts a marked new line)."""
+
+    def __init__(self, out: Console) -> None:
+        self.out = out
+        self.text = ""
+        self.live: Any = None
+        self.mid_line = False
+
+    def token(self, text: str) -> None:
+        self.text += text
+        if self.out.is_terminal:
+            self._render()
+        else:
+            self.out.file.write(text)
+            self.out.file.flush()
+            self.mid_line = not text.endswith("\n")
+
+    def replace(self, text: str, reason: str) -> None:
+        self.text = text
+        why = _REPLACED.get(reason)
+        if self.out.is_terminal:
+            if why and text:
+                self.line(f"[dim]↺ {escape(why)}[/dim]")
+            self._render()
+            return
+        self._end_line()
+        if why or text:
+            self.out.print(f"↺ ({why or 'versão final'})", highlight=False)
+        if text:
+            self.out.file.write(text)
+            self.out.file.flush()
+            self.mid_line = not text.endswith("\n")
+
+    def line(self, markup: str) -> None:
+        """A line about the turn (handoff, tool call) above the answer being written."""
+        self._end_line()
+        self.out.print(markup, highlight=False)
+
+    def close(self) -> bool:
+        """End the answer; whether any text was shown."""
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+        self._end_line()
+        return bool(self.text)
+
+    def _render(self) -> None:
+        from rich.live import Live
+        from rich.text import Text
+
+        if self.live is None:
+            self.live = Live(Text(self.text), console=self.out, auto_refresh=False)
+            self.live.start()
+        self.live.update(Text(self.text), refresh=True)
+
+    def _end_line(self) -> None:
+        if self.mid_line and self.live is None:
+            self.out.file.write("\n")
+            self.out.file.flush()
+        self.mid_line = False
+
+
+def _answer(result: TurnResult, *, streamed: bool = False) -> None:
+    """The turn's outcome; with ``streamed`` the answer's text was already shown."""
     if result.status.startswith("waiting_"):
         kind = "aprovação" if result.waiting_for == "approval" else "sua resposta"
         console.print(f"[yellow]⏸ aguardando {kind}[/yellow] (thread {result.thread_id})")
@@ -108,8 +186,11 @@ def _answer(result: TurnResult) -> None:
         label += " [dim](sem modelo: roteamento por regras, resposta extrativa)[/dim]"
     elif result.usage.get("simulated"):
         label += " [dim](modelo simulado: texto de teste, não de um modelo real)[/dim]"
-    console.print(label)
-    console.print(escape(result.answer), highlight=False)
+    if streamed:
+        console.print(f"[dim]—[/dim] {label}", highlight=False)
+    else:
+        console.print(label)
+        console.print(escape(result.answer), highlight=False)
     if result.citations:
         console.print("[bold]Fontes[/bold]")
         for c in result.citations:
@@ -251,23 +332,32 @@ def chat(
     collection: str | None = _COLLECTION,
     offline: bool = _OFFLINE,
 ) -> None:
-    """Talk to the assistant; handoffs, tool calls, approvals and citations show as they happen."""
+    """Talk to the assistant: the answer streams as it is written; handoffs, tool calls,
+    approvals and citations show as they happen."""
     tid = thread or f"t-{uuid.uuid4().hex[:10]}"
     opts = _options(store, registry, checkpoints, collection, offline)
     flags = _flags(web, system, rag)
 
     async def turn(assistant: Assistant, payload: Any) -> TurnResult:
         result: TurnResult | None = None
-        async for event in assistant.events(tid, payload):
-            kind = event["type"]
-            if kind == "handoff":
-                _handoff_line(event)
-            elif kind == "tool":
-                _tool_line(event)
-            elif kind == "result":
-                result = event["result"]
+        shown = _AnswerPrinter(console)
+        try:
+            async for event in assistant.events(tid, payload):
+                kind = event["type"]
+                if kind == "token":
+                    shown.token(event["text"])
+                elif kind == "replace":
+                    shown.replace(event["text"], event.get("reason", ""))
+                elif kind == "handoff":
+                    _handoff_line(event, shown.line)
+                elif kind == "tool":
+                    _tool_line(event, shown.line)
+                elif kind == "result":
+                    result = event["result"]
+        finally:
+            streamed = shown.close()
         assert result is not None
-        _answer(result)
+        _answer(result, streamed=streamed)
         return result
 
     async def loop(assistant: Assistant) -> None:

@@ -1,5 +1,6 @@
 """LangGraph helpers shared by graph apps: messages, handoffs, agent views, human in the loop,
-checkpointers. Prompts are rendered with :func:`colmeia.llm.prompts.render_prompt`.
+checkpointers, streamed tokens. Prompts are rendered with
+:func:`colmeia.llm.prompts.render_prompt`.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from colmeia.graphs.hitl import (
     parse_resume,
 )
 from colmeia.graphs.messages import ChatMessage, merge_messages, new_id, to_llm
+from colmeia.graphs.streaming import STREAM_TOKENS, TokenStream, token_stream
 from colmeia.graphs.views import AgentView, build_view, summarise
 
 __all__ = [
+    "STREAM_TOKENS",
     "AgentView",
     "Approval",
     "ApprovalRequest",
@@ -32,6 +35,7 @@ __all__ = [
     "Clarification",
     "Handoff",
     "ThreadInfo",
+    "TokenStream",
     "TurnPlan",
     "ask_approval",
     "ask_clarification",
@@ -48,4 +52,5 @@ __all__ = [
     "serializer",
     "summarise",
     "to_llm",
+    "token_stream",
 ]

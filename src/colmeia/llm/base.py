@@ -23,13 +23,16 @@ __all__ = [
     "NotGiven",
     "Role",
     "StreamEvent",
+    "StreamSink",
     "StructuredResult",
     "ToolCall",
     "ToolChoice",
     "ToolSpec",
     "Usage",
     "UsageTracker",
+    "current_sink",
     "current_tracker",
+    "stream_to",
     "track_usage",
 ]
 
@@ -222,6 +225,46 @@ class StreamEvent:
 
 
 ToolChoice = Literal["auto", "required", "none"] | str
+
+
+class StreamSink(Protocol):
+    """Receives a model call's output while it is generated (see :func:`stream_to`).
+
+    Deltas are provisional: the call's return value is what counts. A call that repairs or
+    retries sends a second request, announced by :meth:`begin`; what came before it is void.
+    """
+
+    def begin(self) -> None:
+        """A request of the call starts; deltas received before it no longer count."""
+
+    def delta(self, text: str, part: Literal["content", "arguments"]) -> None:
+        """Visible answer text (``content``, reasoning removed) or tool-call ``arguments``."""
+
+
+_SINK: contextvars.ContextVar[StreamSink | None] = contextvars.ContextVar(
+    "colmeia_stream_sink", default=None
+)
+
+
+def current_sink() -> StreamSink | None:
+    """The sink that model calls made here stream into, or ``None`` (no streaming)."""
+    return _SINK.get()
+
+
+@contextmanager
+def stream_to(sink: StreamSink | None) -> Iterator[None]:
+    """Model calls made inside the block stream their output into ``sink``.
+
+    ``chat`` and ``structured`` keep their behaviour (tool forms, repairs, validation) and
+    return the same result; a model that can stream also feeds ``sink`` as tokens arrive, one
+    that cannot (offline rules, scripted stand-ins) feeds nothing. Keep the block around the one
+    call whose output a person watches: every call inside it streams into ``sink``.
+    """
+    token = _SINK.set(sink)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
 
 
 @runtime_checkable

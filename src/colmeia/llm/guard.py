@@ -11,9 +11,14 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["repeats_instructions"]
+__all__ = ["repeats_instructions", "words"]
 
 _WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> list[re.Match[str]]:
+    """The words of ``text`` where they are (for cutting a text at a word)."""
+    return list(_WORD.finditer(text))
 
 
 def _words(text: str) -> list[str]:

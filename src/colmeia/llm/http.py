@@ -315,10 +315,15 @@ class EndpointClient:
         usage: Usage,
         deadline_at: float,
         deadline_s: float,
+        timeout: float | None = None,
     ) -> AsyncIterator[dict[str, Any]]:
-        """Yield server-sent JSON events; retries happen only before the first event."""
+        """Yield server-sent JSON events; retries happen only before the first event.
+
+        ``timeout`` bounds the wait for each event (the first one included), not the stream.
+        """
         counts = {"server": 0, "rate": 0}
         limit = _limiter(self.key, self.max_concurrency)
+        per_event = timeout or self.timeout
         while True:
             remaining = self._remaining(usage, deadline_at, deadline_s)
             usage.requests += 1
@@ -326,7 +331,7 @@ class EndpointClient:
             try:
                 async with limit:
                     async for event in self.transport.stream_events(
-                        path, body, min(self.timeout, remaining)
+                        path, body, min(per_event, remaining)
                     ):
                         started = True
                         yield event

@@ -50,11 +50,13 @@ from colmeia.llm.base import (
     Message,
     NotGiven,
     StreamEvent,
+    StreamSink,
     StructuredResult,
     ToolCall,
     ToolChoice,
     ToolSpec,
     Usage,
+    current_sink,
     current_tracker,
 )
 from colmeia.llm.capabilities import EndpointProfile, Speed, endpoint_profile
@@ -305,9 +307,14 @@ class OpenAIChatModel:
         expected = self._profile.speed.seconds_for(prompt, int(limit))
         return self.timeout if expected is None else max(self.timeout, 3.0 * expected)
 
-    async def _send(self, params: dict[str, Any], state: _CallState) -> dict[str, Any]:
+    async def _send(
+        self, params: dict[str, Any], state: _CallState, *, stream: bool = True
+    ) -> dict[str, Any]:
         """One logical request with transport retries; returns the decoded completion.
 
+        Inside :func:`~colmeia.llm.base.stream_to` (and with ``stream``) the request is
+        streamed: deltas go to the sink as they arrive and the chunks are put back together
+        into the completion a plain request returns, so everything after this is the same.
         Raises :class:`FeatureRefused` when the server's error says it refuses a feature.
         """
         number = state.usage.requests + 1
@@ -315,6 +322,12 @@ class OpenAIChatModel:
             trace.info(
                 "prompt #%d to %s at %s:\n%s", number, self._model, self._base_url, _show(params)
             )
+        sink = current_sink() if stream else None
+        if sink is not None:
+            completion = await self._send_streamed(params, state, sink)
+            if trace.isEnabledFor(logging.INFO):
+                trace.info("reply #%d (streamed):\n%s", number, _show_reply(completion))
+            return completion
         reply = await self._http.post(
             self._path,
             params,
@@ -334,6 +347,84 @@ class OpenAIChatModel:
         if trace.isEnabledFor(logging.INFO):
             trace.info("reply #%d (%.1fs):\n%s", number, reply.elapsed_s, _show_reply(completion))
         return completion
+
+    async def _send_streamed(
+        self, params: dict[str, Any], state: _CallState, sink: StreamSink
+    ) -> dict[str, Any]:
+        """Stream one request into ``sink``; the chunks joined into one completion.
+
+        Content deltas reach the sink with ``<think>`` blocks held back; tool-call deltas
+        (``index``, then ``id``/``name`` and pieces of ``arguments``) are joined per index, their
+        arguments also sent on as they come.
+        """
+        body = {**params, "stream": True, "stream_options": {"include_usage": True}}
+        sink.begin()
+        shown = _ReasoningFilter()
+        content: list[str] = []
+        reasoning: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        out: dict[str, Any] = {"model": self._model}
+        usage = {"prompt_tokens": 0, "completion_tokens": 0}
+        finish: str | None = None
+        started = time.perf_counter()
+        async for event in self._http.stream(
+            self._path,
+            body,
+            usage=state.usage,
+            deadline_at=state.deadline_at,
+            deadline_s=state.deadline_s,
+            timeout=self._request_timeout(params),
+        ):
+            for key in ("model", "system_fingerprint", "timings"):
+                if event.get(key):
+                    out[key] = event[key]
+            for key, value in (event.get("usage") or {}).items():
+                if key in usage and isinstance(value, int):
+                    usage[key] = value
+            for choice in event.get("choices") or []:
+                delta = choice.get("delta") or {}
+                text = delta.get("content") or ""
+                if isinstance(text, str) and text:
+                    content.append(text)
+                    visible = shown.feed(text)
+                    if visible:
+                        sink.delta(visible, "content")
+                thought = delta.get("reasoning_content") or delta.get("reasoning") or ""
+                if isinstance(thought, str) and thought:
+                    reasoning.append(thought)
+                for tc in delta.get("tool_calls") or []:
+                    if not isinstance(tc, dict):
+                        continue
+                    slot = calls.setdefault(
+                        int(tc.get("index") or 0),
+                        {"id": "", "type": "function", "function": {"name": "", "arguments": ""}},
+                    )
+                    if tc.get("id"):
+                        slot["id"] = str(tc["id"])
+                    fn = tc.get("function") or {}
+                    if fn.get("name"):
+                        slot["function"]["name"] += str(fn["name"])
+                    piece = fn.get("arguments")
+                    if isinstance(piece, dict):  # some servers send an object, not a string
+                        piece = orjson.dumps(piece).decode()
+                    if isinstance(piece, str) and piece:
+                        slot["function"]["arguments"] += piece
+                        sink.delta(piece, "arguments")
+                finish = choice.get("finish_reason") or finish
+        elapsed = time.perf_counter() - started
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(content)}
+        if reasoning:
+            message["reasoning_content"] = "".join(reasoning)
+        if calls:
+            message["tool_calls"] = [
+                {**slot, "id": slot["id"] or f"call_{i}"} for i, slot in sorted(calls.items())
+            ]
+        out["choices"] = [{"index": 0, "message": message, "finish_reason": finish}]
+        out["usage"] = usage
+        self._profile.observe_speed(
+            out, elapsed, usage["prompt_tokens"], usage["completion_tokens"]
+        )
+        return out
 
     # ------------------------------------------------------------------ request building
 
@@ -499,7 +590,8 @@ class OpenAIChatModel:
                 if specs:
                     self._offer_tools(params, specs, form, named, tool_choice)
                 try:
-                    completion = await self._send(params, state)
+                    # tools described in the prompt come back as text: not for a person's eyes
+                    completion = await self._send(params, state, stream=form != "prompt")
                 except FeatureRefused as refusal:
                     state.refusals += 1
                     self._refused(refusal, form if state.refusals < _MAX_REFUSALS else None)

@@ -9,21 +9,23 @@ configured, the answer is extractive: the best passages themselves, cited.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from colmeia.llm.base import ChatModel, Message
-from colmeia.llm.guard import repeats_instructions
+from colmeia.llm.base import ChatModel, Message, stream_to
+from colmeia.llm.guard import repeats_instructions, words
 from colmeia.llm.prompts import render_prompt
 from colmeia.rag.index.lexical import Analyzer, fold_accents
 from colmeia.rag.retrieve import Citation, Hit
 
 __all__ = [
     "AnswerCitation",
+    "AnswerSink",
     "CheckedCitation",
     "CitedAnswer",
     "ModelAnswer",
@@ -155,6 +157,122 @@ def extractive_answer(question: str, hits: Sequence[Hit], *, top: int = 3) -> Ci
     return CitedAnswer(question, text, cites, [], list(hits), extractive=True)
 
 
+class AnswerSink(Protocol):
+    """Where the text of an answer goes while the model writes it."""
+
+    def delta(self, text: str) -> None:
+        """More of the answer."""
+
+    def replace(self, text: str, reason: str) -> None:
+        """What was sent so far is void; the answer so far is ``text``."""
+
+
+class _JsonField:
+    """Decodes one top-level string field of a JSON object that arrives in pieces."""
+
+    def __init__(self, name: str) -> None:
+        self._key = re.compile(r'"' + re.escape(name) + r'"\s*:\s*"')
+        self._raw = ""
+        self._start = -1  # where the value's characters begin in _raw
+        self._pos = 0  # how far the value was decoded
+        self.done = False
+
+    def feed(self, piece: str) -> str:
+        if self.done:
+            return ""
+        self._raw += piece
+        if self._start < 0:
+            found = self._key.search(self._raw)
+            if found is None:
+                return ""
+            self._start = self._pos = found.end()
+        out: list[str] = []
+        raw, i = self._raw, self._pos
+        while i < len(raw):
+            ch = raw[i]
+            if ch == '"':
+                self.done = True
+                i += 1
+                break
+            if ch != "\\":
+                out.append(ch)
+                i += 1
+                continue
+            if i + 1 >= len(raw):
+                break  # the escape continues in the next piece
+            if raw[i + 1] == "u":
+                if i + 6 > len(raw):
+                    break
+                code = raw[i : i + 6]
+                if code[2:].lower()[:2] in ("d8", "d9", "da", "db"):
+                    if i + 12 > len(raw):
+                        break  # a surrogate pair: wait for its second half
+                    code = raw[i : i + 12]
+                try:
+                    out.append(json.loads(f'"{code}"'))
+                except ValueError:
+                    out.append(code)
+                i += len(code)
+                continue
+            out.append(_ESCAPES.get(raw[i + 1], raw[i + 1]))
+            i += 2
+        self._pos = i
+        return "".join(out)
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/"}
+
+
+class _GuardedAnswer:
+    """Streams a structured answer's ``answer`` field to a person, behind the injection guard.
+
+    The text shown lags the text received by ``run`` words, and everything received is checked
+    with :func:`repeats_instructions` first: an answer that starts reciting the instructions is
+    cut before any of the recited run reaches the screen, and what was shown is withdrawn.
+    """
+
+    def __init__(self, sink: AnswerSink, instructions: str, run: int = 8) -> None:
+        self.sink = sink
+        self.instructions = instructions
+        self.run = run
+        self.field = _JsonField("answer")
+        self.received = ""
+        self.sent = 0
+        self.tripped = False
+
+    def begin(self) -> None:
+        if self.sent:
+            self.sink.replace("", "retry")
+        self.field = _JsonField("answer")
+        self.received, self.sent, self.tripped = "", 0, False
+
+    def delta(self, text: str, part: Literal["content", "arguments"]) -> None:
+        if self.tripped:
+            return
+        self.received += self.field.feed(text)
+        if repeats_instructions(self.received, self.instructions, run=self.run):
+            self.tripped = True
+            if self.sent:
+                self.sink.replace("", "withheld")
+            return
+        self._release(final=self.field.done)
+
+    def _release(self, *, final: bool) -> None:
+        end = len(self.received)
+        if not final:
+            starts = [m.start() for m in words(self.received)]
+            # the last `run` words wait (the newest one may still be growing)
+            end = starts[-self.run] if len(starts) >= self.run else 0
+        if end > self.sent:
+            self.sink.delta(self.received[self.sent : end])
+            self.sent = end
+
+    def close(self) -> None:
+        """The call returned: show what was held back (the result decides the rest)."""
+        if not self.tripped:
+            self._release(final=self.field.done)
+
+
 async def answer_question(
     question: str,
     hits: Sequence[Hit],
@@ -162,8 +280,14 @@ async def answer_question(
     *,
     max_passages: int = 8,
     min_support: float = 0.5,
+    sink: AnswerSink | None = None,
 ) -> CitedAnswer:
-    """Answer ``question`` from ``hits`` with checked citations (extractive without a model)."""
+    """Answer ``question`` from ``hits`` with checked citations (extractive without a model).
+
+    With ``sink``, the answer's text is streamed into it while the model writes, behind the
+    prompt-injection guard; the returned answer is what counts (citations that did not hold are
+    removed from it afterwards), so a caller compares and replaces.
+    """
     passages = list(hits[:max_passages])
     if model is None or not passages:
         return extractive_answer(question, passages)
@@ -175,9 +299,18 @@ async def answer_question(
             {"id": pid, "source": h.citation.label(), "text": h.text} for pid, h in by_id.items()
         ],
     )
-    result = await model.structured([Message.system(prompt), Message.user(question)], ModelAnswer)
-    if repeats_instructions(result.answer, render_prompt("colmeia.rag", "answer.j2", passages=[])):
+    instructions = render_prompt("colmeia.rag", "answer.j2", passages=[])
+    guarded = _GuardedAnswer(sink, instructions) if sink is not None else None
+    with stream_to(guarded):
+        result = await model.structured(
+            [Message.system(prompt), Message.user(question)], ModelAnswer
+        )
+    if guarded is not None:
+        guarded.close()
+    if repeats_instructions(result.answer, instructions):
         # a passage talked the model into reciting its instructions (prompt injection)
+        if sink is not None:
+            sink.replace(WITHHELD, "withheld")
         return CitedAnswer(
             question, WITHHELD, [], [], passages, False, model.model, "repeats_instructions"
         )

@@ -55,8 +55,9 @@ from colmeia.graphs.hitl import (
     idempotency_key,
 )
 from colmeia.graphs.messages import ChatMessage, merge_messages
+from colmeia.graphs.streaming import token_stream
 from colmeia.graphs.views import build_view
-from colmeia.llm.base import ChatModel, Message, ToolCall, ToolSpec
+from colmeia.llm.base import ChatModel, Message, ToolCall, ToolSpec, stream_to
 from colmeia.llm.prompts import render_prompt
 from colmeia.tools.registry import Tool
 
@@ -292,7 +293,9 @@ class AssistantGraph:
             )
         return render_prompt(_PKG, "search.j2", registry=flags.enable_system_search, web=web)
 
-    async def _agent(self, agent: AgentName, state: AssistantState) -> Command[str]:
+    async def _agent(
+        self, agent: AgentName, state: AssistantState, config: RunnableConfig | None = None
+    ) -> Command[str]:
         turn = state.get("turn", 0)
         flags = Flags.from_dict(state.get("flags"))
         if agent == "main":
@@ -310,14 +313,20 @@ class AssistantGraph:
             budget_tokens=self.config.history_tokens,
             handoff=state.get("handoff"),
         )
+        # The step may end in an answer the person reads: stream it (provisionally, see
+        # colmeia.graphs.streaming) and settle it below once the step's outcome is known.
+        tokens = token_stream(config, agent)
         try:
-            result = await self.model.chat(
-                view.messages,
-                tools=self.tools_for(agent, flags),
-                max_tokens=self.config.max_answer_tokens,
-            )
+            with stream_to(tokens):
+                result = await self.model.chat(
+                    view.messages,
+                    tools=self.tools_for(agent, flags),
+                    max_tokens=self.config.max_answer_tokens,
+                )
         except ModelError as exc:
             log.info("agent %s: model error: %s", agent, exc)
+            if tokens is not None:
+                tokens.settle("", "model_error")
             return Command(
                 goto="finish",
                 update={
@@ -339,9 +348,13 @@ class AssistantGraph:
         msg = ChatMessage.assistant(content, agent=agent, turn=turn, tool_calls=calls)
         update: dict[str, Any] = {"turn_steps": steps + 1}
         if calls:
+            if tokens is not None:  # text before a tool call, or a reply a guard set aside
+                tokens.settle("", "guarded_route" if content != result.content else "tool_call")
             update["messages"] = [msg]
             return Command(goto=f"{agent}_tools", update=update)
         answer = self._final(agent, result.content, state)
+        if tokens is not None:
+            tokens.settle(answer["text"], "registry_check" if "replaced" in answer else "final")
         msg.content = answer["text"]
         msg.kind = "answer"
         update.update(messages=[msg], answer=answer, status="answered")
@@ -455,11 +468,11 @@ class AssistantGraph:
             goto="finish", update={"messages": [msg], "answer": answer, "status": "answered"}
         )
 
-    async def main(self, state: AssistantState) -> Command[str]:
-        return await self._agent("main", state)
+    async def main(self, state: AssistantState, config: RunnableConfig) -> Command[str]:
+        return await self._agent("main", state, config)
 
-    async def search(self, state: AssistantState) -> Command[str]:
-        return await self._agent("search", state)
+    async def search(self, state: AssistantState, config: RunnableConfig) -> Command[str]:
+        return await self._agent("search", state, config)
 
     async def _tools(
         self, agent: AgentName, state: AssistantState, config: RunnableConfig
@@ -682,8 +695,13 @@ class AssistantGraph:
         )
         return Command(goto=agent, update={"messages": [msg], "pending": None})
 
-    async def rag(self, state: AssistantState) -> Command[str]:
-        """The RAG pipeline on the task it was handed; the result goes back to main."""
+    async def rag(self, state: AssistantState, config: RunnableConfig) -> Command[str]:
+        """The RAG pipeline on the task it was handed; the result goes back to main.
+
+        Its generation streams (main delivers the answer unchanged); what the pipeline ends
+        with — the best attempt, citations that did not hold removed — settles it.
+        """
+        tokens = token_stream(config, "rag")
         turn = state.get("turn", 0)
         handoff = state.get("handoff") or {}
         task = str(handoff.get("task") or "")
@@ -696,6 +714,7 @@ class AssistantGraph:
                 task,
                 context=str(handoff.get("context") or ""),
                 attachments=state.get("attachments", []),
+                sink=tokens,
             )
         except ColmeiaError as exc:
             result = {
@@ -705,6 +724,8 @@ class AssistantGraph:
                 "quality": 0.0,
                 "passed": False,
             }
+        if tokens is not None:
+            tokens.settle(result["answer"], "final")
         back = {"from": "rag", "to": "main", "kind": "return", "turn": turn, "reason": "resultado"}
         msg = ChatMessage.assistant(result["answer"], agent="rag", turn=turn, kind="rag_result")
         return Command(

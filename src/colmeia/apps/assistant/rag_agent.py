@@ -21,6 +21,7 @@ out), amended ones are flagged with the amending act.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -36,7 +37,7 @@ from colmeia.apps.assistant.legal import parse_legal_path, validity
 from colmeia.errors import ColmeiaError, ModelError, QueryError
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
-from colmeia.rag.generate import CitedAnswer, answer_question
+from colmeia.rag.generate import AnswerSink, CitedAnswer, answer_question
 from colmeia.rag.index.lexical import Analyzer, fold_accents
 from colmeia.rag.retrieve import Citation, Filters, Hit, Retriever
 from colmeia.store.base import Store, StoredChunk
@@ -46,6 +47,11 @@ __all__ = ["RagConfig", "RagPipeline", "RagState", "analyze_query", "answer_qual
 log = logging.getLogger(__name__)
 _PKG = "colmeia.apps.assistant"
 _analyzer = Analyzer()
+# Where the answer being generated streams to (set by `run` for one pipeline run; a context
+# variable, not state: the state may be checkpointed and a sink is not data).
+_SINK: contextvars.ContextVar[AnswerSink | None] = contextvars.ContextVar(
+    "colmeia_rag_answer_sink", default=None
+)
 
 # Names people use for the shared laws; a rewrite adds the words the law itself uses.
 _ALIASES: dict[str, tuple[str, str]] = {
@@ -413,12 +419,16 @@ class RagPipeline:
             floor = max(self.config.relevance, best - 0.15)
             close = [h for h in passages if grades.get(h.chunk_id, 0.0) >= floor]
             passages = close[:3] or passages[:1]
+        sink = _SINK.get()
+        if sink is not None and state.get("answer") is not None:
+            sink.replace("", "retry")  # a new attempt after the quality check: withdraw the last
         try:
             answer = await answer_question(
                 question,
                 passages,
                 self.model,
                 max_passages=self.config.max_passages,
+                sink=sink,
             )
         except ModelError as exc:
             log.info("generation failed, answering extractively: %s", exc)
@@ -539,15 +549,28 @@ class RagPipeline:
         return 10 + loops + 6 * (self.config.max_quality_retries + 1)
 
     async def run(
-        self, question: str, *, context: str = "", attachments: Sequence[str] = ()
+        self,
+        question: str,
+        *,
+        context: str = "",
+        attachments: Sequence[str] = (),
+        sink: AnswerSink | None = None,
     ) -> dict[str, Any]:
-        """Run the pipeline on one question; returns the result for the coordinator."""
+        """Run the pipeline on one question; returns the result for the coordinator.
+
+        With ``sink``, each generation streams its answer into it (a retry withdraws the
+        previous one); the result's answer is what counts.
+        """
         state: RagState = {
             "question": question,
             "context": context,
             "attachments": list(attachments),
         }
-        out = await self.graph.ainvoke(state, {"recursion_limit": self.recursion_limit})
+        token = _SINK.set(sink)
+        try:
+            out = await self.graph.ainvoke(state, {"recursion_limit": self.recursion_limit})
+        finally:
+            _SINK.reset(token)
         result: dict[str, Any] = out["result"]
         return result
 

@@ -28,6 +28,7 @@ from colmeia.errors import InputError
 from colmeia.graphs.checkpoint import ThreadInfo, delete_thread, list_threads, open_checkpointer
 from colmeia.graphs.hitl import parse_resume
 from colmeia.graphs.messages import ChatMessage, new_id
+from colmeia.graphs.streaming import STREAM_TOKENS
 from colmeia.llm.base import ChatModel, track_usage
 from colmeia.store.base import Store
 from colmeia.tools.registry import Tool
@@ -171,20 +172,59 @@ class Assistant:
     async def events(
         self, thread_id: str, payload: dict[str, Any] | Command[Any]
     ) -> AsyncIterator[dict[str, Any]]:
-        """Run a turn and yield what happens as it happens: handoffs, tool calls, the answer.
+        """Run a turn and yield what happens as it happens: tokens, handoffs, tool calls, the
+        answer, and last ``{"type": "result", "result": TurnResult}``.
 
-        ``payload`` is :meth:`make_input`'s value or a resume ``Command``. The last event is
-        ``{"type": "result", "result": TurnResult}``.
+        ``payload`` is :meth:`make_input`'s value or a resume ``Command``. Answer text comes as
+        ``{"type": "token", "agent", "text"}`` events while the model writes it, and
+        ``{"type": "replace", "agent", "text", "reason"}`` when what was streamed does not stand
+        (see :mod:`colmeia.graphs.streaming`). The text of the last ``replace`` (or ``""``)
+        followed by the later tokens is, by the ``answer`` event, the answer — and ``""`` when
+        the turn waits for a person. An answer nothing streamed (offline rules, the registry's
+        own cards) comes as one token.
         """
         config = self._config(thread_id)
+        config["configurable"][STREAM_TOKENS] = True
+        shown = ""
+
+        def settle(final: str, agent: str) -> dict[str, Any] | None:
+            if shown == final:
+                return None
+            if not shown:
+                return {"type": "token", "agent": agent, "text": final}
+            return {"type": "replace", "agent": agent, "text": final, "reason": "final"}
+
         with track_usage() as tracker:
-            async for chunk in self._g.astream(payload, config, stream_mode="updates"):
+            async for mode, chunk in self._g.astream(
+                payload, config, stream_mode=["updates", "custom"]
+            ):
+                if mode == "custom":
+                    if isinstance(chunk, dict) and chunk.get("type") in ("token", "replace"):
+                        shown = (
+                            chunk["text"] if chunk["type"] == "replace" else shown + chunk["text"]
+                        )
+                        yield chunk
+                    continue
                 for node, update in chunk.items():
                     if node == "__interrupt__":
                         continue
                     for event in _events(node, update):
+                        if event["type"] == "answer":
+                            fix = settle(str(event["text"]), str(event.get("agent", "")))
+                            if fix is not None:
+                                shown = (
+                                    fix["text"] if fix["type"] == "replace" else shown + fix["text"]
+                                )
+                                yield fix
                         yield event
-        yield {"type": "result", "result": await self._result(thread_id, tracker.usage.as_dict())}
+        result = await self._result(thread_id, tracker.usage.as_dict())
+        if result.waiting is None:
+            fix = settle(result.answer, result.agent)
+        else:  # the question or the approval request is shown by itself, not as the answer
+            fix = settle("", result.agent)
+        if fix is not None:
+            yield fix
+        yield {"type": "result", "result": result}
 
     def make_input(
         self,

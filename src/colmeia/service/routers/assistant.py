@@ -9,7 +9,6 @@ which thread and what it waits for (the approval queue).
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -25,8 +24,6 @@ from colmeia.service.auth import Caller, Metered, Principal, state_of
 from colmeia.service.state import ServiceState
 
 router = APIRouter(prefix="/v1/assistant", tags=["assistant"])
-
-_TOKEN = re.compile(r"\S+\s*")
 
 
 class ThreadCreate(BaseModel):
@@ -267,7 +264,9 @@ async def _turn(
 
 
 def _sse(event: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The assistant's events as SSE events: tokens of the answer, then its citations."""
+    """The assistant's events as SSE events: ``token`` as the model writes, ``replace`` when
+    what was streamed does not stand (the page shows ``text`` instead and keeps appending the
+    tokens after it), handoffs and tool calls as they happen, then citations, then the result."""
     kind = event.get("type")
     if kind == "result":
         result = event["result"].as_dict()
@@ -278,13 +277,9 @@ def _sse(event: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         out.append(("result", result))
         return out
     if kind == "answer":
-        text = str(event.get("text", ""))
-        # the graph hands over the answer whole: it is sent in word-sized pieces so a page
-        # can show it as it arrives, with the citations after it
-        out = [("token", {"text": piece}) for piece in _TOKEN.findall(text)]
-        out += [("citation", c) for c in event.get("citations", [])]
-        return out
-    if kind in ("handoff", "tool"):
+        # the answer's text came as token (and replace) events while it was written
+        return [("citation", c) for c in event.get("citations", [])]
+    if kind in ("token", "replace", "handoff", "tool"):
         return [(str(kind), {k: v for k, v in event.items() if k != "type"})]
     return []
 

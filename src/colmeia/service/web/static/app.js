@@ -53,6 +53,7 @@
 
       function handle(name, data) {
         if (name === "token") { bubble.textContent += data.text; }
+        else if (name === "replace") { bubble.textContent = data.text; }
         else if (name === "handoff") { events.appendChild(el("div", "event", "→ " + words.handoff + " " + (data.to || data.target || ""))); }
         else if (name === "tool") { events.appendChild(el("div", "event", words.tool + ": " + (data.name || data.tool || ""))); }
         else if (name === "citation") {
