@@ -288,6 +288,59 @@ async def test_plan_and_solve_survives_a_planner_that_cannot_plan(
     assert trace.steps[0].kind == "plan" and "fallback" in trace.steps[0].meta
 
 
+async def test_a_plan_step_that_names_a_tool_must_call_it_before_answering(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    # The 0.5B "did" a calculation step in its head (411.0), or answered REPLAN without trying.
+    plan = {"steps": [{"description": "Calcule 17% de 2340", "tool": "calculator"}]}
+
+    def model(req: SimRequest) -> Reply | str | dict[str, object]:
+        if req.schema is not None:
+            return plan
+        if "A plan was carried out" in req.last_user_text:
+            return "397,8"
+        if req.tool_results:
+            return "Thought: pronto.\nFinal Answer: 397,8"
+        if "needs a tool" in req.last_user_text:
+            return (
+                'Thought: calculo.\nAction: calculator\nAction Input: {"expression": "0.17*2340"}'
+            )
+        return "Thought: de cabeça.\nFinal Answer: 411,0"
+
+    sim = SimulatedModel(responder=model)
+    agent = PlanAndSolveAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="text")
+    trace = await agent.run("Quanto é 17% de 2340?")
+    assert trace.status is RunStatus.FINISHED
+    assert trace.answer == "397,8"
+    kinds = [s.kind for s in trace.steps]
+    assert kinds == ["plan", "format_error", "tool", "answer", "step_result", "answer"]
+    assert "This step needs the tool calculator" in str(sim.requests[1].messages)
+
+
+async def test_text_mode_keeps_a_required_first_tool_call(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    sim = SimulatedModel(
+        script=[
+            "Thought: sei de cabeça.\nFinal Answer: 411",
+            "Thought: ainda sei.\nFinal Answer: 411",
+            "Thought: de novo.\nFinal Answer: 411",
+        ]
+    )
+    agent = ReActAgent(
+        client(sim_server(sim)),
+        [calculator_tool()],
+        tool_mode="text",
+        require_tool_first=True,
+        max_format_errors=2,
+    )
+    trace = await agent.run("Quanto é 17% de 2340?")
+    # asked twice to call the tool first; the third answer is taken (the run never hangs)
+    assert [s.kind for s in trace.steps] == ["format_error", "format_error", "answer"]
+    assert trace.status is RunStatus.FINISHED and trace.answer == "411"
+    assert "Call it first, for example calculator(" in sim.requests[1].messages[-1]["content"]
+
+
 async def test_reflection_does_not_pass_a_confident_wrong_number(
     sim_server: StartSim, client: MakeClient
 ) -> None:

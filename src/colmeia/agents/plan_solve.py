@@ -267,11 +267,14 @@ class PlanAndSolveAgent:
             failure: _Failure | None = None
             for i, step in enumerate(plan.steps, start=1):
                 leaves = (
-                    [(f"{prefix}{i}.{j}", s.description) for j, s in enumerate(step.substeps, 1)]
+                    [
+                        (f"{prefix}{i}.{j}", s.description, s.tool)
+                        for j, s in enumerate(step.substeps, 1)
+                    ]
                     if step.substeps
-                    else [(f"{prefix}{i}", step.description)]
+                    else [(f"{prefix}{i}", step.description, step.tool)]
                 )
-                for label, description in leaves:
+                for label, description, tool in leaves:
                     if executed >= budget:
                         raise _Stop(
                             RunStatus.MAX_STEPS,
@@ -279,7 +282,9 @@ class PlanAndSolveAgent:
                             f"the plan needed more than {budget} steps",
                         )
                     executed += 1
-                    outcome = await self._execute(task, plan, results, label, description, trace)
+                    outcome = await self._execute(
+                        task, plan, results, label, description, tool, trace
+                    )
                     if isinstance(outcome, _Failure):
                         failure = outcome
                         break
@@ -311,14 +316,19 @@ class PlanAndSolveAgent:
         results: Sequence[StepResult],
         label: str,
         description: str,
+        tool: str | None,
         trace: Trace,
     ) -> StepResult | _Failure:
+        # A step the plan gave a tool must use it before answering: small models otherwise
+        # "do" a calculation step in their heads, or declare it impossible without trying.
+        needs = tool if tool is not None and self.registry.get(tool) is not None else None
         worker = ReActAgent(
             self.model,
             self.registry,
             tool_mode=self.tool_mode,
             max_steps=self.max_steps_per_step,
             answer_on_limit=False,
+            require_tool_first=needs is not None,
             instructions=self.instructions,
             max_tokens=self.max_tokens,
         )
@@ -330,6 +340,7 @@ class PlanAndSolveAgent:
             results=results,
             label=label,
             step=description,
+            tool=needs,
         )
         sub = await worker.run(prompt, on_step=lambda s: trace.adopt(s, plan_step=label))
         if sub.status is RunStatus.MODEL_ERROR:

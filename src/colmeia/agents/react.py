@@ -203,9 +203,10 @@ class ReActAgent:
         retrieval_threshold: with more tools than this, offer only ``retrieval_k`` per step.
         answer_on_limit: when a limit stops the run, ask once (without tools) for the best
             answer so far, so the trace still carries one.
-        require_tool_first: native mode: the first turn must call a tool (the model layer
-            repairs a prose reply), for tasks that cannot be answered without looking
-            something up.
+        require_tool_first: the first turn must call a tool, for tasks that cannot be answered
+            without looking something up (native mode: ``tool_choice="required"``, and the
+            model layer repairs a prose reply; text mode: an answer before any call is sent
+            back, at most ``max_format_errors`` times).
         instructions: extra system instructions (role, tone, domain rules).
         max_tokens: tokens one model turn may write; bounds a small model that runs on.
     """
@@ -535,6 +536,23 @@ class ReActAgent:
     async def _text_turn(
         self, run: _Run, parsed: ParsedReply, tokens: dict[str, int], latency: float
     ) -> _Stop | None:
+        if parsed.is_final and self._tool_still_required(run):
+            # Text mode has no tool_choice: the rule is kept by asking again, once or twice.
+            run.format_errors += 1
+            run.trace.add(
+                "format_error",
+                thought=parsed.thought,
+                observation="the reply answered before calling a tool",
+                ok=False,
+                latency_s=latency,
+                **tokens,
+            )
+            run.messages.append(
+                Message.user(
+                    render_prompt(_PKG, "react_tool_first.j2", example=example_call(run.offered[0]))
+                )
+            )
+            return None
         if parsed.is_final:
             answer = parsed.final_answer or ""
             run.trace.add(
@@ -594,6 +612,15 @@ class ReActAgent:
             )
         )
         return None
+
+    def _tool_still_required(self, run: _Run) -> bool:
+        """``require_tool_first`` and no tool called yet (while asking again is allowed)."""
+        return (
+            self.require_tool_first
+            and bool(run.offered)
+            and not run.trace.tool_calls
+            and run.format_errors < self.max_format_errors
+        )
 
     def _imagined_answer(self, run: _Run, imagined: tuple[str, str | None]) -> _Stop | None:
         """The model guessed the tool's result and went on to a Final Answer. When the guess
