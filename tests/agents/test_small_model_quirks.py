@@ -317,6 +317,22 @@ async def test_a_plan_step_that_names_a_tool_must_call_it_before_answering(
     assert "This step needs the tool calculator" in str(sim.requests[1].messages)
 
 
+async def test_the_plan_schema_carries_the_step_limit(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    # llama.cpp turns the schema into a grammar: with maxItems the list must close there (the
+    # 0.5B wrote the same step until max_tokens cut it, then again when asked to repair).
+    sim = SimulatedModel(
+        script=[{"steps": [{"description": "Calcule 17% de 2340"}]}, "397,8", "397,8"]
+    )
+    agent = PlanAndSolveAgent(
+        client(sim_server(sim)), [calculator_tool()], tool_mode="native", max_plan_steps=2
+    )
+    await agent.run("Quanto é 17% de 2340?")
+    schema = sim.requests[0].schema
+    assert schema is not None and schema["properties"]["steps"]["maxItems"] == 2
+
+
 async def test_text_mode_keeps_a_required_first_tool_call(
     sim_server: StartSim, client: MakeClient
 ) -> None:

@@ -16,12 +16,13 @@ one-step plan — the task itself — instead of ending the run.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from colmeia.agents.react import ReActAgent, ToolMode
 from colmeia.agents.running import run_blocking, run_bounded
@@ -66,6 +67,20 @@ class Plan(BaseModel):
             lines.append(f"{i}. {step.description}")
             lines.extend(f"   {i}.{j}. {sub.description}" for j, sub in enumerate(step.substeps, 1))
         return "\n".join(lines)
+
+
+@functools.cache
+def _plan_type(max_steps: int) -> type[Plan]:
+    """:class:`Plan` with at most ``max_steps`` steps *in its schema*: a server that enforces
+    the schema with a grammar (llama.cpp) then closes the list there. A small model otherwise
+    writes the same step over and over until ``max_tokens`` cuts it."""
+    model: type[Plan] = create_model(
+        "Plan",
+        __base__=Plan,
+        __doc__=Plan.__doc__,
+        steps=(list[PlanStep], Field(min_length=1, max_length=max_steps)),
+    )
+    return model
 
 
 @dataclass(slots=True)
@@ -197,7 +212,9 @@ class PlanAndSolveAgent:
             max_steps=self.max_plan_steps,
         )
         try:
-            result = await self.planner_model.structured_result([Message.user(prompt)], Plan)
+            result = await self.planner_model.structured_result(
+                [Message.user(prompt)], _plan_type(self.max_plan_steps)
+            )
         except ModelOutputError as exc:
             # A planner that cannot write a valid plan should not sink the task: solve it as
             # one step, which is ReAct with the plan's framing.
@@ -237,7 +254,9 @@ class PlanAndSolveAgent:
             hierarchical=self.hierarchical,
             max_steps=self.max_plan_steps,
         )
-        result = await self.planner_model.structured_result([Message.user(prompt)], Plan)
+        result = await self.planner_model.structured_result(
+            [Message.user(prompt)], _plan_type(self.max_plan_steps)
+        )
         new_plan = self._trim(result.value)
         trace.add(
             "replan",
