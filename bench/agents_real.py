@@ -13,10 +13,11 @@ same step limit, temperature 0 and seed:
 
 Peers use their documented defaults otherwise. A task succeeds when the expected number
 appears in the final answer (either decimal notation, to the cent). Prints ONE JSON line:
-success rates per framework and paradigm, mean seconds per task, the load average before and
-after, and what was skipped and why (xllamacpp, the weights or a peer library missing).
+success rates per framework and paradigm, mean model requests and seconds per task, the load
+average before and after each, and what was skipped and why (xllamacpp, the weights or a peer
+library missing). Per-task lines go to stderr.
 
-    .venv/bin/python bench/agents_real.py [--limit N] [--only colmeia_react,langgraph,...]
+    .venv/bin/python bench/agents_real.py [--limit N|0] [--only colmeia_react,langgraph_react,...]
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ TEMPERATURE = 0.0
 SEED = 7
 MAX_TOKENS = 800
 TIMEOUT_S = 600.0
+#: Tasks `make bench` runs (the 1.5B is slow on 2 cores); ``--limit 0`` runs all 26.
+DEFAULT_LIMIT = 2
 FRAMEWORKS = (
     "colmeia_react",
     "langgraph_react",
@@ -83,13 +86,17 @@ def calculate_text(expression: str) -> str:
 # ---------------------------------------------------------------------------- frameworks
 
 
-def colmeia_runner(paradigm: str, base_url: str, model: str) -> Callable[[str], str]:
+#: A runner answers a task and says how many model requests it made.
+Runner = Callable[[str], tuple[str, int]]
+
+
+def colmeia_runner(paradigm: str, base_url: str, model: str) -> Runner:
     from colmeia.agents import PlanAndSolveAgent, ReActAgent, ReflectionAgent
     from colmeia.llm import OpenAIChatModel
     from colmeia.tools.builtins.calculator import calculator_tool
 
-    def run(task: str) -> str:
-        async def go() -> str:
+    def run(task: str) -> tuple[str, int]:
+        async def go() -> tuple[str, int]:
             chat = OpenAIChatModel(
                 base_url=base_url,
                 model=model,
@@ -114,7 +121,7 @@ def colmeia_runner(paradigm: str, base_url: str, model: str) -> Callable[[str], 
                         chat, tools, executor_max_steps=MAX_STEPS, deadline=TIMEOUT_S
                     )
                 trace = await agent.run(task)
-                return str(trace.answer)
+                return str(trace.answer), trace.usage.requests
             finally:
                 await chat.aclose()
 
@@ -123,7 +130,7 @@ def colmeia_runner(paradigm: str, base_url: str, model: str) -> Callable[[str], 
     return run
 
 
-def langgraph_runner(base_url: str, model: str) -> Callable[[str], str]:
+def langgraph_runner(base_url: str, model: str) -> Runner:
     from langchain_core.tools import tool as lc_tool
     from langchain_openai import ChatOpenAI
     from langgraph.prebuilt import create_react_agent
@@ -151,14 +158,15 @@ def langgraph_runner(base_url: str, model: str) -> Callable[[str], str]:
     )
     agent = create_react_agent(llm, [calculator])
 
-    def run(task: str) -> str:
+    def run(task: str) -> tuple[str, int]:
         state = agent.invoke({"messages": [("user", task)]}, {"recursion_limit": 2 * MAX_STEPS + 1})
-        return str(state["messages"][-1].content)
+        requests = sum(1 for m in state["messages"] if m.type == "ai")
+        return str(state["messages"][-1].content), requests
 
     return run
 
 
-def smolagents_runner(base_url: str, model: str) -> Callable[[str], str]:
+def smolagents_runner(base_url: str, model: str) -> Runner:
     from smolagents import OpenAIServerModel, ToolCallingAgent
     from smolagents import tool as smol_tool
 
@@ -183,16 +191,18 @@ def smolagents_runner(base_url: str, model: str) -> Callable[[str], str]:
         max_tokens=MAX_TOKENS,
     )
 
-    def run(task: str) -> str:
+    def run(task: str) -> tuple[str, int]:
         agent = ToolCallingAgent(
             tools=[calculator], model=llm, max_steps=MAX_STEPS, verbosity_level=0
         )
-        return str(agent.run(task))
+        answer = str(agent.run(task))
+        requests = sum(1 for s in agent.memory.steps if type(s).__name__ == "ActionStep")
+        return answer, requests
 
     return run
 
 
-def build(name: str, base_url: str, model: str) -> Callable[[str], str]:
+def build(name: str, base_url: str, model: str) -> Runner:
     if name.startswith("colmeia_"):
         return colmeia_runner(name.removeprefix("colmeia_"), base_url, model)
     if name == "langgraph_react":
@@ -205,8 +215,14 @@ def build(name: str, base_url: str, model: str) -> Callable[[str], str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--limit", type=int, default=None, help="first N tasks only")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIMIT,
+        help=f"first N tasks only (default {DEFAULT_LIMIT}, so `make bench` stays short; 0: all)",
+    )
     parser.add_argument("--only", default=",".join(FRAMEWORKS), help="frameworks to run")
+    parser.add_argument("--task", action="append", default=[], help="only these task ids")
     args = parser.parse_args()
     load_before = os.getloadavg()
     record: dict[str, Any] = {"bench": "agents_real", "model": MODEL, "max_steps": MAX_STEPS}
@@ -226,7 +242,9 @@ def main() -> None:
     if gguf is None:
         print(json.dumps({**record, "skipped": reason}))
         return
-    tasks = load_tasks(args.limit)
+    tasks = load_tasks(args.limit or None)
+    if args.task:
+        tasks = [t for t in tasks if t["id"] in args.task]
     server = start_local_model(gguf, ctx=8192)
     results: dict[str, Any] = {}
     skipped: dict[str, str] = {}
@@ -239,21 +257,24 @@ def main() -> None:
                 continue
             ok = 0
             seconds: list[float] = []
+            requests: list[int] = []
             failures: list[str] = []
+            load_at_start = os.getloadavg()[0]
             for task in tasks:
                 started = time.perf_counter()
                 try:
-                    answer = runner(task["task"])
+                    answer, used = runner(task["task"])
                 except Exception as exc:  # a peer's crash is a failed task, not a failed bench
-                    answer = f"{type(exc).__name__}: {exc}"
+                    answer, used = f"{type(exc).__name__}: {exc}", 0
                 seconds.append(time.perf_counter() - started)
-                if correct(answer, float(task["answer"])):
-                    ok += 1
-                else:
+                requests.append(used)
+                solved = correct(answer, float(task["answer"]))
+                ok += solved
+                if not solved:
                     failures.append(task["id"])
                 print(
-                    f"{name} {task['id']}: {'ok' if failures[-1:] != [task['id']] else 'FAIL'} "
-                    f"{seconds[-1]:.0f}s {answer[:120]!r}",
+                    f"{name} {task['id']}: {'ok' if solved else 'FAIL'} {seconds[-1]:.0f}s "
+                    f"{used} requests {answer[:120]!r}",
                     file=sys.stderr,
                     flush=True,
                 )
@@ -261,7 +282,9 @@ def main() -> None:
                 "success_rate": round(ok / len(tasks), 3),
                 "solved": ok,
                 "tasks": len(tasks),
+                "mean_model_requests": round(sum(requests) / len(requests), 2),
                 "mean_s": round(sum(seconds) / len(seconds), 1),
+                "load_avg_1m": [round(load_at_start, 2), round(os.getloadavg()[0], 2)],
                 "failed": failures,
             }
     finally:
