@@ -1,4 +1,4 @@
-"""The three agent paradigms on a real small model, with the calculator, on Portuguese tasks.
+"""ReAct and Reflection on a real small model, with the calculator, on Portuguese tasks.
 
 Invariants only, never the wording: the run finishes, it took a calculator step that worked,
 and the number the calculator returned is the one the answer states (the agent did not
@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 import pytest
 from pydantic import BaseModel
 
-from colmeia.agents import PlanAndSolveAgent, ReActAgent, ReflectionAgent, RunStatus, Trace
+from colmeia.agents import ReActAgent, ReflectionAgent, RunStatus, Trace
 from colmeia.agents.reflection import states_result
 from colmeia.errors import ModelContextLengthError
 from colmeia.llm import Message, OpenAIChatModel
@@ -81,23 +81,6 @@ async def test_react_answers_with_the_number_the_calculator_returned(
     agent = ReActAgent(real_model, [calculator_tool()], max_steps=4, max_tokens=MAX_TOKENS)
     trace = await agent.run(task)
     _assert_answer_rests_on_the_calculator(trace)
-
-
-async def test_plan_and_solve_answers_with_the_number_the_calculator_returned(
-    real_model: OpenAIChatModel,
-) -> None:
-    agent = PlanAndSolveAgent(
-        real_model,
-        [calculator_tool()],
-        max_steps=3,
-        max_plan_steps=2,
-        max_replans=1,
-        max_steps_per_step=3,
-        max_tokens=MAX_TOKENS,
-    )
-    trace = await agent.run("Quanto é 17% de 2340?")
-    _assert_answer_rests_on_the_calculator(trace)
-    assert trace.steps[0].kind == "plan"
 
 
 async def test_reflection_finishes_only_on_a_passing_score_with_the_calculator_number(
