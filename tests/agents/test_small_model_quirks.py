@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from colmeia.agents import PlanAndSolveAgent, ReActAgent, ReflectionAgent, RunStatus
-from colmeia.agents.react import refuses_tools
+from colmeia.agents.react import MIN_TURN_TOKENS, refuses_tools
 from colmeia.agents.reflection import states_result
 from colmeia.errors import ModelHTTPError
 from colmeia.llm import OpenAIChatModel
-from colmeia.sim.engine import Reply, SimRequest, SimulatedModel
+from colmeia.sim.engine import Latency, Reply, SimRequest, SimulatedModel
 from colmeia.sim.server import SimServer
 from colmeia.tools import ToolRegistry
 from colmeia.tools.builtins.calculator import calculator_tool
@@ -386,3 +386,31 @@ def test_numbers_are_read_in_both_notations() -> None:
     assert states_result("397.80 reais", "397.8")
     assert not states_result("São 405,8.", "397.8")
     assert states_result("sem números", "não é número")
+
+
+async def test_a_slow_endpoint_gets_shorter_turns_not_a_reply_cut_by_the_deadline(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    # ~20 tokens/s, like the 1.5B on two cores: once measured, a turn asks for what fits in its
+    # share of the time left instead of the configured 800 tokens.
+    thought = "Vou calcular dezessete por cento de dois mil trezentos e quarenta com a calculadora."
+    sim = SimulatedModel(
+        script=[
+            Reply(
+                content=thought,
+                tool_calls=[{"name": "calculator", "arguments": {"expression": "0.17*2340"}}],
+            ),
+            "397,8",
+        ],
+        latency=Latency(per_token_s=0.05),
+    )
+    model = client(sim_server(sim), timeout=30.0, deadline=60.0)
+    agent = ReActAgent(
+        model, [calculator_tool()], tool_mode="native", max_steps=4, deadline=30.0, max_tokens=800
+    )
+    trace = await agent.run("Quanto é 17% de 2340?")
+    assert trace.status is RunStatus.FINISHED and trace.answer == "397,8"
+    assert model.speed.gen_tps is not None and model.speed.gen_tps < 40
+    first, second = (r.body["max_tokens"] for r in sim.requests)
+    assert first == 800  # nothing measured yet
+    assert MIN_TURN_TOKENS <= second < 800  # about (30 s left / 3 turns) x 20 tokens/s

@@ -42,6 +42,7 @@ from colmeia.agents.text_protocol import (
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
 from colmeia.errors import ConfigurationError, ModelError, ModelHTTPError
 from colmeia.llm.base import ChatModel, ChatResult, Message, ToolCall, ToolSpec, track_usage
+from colmeia.llm.capabilities import Speed
 from colmeia.llm.prompts import render_prompt
 from colmeia.tools.registry import FailureCounter, Tool, ToolRegistry, ToolResult
 from colmeia.tools.repair import example_call
@@ -52,6 +53,10 @@ __all__ = ["ReActAgent", "ToolMode", "native_calls_work", "refuses_tools"]
 log = logging.getLogger(__name__)
 
 ToolMode = Literal["native", "text", "auto"]
+
+#: However slow the server, a turn may write this many tokens: a short thought and one call.
+MIN_TURN_TOKENS = 96
+_CHARS_PER_TOKEN = 4
 _PKG = "colmeia.agents"
 
 
@@ -185,6 +190,7 @@ class _Run:
     phase: str = "model"
     last_text: str = ""
     offered: list[Tool] = field(default_factory=list)
+    turns_left: int = 1
 
 
 class ReActAgent:
@@ -208,7 +214,9 @@ class ReActAgent:
             model layer repairs a prose reply; text mode: an answer before any call is sent
             back, at most ``max_format_errors`` times).
         instructions: extra system instructions (role, tone, domain rules).
-        max_tokens: tokens one model turn may write; bounds a small model that runs on.
+        max_tokens: tokens one model turn may write; bounds a small model that runs on. On an
+            endpoint measured slow (``model.speed``) a turn gets fewer: what fits in its share
+            of the time left (at least :data:`MIN_TURN_TOKENS`).
     """
 
     paradigm = "react"
@@ -371,8 +379,23 @@ class ReActAgent:
             [self.model],
         )
 
-    def _max_tokens(self) -> int | None:
-        return self.max_tokens
+    def _max_tokens(self, run: _Run) -> int | None:
+        """Tokens this turn may write: ``max_tokens``, or fewer when the endpoint's measured
+        speed says that many would not fit in this turn's share of the time left.
+
+        A slow server (a 1.5B model on a busy laptop) then writes a shorter turn instead of
+        being cut off by the run's deadline in the middle of a reply.
+        """
+        limit = self.max_tokens
+        speed = getattr(self.model, "speed", None)
+        if limit is None or not isinstance(speed, Speed):
+            return limit
+        prompt = sum(len(m.content or "") for m in run.messages) // _CHARS_PER_TOKEN
+        share = self._remaining(run) / max(1, run.turns_left)
+        fits = speed.max_tokens_within(share, prompt_tokens=prompt)
+        if fits is None:  # not measured yet
+            return limit
+        return max(min(MIN_TURN_TOKENS, limit), min(limit, fits))
 
     def _remaining(self, run: _Run) -> float:
         return max(0.1, self.deadline - (time.perf_counter() - run.started))
@@ -387,7 +410,7 @@ class ReActAgent:
                     tools=[t.spec() for t in run.offered],
                     tool_choice="required" if first else "auto",
                     require_tool=first,
-                    max_tokens=self._max_tokens(),
+                    max_tokens=self._max_tokens(run),
                 )
             except ModelHTTPError as exc:
                 if self.tool_mode != "auto" or not refuses_tools(exc):
@@ -398,7 +421,7 @@ class ReActAgent:
                 run.mode = "text"
                 run.messages[0] = self._system("text", run.offered)
         # No per-call deadline here: the model keeps its own, the run's is enforced around it.
-        return await self.model.chat(run.messages, max_tokens=self._max_tokens())
+        return await self.model.chat(run.messages, max_tokens=self._max_tokens(run))
 
     async def _calls_as_text(self, run: _Run, result: ChatResult) -> bool:
         """Auto mode, first native turn: does this model fail to make native tool calls?
@@ -421,6 +444,7 @@ class ReActAgent:
 
     async def _loop(self, run: _Run, max_steps: int) -> _Stop:
         for turn in range(max_steps):
+            run.turns_left = max_steps - turn
             if turn and self.retriever is not None:
                 # Later steps may need other tools: search with what was learned so far.
                 offered = self.select_tools(f"{run.task}\n{run.last_text}")
@@ -720,6 +744,7 @@ class ReActAgent:
 
     async def _answer_on_limit(self, run: _Run, stop: _Stop) -> None:
         """One last call without tools, so a stopped run still has its best answer."""
+        run.turns_left = 1
         messages = [
             *_close_pending_calls(run.messages),
             Message.user(
@@ -728,7 +753,7 @@ class ReActAgent:
         ]
         try:
             async with asyncio.timeout(self._remaining(run)):
-                result = await self.model.chat(messages, max_tokens=self._max_tokens())
+                result = await self.model.chat(messages, max_tokens=self._max_tokens(run))
         except (ModelError, TimeoutError) as exc:
             log.info("no answer after the run stopped: %s", exc)
             return
