@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from colmeia.agents import PlanAndSolveAgent, ReActAgent, ReflectionAgent, RunStatus
-from colmeia.agents.react import MIN_TURN_TOKENS, refuses_tools
+from colmeia.agents.react import DEFAULT_DEADLINE_S, MIN_TURN_TOKENS, refuses_tools
 from colmeia.agents.reflection import states_result
 from colmeia.errors import ModelHTTPError
 from colmeia.llm import OpenAIChatModel
@@ -414,3 +414,29 @@ async def test_a_slow_endpoint_gets_shorter_turns_not_a_reply_cut_by_the_deadlin
     first, second = (r.body["max_tokens"] for r in sim.requests)
     assert first == 800  # nothing measured yet
     assert MIN_TURN_TOKENS <= second < 800  # about (30 s left / 3 turns) x 20 tokens/s
+
+
+async def test_without_a_deadline_a_slow_endpoint_gets_a_longer_run(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    # "Deadlines tuned for fast servers fail on a laptop-class model": with no deadline given,
+    # the run's grows to three times what max_steps measured turns take (here ~5 tokens/s).
+    thought = "Vou calcular dezessete por cento de dois mil trezentos e quarenta."
+    sim = SimulatedModel(
+        script=[
+            Reply(
+                content=thought,
+                tool_calls=[{"name": "calculator", "arguments": {"expression": "0.17*2340"}}],
+            ),
+            "397,8",
+        ],
+        latency=Latency(per_token_s=0.2),
+    )
+    model = client(sim_server(sim), timeout=60.0, deadline=120.0)
+    agent = ReActAgent(model, [calculator_tool()], tool_mode="native", max_steps=2, max_tokens=800)
+    assert agent.deadline_for(2) == DEFAULT_DEADLINE_S  # nothing measured yet
+    trace = await agent.run("Quanto é 17% de 2340?")
+    assert trace.status is RunStatus.FINISHED and trace.answer == "397,8"
+    assert agent.deadline_for(2) > 3 * 2 * 800 / 6  # 800 tokens at under 6 tokens/s
+    given = ReActAgent(model, [calculator_tool()], deadline=30.0)
+    assert given.deadline_for(2) == 30.0  # a deadline given is a hard cap

@@ -33,12 +33,17 @@ def make_agent(
     *,
     tool_mode: Literal["auto", "native", "text"] = "auto",
     max_steps: int = 8,
-    deadline: float = 300.0,
+    deadline: float | None = None,
     hierarchical: bool = False,
     critics: Sequence[str] = ("correctness",),
     threshold: float = 0.8,
 ) -> Agent:
-    """A ReAct, Plan-and-Solve or Reflection agent (``max_steps``: iterations for reflect)."""
+    """A ReAct, Plan-and-Solve or Reflection agent (``max_steps``: iterations for reflect).
+
+    ``deadline=None``: each paradigm's default (ReAct: 300 s, longer on an endpoint measured
+    slow; Plan-and-Solve and Reflection: 600 s).
+    """
+    longer = 600.0 if deadline is None else deadline
     if paradigm == "react":
         return ReActAgent(
             model, list(tools), tool_mode=tool_mode, max_steps=max_steps, deadline=deadline
@@ -49,8 +54,8 @@ def make_agent(
             list(tools),
             tool_mode=tool_mode,
             max_steps=max_steps,
-            deadline=deadline,
             hierarchical=hierarchical,
+            deadline=longer,
         )
     return ReflectionAgent(
         model,
@@ -59,5 +64,5 @@ def make_agent(
         critics=list(critics),
         threshold=threshold,
         max_iterations=max_steps,
-        deadline=deadline,
+        deadline=longer,
     )

@@ -54,9 +54,12 @@ log = logging.getLogger(__name__)
 
 ToolMode = Literal["native", "text", "auto"]
 
+#: A run's deadline when none is given and the endpoint's speed is not measured (or fast).
+DEFAULT_DEADLINE_S = 300.0
 #: However slow the server, a turn may write this many tokens: a short thought and one call.
 MIN_TURN_TOKENS = 96
 _CHARS_PER_TOKEN = 4
+_TURN_PROMPT_TOKENS = 1500
 _PKG = "colmeia.agents"
 
 
@@ -191,6 +194,8 @@ class _Run:
     last_text: str = ""
     offered: list[Tool] = field(default_factory=list)
     turns_left: int = 1
+    deadline: float = 0.0
+    timeout: asyncio.Timeout | None = None
 
 
 class ReActAgent:
@@ -201,7 +206,9 @@ class ReActAgent:
         tools: a registry or tools; none makes it a plain chat loop.
         tool_mode: ``native`` tool calls, the ``text`` protocol, or ``auto``.
         max_steps: model turns at most (each may call tools).
-        deadline: seconds for the whole run, model and tools included.
+        deadline: seconds for the whole run, model and tools included (a hard cap). ``None``:
+            :data:`DEFAULT_DEADLINE_S`, extended when the endpoint is measured too slow for
+            ``max_steps`` turns.
         max_tool_failures: consecutive failures of one tool that end the run.
         loop_limit: identical calls (same tool, same input) that count as a loop.
         max_format_errors: text mode: unreadable replies tolerated; after that a reply
@@ -228,7 +235,7 @@ class ReActAgent:
         *,
         tool_mode: ToolMode = "auto",
         max_steps: int = 8,
-        deadline: float = 300.0,
+        deadline: float | None = None,
         max_tool_failures: int = 3,
         loop_limit: int = 3,
         max_format_errors: int = 2,
@@ -248,7 +255,7 @@ class ReActAgent:
             raise ConfigurationError("max_steps must be at least 1")
         if loop_limit < 2:
             raise ConfigurationError("loop_limit must be at least 2 (a loop is a repeat)")
-        if deadline <= 0:
+        if deadline is not None and deadline <= 0:
             raise ConfigurationError("deadline must be positive (seconds)")
         self.model = model
         self.registry = _as_registry(tools)
@@ -336,19 +343,20 @@ class ReActAgent:
         )
         if not self.registry:
             mode = "native"  # nothing to call: a plain chat turn
+        steps = max_steps or self.max_steps
         run = _Run(task, trace, [], mode, time.perf_counter())
+        run.deadline = self.deadline_for(steps)
         run.failures = FailureCounter(self.max_tool_failures)
         run.offered = self.select_tools(task)
         run.messages = [self._system(mode, run.offered), *context, Message.user(task)]
-        steps = max_steps or self.max_steps
         with track_usage() as tracker:
             stop: _Stop | None = None
             try:
-                async with asyncio.timeout(self.deadline):
+                async with asyncio.timeout(run.deadline) as run.timeout:
                     stop = await self._loop(run, steps)
             except TimeoutError:
                 where = "waiting for the model" if run.phase == "model" else "running a tool"
-                message = f"the run deadline of {self.deadline:g}s passed while {where}"
+                message = f"the run deadline of {run.deadline:g}s passed while {where}"
                 stop = _Stop(RunStatus.MAX_STEPS, "deadline", message)
             except ModelError as exc:
                 stop = _Stop(RunStatus.MODEL_ERROR, "model_error", str(exc))
@@ -398,7 +406,29 @@ class ReActAgent:
         return max(min(MIN_TURN_TOKENS, limit), min(limit, fits))
 
     def _remaining(self, run: _Run) -> float:
-        return max(0.1, self.deadline - (time.perf_counter() - run.started))
+        return max(0.1, run.deadline - (time.perf_counter() - run.started))
+
+    def deadline_for(self, steps: int) -> float:
+        """``deadline`` when given; otherwise :data:`DEFAULT_DEADLINE_S`, or longer when the
+        endpoint's measured speed says ``steps`` turns need it (three times the expected time
+        of a turn with a 1,500-token prompt and ``max_tokens`` of answer, as for requests)."""
+        if self.deadline is not None:
+            return self.deadline
+        speed = getattr(self.model, "speed", None)
+        if not isinstance(speed, Speed):
+            return DEFAULT_DEADLINE_S
+        turn = speed.seconds_for(_TURN_PROMPT_TOKENS, self.max_tokens or 800)
+        return DEFAULT_DEADLINE_S if turn is None else max(DEFAULT_DEADLINE_S, 3 * steps * turn)
+
+    def _extend_deadline(self, run: _Run, steps: int) -> None:
+        """No deadline given: after a turn has measured the endpoint, give a slow one time."""
+        if self.deadline is not None or run.timeout is None:
+            return
+        wanted = self.deadline_for(steps)
+        if wanted > run.deadline:
+            left = wanted - (time.perf_counter() - run.started)
+            run.deadline = wanted
+            run.timeout.reschedule(asyncio.get_running_loop().time() + left)
 
     async def _chat(self, run: _Run) -> ChatResult:
         run.phase = "model"
@@ -454,6 +484,7 @@ class ReActAgent:
                         run.messages[0] = self._system("text", offered)
             started = time.perf_counter()
             result = await self._chat(run)
+            self._extend_deadline(run, max_steps)
             if await self._calls_as_text(run, result):
                 # The server took the tools, but the model wrote its call as text: the text
                 # protocol, made for exactly that, serves it better. Ask again in it.

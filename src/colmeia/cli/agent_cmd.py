@@ -170,7 +170,13 @@ def run(
         8, "--max-steps", min=1, max=100, help="Step limit (iterations for reflect)."
     ),
     mode: Mode = typer.Option(Mode.auto, "--tool-mode", help="Native tool calls or text protocol."),
-    deadline: float = typer.Option(300.0, "--deadline", min=1.0, help="Seconds for the whole run."),
+    deadline: float | None = typer.Option(
+        None,
+        "--deadline",
+        min=1.0,
+        help="Seconds for the whole run (default: 300 for react, longer on a model measured "
+        "slow; 600 for plan and reflect).",
+    ),
     critics: str = typer.Option(
         "correctness", "--critics", help="reflect: comma-separated correctness,efficiency,language."
     ),
