@@ -1,0 +1,110 @@
+"""The assistant with a real local model: a short conversation, one handoff each way, streamed.
+
+Protocol is asserted, never wording: the case question reaches the registry through a
+main → search handoff and the answer holds nothing the registry did not say; the legal
+question goes back search → main and on to the documents, and comes back with citations that
+point at passages of the collection, each quote found in its passage. Whether the model or the
+graph's guard made a handoff is recorded (``guard``) and allowed: small models often answer
+directly, and the guard exists for them. Both turns run through ``Assistant.events`` (what the
+chat and the service read), so the real server's streaming — tool calls included — is used, and
+the streamed text must end on the answer.
+
+Kept short for a shared 2-core machine: one law ingested, a small registry, short answers
+(``max_answer_tokens``), one RAG generation (no rewrite or quality retry).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+from colmeia.apps.assistant.cases import check_case_answer
+from colmeia.apps.assistant.rag_agent import RagConfig
+from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.session import open_assistant
+from colmeia.apps.assistant.settings import AssistantSettings
+from colmeia.apps.assistant.synthetic import generate_registry
+from colmeia.llm import OpenAIChatModel
+from colmeia.rag.index.lexical import Analyzer
+from colmeia.rag.pipeline import ingest
+from colmeia.store import open_store
+from local_model import REAL_MODEL, LocalModel
+from shared_data import DATA_DIR
+
+pytestmark = REAL_MODEL
+
+AS_OF = dt.date(2026, 11, 1)
+LGPD = DATA_DIR / "laws" / "lexml" / "lei_13709_20180814.csv"
+WORDS = Analyzer()
+
+
+async def _turn(bot: Any, text: str) -> tuple[list[dict[str, Any]], Any]:
+    events = [e async for e in bot.events("real", bot.make_input(text))]
+    shown = ""
+    for e in events:
+        if e["type"] == "token":
+            shown += e["text"]
+        elif e["type"] == "replace":
+            shown = e["text"]
+    result = events[-1]["result"]
+    assert shown == result.answer, (shown, result.as_dict())  # the stream ends on the answer
+    return events, result
+
+
+async def test_one_handoff_each_way_ends_correctly(local_llm: LocalModel, tmp_path: Path) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'laws.db'}")
+    ingest(store, "leis", [LGPD])
+    registry = SQLiteCaseRegistry(tmp_path / "registry.db")
+    generate_registry(registry, processes=60, expedientes=20, as_of=AS_OF)
+    model = OpenAIChatModel(
+        base_url=local_llm.base_url,
+        model=local_llm.model,
+        provider=local_llm.provider,
+        timeout=600,
+        deadline=900,
+        max_tokens=200,  # the RAG answer; a small model can ramble to the end of its context
+        max_repairs=1,
+    )
+    try:
+        async with open_assistant(
+            store=store,
+            model=model,
+            registry=registry,
+            checkpoints=f"sqlite:///{tmp_path / 'threads.db'}",
+            settings=AssistantSettings(max_answer_tokens=160),
+            home=tmp_path,
+            today=AS_OF,
+            rag_config=RagConfig(max_rewrites=0, max_quality_retries=0, max_passages=4),
+        ) as bot:
+            _, case = await _turn(bot, "Onde está o processo TC/000032/2023 e desde quando?")
+            assert case.status == "answered", case.as_dict()
+            assert case.agent == "search"
+            assert ("main", "search") in [(h["from"], h["to"]) for h in case.handoffs]
+            assert [f["number"] for f in case.facts if f["status"] == "found"] == ["TC/000032/2023"]
+            assert check_case_answer(case.answer, case.facts) == []  # nothing invented
+            assert case.usage["calls"] >= 2 and case.usage["prompt_tokens"] > 0
+
+            events, legal = await _turn(
+                bot, "Obrigado. Outra dúvida: o que a LGPD diz sobre dados pessoais de crianças?"
+            )
+            assert legal.status == "answered", legal.as_dict()
+            moves = [(h["from"], h["to"]) for h in legal.handoffs]
+            assert moves[0] == ("search", "main") and ("main", "rag") in moves
+            assert legal.agent == "rag" and legal.citations, legal.as_dict()
+            for c in legal.citations:
+                chunk = store.get_chunks("leis", [c["chunk_id"]]).get(c["chunk_id"])
+                assert chunk is not None and chunk.doc_id == c["doc_id"]
+                assert c["law"] == "Lei 13.709/2018" and c["article"]
+                if c["quote"]:  # most of the quote's words are the passage's (as checked)
+                    said = set(WORDS.tokens(c["quote"]))
+                    assert len(said & set(WORDS.tokens(chunk.text))) >= 0.8 * len(said), c
+                assert f"[{c['passage']}]" in legal.answer
+            # the RAG answer came from the model as it wrote it, not in one piece at the end
+            assert sum(1 for e in events if e["type"] == "token" and e["agent"] == "rag") > 1
+            history = await bot.history("real")
+            assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
+    finally:
+        await model.aclose()
+        registry.close_sync()
+        store.close()
