@@ -101,11 +101,11 @@ def _judge(req: SimRequest) -> str:
 
 def _respond(req: SimRequest) -> str:
     prompt = req.text()
-    if "Você cria perguntas de busca" in prompt:
-        # The abstract's second sentence, as a question: it names the topic, not the title.
+    if "Você cria consultas de busca" in prompt:
+        # The abstract's second sentence, as a query: it names the topic, not the title.
         abstract = re.search(r"Resumo: (.*)", prompt)
         second = (abstract.group(1) if abstract else "").split(". ")[-1].rstrip(".")
-        return json.dumps({"question": f"O que as pesquisas dizem sobre: {second.lower()}?"})
+        return json.dumps({"query": f"O que as pesquisas dizem sobre: {second.lower()}?"})
     if "Você avalia, com rigor" in prompt:
         return _judge(req)
     if "pesquisador experiente" in prompt:
@@ -241,12 +241,15 @@ def test_eval_review_with_a_model_reports_generation_metrics_and_the_control(  #
     code, _, err = colmeia_cli("review", "import", str(catalogue), "-c", "obras", env=env)
     assert code == 0, err
     out = tmp_path / "avaliacao"
+    saved = tmp_path / "consultas.jsonl"
     code, stdout, err = colmeia_cli(
-        "eval", "review", "-c", "obras", "--generation", "4", "--json", "--out", str(out), env=env
-    )
+        "eval", "review", "-c", "obras", "--generation", "4", "--json", "--out", str(out),
+        "--save-queries", str(saved), env=env,
+    )  # fmt: skip
     assert code == 0, err
     data = json.loads(stdout)
     assert data["query_source"] == "model" and data["queries"] == len(WORKS)
+    assert data["query_profile"]["title_words_repeated_mean"] == 0.0
     assert set(data["variants"]) == {"lexical", "dense", "hybrid", "reranked", "reranked (model)"}
     assert data["variants"]["lexical"]["p@1"] == 1.0  # each question names its work's topic
     gen = data["generation"]
@@ -270,12 +273,25 @@ def test_eval_review_with_a_model_reports_generation_metrics_and_the_control(  #
     assert kinds.count("query") == 6
     assert kinds.count("rerank") == 36
     assert (kinds.count("review"), kinds.count("judge")) == (8, 8)
+    # The saved queries evaluate again without asking the model for new ones: same figures.
+    lines = [json.loads(line) for line in saved.read_text(encoding="utf-8").splitlines()]
+    assert len(lines) == 6 and all(q["source"] == "model" for q in lines)
+    srv.sim.requests.clear()
+    code, stdout, err = colmeia_cli(
+        "eval", "review", "-c", "obras", "--generation", "0", "--json", "--queries", str(saved),
+        env=env,
+    )  # fmt: skip
+    assert code == 0, err
+    again = json.loads(stdout)
+    assert again["query_source"] == "file" and again["queries"] == 6
+    assert again["variants"]["hybrid"] == data["variants"]["hybrid"]
+    assert "query" not in [_kind(r) for r in srv.sim.requests]
 
 
 def _kind(req: SimRequest) -> str:
     text = req.text()
     for marker, kind in (
-        ("Você cria perguntas de busca", "query"),
+        ("Você cria consultas de busca", "query"),
         ("Você avalia, com rigor", "judge"),
         ("pesquisador experiente", "review"),
         ("Você avalia se um trabalho acadêmico", "rerank"),

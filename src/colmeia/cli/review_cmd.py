@@ -268,6 +268,12 @@ def eval_review(
         False, "--no-model", help="Offline queries and no generation metrics, even with a model."
     ),
     out: Path | None = typer.Option(None, "--out", help="Folder for report.html and eval.json."),
+    queries_file: Path | None = typer.Option(
+        None, "--queries", help="Queries saved by --save-queries (JSON lines): no new ones made."
+    ),
+    save_queries_to: Path | None = typer.Option(
+        None, "--save-queries", help="Write the synthetic queries here (JSON lines)."
+    ),
     store_url: str | None = _STORE,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON line."),
 ) -> None:
@@ -275,9 +281,13 @@ def eval_review(
     hybrid and reranked (and a model reranker when COLMEIA_RERANK_KIND is set), a sweep of the
     candidate count; with a model (COLMEIA_LLM_BASE_URL), queries written by it and the
     generation metrics judged by it."""
-    from colmeia.apps.literature.evaluate import aevaluate_review
+    from colmeia.apps.literature.evaluate import aevaluate_review, load_queries, save_queries
     from colmeia.apps.literature.report import eval_report
 
+    try:
+        given = load_queries(queries_file) if queries_file is not None else None
+    except ColmeiaError as exc:
+        raise fail(exc) from None
     with _session(store_url, "eval", "queries") as (store, settings, embedder, bar):
         report = _run_with_model(
             settings,
@@ -292,8 +302,11 @@ def eval_review(
                 depth=depth,
                 generation_queries=generation,
                 progress=lambda d, t, info: bar.update(d, t, info=info),
+                queries=given,
             ),
         )
+    if save_queries_to is not None:
+        save_queries(report.query_list, save_queries_to)
     data = report.as_dict()
     if out is not None:
         eval_report(report, out)
@@ -317,6 +330,13 @@ def eval_review(
             str(report.seconds.get(name, "")),
         )
     console.print(table)
+    prof = report.query_profile
+    if prof.get("queries"):
+        console.print(
+            "queries: {words_mean} words on average ({words_min}-{words_max}; {share_40_80_words} "
+            "within 40-80), abstract trigrams copied {copied_trigrams_mean}, title words "
+            "repeated {title_words_repeated_mean}".format(**prof)
+        )
     gen = report.generation
     if "skipped" in gen:
         console.print(f"[dim]generation: {gen['skipped']}[/dim]")

@@ -24,11 +24,14 @@ blocking twin for callers without a model, or whose model is created inside that
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -43,7 +46,7 @@ from colmeia.apps.literature.review import (
     work_chunks,
     work_passages,
 )
-from colmeia.errors import ConfigurationError, ModelError
+from colmeia.errors import ConfigurationError, InputError, ModelError
 from colmeia.eval.retrieval import single_target_metrics
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
@@ -58,13 +61,31 @@ __all__ = [
     "GenerationSample",
     "SyntheticQuery",
     "aevaluate_review",
+    "copied_share",
     "evaluate_review",
+    "load_queries",
     "offline_query",
+    "query_profile",
+    "record_frequencies",
+    "save_queries",
     "title_leak",
 ]
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-Ý])")
 EvalProgress = Callable[[int, int, str], None]
+
+#: Words of the abstract the query writer reads (the opening of an abstract states the
+#: objective and the method; a shorter prompt keeps a small local model quick).
+QUERY_ABSTRACT_WORDS = 250
+#: The published queries are 40-80 words; a longer answer is cut at the limit.
+QUERY_WORDS = (40, 80)
+#: Room for an 80-word Portuguese paragraph inside JSON, and no more (a bounded call).
+_QUERY_MAX_TOKENS = 320
+#: Offline queries drop words found in at most this many works' records: names, numbers,
+#: acronyms and rare terms identify the work (a paraphrase would not repeat them) …
+RARE_DF = 2
+#: … and keep about this share of the remaining content words (seeded by the work's id).
+OFFLINE_KEEP = 0.6
 
 
 @dataclass(slots=True)
@@ -73,11 +94,16 @@ class SyntheticQuery:
 
     doc_id: str
     text: str
-    source: str  # "offline" or "model"
+    source: str  # "offline", "model" or "file"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"doc_id": self.doc_id, "text": self.text, "source": self.source}
 
 
 class _Query(BaseModel):
-    question: str = Field(description="The research question, 10-25 words.")
+    query: str = Field(
+        description="What a researcher is looking for, 40-80 words, in your own words."
+    )
 
 
 def title_leak(query: str, title: str, analyzer: Analyzer | None = None) -> float:
@@ -87,22 +113,112 @@ def title_leak(query: str, title: str, analyzer: Analyzer | None = None) -> floa
     return len(words & set(a.tokens(query))) / len(words) if words else 0.0
 
 
-def offline_query(abstract: str, title: str, *, max_words: int = 60) -> str:
-    """A query from the abstract without a model: the sentences after the first (which
-    usually restates the title), the one that repeats least of the title first, up to
-    ``max_words`` words."""
+def copied_share(query: str, abstract: str, n: int = 3) -> float:
+    """Share of the query's word ``n``-grams (stopwords kept, accents folded) that occur in
+    the abstract: 1.0 is a copied sentence, a paraphrase scores low."""
+    a = Analyzer()
+    q, src = a.words(query), a.words(abstract)
+    grams = {tuple(q[i : i + n]) for i in range(len(q) - n + 1)}
+    if not grams:
+        return 0.0
+    have = {tuple(src[i : i + n]) for i in range(len(src) - n + 1)}
+    return len(grams & have) / len(grams)
+
+
+def _body_words(abstract: str, title: str, max_words: int, analyzer: Analyzer) -> list[str]:
+    """The abstract's sentences after the first (which usually restates the title), the ones
+    that repeat least of the title first, up to ``max_words`` words."""
     sentences = [s.strip() for s in _SENTENCE_RE.split(" ".join(abstract.split())) if s.strip()]
     if not sentences:
-        return ""
+        return []
     body = sentences[1:] or sentences
-    analyzer = Analyzer()
     body.sort(key=lambda s: (title_leak(s, title, analyzer), -min(len(s.split()), max_words)))
     words: list[str] = []
     for s in body:
         words += s.split()
         if len(words) >= 25:
             break
-    return " ".join(words[:max_words])
+    return words[:max_words]
+
+
+def offline_query(
+    abstract: str,
+    title: str,
+    *,
+    max_words: int = 60,
+    document_frequency: Mapping[str, int] | None = None,
+    keep: float = 1.0,
+    seed: str = "",
+) -> str:
+    """A query from the abstract without a model.
+
+    Without ``document_frequency``: the abstract's sentences after the first, up to
+    ``max_words`` words. With it (what ``colmeia eval review`` does), a masked keyword query
+    from those sentences, so that the query does not carry the words that single its work
+    out: only content words (no stopwords, no numbers), none sharing a stem with the title,
+    none found in at most :data:`RARE_DF` works (``document_frequency`` counts the works whose
+    record holds each stem), and of the rest a share ``keep`` drawn at random (seeded by
+    ``seed``), in their order. It still shares common vocabulary with its abstract: a
+    vocabulary-overlap stress test, not a paraphrase."""
+    analyzer = Analyzer()
+    words = _body_words(abstract, title, max_words, analyzer)
+    if document_frequency is None:
+        return " ".join(words)
+    banned = set(analyzer.tokens(title))
+    rng = random.Random(f"offline-query:{seed}")
+    kept: list[str] = []
+    for word in words:
+        terms = analyzer.tokens(word)
+        if not terms or any(t in banned or t[0].isdigit() for t in terms):
+            continue
+        if min(document_frequency.get(t, 0) for t in terms) <= RARE_DF:
+            continue
+        if rng.random() < keep:
+            kept.append(word.strip(".,;:!?()[]\"'“”‘’"))
+    return " ".join(w for w in kept if w)
+
+
+def record_frequencies(texts: Sequence[str]) -> dict[str, int]:
+    """For each index term, how many of ``texts`` hold it."""
+    analyzer = Analyzer()
+    df: Counter[str] = Counter()
+    for text in texts:
+        df.update(set(analyzer.tokens(text)))
+    return dict(df)
+
+
+def _fit_words(text: str) -> str:
+    """One line, cut at the longest query length."""
+    words = " ".join(text.split()).split(" ")
+    return " ".join(words[: QUERY_WORDS[1]])
+
+
+def save_queries(queries: Sequence[SyntheticQuery], path: Path) -> Path:
+    """The queries as JSON lines ({doc_id, text, source}), to evaluate again without the model."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [json.dumps(q.as_dict(), ensure_ascii=False) for q in queries]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def load_queries(path: Path) -> list[SyntheticQuery]:
+    """Queries saved by :func:`save_queries`; InputError naming the line that is not one."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(f"cannot read the queries file {path}: {exc.strerror or exc}") from exc
+    out: list[SyntheticQuery] = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            out.append(SyntheticQuery(str(item["doc_id"]), str(item["text"]), "file"))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(
+                f"{path}, line {n}: not a saved query (want JSON with doc_id and text): {exc}"
+            ) from exc
+    return out
 
 
 @dataclass(slots=True)
@@ -133,12 +249,15 @@ class EvalReport:
     seconds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     query_source: str = "offline"
+    query_list: list[SyntheticQuery] = field(default_factory=list)
+    query_profile: dict[str, object] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "collection": self.collection,
             "queries": self.queries,
             "query_source": self.query_source,
+            "query_profile": self.query_profile,
             "excluded_title_queries": self.excluded_title,
             "depth": self.depth,
             "variants": self.variants,
@@ -186,6 +305,12 @@ def _abstract_of(store: Store, collection: str, d: StoredDocument) -> str:
     return abstract
 
 
+def _prompt_abstract(abstract: str) -> str:
+    words = abstract.split()
+    cut = " ".join(words[:QUERY_ABSTRACT_WORDS])
+    return cut + (" …" if len(words) > QUERY_ABSTRACT_WORDS else "")
+
+
 async def _make_queries(
     store: Store,
     collection: str,
@@ -198,34 +323,79 @@ async def _make_queries(
     analyzer = Analyzer()
     limit = asyncio.Semaphore(concurrency)
     failures: list[str] = []
+    abstracts = {d.doc_id: _abstract_of(store, collection, d) for d in docs}
+    # Offline queries drop the words that single a work out: counted over every work's record.
+    df = record_frequencies(
+        [f"{d.title}\n{_abstract_of(store, collection, d)}" for d in store.documents(collection)]
+    )
     done = 0
 
     async def one(d: StoredDocument) -> SyntheticQuery | None:
         nonlocal done
-        abstract = _abstract_of(store, collection, d)
+        abstract = abstracts[d.doc_id]
         text, source = "", "offline"
         if model is not None:
             prompt = render_prompt(
-                "colmeia.apps.literature", "query.j2", title=d.title, abstract=abstract
+                "colmeia.apps.literature",
+                "query.j2",
+                title=d.title,
+                abstract=_prompt_abstract(abstract),
+                words=QUERY_WORDS,
             )
             try:
                 async with limit:
-                    q = await model.structured([Message.user(prompt)], _Query, temperature=0.7)
-                text, source = q.question, "model"
+                    q = await model.structured(
+                        [Message.user(prompt)],
+                        _Query,
+                        temperature=0.7,
+                        max_tokens=_QUERY_MAX_TOKENS,
+                    )
+                text, source = _fit_words(q.query), "model"
             except ModelError as exc:
                 failures.append(f"{d.doc_id}: {exc}")
         if not text:
-            text, source = offline_query(abstract, d.title), "offline"
+            text = offline_query(
+                abstract, d.title, document_frequency=df, keep=OFFLINE_KEEP, seed=d.doc_id
+            )
+            source = "offline"
         done += 1
         if progress is not None and model is not None:
             progress(done, len(docs), "queries")
-        if not text or title_leak(text, d.title, analyzer) > 0.5:
+        if not text.strip() or title_leak(text, d.title, analyzer) > 0.5:
             return None
         return SyntheticQuery(d.doc_id, text, source)
 
     made = await asyncio.gather(*(one(d) for d in docs))
     queries = [q for q in made if q is not None]
     return queries, len(made) - len(queries), failures
+
+
+def query_profile(
+    queries: Sequence[SyntheticQuery], abstracts: Mapping[str, str], titles: Mapping[str, str]
+) -> dict[str, object]:
+    """What the queries look like: length in words, share within the 40-80 words asked for,
+    how much of the abstract they copy (word trigrams) and of the title they repeat."""
+    if not queries:
+        return {"queries": 0}
+    analyzer = Analyzer()
+    lengths = [len(q.text.split()) for q in queries]
+    lo, hi = QUERY_WORDS
+    return {
+        "queries": len(queries),
+        "words_mean": round(sum(lengths) / len(lengths), 1),
+        "words_min": min(lengths),
+        "words_max": max(lengths),
+        "share_40_80_words": round(sum(lo <= n <= hi for n in lengths) / len(lengths), 4),
+        "copied_trigrams_mean": round(
+            sum(copied_share(q.text, abstracts.get(q.doc_id, "")) for q in queries) / len(queries),
+            4,
+        ),
+        "title_words_repeated_mean": round(
+            sum(title_leak(q.text, titles.get(q.doc_id, ""), analyzer) for q in queries)
+            / len(queries),
+            4,
+        ),
+    }
 
 
 async def aevaluate_review(
@@ -242,28 +412,51 @@ async def aevaluate_review(
     concurrency: int = 4,
     seed: int = 0,
     progress: EvalProgress | None = None,
+    queries: Sequence[SyntheticQuery] | None = None,
 ) -> EvalReport:
     """Measure work retrieval (and, with ``model``, generation) on synthetic queries; see
-    the module docstring. ``reranker`` adds a ranking by a model's judgement of each work."""
+    the module docstring. ``reranker`` adds a ranking by a model's judgement of each work.
+    ``queries`` (e.g. :func:`load_queries` of an earlier run's) are used instead of making
+    new ones; those whose work is not in the collection are left out and counted."""
     if store.collection(collection) is None:
         raise ConfigurationError(
             f"no collection named {collection!r} in {store.url}; import the works first "
             "(`colmeia review import FILE --collection NAME`) or see `colmeia collections`"
         )
-    docs = [d for d in store.documents(collection) if d.metadata.get("abstract") or d.n_chunks]
+    all_docs = store.documents(collection)
+    docs = [d for d in all_docs if d.metadata.get("abstract") or d.n_chunks]
     rng = random.Random(seed)
     if limit is not None and limit < len(docs):
         docs = rng.sample(docs, limit)
-    queries, excluded, failures = await _make_queries(
-        store, collection, docs, model, concurrency, progress
-    )
+    if queries is None:
+        queries, excluded, failures = await _make_queries(
+            store, collection, docs, model, concurrency, progress
+        )
+        sources = {q.source for q in queries}
+        source = "model" if "model" in sources else "offline"
+    else:
+        present = {d.doc_id for d in all_docs}
+        given = list(queries)
+        queries = [q for q in given if q.doc_id in present][:limit]
+        excluded, failures, source = 0, [], "file"
+        if len(queries) < len(given) and limit is None:
+            failures.append(f"{len(given) - len(queries)} queries name works not in {collection}")
     report = EvalReport(collection, len(queries), excluded, depth)
-    report.query_source = "model" if any(q.source == "model" for q in queries) else "offline"
+    report.query_source = source
+    report.query_list = list(queries)
+    titles = {d.doc_id: d.title for d in all_docs}
+    report.query_profile = query_profile(
+        queries,
+        {d.doc_id: _abstract_of(store, collection, d) for d in all_docs if d.doc_id in titles},
+        titles,
+    )
     report.notes.append(
         "mean_rank counts a query not found within depth as depth + 1 (over all queries); "
         "mean_rank_found is over found queries only (the published definition)"
     )
-    if failures:
+    if failures and source == "file":
+        report.notes.extend(failures)
+    elif failures:
         report.notes.append(
             f"{len(failures)} queries made offline after the model failed: {failures[0]}"
         )
@@ -328,6 +521,9 @@ async def aevaluate_review(
         report.k_sweep[k] = single_target_metrics(values, 10).as_dict()
     if model is None:
         report.generation = {"skipped": "generation metrics need a model (COLMEIA_LLM_BASE_URL)"}
+        return report
+    if generation_queries <= 0:
+        report.generation = {"skipped": "no query asked for (--generation 0)"}
         return report
     sample = queries[: min(generation_queries, len(queries))]
     report.samples = await _generation_samples(
