@@ -20,7 +20,6 @@ from colmeia.apps.literature.evaluate import (
     copied_share,
     load_queries,
     offline_query,
-    record_frequencies,
     save_queries,
     title_leak,
 )
@@ -28,7 +27,6 @@ from colmeia.apps.literature.library import fetch_pdfs
 from colmeia.apps.literature.records import Record
 from colmeia.errors import InputError
 from colmeia.eval.retrieval import single_target_metrics
-from colmeia.rag.index.lexical import Analyzer
 from colmeia.store import open_store
 from shared_data import DATA_DIR
 
@@ -260,32 +258,6 @@ def test_offline_queries_do_not_copy_the_title_and_mean_rank_counts_misses() -> 
     assert m.mean_rank == pytest.approx((1 + 2 + 101 + 1) / 4)
     assert m.mean_rank_found == pytest.approx(4 / 3)
     assert (m.p_at_1, m.not_found_at_5, m.mrr) == (0.5, 0.25, pytest.approx((1 + 0.5 + 1) / 4))
-
-
-def test_masked_offline_queries_drop_title_stems_rare_words_and_numbers() -> None:
-    title = "Educação inclusiva e formação docente na rede pública"
-    abstract = (
-        "Esta dissertação trata da educação inclusiva na rede pública. "
-        "Foram entrevistados 40 professores de escolas municipais de Anápolis sobre práticas "
-        "pedagógicas de sala e apoio especializado aos estudantes."
-    )
-    others = [
-        "Professores de escolas municipais discutem práticas pedagógicas e apoio aos estudantes.",
-        "Práticas de sala com professores e estudantes em escolas municipais; apoio pedagógico.",
-        "Entrevistados professores de escolas: práticas e apoio a estudantes em sala.",
-    ]
-    df = record_frequencies([f"{title}\n{abstract}", *others])
-    q = offline_query(abstract, title, document_frequency=df, keep=1.0, seed="w1")
-    a = Analyzer()
-    terms = set(a.tokens(q))
-    assert terms and not terms & set(a.tokens(title))  # no word shares a stem with the title
-    assert "Anápolis" not in q and "40" not in q  # found in one work only / a number
-    assert "professores" in q and "escolas" in q  # common in the collection: kept
-    assert all(w in abstract for w in q.split())  # words of the abstract, in its order
-    # A share of the words is drawn at random, reproducibly per work.
-    half = offline_query(abstract, title, document_frequency=df, keep=0.5, seed="w1")
-    assert half == offline_query(abstract, title, document_frequency=df, keep=0.5, seed="w1")
-    assert set(half.split()) <= set(q.split()) and len(half.split()) < len(q.split())
 
 
 def test_copied_share_tells_a_copied_sentence_from_a_paraphrase() -> None:

@@ -28,7 +28,6 @@ import json
 import random
 import re
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,7 +65,6 @@ __all__ = [
     "load_queries",
     "offline_query",
     "query_profile",
-    "record_frequencies",
     "save_queries",
     "title_leak",
 ]
@@ -81,11 +79,6 @@ QUERY_ABSTRACT_WORDS = 250
 QUERY_WORDS = (40, 80)
 #: Room for an 80-word Portuguese paragraph inside JSON, and no more (a bounded call).
 _QUERY_MAX_TOKENS = 320
-#: Offline queries drop words found in at most this many works' records: names, numbers,
-#: acronyms and rare terms identify the work (a paraphrase would not repeat them) …
-RARE_DF = 2
-#: … and keep about this share of the remaining content words (seeded by the work's id).
-OFFLINE_KEEP = 0.6
 
 
 @dataclass(slots=True)
@@ -141,50 +134,13 @@ def _body_words(abstract: str, title: str, max_words: int, analyzer: Analyzer) -
     return words[:max_words]
 
 
-def offline_query(
-    abstract: str,
-    title: str,
-    *,
-    max_words: int = 60,
-    document_frequency: Mapping[str, int] | None = None,
-    keep: float = 1.0,
-    seed: str = "",
-) -> str:
-    """A query from the abstract without a model.
-
-    Without ``document_frequency``: the abstract's sentences after the first, up to
-    ``max_words`` words. With it (what ``colmeia eval review`` does), a masked keyword query
-    from those sentences, so that the query does not carry the words that single its work
-    out: only content words (no stopwords, no numbers), none sharing a stem with the title,
-    none found in at most :data:`RARE_DF` works (``document_frequency`` counts the works whose
-    record holds each stem), and of the rest a share ``keep`` drawn at random (seeded by
-    ``seed``), in their order. It still shares common vocabulary with its abstract: a
-    vocabulary-overlap stress test, not a paraphrase."""
-    analyzer = Analyzer()
-    words = _body_words(abstract, title, max_words, analyzer)
-    if document_frequency is None:
-        return " ".join(words)
-    banned = set(analyzer.tokens(title))
-    rng = random.Random(f"offline-query:{seed}")
-    kept: list[str] = []
-    for word in words:
-        terms = analyzer.tokens(word)
-        if not terms or any(t in banned or t[0].isdigit() for t in terms):
-            continue
-        if min(document_frequency.get(t, 0) for t in terms) <= RARE_DF:
-            continue
-        if rng.random() < keep:
-            kept.append(word.strip(".,;:!?()[]\"'“”‘’"))
-    return " ".join(w for w in kept if w)
-
-
-def record_frequencies(texts: Sequence[str]) -> dict[str, int]:
-    """For each index term, how many of ``texts`` hold it."""
-    analyzer = Analyzer()
-    df: Counter[str] = Counter()
-    for text in texts:
-        df.update(set(analyzer.tokens(text)))
-    return dict(df)
+def offline_query(abstract: str, title: str, *, max_words: int = 60) -> str:
+    """A query from the abstract without a model: the sentences after the first (which
+    usually restates the title), the one that repeats least of the title first, up to
+    ``max_words`` words. Its words are the abstract's own, which the index holds: lexical
+    search finds its work almost always (see docs/literature.md), so rankings are compared
+    on model-written queries."""
+    return " ".join(_body_words(abstract, title, max_words, Analyzer()))
 
 
 def _fit_words(text: str) -> str:
@@ -324,10 +280,6 @@ async def _make_queries(
     limit = asyncio.Semaphore(concurrency)
     failures: list[str] = []
     abstracts = {d.doc_id: _abstract_of(store, collection, d) for d in docs}
-    # Offline queries drop the words that single a work out: counted over every work's record.
-    df = record_frequencies(
-        [f"{d.title}\n{_abstract_of(store, collection, d)}" for d in store.documents(collection)]
-    )
     done = 0
 
     async def one(d: StoredDocument) -> SyntheticQuery | None:
@@ -354,10 +306,7 @@ async def _make_queries(
             except ModelError as exc:
                 failures.append(f"{d.doc_id}: {exc}")
         if not text:
-            text = offline_query(
-                abstract, d.title, document_frequency=df, keep=OFFLINE_KEEP, seed=d.doc_id
-            )
-            source = "offline"
+            text, source = offline_query(abstract, d.title), "offline"
         done += 1
         if progress is not None and model is not None:
             progress(done, len(docs), "queries")
