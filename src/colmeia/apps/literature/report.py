@@ -20,6 +20,9 @@ def eval_report(report: EvalReport, folder: Path) -> Path:
     )
     for note in report.notes:
         page.paragraph(note, note=True)
+    if report.query_profile.get("queries"):
+        page.heading("Consultas")
+        page.metrics(dict(report.query_profile))
     cols = ["mean_rank", "mean_rank_found", "mrr", "p@1", "not_found@5"]
     page.heading("Busca de trabalhos")
     page.table(
