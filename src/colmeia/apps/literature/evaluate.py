@@ -74,7 +74,7 @@ EvalProgress = Callable[[int, int, str], None]
 
 #: Words of the abstract the query writer reads (the opening of an abstract states the
 #: objective and the method; a shorter prompt keeps a small local model quick).
-QUERY_ABSTRACT_WORDS = 250
+QUERY_ABSTRACT_WORDS = 180
 #: The published queries are 40-80 words; a longer answer is cut at the limit.
 QUERY_WORDS = (40, 80)
 #: Room for an 80-word Portuguese paragraph inside JSON, and no more (a bounded call).
