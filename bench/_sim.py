@@ -57,3 +57,21 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.
         except OSError:
             time.sleep(0.05)
     raise SystemExit("the server did not start")
+
+
+@contextlib.contextmanager
+def stand_in_process(latency_ms: float) -> Iterator[str]:
+    """The assistant's careful simulated stand-in in its own process; yields its base URL."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "colmeia.apps.assistant.simulated", "--port", str(port)]
+    proc = subprocess.Popen(
+        [*cmd, "--latency-ms", str(latency_ms)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, proc)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+        proc.wait(10)

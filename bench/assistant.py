@@ -20,14 +20,12 @@ import asyncio
 import json
 import os
 import random
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from _sim import free_port, wait_for_port
+from _sim import stand_in_process
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.session import Assistant, open_assistant
 from colmeia.apps.assistant.settings import AssistantSettings
@@ -107,37 +105,19 @@ def _measure(args: argparse.Namespace) -> dict[str, Any]:
         registry = SQLiteCaseRegistry(work / "registry.db")
         generate_registry(registry, processes=5000, expedientes=2000)
         offline = asyncio.run(_run(store, registry, None, args.threads, work))
-        port = free_port()
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "colmeia.apps.assistant.simulated",
-                "--port",
-                str(port),
-                "--latency-ms",
-                str(args.latency_ms),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
         try:
-            wait_for_port(port, proc)
-            simulated = asyncio.run(_simulated(store, registry, port, args.threads, work))
+            with stand_in_process(args.latency_ms) as url:
+                simulated = asyncio.run(_simulated(store, registry, url, args.threads, work))
         finally:
-            proc.terminate()
-            proc.wait(10)
             registry.close_sync()
             store.close()
     return {"simulated": simulated, "offline": offline}
 
 
 async def _simulated(
-    store: Store, registry: SQLiteCaseRegistry, port: int, threads: int, work: Path
+    store: Store, registry: SQLiteCaseRegistry, url: str, threads: int, work: Path
 ) -> dict[str, Any]:
-    async with OpenAIChatModel(
-        base_url=f"http://127.0.0.1:{port}/v1", model="sim", max_concurrency=256
-    ) as model:
+    async with OpenAIChatModel(base_url=url, model="sim", max_concurrency=256) as model:
         return await _run(store, registry, model, threads, work)
 
 

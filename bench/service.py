@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import re
@@ -34,7 +33,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from _sim import free_port, sim_process, wait_for_port  # noqa: E402
+from _sim import sim_process, stand_in_process  # noqa: E402
 from colmeia.service.db import open_database  # noqa: E402
 from colmeia.service.keys import create_key  # noqa: E402
 from serve_process import start_server, stop_server  # noqa: E402
@@ -302,31 +300,6 @@ def _moderation_cli(model_url: str, batch: Path, out: Path, concurrency: int) ->
     return {"wall_s": wall, "run_s": float(found.group(1)) if found else wall}
 
 
-@contextlib.contextmanager
-def _stand_in(latency_ms: float) -> Iterator[str]:
-    """The assistant's careful simulated stand-in in its own process; yields its base URL."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "colmeia.apps.assistant.simulated",
-            "--port",
-            str(port),
-            "--latency-ms",
-            str(latency_ms),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port, proc)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, default=200)
@@ -394,7 +367,7 @@ def main() -> None:
         generate_registry(registry, processes=5000, expedientes=2000)
         registry.close_sync()
         numbers = _case_numbers(400)
-        with _stand_in(args.latency_ms) as stand_in_url:
+        with stand_in_process(args.latency_ms) as stand_in_url:
             server = start_server(
                 home, simulated=False, env={**env, "COLMEIA_LLM_BASE_URL": stand_in_url}
             )
