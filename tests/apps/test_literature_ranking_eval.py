@@ -273,6 +273,11 @@ def test_eval_review_with_a_model_reports_generation_metrics_and_the_control(  #
     assert kinds.count("query") == 6
     assert kinds.count("rerank") == 36
     assert (kinds.count("review"), kinds.count("judge")) == (8, 8)
+    # Every generating call is bounded: a small local model under a JSON grammar can otherwise
+    # repeat itself until its context is full (minutes per call on 2 cores).
+    limits = {_kind(r): r.body.get("max_tokens") for r in srv.sim.requests}
+    assert 0 < limits["query"] <= 320 and 0 < limits["judge"] <= 900
+    assert 0 < limits["review"] <= 1100
     # The saved queries evaluate again without asking the model for new ones: same figures.
     lines = [json.loads(line) for line in saved.read_text(encoding="utf-8").splitlines()]
     assert len(lines) == 6 and all(q["source"] == "model" for q in lines)

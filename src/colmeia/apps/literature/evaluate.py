@@ -79,6 +79,8 @@ QUERY_ABSTRACT_WORDS = 180
 QUERY_WORDS = (40, 80)
 #: Room for an 80-word Portuguese paragraph inside JSON, and no more (a bounded call).
 _QUERY_MAX_TOKENS = 320
+#: A verdict per passage and per claim (bounded for the same reason as the review).
+_JUDGE_MAX_TOKENS = 900
 
 
 @dataclass(slots=True)
@@ -188,6 +190,7 @@ class GenerationSample:
     context_relevance_random: float | None
     faithfulness_random: float | None
     similarity_to_abstract: float | None = None
+    error: str = ""
 
 
 @dataclass(slots=True)
@@ -479,6 +482,9 @@ async def aevaluate_review(
         store, collection, sample, model, hybrid or lexical, rng, concurrency, progress
     )
     report.generation = generation_summary(report.samples)
+    failed = [s for s in report.samples if s.error]
+    if failed:
+        report.notes.append(f"{len(failed)} generation queries not judged: {failed[0].error}")
     return report
 
 
@@ -541,7 +547,9 @@ async def _read_and_judge(
         passages=work.passages,
         answer=answer,
     )
-    judgement = await model.structured([Message.user(prompt)], Judgement, temperature=0.0)
+    judgement = await model.structured(
+        [Message.user(prompt)], Judgement, temperature=0.0, max_tokens=_JUDGE_MAX_TOKENS
+    )
     return judgement, answer
 
 
@@ -590,7 +598,7 @@ async def _generation_samples(
             except ModelError as exc:
                 real.warnings.append(f"not judged: {exc}")
                 done += 1
-                return GenerationSample(q.doc_id, None, None, None, None, None)
+                return GenerationSample(q.doc_id, None, None, None, None, None, error=str(exc))
         context, faith = _judged(j_real, real.passages)
         context_r, faith_r = _judged(j_rand, control.passages)
         similarity = None

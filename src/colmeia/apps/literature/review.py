@@ -400,6 +400,12 @@ def _check(work: ReviewedWork, analysis: WorkAnalysis) -> None:
     work.why = analysis.why
 
 
+#: Room for the longest valid answer (200 + 100 + 100 words, the why, JSON) and no more: a small
+#: local model under a JSON grammar can repeat itself until its context is full, which took
+#: minutes per work on 2 cores and ran every call into the deadline.
+REVIEW_MAX_TOKENS = 1100
+
+
 async def analyse_with_model(
     model: ChatModel, question: str, work: ReviewedWork, temperature: float
 ) -> None:
@@ -414,7 +420,10 @@ async def analyse_with_model(
         passages=work.passages,
     )
     analysis = await model.structured(
-        [Message.system(prompt), Message.user(question)], WorkAnalysis, temperature=temperature
+        [Message.system(prompt), Message.user(question)],
+        WorkAnalysis,
+        temperature=temperature,
+        max_tokens=REVIEW_MAX_TOKENS,
     )
     _check(work, analysis)
 
