@@ -118,11 +118,16 @@ def running_local_model() -> LocalModel | None:
 
 
 def start_local_model(
-    gguf: Path, *, ctx: int = 8192, parallel: int = 1, threads: int | None = None
+    gguf: Path,
+    *,
+    ctx: int = 8192,
+    parallel: int = 1,
+    threads: int | None = None,
+    poll: int = 50,
 ) -> LocalModel:
     """Start ``colmeia llm serve`` on a free 127.0.0.1 port; returns once it prints its exports."""
     cmd = [sys.executable, "-m", "colmeia", "llm", "serve", "--gguf", str(gguf), "--port", "0"]
-    cmd += ["--ctx", str(ctx), "--parallel", str(parallel)]
+    cmd += ["--ctx", str(ctx), "--parallel", str(parallel), "--poll", str(poll)]
     if threads:
         cmd += ["--threads", str(threads)]
     started = time.perf_counter()

@@ -137,3 +137,11 @@ def test_serve_refuses_a_port_in_use_before_loading(tmp_path: Path) -> None:
         result = runner.invoke(app, ["llm", "serve", "--gguf", str(model), "--port", str(port)])
     assert result.exit_code == 2
     assert f"cannot listen on 127.0.0.1:{port}" in " ".join(result.output.split())
+
+
+def test_serve_refuses_a_poll_outside_0_to_100_before_loading(tmp_path: Path) -> None:
+    model = tmp_path / "m.gguf"
+    model.write_bytes(PAYLOAD)
+    result = runner.invoke(app, ["llm", "serve", "--gguf", str(model), "--poll", "150"])
+    assert result.exit_code == 2
+    assert "--poll must be between 0 and 100, not 150" in " ".join(result.output.split())

@@ -27,7 +27,9 @@ def local_llm() -> Iterator[LocalModel]:
     if gguf is None:
         pytest.skip(reason)
     # Two slots: the moderation reviewers ask at once; each slot keeps a 4096-token window.
-    server = start_local_model(gguf, parallel=2)
+    # poll=0: the other pytest worker shares the two cores, and llama.cpp's busy-waiting
+    # threads would take its CPU (seen: 0.4 tokens/s at load 13 with the default poll).
+    server = start_local_model(gguf, parallel=2, poll=0)
     try:
         yield server
     finally:

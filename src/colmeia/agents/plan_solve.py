@@ -361,7 +361,9 @@ class PlanAndSolveAgent:
             step=description,
             tool=needs,
         )
-        sub = await worker.run(prompt, on_step=lambda s: trace.adopt(s, plan_step=label))
+        sub = await worker.run(
+            prompt, on_step=lambda s: trace.adopt(s, plan_step=label), numbers_from=task
+        )
         if sub.status is RunStatus.MODEL_ERROR:
             raise ModelError(sub.error or "the model failed during a plan step")
         answer = sub.answer.strip()

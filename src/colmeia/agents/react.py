@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 import orjson
 
+from colmeia.agents.numbers import number_notes
 from colmeia.agents.running import run_blocking
 from colmeia.agents.text_protocol import (
     ParsedReply,
@@ -196,6 +197,7 @@ class _Run:
     turns_left: int = 1
     deadline: float = 0.0
     timeout: asyncio.Timeout | None = None
+    number_notes: list[str] = field(default_factory=list)
 
 
 class ReActAgent:
@@ -293,10 +295,19 @@ class ReActAgent:
             return list(self.registry)
         return retriever.select(query, self.retrieval_k, always=self.always_offer)
 
-    def _system(self, mode: Literal["native", "text"], offered: Sequence[Tool]) -> Message:
+    def _system(
+        self,
+        mode: Literal["native", "text"],
+        offered: Sequence[Tool],
+        number_notes: Sequence[str] = (),
+    ) -> Message:
         if mode == "native":
             text = render_prompt(
-                _PKG, "react_native.j2", tools=bool(offered), instructions=self.instructions
+                _PKG,
+                "react_native.j2",
+                tools=bool(offered),
+                instructions=self.instructions,
+                number_notes=number_notes,
             )
         else:
             # Parameters and an example call, not the JSON Schema: small models copy a schema
@@ -319,6 +330,7 @@ class ReActAgent:
                 example_name=name,
                 example_args=args[:-1],
                 instructions=self.instructions,
+                number_notes=number_notes,
             )
         return Message.system(text)
 
@@ -331,8 +343,14 @@ class ReActAgent:
         context: Sequence[Message] = (),
         on_step: StepCallback | None = None,
         max_steps: int | None = None,
+        numbers_from: str | None = None,
     ) -> Trace:
-        """Work on ``task`` until an answer or a limit; always returns a :class:`Trace`."""
+        """Work on ``task`` until an answer or a limit; always returns a :class:`Trace`.
+
+        Numbers a Portuguese/Spanish task writes its own way ("7.893", "3,75") are spelled out
+        for tool arguments in the system prompt; ``numbers_from`` is the text to read them from
+        when ``task`` is a prompt built around the user's task (a plan step, a critique).
+        """
         trace = Trace(paradigm=self.paradigm, task=task, on_step=on_step)
         mode: Literal["native", "text"] = (
             "text"
@@ -348,7 +366,12 @@ class ReActAgent:
         run.deadline = self.deadline_for(steps)
         run.failures = FailureCounter(self.max_tool_failures)
         run.offered = self.select_tools(task)
-        run.messages = [self._system(mode, run.offered), *context, Message.user(task)]
+        run.number_notes = number_notes(numbers_from if numbers_from is not None else task)
+        run.messages = [
+            self._system(mode, run.offered, run.number_notes),
+            *context,
+            Message.user(task),
+        ]
         with track_usage() as tracker:
             stop: _Stop | None = None
             try:
@@ -449,7 +472,7 @@ class ReActAgent:
                 log.warning("the model server refused native tools (%s); using text", exc)
                 self._native_refused = True
                 run.mode = "text"
-                run.messages[0] = self._system("text", run.offered)
+                run.messages[0] = self._system("text", run.offered, run.number_notes)
         # No per-call deadline here: the model keeps its own, the run's is enforced around it.
         return await self.model.chat(run.messages, max_tokens=self._max_tokens(run))
 
@@ -481,7 +504,7 @@ class ReActAgent:
                 if [t.name for t in offered] != [t.name for t in run.offered]:
                     run.offered = offered
                     if run.mode == "text":
-                        run.messages[0] = self._system("text", offered)
+                        run.messages[0] = self._system("text", offered, run.number_notes)
             started = time.perf_counter()
             result = await self._chat(run)
             self._extend_deadline(run, max_steps)
@@ -490,7 +513,7 @@ class ReActAgent:
                 # protocol, made for exactly that, serves it better. Ask again in it.
                 _TEXT_CALLERS.add(_endpoint(self.model))
                 run.mode = "text"
-                run.messages[0] = self._system("text", run.offered)
+                run.messages[0] = self._system("text", run.offered, run.number_notes)
                 run.trace.add(
                     "mode",
                     thought=result.raw_content or result.content,

@@ -199,7 +199,7 @@ class ReflectionAgent:
     # ------------------------------------------------------------------ steps
 
     async def _produce(
-        self, prompt: str, trace: Trace, kind: str, iteration: int
+        self, prompt: str, trace: Trace, kind: str, iteration: int, task: str
     ) -> tuple[str, list[str]]:
         """An answer to ``prompt`` and its evidence (``tool(input) → result`` lines)."""
         if self.registry:
@@ -211,7 +211,9 @@ class ReflectionAgent:
                 instructions=self.instructions,
             )
             sub = await worker.run(
-                prompt, on_step=lambda s: trace.adopt(s, phase=kind, iteration=iteration)
+                prompt,
+                on_step=lambda s: trace.adopt(s, phase=kind, iteration=iteration),
+                numbers_from=task,
             )
             if sub.status is RunStatus.MODEL_ERROR:
                 raise ModelError(sub.error or "the model failed while answering")
@@ -299,7 +301,7 @@ class ReflectionAgent:
             answer = initial.strip()
             trace.add("attempt", observation=answer, meta={"iteration": 0, "given": True})
         else:
-            answer, evidence = await self._produce(task, trace, "attempt", 0)
+            answer, evidence = await self._produce(task, trace, "attempt", 0, task)
         memory.add("attempt", answer, iteration=0)
         best_answer, best_score = answer, -1.0
         # Whatever stops the run from here (deadline, model error), it keeps the best answer.
@@ -343,7 +345,7 @@ class ReflectionAgent:
                 suggestions=review.suggestions,
                 memory=memory.render(),
             )
-            refined, new_evidence = await self._produce(prompt, trace, "refine", iteration)
+            refined, new_evidence = await self._produce(prompt, trace, "refine", iteration, task)
             if refined:
                 answer = refined
                 evidence = new_evidence or evidence

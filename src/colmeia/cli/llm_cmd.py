@@ -115,6 +115,10 @@ def serve(
     ctx: int = typer.Option(8192, help="Context window in tokens, shared by the slots."),
     threads: int | None = typer.Option(None, help="CPU threads (default: every core)."),
     parallel: int = typer.Option(1, help="Requests decoded at once (each gets ctx/parallel)."),
+    poll: int = typer.Option(
+        50,
+        help="How hard idle threads busy-wait, 0-100 (llama.cpp's 50; 0 when the cores are shared).",
+    ),
     name: str | None = typer.Option(None, help="Model name to serve as (default: file name)."),
 ) -> None:
     """Serve a GGUF model on 127.0.0.1 (OpenAI-compatible API) until Ctrl-C.
@@ -131,6 +135,7 @@ def serve(
             ctx=ctx,
             threads=threads,
             parallel=parallel,
+            poll=poll,
             model_name=name,
             verbose=verbose,
         )

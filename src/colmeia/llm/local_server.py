@@ -83,13 +83,17 @@ def start_local_server(
     ctx: int = 8192,
     threads: int | None = None,
     parallel: int = 1,
+    poll: int = 50,
     model_name: str | None = None,
     verbose: bool = False,
 ) -> LocalServer:
     """Load ``gguf`` and serve it on 127.0.0.1:``port`` (0 = any free port); returns once ready.
 
     ``ctx`` is the context window in tokens, shared by the ``parallel`` request slots;
-    ``threads`` defaults to every core. llama.cpp's own log goes to stderr only when ``verbose``.
+    ``threads`` defaults to every core. ``poll`` (0-100) is how hard llama.cpp's threads
+    busy-wait for work between steps: its default 50 suits an idle machine; 0 yields the CPU,
+    which is faster when other processes share the cores (a test run beside the model, say).
+    llama.cpp's own log goes to stderr only when ``verbose``.
     """
     check_gguf(gguf)
     if ctx < 256:
@@ -99,6 +103,8 @@ def start_local_server(
     n_threads = threads or os.cpu_count() or 1
     if n_threads < 1:
         raise ConfigurationError(f"--threads must be at least 1, not {threads}")
+    if not 0 <= poll <= 100:
+        raise ConfigurationError(f"--poll must be between 0 and 100, not {poll}")
     _check_port(port)
     xllamacpp = _import_xllamacpp()
     name = model_name or gguf.name.removesuffix(".gguf")
@@ -115,6 +121,8 @@ def start_local_server(
     params.n_parallel = parallel
     params.cpuparams.n_threads = n_threads
     params.cpuparams_batch.n_threads = n_threads
+    params.cpuparams.poll = poll
+    params.cpuparams_batch.poll = poll
     params.use_jinja = True  # the model's own chat template, which carries its tool-call format
     params.verbosity = params.verbosity if verbose else -1
     log.info("loading %s (ctx %d, %d threads, %d slots)", gguf, ctx, n_threads, parallel)

@@ -1,0 +1,141 @@
+"""Numbers written the Portuguese or Spanish way, spelled out for a model that reads them as English.
+
+"Divida 7.893 por 9" means 7893, but small models trained mostly on English text copy "7.893"
+into a calculator call as seven point eight nine three (seen on Qwen2.5-Coder-1.5B, in colmeia's
+ReAct and in the peers' agents alike). A general rule in the prompt did not change that; naming
+the task's own numbers does. :func:`number_notes` finds them and says how to write each one in a
+tool argument; the agents put that line in the system prompt.
+
+Only tasks that read as Portuguese or Spanish get notes: "7.893" in an English task is a
+decimal. The language test is a word count, not a language model: it runs on every agent run,
+and the numbers in question only ever appear next to ordinary function words.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["looks_portuguese_or_spanish", "number_notes"]
+
+#: 1.234 / 1.234.567 / 1.234,56 — dots group thousands, a comma (optional) starts the decimals
+_GROUPED = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?:,\d+)?(?!\d|[.,]\d)")
+#: 3,75 / 0,5 — a decimal comma, no grouping
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])\d+,\d+(?!\d|[.,]\d)")
+_WORD = re.compile(r"[^\W\d_]+")
+_IBERIAN = frozenset(
+    [
+        "à",
+        "ao",
+        "aos",
+        "às",
+        "com",
+        "como",
+        "da",
+        "das",
+        "de",
+        "del",
+        "dos",
+        "e",
+        "el",
+        "em",
+        "en",
+        "es",
+        "está",
+        "esta",
+        "este",
+        "qual",
+        "quál",
+        "cuál",
+        "quanto",
+        "quanta",
+        "quantos",
+        "quantas",
+        "cuánto",
+        "cuánta",
+        "cuántos",
+        "cuántas",
+        "los",
+        "las",
+        "na",
+        "nas",
+        "no",
+        "nos",
+        "o",
+        "os",
+        "para",
+        "pelo",
+        "pela",
+        "por",
+        "que",
+        "qué",
+        "se",
+        "son",
+        "são",
+        "um",
+        "uma",
+        "una",
+        "uno",
+        "y",
+        "é",
+        "há",
+        "hay",
+        "custa",
+        "cuesta",
+        "dá",
+        "da",
+    ]
+)
+_ENGLISH = frozenset(
+    [
+        "an",
+        "and",
+        "are",
+        "at",
+        "by",
+        "for",
+        "from",
+        "how",
+        "in",
+        "is",
+        "it",
+        "many",
+        "much",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "what",
+        "which",
+        "with",
+    ]
+)
+MAX_NOTES = 12
+
+
+def looks_portuguese_or_spanish(text: str) -> bool:
+    """Whether ``text`` has more Portuguese/Spanish function words than English ones."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    iberian = sum(w in _IBERIAN for w in words)
+    english = sum(w in _ENGLISH for w in words)
+    return iberian > english
+
+
+def _plain(number: str) -> str:
+    return number.replace(".", "").replace(",", ".")
+
+
+def number_notes(task: str) -> list[str]:
+    """``["7.893 = 7893", "3,75 = 3.75"]`` for the numbers of a Portuguese/Spanish ``task``
+    that an English reader would misread; empty for other tasks, in order of appearance."""
+    if not looks_portuguese_or_spanish(task):
+        return []
+    found: list[tuple[int, str]] = []
+    for pattern in (_GROUPED, _DECIMAL_COMMA):
+        found.extend((m.start(), m.group()) for m in pattern.finditer(task))
+    notes: list[str] = []
+    for _, number in sorted(found):
+        note = f"{number} = {_plain(number)}"
+        if note not in notes:
+            notes.append(note)
+    return notes[:MAX_NOTES]

@@ -1,0 +1,97 @@
+"""Portuguese/Spanish number notation spelled out for tool arguments.
+
+Qwen2.5-Coder-1.5B copied "Divida 7.893 por 9" into the calculator as ``7.893 / 9`` (0.877
+instead of 877), in colmeia's ReAct and in LangGraph's and smolagents' agents alike. The agents
+now name the task's own numbers in the system prompt: "7.893 = 7893".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from colmeia.agents import PlanAndSolveAgent, ReActAgent, RunStatus
+from colmeia.agents.numbers import looks_portuguese_or_spanish, number_notes
+from colmeia.llm import OpenAIChatModel
+from colmeia.sim.engine import Reply, SimulatedModel
+from colmeia.sim.server import SimServer
+from colmeia.tools.builtins.calculator import calculator_tool
+
+StartSim = Callable[[SimulatedModel], SimServer]
+MakeClient = Callable[..., OpenAIChatModel]
+
+
+@pytest.mark.parametrize(
+    ("task", "notes"),
+    [
+        ("Divida 7.893 por 9. Qual é o resultado?", ["7.893 = 7893"]),
+        ("Quanto dá 1.247 + 3.896 + 508?", ["1.247 = 1247", "3.896 = 3896"]),
+        ("Um pacote de café custa R$ 18,75. Quanto custam 8?", ["18,75 = 18.75"]),
+        ("Aplico R$ 1.000,00 a juros de 1% ao mês", ["1.000,00 = 1000.00"]),
+        ("¿Cuánto es el 15% de 1.250.000,5 pesos?", ["1.250.000,5 = 1250000.5"]),
+        ("Qual é a média de 7,5; 8,0 e 7,5?", ["7,5 = 7.5", "8,0 = 8.0"]),
+        # nothing to misread: plain integers, percentages, times
+        ("Quanto é 17% de 2340?", []),
+        ("Um filme começa às 19h40 e dura 135 minutos.", []),
+        # English: "7.893" is a decimal there, and stays as written
+        ("What is 7.893 divided by 9?", []),
+        ("How much is 1.5 times 2,5 in the end?", []),
+    ],
+)
+def test_the_task_s_own_numbers_are_spelled_out(task: str, notes: list[str]) -> None:
+    assert number_notes(task) == notes
+
+
+def test_the_language_test_reads_function_words() -> None:
+    assert looks_portuguese_or_spanish("Quanto custam 8 pacotes de café?")
+    assert looks_portuguese_or_spanish("¿Cuánto cuesta el envío a Madrid?")
+    assert not looks_portuguese_or_spanish("How much is the shipping to Lisbon?")
+
+
+def _calc(expression: str) -> Reply:
+    return Reply(tool_calls=[{"name": "calculator", "arguments": {"expression": expression}}])
+
+
+@pytest.mark.parametrize("mode", ["native", "text"])
+async def test_react_tells_the_model_how_to_write_the_numbers(
+    sim_server: StartSim, client: MakeClient, mode: str
+) -> None:
+    call = (
+        _calc("7893 / 9")
+        if mode == "native"
+        else 'Action: calculator\nAction Input: {"expression": "7893 / 9"}'
+    )
+    sim = SimulatedModel(script=[call, "Final Answer: 877" if mode == "text" else "877"])
+    agent = ReActAgent(client(sim_server(sim)), [calculator_tool()], tool_mode=mode)  # type: ignore[arg-type]
+    trace = await agent.run("Divida 7.893 por 9. Qual é o resultado?")
+    assert trace.status is RunStatus.FINISHED
+    system = sim.requests[0].messages[0]["content"]
+    assert "In tool arguments write them as plain numbers: 7.893 = 7893." in system
+
+
+async def test_an_english_task_gets_no_note(sim_server: StartSim, client: MakeClient) -> None:
+    sim = SimulatedModel(script=[_calc("7.893 / 9"), "0.877"])
+    agent = ReActAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="native")
+    await agent.run("What is 7.893 divided by 9?")
+    assert "plain numbers" not in sim.requests[0].messages[0]["content"]
+
+
+async def test_plan_steps_get_the_notes_of_the_user_s_task(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    # The step worker's task is a prompt in English built around the user's task: the notes
+    # come from the user's task, not from that prompt.
+    sim = SimulatedModel(
+        script=[
+            {"steps": [{"description": "Divide the amount by 9", "tool": "calculator"}]},
+            _calc("7893 / 9"),
+            "877",
+            "O resultado é 877.",
+        ]
+    )
+    agent = PlanAndSolveAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="native")
+    trace = await agent.run("Divida 7.893 por 9. Qual é o resultado?")
+    assert trace.status is RunStatus.FINISHED, trace.error
+    step_system = sim.requests[1].messages[0]["content"]
+    assert "7.893 = 7893" in step_system
