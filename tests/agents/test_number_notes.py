@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 
 from colmeia.agents import PlanAndSolveAgent, ReActAgent, RunStatus
-from colmeia.agents.numbers import looks_portuguese_or_spanish, number_notes
+from colmeia.agents.numbers import looks_portuguese_or_spanish, misread_numbers, number_notes
 from colmeia.llm import OpenAIChatModel
 from colmeia.sim.engine import Reply, SimulatedModel
 from colmeia.sim.server import SimServer
@@ -95,3 +95,40 @@ async def test_plan_steps_get_the_notes_of_the_user_s_task(
     assert trace.status is RunStatus.FINISHED, trace.error
     step_system = sim.requests[1].messages[0]["content"]
     assert "7.893 = 7893" in step_system
+
+
+def test_a_copied_grouped_number_is_caught_before_the_tool_runs() -> None:
+    task = "Quanto dá 1.247 + 3.896 + 508?"
+    assert misread_numbers({"expression": "1.247 + 3.896 + 508"}, task) == [
+        "1.247 = 1247",
+        "3.896 = 3896",
+    ]
+    assert misread_numbers({"expression": "1247 + 3896 + 508"}, task) == []
+    assert misread_numbers({"expression": "11.247 + 1"}, task) == []  # another number
+    assert misread_numbers({"expression": "1.247"}, "What is 1.247 plus 3?") == []
+
+
+async def test_react_asks_once_for_the_plain_numbers(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    sim = SimulatedModel(
+        script=[_calc("1.247 + 3.896 + 508"), _calc("1247 + 3896 + 508"), "Dá 5651."]
+    )
+    agent = ReActAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="native")
+    trace = await agent.run("Quanto dá 1.247 + 3.896 + 508?")
+    assert trace.status is RunStatus.FINISHED
+    first, second = trace.tool_calls
+    assert not first.ok and first.observation.startswith("Not run:")
+    assert "1.247 = 1247; 3.896 = 3896" in first.observation
+    assert second.ok and second.observation == "5651"
+    assert trace.answer == "Dá 5651."
+
+
+async def test_a_model_that_insists_is_taken_at_its_word(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    sim = SimulatedModel(script=[_calc("1.247 * 2"), _calc("1.247 * 2"), "2.494"])
+    agent = ReActAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="native")
+    trace = await agent.run("Quanto é o dobro de 1.247?")
+    assert [s.ok for s in trace.tool_calls] == [False, True]
+    assert trace.tool_calls[1].observation.startswith("2.494")

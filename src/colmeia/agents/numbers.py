@@ -6,6 +6,9 @@ ReAct and in the peers' agents alike). A general rule in the prompt did not chan
 the task's own numbers does. :func:`number_notes` finds them and says how to write each one in a
 tool argument; the agents put that line in the system prompt.
 
+Some models copy "1.247" into a call even so; :func:`misread_numbers` catches that before the
+tool runs, and the agent asks once for the plain numbers.
+
 Only tasks that read as Portuguese or Spanish get notes: "7.893" in an English task is a
 decimal. The language test is a word count, not a language model: it runs on every agent run,
 and the numbers in question only ever appear next to ordinary function words.
@@ -13,9 +16,12 @@ and the numbers in question only ever appear next to ordinary function words.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping
+from typing import Any
 
-__all__ = ["looks_portuguese_or_spanish", "number_notes"]
+__all__ = ["looks_portuguese_or_spanish", "misread_numbers", "number_notes"]
 
 #: 1.234 / 1.234.567 / 1.234,56 — dots group thousands, a comma (optional) starts the decimals
 _GROUPED = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?:,\d+)?(?!\d|[.,]\d)")
@@ -139,3 +145,21 @@ def number_notes(task: str) -> list[str]:
         if note not in notes:
             notes.append(note)
     return notes[:MAX_NOTES]
+
+
+def misread_numbers(arguments: Mapping[str, Any], task: str) -> list[str]:
+    """Notes for the thousands-grouped numbers of ``task`` ("1.247") that ``arguments`` copy as
+    written, where any tool would read a decimal; empty when there are none."""
+    if not looks_portuguese_or_spanish(task):
+        return []
+    sent = json.dumps(arguments, ensure_ascii=False, default=str)
+    notes: list[str] = []
+    for match in _GROUPED.finditer(task):
+        number = match.group()
+        if "," in number:  # "1.000,00" copied as written is no number at all: the tool says so
+            continue
+        copied = re.search(rf"(?<![\d.,]){re.escape(number)}(?!\d|[.,]\d)", sent)
+        note = f"{number} = {_plain(number)}"
+        if copied and note not in notes:
+            notes.append(note)
+    return notes

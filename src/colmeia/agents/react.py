@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 import orjson
 
-from colmeia.agents.numbers import number_notes
+from colmeia.agents.numbers import misread_numbers, number_notes
 from colmeia.agents.running import run_blocking
 from colmeia.agents.text_protocol import (
     ParsedReply,
@@ -198,6 +198,8 @@ class _Run:
     deadline: float = 0.0
     timeout: asyncio.Timeout | None = None
     number_notes: list[str] = field(default_factory=list)
+    numbers_from: str = ""
+    numbers_checked: bool = False
 
 
 class ReActAgent:
@@ -366,7 +368,8 @@ class ReActAgent:
         run.deadline = self.deadline_for(steps)
         run.failures = FailureCounter(self.max_tool_failures)
         run.offered = self.select_tools(task)
-        run.number_notes = number_notes(numbers_from if numbers_from is not None else task)
+        run.numbers_from = numbers_from if numbers_from is not None else task
+        run.number_notes = number_notes(run.numbers_from)
         run.messages = [
             self._system(mode, run.offered, run.number_notes),
             *context,
@@ -742,6 +745,15 @@ class ReActAgent:
                 f"{orjson.dumps(call.arguments, default=str).decode()[:200]}"
             )
             return _Stop(RunStatus.LOOP_DETECTED, "loop", message)
+        misread = [] if run.numbers_checked else misread_numbers(call.arguments, run.numbers_from)
+        if misread:
+            # Asked once per run: a model that sends the same numbers again is taken at its word.
+            run.numbers_checked = True
+            note = render_prompt(_PKG, "react_numbers.j2", notes=misread, tool=call.name)
+            result = ToolResult(call.name, call.arguments, note, "invalid_arguments")
+            return await self._observe(
+                run, result, thought, tokens, latency, text=text, call_id=call.id
+            )
         run.phase = "tool"
         result = await self.registry.execute(call.name, call.arguments)
         run.phase = "model"
