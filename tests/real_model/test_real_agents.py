@@ -1,11 +1,12 @@
-"""ReAct and Reflection on a real small model, with the calculator, on Portuguese tasks.
+"""The three agent paradigms on a real small model, with the calculator, on Portuguese tasks.
 
 Invariants only, never the wording: the run finishes, it took a calculator step that worked,
 and the number the calculator returned is the one the answer states (the agent did not
 answer from the model's own arithmetic). Every run is bounded (few steps, ``max_tokens``), so
 the whole tier stays within a few minutes on two cores. Also reproduced here, against the
-real server, are two first-contact failures of issue 12: arguments that copy the tool's schema
-never reach the tool, and a context-length 400 is its own error and switches no mode.
+real server, are first-contact failures of issue 12: arguments that copy the tool's schema
+never reach the tool, Plan-and-Solve out of budget still answers (it once ended with an empty
+answer), and a context-length 400 is its own error and switches no mode.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import AsyncIterator
 import pytest
 from pydantic import BaseModel
 
-from colmeia.agents import ReActAgent, ReflectionAgent, RunStatus, Trace
+from colmeia.agents import PlanAndSolveAgent, ReActAgent, ReflectionAgent, RunStatus, Trace
 from colmeia.agents.reflection import states_result
 from colmeia.errors import ModelContextLengthError
 from colmeia.llm import Message, OpenAIChatModel
@@ -92,6 +93,41 @@ async def test_reflection_finishes_only_on_a_passing_score_with_the_calculator_n
     critiques = [s for s in trace.steps if s.kind == "critique"]
     assert critiques, _describe(trace)
     assert critiques[-1].meta["score"] >= agent.threshold, _describe(trace)
+
+
+async def test_plan_and_solve_answers_with_the_number_the_calculator_returned(
+    real_model: OpenAIChatModel,
+) -> None:
+    agent = PlanAndSolveAgent(
+        real_model,
+        [calculator_tool()],
+        max_steps=3,
+        max_plan_steps=2,
+        max_replans=1,
+        max_steps_per_step=3,
+        max_tokens=MAX_TOKENS,
+    )
+    trace = await agent.run("Quanto é 17% de 2340?")
+    assert trace.steps[0].kind == "plan", _describe(trace)
+    _assert_answer_rests_on_the_calculator(trace)
+
+
+async def test_plan_and_solve_out_of_budget_still_answers(real_model: OpenAIChatModel) -> None:
+    # One executed step for a two-step task: the run stops at the limit, with an answer.
+    agent = PlanAndSolveAgent(
+        real_model,
+        [calculator_tool()],
+        max_steps=1,
+        max_plan_steps=3,
+        max_replans=0,
+        max_steps_per_step=2,
+        max_tokens=MAX_TOKENS,
+    )
+    trace = await agent.run(
+        "Comprei 3 camisetas de R$ 49,90 e paguei R$ 15,00 de frete. Quanto paguei no total?"
+    )
+    assert trace.status in {RunStatus.FINISHED, RunStatus.MAX_STEPS}, _describe(trace)
+    assert trace.answer.strip(), _describe(trace)
 
 
 async def test_a_prompt_longer_than_the_context_is_its_own_error_and_switches_no_mode(

@@ -757,11 +757,15 @@ class ReActAgent:
         run.phase = "tool"
         result = await self.registry.execute(call.name, call.arguments)
         run.phase = "model"
-        if seen > 1:
-            note = render_prompt(_PKG, "react_repeat.j2", tool=call.name, failed=not result.ok)
-            result.output += "\n" + note
+        # A repeat gets a note for the model; the trace keeps the tool's own output, which is
+        # what a best-answer fallback may show the user.
+        repeat_note = (
+            render_prompt(_PKG, "react_repeat.j2", tool=call.name, failed=not result.ok)
+            if seen > 1
+            else None
+        )
         return await self._observe(
-            run, result, thought, tokens, latency, text=text, call_id=call.id
+            run, result, thought, tokens, latency, text=text, call_id=call.id, note=repeat_note
         )
 
     async def _observe(
@@ -774,11 +778,13 @@ class ReActAgent:
         *,
         text: bool = False,
         call_id: str | None = None,
+        note: str | None = None,
     ) -> _Stop | None:
         observation = result.output
         if len(observation) > self.max_observation_chars:
             observation = observation[: self.max_observation_chars] + " […]"
         run.last_text = observation
+        shown = observation if note is None else f"{observation}\n{note}"
         run.trace.add(
             "tool",
             thought=thought,
@@ -788,13 +794,14 @@ class ReActAgent:
             ok=result.ok,
             latency_s=latency + result.latency_s,
             meta={"result": result.kind}
-            | ({"repaired_from": result.repaired_from} if result.repaired_from else {}),
+            | ({"repaired_from": result.repaired_from} if result.repaired_from else {})
+            | ({"note": note} if note else {}),
             **tokens,
         )
         if text:
-            run.messages.append(Message.user(f"Observation: {observation}"))
+            run.messages.append(Message.user(f"Observation: {shown}"))
         else:
-            run.messages.append(Message.tool(call_id or "", observation, result.name))
+            run.messages.append(Message.tool(call_id or "", shown, result.name))
         if run.failures.record(result):
             names = sorted(set(run.failures.names))
             who = (
