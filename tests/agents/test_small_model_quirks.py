@@ -269,6 +269,34 @@ async def test_plan_and_solve_returns_its_best_answer_when_the_budget_runs_out(
     assert trace.answer == "17% de 2340 é 397,8 (a soma não foi feita)."
 
 
+async def test_plan_and_solve_that_completes_no_step_still_answers(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    # Seen on the 0.5B model: every step answered before calling its tool until the replans
+    # ran out, and the run ended with an empty answer.
+    plan = {"steps": [{"description": "Calcule 17% de 2340", "tool": "calculator"}]}
+
+    def model(req: SimRequest) -> Reply | str | dict[str, object]:
+        if req.schema is not None:
+            return plan
+        if "before any step was done" in req.last_user_text:
+            return "Cerca de 398 (não verificado passo a passo)."
+        return "Final Answer: 4.0"  # text mode: an answer, never the tool call
+
+    sim = SimulatedModel(responder=model)
+    agent = PlanAndSolveAgent(
+        client(sim_server(sim)),
+        [calculator_tool()],
+        tool_mode="text",
+        max_replans=0,
+        max_steps_per_step=2,
+    )
+    trace = await agent.run("Quanto é 17% de 2340?")
+    assert trace.status is RunStatus.MAX_STEPS, trace.error
+    assert trace.answer == "Cerca de 398 (não verificado passo a passo)."
+    assert trace.steps[-1].kind == "answer" and trace.steps[-1].meta == {"partial": True}
+
+
 async def test_plan_and_solve_survives_a_planner_that_cannot_plan(
     sim_server: StartSim, client: MakeClient
 ) -> None:

@@ -83,6 +83,21 @@ async def test_a_citation_without_quote_is_checked_against_its_sentence(sim_serv
     assert result.rejected[0].reason == "the cited passage does not support the sentence"
 
 
+async def test_a_model_that_writes_no_answer_gives_way_to_the_cited_passages(
+    sim_server, hits
+) -> None:  # type: ignore[no-untyped-def]
+    # Seen on the local 0.5B model: valid JSON with an empty answer. The person gets the best
+    # passages, cited, and the reason, never an empty answer.
+    srv = sim_server(SimulatedModel(script=[{"answer": " [P1] ", "citations": []}]))
+    model = _model(srv)
+    result = await answer_question("Como é feita a concessão?", hits, model)
+    await model.aclose()
+    assert result.withheld == "empty_answer"
+    assert result.extractive is True and result.model == "sim"
+    assert result.answer.startswith("[P1] ") and hits[0].text in result.answer
+    assert [c.chunk_id for c in result.citations] == [h.chunk_id for h in hits[:3]]
+
+
 async def test_without_a_model_the_answer_is_extractive(hits) -> None:  # type: ignore[no-untyped-def]
     result = await answer_question("Como é feita a concessão?", hits, None)
     assert result.extractive is True

@@ -74,8 +74,12 @@ def test_answers_cite_only_passages_that_were_retrieved(
         ),
     )
     result = json.loads(out)
-    assert not result["extractive"] and result["model"]
-    assert result["answer"].strip()
+    assert result["model"] and result["answer"].strip()
+    if result["withheld"] == "empty_answer":
+        # the small model sometimes writes an empty answer: the cited passages stand in
+        assert result["extractive"] and result["citations"], result
+    else:
+        assert not result["extractive"], result
     given = {p["id"]: p for p in result["passages"]}
     assert given  # the retrieved passages (neighbours may be merged in), each with an id
     for citation in result["citations"] + result["rejected"]:

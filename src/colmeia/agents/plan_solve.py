@@ -393,11 +393,13 @@ class PlanAndSolveAgent:
     async def _answer_partial(
         self, task: str, results: Sequence[StepResult], trace: Trace, left: float
     ) -> None:
-        """After a stop: the answer written from the results so far, when there are some and
-        time for one more call; otherwise the last result."""
+        """After a stop: the answer written from the results so far when there is time for one
+        more call (with no results, the model's own answer, said to be unchecked); otherwise
+        the last result. A run never ends with an empty answer while the model can give one."""
         if not results:
             trace.answer = _last_result(results, trace)
-            return
+            if trace.answer:
+                return
         try:
             async with asyncio.timeout(max(0.1, left - 0.5)):
                 await self._answer(task, results, trace, partial=True)

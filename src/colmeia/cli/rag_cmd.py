@@ -294,7 +294,12 @@ def ask(
         say_if_simulated(used)
         return
     say_if_simulated(used, console)
-    if result.extractive:
+    if result.withheld == "empty_answer":
+        console.print(
+            f"[dim](the model {result.model} wrote no answer: showing the best passages)[/dim]",
+            highlight=False,
+        )
+    elif result.extractive:
         console.print(
             "[dim](no language model configured (COLMEIA_LLM_BASE_URL): "
             "showing the best passages)[/dim]"

@@ -39,6 +39,7 @@ WITHHELD = (
 )
 _MARKER = re.compile(r"\[(P\d+)\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+_LETTER = re.compile(r"[^\W\d_]")
 _analyzer = Analyzer()
 
 
@@ -91,7 +92,8 @@ class CitedAnswer:
     passages: list[Hit] = field(default_factory=list)
     extractive: bool = False
     model: str = ""
-    #: why the model's answer was not shown (``"repeats_instructions"``), or "" when it was
+    #: why the model's answer was not shown, or "" when it was: ``"repeats_instructions"``
+    #: (withheld), ``"empty_answer"`` (the model wrote none: the answer is extractive)
     withheld: str = ""
 
     def as_dict(self) -> dict[str, Any]:
@@ -329,4 +331,12 @@ async def answer_question(
     for bad in rejected:
         text = text.replace(f"[{bad.passage_id}]", "")
     text = re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", text)).strip()
+    if not _LETTER.search(_MARKER.sub("", text)):
+        # The model wrote no answer (seen on a 0.5B model: valid JSON, "answer": ""): the
+        # person gets the best passages, cited, and is told why, rather than nothing.
+        fallback = extractive_answer(question, passages)
+        fallback.model, fallback.withheld, fallback.rejected = model.model, "empty_answer", rejected
+        if sink is not None:
+            sink.replace(fallback.answer, "empty_answer")
+        return fallback
     return CitedAnswer(question, text, kept, rejected, passages, False, model.model)
