@@ -16,6 +16,7 @@ import pytest
 from rich.console import Console
 
 from colmeia.cli.progress import Progress, format_eta, format_rate
+from ctrl_c import sigint_as_in_a_terminal
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -88,6 +89,7 @@ def test_ctrl_c_says_how_far_it_got_and_how_to_continue(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=sigint_as_in_a_terminal,
     )
     assert proc.stderr is not None
     first = proc.stderr.readline()  # the first plain progress line: ingestion has started

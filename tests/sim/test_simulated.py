@@ -23,6 +23,7 @@ from colmeia.cli.sim_cmd import app as sim_cli
 from colmeia.errors import ConfigurationError
 from colmeia.sim.engine import Faults, Latency, Reply, SimRequest, SimulatedModel
 from colmeia.sim.server import SimServer, check_loopback
+from ctrl_c import sigint_as_in_a_terminal
 
 ServerFactory = Callable[[SimulatedModel], SimServer]
 USER = [{"role": "user", "content": "Olá, tudo bem?"}]
@@ -699,7 +700,13 @@ def test_the_server_works_as_a_context_manager() -> None:
 def test_colmeia_sim_serve_runs_until_interrupted() -> None:
     """The command others run for benchmarks: prints its URL, serves, stops on Ctrl-C."""
     cmd = [sys.executable, "-m", "colmeia", "sim", "serve", "--port", "0", "--fault-500", "1"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=sigint_as_in_a_terminal,
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

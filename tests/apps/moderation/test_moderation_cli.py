@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from colmeia.sim.engine import Latency, SimulatedModel
+from ctrl_c import sigint_as_in_a_terminal
 from shared_data import DATA_DIR
 
 DATA = DATA_DIR / "moderation"
@@ -24,6 +25,7 @@ def colmeia(*args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=sigint_as_in_a_terminal,  # the test presses Ctrl-C
     )
 
 
