@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 
 from colmeia.agents import PlanAndSolveAgent, ReActAgent, RunStatus
-from colmeia.agents.numbers import looks_portuguese_or_spanish, misread_numbers, number_notes
+from colmeia.agents.numbers import TaskNumbers, looks_portuguese_or_spanish
 from colmeia.llm import OpenAIChatModel
 from colmeia.sim.engine import Reply, SimulatedModel
 from colmeia.sim.server import SimServer
@@ -40,7 +40,7 @@ MakeClient = Callable[..., OpenAIChatModel]
     ],
 )
 def test_the_task_s_own_numbers_are_spelled_out(task: str, notes: list[str]) -> None:
-    assert number_notes(task) == notes
+    assert TaskNumbers.of(task).notes == notes
 
 
 def test_the_language_test_reads_function_words() -> None:
@@ -99,13 +99,13 @@ async def test_plan_steps_get_the_notes_of_the_user_s_task(
 
 def test_a_copied_grouped_number_is_caught_before_the_tool_runs() -> None:
     task = "Quanto dá 1.247 + 3.896 + 508?"
-    assert misread_numbers({"expression": "1.247 + 3.896 + 508"}, task) == [
+    assert TaskNumbers.of(task).copied_in({"expression": "1.247 + 3.896 + 508"}) == [
         "1.247 = 1247",
         "3.896 = 3896",
     ]
-    assert misread_numbers({"expression": "1247 + 3896 + 508"}, task) == []
-    assert misread_numbers({"expression": "11.247 + 1"}, task) == []  # another number
-    assert misread_numbers({"expression": "1.247"}, "What is 1.247 plus 3?") == []
+    assert TaskNumbers.of(task).copied_in({"expression": "1247 + 3896 + 508"}) == []
+    assert TaskNumbers.of(task).copied_in({"expression": "11.247 + 1"}) == []  # another number
+    assert TaskNumbers.of("What is 1.247 plus 3?").copied_in({"expression": "1.247"}) == []
 
 
 async def test_react_asks_once_for_the_plain_numbers(

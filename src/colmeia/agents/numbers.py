@@ -3,11 +3,10 @@
 "Divida 7.893 por 9" means 7893, but small models trained mostly on English text copy "7.893"
 into a calculator call as seven point eight nine three (seen on Qwen2.5-Coder-1.5B, in colmeia's
 ReAct and in the peers' agents alike). A general rule in the prompt did not change that; naming
-the task's own numbers does. :func:`number_notes` finds them and says how to write each one in a
-tool argument; the agents put that line in the system prompt.
-
-Some models copy "1.247" into a call even so; :func:`misread_numbers` catches that before the
-tool runs, and the agent asks once for the plain numbers.
+the task's own numbers does. :class:`TaskNumbers` finds them once per task: its ``notes`` say how to write each one in a
+tool argument (the agents put that line in the system prompt), and ``copied_in`` catches a call
+that copies "1.247" even so, before the tool runs (the agent then asks once for the plain
+numbers).
 
 Only tasks that read as Portuguese or Spanish get notes: "7.893" in an English task is a
 decimal. The language test is a word count, not a language model: it runs on every agent run,
@@ -19,9 +18,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["looks_portuguese_or_spanish", "misread_numbers", "number_notes"]
+__all__ = ["TaskNumbers", "looks_portuguese_or_spanish"]
 
 #: 1.234 / 1.234.567 / 1.234,56 — dots group thousands, a comma (optional) starts the decimals
 _GROUPED = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?:,\d+)?(?!\d|[.,]\d)")
@@ -88,7 +88,6 @@ _IBERIAN = frozenset(
         "custa",
         "cuesta",
         "dá",
-        "da",
     ]
 )
 _ENGLISH = frozenset(
@@ -127,39 +126,40 @@ def looks_portuguese_or_spanish(text: str) -> bool:
     return iberian > english
 
 
-def _plain(number: str) -> str:
-    return number.replace(".", "").replace(",", ".")
+def _note(number: str) -> str:
+    return f"{number} = {number.replace('.', '').replace(',', '.')}"
 
 
-def number_notes(task: str) -> list[str]:
-    """``["7.893 = 7893", "3,75 = 3.75"]`` for the numbers of a Portuguese/Spanish ``task``
-    that an English reader would misread; empty for other tasks, in order of appearance."""
-    if not looks_portuguese_or_spanish(task):
-        return []
-    found: list[tuple[int, str]] = []
-    for pattern in (_GROUPED, _DECIMAL_COMMA):
-        found.extend((m.start(), m.group()) for m in pattern.finditer(task))
-    notes: list[str] = []
-    for _, number in sorted(found):
-        note = f"{number} = {_plain(number)}"
-        if note not in notes:
-            notes.append(note)
-    return notes[:MAX_NOTES]
+@dataclass(frozen=True, slots=True)
+class TaskNumbers:
+    """The numbers of a Portuguese/Spanish task that an English reader would misread, as
+    written there, in order of appearance (none for a task in another language)."""
 
+    written: tuple[str, ...] = ()
 
-def misread_numbers(arguments: Mapping[str, Any], task: str) -> list[str]:
-    """Notes for the thousands-grouped numbers of ``task`` ("1.247") that ``arguments`` copy as
-    written, where any tool would read a decimal; empty when there are none."""
-    if not looks_portuguese_or_spanish(task):
-        return []
-    sent = json.dumps(arguments, ensure_ascii=False, default=str)
-    notes: list[str] = []
-    for match in _GROUPED.finditer(task):
-        number = match.group()
-        if "," in number:  # "1.000,00" copied as written is no number at all: the tool says so
-            continue
-        copied = re.search(rf"(?<![\d.,]){re.escape(number)}(?!\d|[.,]\d)", sent)
-        note = f"{number} = {_plain(number)}"
-        if copied and note not in notes:
-            notes.append(note)
-    return notes
+    @classmethod
+    def of(cls, task: str) -> TaskNumbers:
+        if not looks_portuguese_or_spanish(task):
+            return cls()
+        found = [
+            (m.start(), m.group()) for p in (_GROUPED, _DECIMAL_COMMA) for m in p.finditer(task)
+        ]
+        return cls(tuple(dict.fromkeys(number for _, number in sorted(found))))
+
+    @property
+    def notes(self) -> list[str]:
+        """``["7.893 = 7893", "3,75 = 3.75"]``: how to write each one in a tool argument."""
+        return [_note(n) for n in self.written[:MAX_NOTES]]
+
+    def copied_in(self, arguments: Mapping[str, Any]) -> list[str]:
+        """Notes for the thousands-grouped numbers ("1.247") that ``arguments`` copy as
+        written, where any tool would read a decimal; empty when there are none."""
+        sent = json.dumps(arguments, ensure_ascii=False, default=str)
+        return [
+            _note(number)
+            for number in self.written
+            # "1.000,00" copied as written is no number at all: the tool says so itself
+            if "." in number
+            and "," not in number
+            and re.search(rf"(?<![\d.,]){re.escape(number)}(?!\d|[.,]\d)", sent)
+        ]

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 import orjson
 
-from colmeia.agents.numbers import misread_numbers, number_notes
+from colmeia.agents.numbers import TaskNumbers
 from colmeia.agents.running import run_blocking
 from colmeia.agents.text_protocol import (
     ParsedReply,
@@ -197,8 +197,7 @@ class _Run:
     turns_left: int = 1
     deadline: float = 0.0
     timeout: asyncio.Timeout | None = None
-    number_notes: list[str] = field(default_factory=list)
-    numbers_from: str = ""
+    numbers: TaskNumbers = field(default_factory=TaskNumbers)
     numbers_checked: bool = False
 
 
@@ -368,10 +367,9 @@ class ReActAgent:
         run.deadline = self.deadline_for(steps)
         run.failures = FailureCounter(self.max_tool_failures)
         run.offered = self.select_tools(task)
-        run.numbers_from = numbers_from if numbers_from is not None else task
-        run.number_notes = number_notes(run.numbers_from)
+        run.numbers = TaskNumbers.of(numbers_from if numbers_from is not None else task)
         run.messages = [
-            self._system(mode, run.offered, run.number_notes),
+            self._system(mode, run.offered, run.numbers.notes),
             *context,
             Message.user(task),
         ]
@@ -475,7 +473,7 @@ class ReActAgent:
                 log.warning("the model server refused native tools (%s); using text", exc)
                 self._native_refused = True
                 run.mode = "text"
-                run.messages[0] = self._system("text", run.offered, run.number_notes)
+                run.messages[0] = self._system("text", run.offered, run.numbers.notes)
         # No per-call deadline here: the model keeps its own, the run's is enforced around it.
         return await self.model.chat(run.messages, max_tokens=self._max_tokens(run))
 
@@ -507,7 +505,7 @@ class ReActAgent:
                 if [t.name for t in offered] != [t.name for t in run.offered]:
                     run.offered = offered
                     if run.mode == "text":
-                        run.messages[0] = self._system("text", offered, run.number_notes)
+                        run.messages[0] = self._system("text", offered, run.numbers.notes)
             started = time.perf_counter()
             result = await self._chat(run)
             self._extend_deadline(run, max_steps)
@@ -516,7 +514,7 @@ class ReActAgent:
                 # protocol, made for exactly that, serves it better. Ask again in it.
                 _TEXT_CALLERS.add(_endpoint(self.model))
                 run.mode = "text"
-                run.messages[0] = self._system("text", run.offered, run.number_notes)
+                run.messages[0] = self._system("text", run.offered, run.numbers.notes)
                 run.trace.add(
                     "mode",
                     thought=result.raw_content or result.content,
@@ -745,7 +743,7 @@ class ReActAgent:
                 f"{orjson.dumps(call.arguments, default=str).decode()[:200]}"
             )
             return _Stop(RunStatus.LOOP_DETECTED, "loop", message)
-        misread = [] if run.numbers_checked else misread_numbers(call.arguments, run.numbers_from)
+        misread = [] if run.numbers_checked else run.numbers.copied_in(call.arguments)
         if misread:
             # Asked once per run: a model that sends the same numbers again is taken at its word.
             run.numbers_checked = True
