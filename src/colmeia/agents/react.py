@@ -618,18 +618,14 @@ class ReActAgent:
         if parsed.is_final and self._tool_still_required(run):
             # Text mode has no tool_choice: the rule is kept by asking again, once or twice.
             run.format_errors += 1
-            run.trace.add(
-                "format_error",
-                thought=parsed.thought,
-                observation="the reply answered before calling a tool",
-                ok=False,
-                latency_s=latency,
-                **tokens,
-            )
-            run.messages.append(
-                Message.user(
-                    render_prompt(_PKG, "react_tool_first.j2", example=example_call(run.offered[0]))
-                )
+            reply = render_prompt(_PKG, "react_tool_first.j2", example=example_call(run.offered[0]))
+            self._send_back(
+                run,
+                parsed.thought,
+                "the reply answered before calling a tool",
+                reply,
+                latency,
+                tokens,
             )
             return None
         if parsed.is_final:
@@ -669,28 +665,31 @@ class ReActAgent:
             run.trace.finish(RunStatus.FINISHED, parsed.thought, stop_reason="prose_answer")
             return _Stop(RunStatus.FINISHED, "prose_answer")
         problem = parsed.error or "the reply was empty"
+        reply = render_prompt(
+            _PKG,
+            "react_format.j2",
+            problem=problem,
+            tool_names=self.registry.names(),
+            example_args=example_call(run.offered[0]).partition("(")[2][:-1] if run.offered else "",
+        )
+        self._send_back(run, parsed.thought, problem, reply, latency, tokens)
+        return None
+
+    @staticmethod
+    def _send_back(
+        run: _Run, thought: str, problem: str, reply: str, latency: float, tokens: dict[str, int]
+    ) -> None:
+        """A text-mode reply that does not stand: a ``format_error`` step, and ``reply`` (what
+        to do instead) for the model."""
         run.trace.add(
             "format_error",
-            thought=parsed.thought,
+            thought=thought,
             observation=problem,
             ok=False,
             latency_s=latency,
             **tokens,
         )
-        run.messages.append(
-            Message.user(
-                render_prompt(
-                    _PKG,
-                    "react_format.j2",
-                    problem=problem,
-                    tool_names=self.registry.names(),
-                    example_args=example_call(run.offered[0]).partition("(")[2][:-1]
-                    if run.offered
-                    else "",
-                )
-            )
-        )
-        return None
+        run.messages.append(Message.user(reply))
 
     def _tool_still_required(self, run: _Run) -> bool:
         """``require_tool_first`` and no tool called yet (while asking again is allowed)."""
