@@ -156,6 +156,17 @@ def test_only_an_admin_key_imports_and_unusable_files_are_refused(make_service: 
     assert r.status_code == 422 and "x.json: not JSON" in r.json()["detail"]
 
 
+def test_an_import_over_the_upload_limits_is_refused_naming_the_file(make_service: Any) -> None:
+    svc = make_service(max_upload_mb=0.001)
+    admin = svc.key("acme", role="admin")
+    big = PROCESSES + "\n".join(f"TC/{i:06d}/2024,2024-01-01" for i in range(200))
+    r = svc.client.post("/v1/registry/import", files=_files(processes=big), headers=admin)
+    assert r.status_code == 413 and "processes.csv is larger than" in r.json()["detail"]
+    r = svc.client.post("/v1/registry/import", headers=admin)
+    assert r.status_code == 422
+    assert svc.client.get("/v1/registry/counts", headers=admin).json()["processes"] == 0
+
+
 def test_a_case_is_found_from_a_sloppy_typing_with_where_it_is_and_since_when(
     make_service: Any,
 ) -> None:

@@ -1,8 +1,9 @@
-"""Saving uploaded files: safe names, allowed types, a size cap per file, nothing half-written.
+"""Uploaded files: safe names, allowed types, a size cap per file, nothing half-written.
 
 A file is streamed to a hidden temporary name and renamed into place only when complete, so
 a job never sees a partial upload. Type checks look at the name's ending and, for binary
-formats, at the first bytes.
+formats, at the first bytes. Files read into memory instead (a registry import) get the same
+name, count and size checks.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ import asyncio
 import os
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
 from fastapi import HTTPException, UploadFile
 
-__all__ = ["safe_name", "save_uploads"]
+__all__ = ["read_uploads", "safe_name", "save_uploads"]
 
 _UNSAFE = re.compile(r"[^\w.\- ()]+")
 _MAGIC = {".pdf": (b"%PDF",), ".docx": (b"PK\x03\x04",)}
@@ -43,12 +44,7 @@ async def save_uploads(
     max_files: int,
 ) -> list[str]:
     """Write ``files`` into ``folder``; their names (later ones win on a repeated name)."""
-    if not files:
-        raise HTTPException(422, "no file was sent: use the multipart field `files`")
-    if len(files) > max_files:
-        raise HTTPException(
-            413, f"{len(files)} files in one upload; the limit is {max_files} (send several)"
-        )
+    _check_count(files, max_files)
     limit = int(max_mb * 1024 * 1024)
     checked: list[tuple[UploadFile, str]] = []
     for upload in files:
@@ -68,6 +64,46 @@ async def save_uploads(
     return list(dict.fromkeys(saved))
 
 
+async def read_uploads(
+    files: Sequence[UploadFile], *, max_mb: float, max_files: int
+) -> list[tuple[str, bytes]]:
+    """``files`` as ``(safe name, content)``, read into memory with :func:`save_uploads`'s
+    count and size checks (for small files a request handles at once)."""
+    _check_count(files, max_files)
+    limit = int(max_mb * 1024 * 1024)
+    read: list[tuple[str, bytes]] = []
+    for upload in files:
+        name = safe_name(upload.filename)
+        data = await asyncio.to_thread(_read, upload.file, name, limit, max_mb)
+        read.append((name, data))
+    return read
+
+
+def _check_count(files: Sequence[UploadFile], max_files: int) -> None:
+    if not files:
+        raise HTTPException(422, "no file was sent: use the multipart field `files`")
+    if len(files) > max_files:
+        raise HTTPException(
+            413, f"{len(files)} files in one upload; the limit is {max_files} (send several)"
+        )
+
+
+def _chunks(source: BinaryIO, name: str, limit: int, max_mb: float) -> Iterator[bytes]:
+    """``source`` a chunk at a time, with a 413 as soon as it passes ``limit`` bytes."""
+    size = 0
+    while chunk := source.read(_CHUNK):
+        size += len(chunk)
+        if size > limit:
+            raise HTTPException(
+                413, f"{name} is larger than {max_mb:g} MB (COLMEIA_SERVICE_MAX_UPLOAD_MB)"
+            )
+        yield chunk
+
+
+def _read(source: BinaryIO, name: str, limit: int, max_mb: float) -> bytes:
+    return b"".join(_chunks(source, name, limit, max_mb))
+
+
 def _write(source: BinaryIO, folder: Path, name: str, limit: int, max_mb: float) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     part = folder / f".{name}.part"
@@ -75,14 +111,10 @@ def _write(source: BinaryIO, folder: Path, name: str, limit: int, max_mb: float)
     head = b""
     try:
         with part.open("wb") as out:
-            while chunk := source.read(_CHUNK):
+            for chunk in _chunks(source, name, limit, max_mb):
                 if not head:
                     head = chunk[:16]
                 size += len(chunk)
-                if size > limit:
-                    raise HTTPException(
-                        413, f"{name} is larger than {max_mb:g} MB (COLMEIA_SERVICE_MAX_UPLOAD_MB)"
-                    )
                 out.write(chunk)
             out.flush()
             os.fsync(out.fileno())

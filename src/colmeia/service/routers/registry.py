@@ -37,7 +37,7 @@ from colmeia.apps.assistant.registry_io import (
 )
 from colmeia.errors import ConfigurationError
 from colmeia.service.auth import Admin, Caller, state_of
-from colmeia.service.uploads import safe_name
+from colmeia.service.uploads import read_uploads
 
 __all__ = ["case_id", "find_case", "router"]
 
@@ -49,7 +49,6 @@ _NOT_FOUND: dict[int | str, dict[str, Any]] = {
 _INVALID: dict[int | str, dict[str, Any]] = {
     422: {"description": "Not a valid process or expediente number (says why)"}
 }
-_CHUNK = 1 << 20
 
 
 class ImportProblemOut(BaseModel):
@@ -133,17 +132,6 @@ async def find_case(registry: SQLiteCaseRegistry, typed: str) -> dict[str, Any]:
 # -- import ---------------------------------------------------------------------------------
 
 
-def _read(upload: UploadFile, name: str, limit: int, max_mb: float) -> bytes:
-    data = bytearray()
-    while chunk := upload.file.read(_CHUNK):
-        data += chunk
-        if len(data) > limit:
-            raise HTTPException(
-                413, f"{name} is larger than {max_mb:g} MB (COLMEIA_SERVICE_MAX_UPLOAD_MB)"
-            )
-    return bytes(data)
-
-
 def _json_tables(name: str, data: bytes) -> dict[str, TableRows]:
     try:
         doc = orjson.loads(data)
@@ -215,16 +203,9 @@ async def import_cases(
     files: Annotated[list[UploadFile], File(description="CSV files named by table, or JSON")],
 ) -> ImportOut:
     state = state_of(request)
-    if not files:
-        raise HTTPException(422, "no file was sent: use the multipart field `files`")
-    if len(files) > state.service.max_files_per_upload:
-        raise HTTPException(413, f"{len(files)} files in one upload; send at most a few")
-    max_mb = state.service.max_upload_mb
-    uploads: list[tuple[str, bytes]] = []
-    for upload in files:
-        name = safe_name(upload.filename)
-        data = await asyncio.to_thread(_read, upload, name, int(max_mb * 1024 * 1024), max_mb)
-        uploads.append((name, data))
+    uploads = await read_uploads(
+        files, max_mb=state.service.max_upload_mb, max_files=state.service.max_files_per_upload
+    )
     registry = state.tenants.registry(principal.tenant)
     report = await asyncio.to_thread(_import, registry, uploads)
     return ImportOut(**report, counts=await registry.counts())
