@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -52,37 +51,12 @@ FRAMEWORKS = (
     "colmeia_plan",
     "colmeia_reflect",
 )
-_NUMBER = re.compile(r"-?\d[\d.,]*")
-#: 1,234,567.89 and 1.234.567,89: grouped thousands, never with a leading zero ("0.877" is not 877)
-_GROUPED_EN = re.compile(r"-?[1-9]\d{0,2}(,\d{3})+(\.\d+)?")
-_GROUPED_PT = re.compile(r"-?[1-9]\d{0,2}(\.\d{3})+(,\d+)?")
-
-
-def numbers(text: str) -> set[float]:
-    """Every number ``text`` can be read as: 64.6 and 64,6 as decimals, 1,234.5 and 1.234,5 grouped.
-
-    "4.085" stays ambiguous (4.085 or 4085) and counts both ways; "0.877" is only 0.877.
-    """
-    out: set[float] = set()
-    for raw in _NUMBER.findall(text or ""):
-        raw = raw.rstrip(".,")
-        candidates = []
-        if raw.count(".") + raw.count(",") <= 1:
-            candidates.append(raw.replace(",", "."))
-        if _GROUPED_EN.fullmatch(raw):
-            candidates.append(raw.replace(",", ""))
-        if _GROUPED_PT.fullmatch(raw):
-            candidates.append(raw.replace(".", "").replace(",", "."))
-        for candidate in candidates:
-            try:
-                out.add(float(candidate))
-            except ValueError:
-                continue
-    return out
 
 
 def correct(answer: str, expected: float) -> bool:
-    return any(abs(n - expected) <= max(0.011, 1e-4 * abs(expected)) for n in numbers(answer))
+    from colmeia.agents.numbers import read_numbers  # the same reading as Reflection's check
+
+    return any(abs(n - expected) <= max(0.011, 1e-4 * abs(expected)) for n in read_numbers(answer))
 
 
 def load_tasks(limit: int | None) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 
 from colmeia.agents import PlanAndSolveAgent, ReActAgent, RunStatus
-from colmeia.agents.numbers import TaskNumbers, looks_portuguese_or_spanish
+from colmeia.agents.numbers import TaskNumbers, looks_portuguese_or_spanish, read_numbers
 from colmeia.llm import OpenAIChatModel
 from colmeia.sim.engine import Reply, SimulatedModel
 from colmeia.sim.server import SimServer
@@ -132,3 +132,14 @@ async def test_a_model_that_insists_is_taken_at_its_word(
     trace = await agent.run("Quanto é o dobro de 1.247?")
     assert [s.ok for s in trace.tool_calls] == [False, True]
     assert trace.tool_calls[1].observation.startswith("2.494")
+
+
+def test_numbers_in_an_answer_are_read_in_both_notations_but_only_where_valid() -> None:
+    # One reading for Reflection's "does the answer state the tool's result" and the bench's
+    # "is the expected number in the answer"
+    assert read_numbers("O total é R$ 1.126,83.") == {1126.83}
+    assert read_numbers("64,6 ou 64.6") == {64.6}
+    assert read_numbers("1,234.5") == {1234.5}
+    assert read_numbers("4.085") == {4.085, 4085.0}  # ambiguous: both
+    assert read_numbers("0.877") == {0.877}  # never 877: grouping does not start with 0
+    assert read_numbers("12.5 m") == {12.5}  # never 125: a group has three digits

@@ -21,12 +21,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["TaskNumbers", "looks_portuguese_or_spanish"]
+__all__ = ["TaskNumbers", "looks_portuguese_or_spanish", "read_numbers"]
 
 #: 1.234 / 1.234.567 / 1.234,56 — dots group thousands, a comma (optional) starts the decimals
 _GROUPED = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?:,\d+)?(?!\d|[.,]\d)")
 #: 3,75 / 0,5 — a decimal comma, no grouping
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])\d+,\d+(?!\d|[.,]\d)")
+_NUMBER = re.compile(r"-?\d[\d.,]*")
+#: 1,234,567.89 and 1.234.567,89 as whole tokens; grouping never starts with 0 ("0.877")
+_GROUPED_EN_TOKEN = re.compile(r"-?[1-9]\d{0,2}(,\d{3})+(\.\d+)?")
+_GROUPED_PT_TOKEN = re.compile(r"-?[1-9]\d{0,2}(\.\d{3})+(,\d+)?")
 _WORD = re.compile(r"[^\W\d_]+")
 _IBERIAN = frozenset(
     [
@@ -124,6 +128,28 @@ def looks_portuguese_or_spanish(text: str) -> bool:
     iberian = sum(w in _IBERIAN for w in words)
     english = sum(w in _ENGLISH for w in words)
     return iberian > english
+
+
+def read_numbers(text: str) -> set[float]:
+    """Every number ``text`` can be read as: 64.6 and 64,6 as decimals, 1,234.5 and 1.234,5
+    grouped. "4.085" stays ambiguous (4.085 or 4085) and counts both ways; "0.877" is only
+    0.877 and "12.5" only 12.5."""
+    out: set[float] = set()
+    for raw in _NUMBER.findall(text or ""):
+        raw = raw.rstrip(".,")
+        candidates = []
+        if raw.count(".") + raw.count(",") <= 1:
+            candidates.append(raw.replace(",", "."))
+        if _GROUPED_EN_TOKEN.fullmatch(raw):
+            candidates.append(raw.replace(",", ""))
+        if _GROUPED_PT_TOKEN.fullmatch(raw):
+            candidates.append(raw.replace(".", "").replace(",", "."))
+        for candidate in candidates:
+            try:
+                out.add(float(candidate))
+            except ValueError:
+                continue
+    return out
 
 
 def _note(number: str) -> str:

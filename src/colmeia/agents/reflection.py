@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ import orjson
 from pydantic import BaseModel, Field
 
 from colmeia.agents.memory import TrajectoryMemory
+from colmeia.agents.numbers import read_numbers
 from colmeia.agents.react import ReActAgent, ToolMode
 from colmeia.agents.running import run_blocking, run_bounded
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
@@ -88,31 +88,12 @@ class _Review:
     suggestions: list[str]
 
 
-_NUMBER = re.compile(r"-?\d[\d.,]*")
-
-
-def _numbers(text: str) -> set[float]:
-    """The numbers in ``text``, read both as 1,234.5 and as 1.234,5 (pt-BR)."""
-    out: set[float] = set()
-    for raw in _NUMBER.findall(text):
-        raw = raw.rstrip(".,")
-        candidates = {raw.replace(",", ""), raw.replace(".", "").replace(",", ".")}
-        if raw.count(",") == 1 and "." not in raw:
-            candidates.add(raw.replace(",", "."))
-        for c in candidates:
-            try:
-                out.add(round(float(c), 6))
-            except ValueError:
-                continue
-    return out
-
-
 def states_result(answer: str, result: str) -> bool:
     """Whether ``answer`` states the number ``result`` (rounded to 2 decimals or not)."""
-    wanted = _numbers(result)
+    wanted = read_numbers(result)
     if not wanted:
         return True  # not a number: nothing to check
-    found = _numbers(answer)
+    found = read_numbers(answer)
     return any(abs(f - w) <= max(0.0051, 5e-5 * abs(w)) for w in wanted for f in found)
 
 
