@@ -156,3 +156,19 @@ async def test_http_rerank_api(rerank_url: str, hits) -> None:  # type: ignore[n
     assert "fornecedor" in reranked[0].text
     assert reranked[0].chunk_id != hits[0].chunk_id
     assert reranked[0].score == pytest.approx(0.9)
+
+
+def test_the_streamed_answer_field_decodes_escapes_cut_between_pieces() -> None:
+    from colmeia.rag.generate import _JsonField
+
+    raw = (
+        '```json\n{"answer": "Linha 1\\nCafé \\u00e9 \\ud83d\\ude00 \\"x\\" [P1]", "citations": []}'
+    )
+    field = _JsonField("answer")
+    shown = ""
+    for i, ch in enumerate(raw):  # one character at a time: every escape is cut somewhere
+        shown += field.feed(ch)
+        if not field.done:
+            assert i < raw.index('", "citations"') + 1
+    assert field.done
+    assert shown == 'Linha 1\nCafé é 😀 "x" [P1]'

@@ -9,13 +9,13 @@ configured, the answer is extractive: the best passages themselves, cited.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
+from pydantic_core import from_json
 
 from colmeia.llm.base import ChatModel, Message, stream_to
 from colmeia.llm.guard import repeats_instructions, words
@@ -170,59 +170,36 @@ class AnswerSink(Protocol):
 
 
 class _JsonField:
-    """Decodes one top-level string field of a JSON object that arrives in pieces."""
+    """One top-level string field of a JSON object that arrives in pieces, decoded as it grows.
+
+    pydantic_core's partial-JSON parser does the decoding (escapes and surrogate pairs cut
+    between pieces included); text before the object (a code fence) is skipped.
+    """
 
     def __init__(self, name: str) -> None:
-        self._key = re.compile(r'"' + re.escape(name) + r'"\s*:\s*"')
+        self._name = name
         self._raw = ""
-        self._start = -1  # where the value's characters begin in _raw
-        self._pos = 0  # how far the value was decoded
+        self._seen = 0  # characters of the value already returned
         self.done = False
 
     def feed(self, piece: str) -> str:
         if self.done:
             return ""
         self._raw += piece
-        if self._start < 0:
-            found = self._key.search(self._raw)
-            if found is None:
-                return ""
-            self._start = self._pos = found.end()
-        out: list[str] = []
-        raw, i = self._raw, self._pos
-        while i < len(raw):
-            ch = raw[i]
-            if ch == '"':
-                self.done = True
-                i += 1
-                break
-            if ch != "\\":
-                out.append(ch)
-                i += 1
-                continue
-            if i + 1 >= len(raw):
-                break  # the escape continues in the next piece
-            if raw[i + 1] == "u":
-                if i + 6 > len(raw):
-                    break
-                code = raw[i : i + 6]
-                if code[2:].lower()[:2] in ("d8", "d9", "da", "db"):
-                    if i + 12 > len(raw):
-                        break  # a surrogate pair: wait for its second half
-                    code = raw[i : i + 12]
-                try:
-                    out.append(json.loads(f'"{code}"'))
-                except ValueError:
-                    out.append(code)
-                i += len(code)
-                continue
-            out.append(_ESCAPES.get(raw[i + 1], raw[i + 1]))
-            i += 2
-        self._pos = i
-        return "".join(out)
-
-
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/"}
+        start = self._raw.find("{")
+        if start < 0:
+            return ""
+        try:
+            grown = from_json(self._raw[start:], allow_partial="trailing-strings")
+            # complete strings only: the value is there once its closing quote arrived
+            self.done = self._name in from_json(self._raw[start:], allow_partial=True)
+        except ValueError:
+            return ""  # not (yet) readable as an object: the result decides at the end
+        value = grown.get(self._name) if isinstance(grown, dict) else None
+        if not isinstance(value, str):
+            return ""
+        new, self._seen = value[self._seen :], len(value)
+        return new
 
 
 class _GuardedAnswer:
