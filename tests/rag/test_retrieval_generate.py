@@ -83,6 +83,21 @@ async def test_a_citation_without_quote_is_checked_against_its_sentence(sim_serv
     assert result.rejected[0].reason == "the cited passage does not support the sentence"
 
 
+async def test_a_citation_kept_on_its_quote_gets_its_marker_in_the_text(sim_server, hits) -> None:  # type: ignore[no-untyped-def]
+    reply = {
+        "answer": "A concessão depende de licitação.",
+        "citations": [
+            {"passage": "P1", "quote": "precedida de licitação na modalidade concorrência"}
+        ],
+    }
+    srv = sim_server(SimulatedModel(script=[reply]))
+    model = _model(srv)
+    result = await answer_question("Como é feita a concessão?", hits, model)
+    await model.aclose()
+    assert [c.passage_id for c in result.citations] == ["P1"]
+    assert result.answer == "A concessão depende de licitação. [P1]"
+
+
 async def test_a_model_that_writes_no_answer_gives_way_to_the_cited_passages(
     sim_server, hits
 ) -> None:  # type: ignore[no-untyped-def]

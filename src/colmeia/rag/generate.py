@@ -316,4 +316,9 @@ async def answer_question(
         if sink is not None:
             sink.replace(fallback.answer, "empty_answer")
         return fallback
+    unmarked = [c.passage_id for c in kept if f"[{c.passage_id}]" not in text]
+    if unmarked:
+        # Kept on its quote alone (the model listed it but wrote no marker, seen on the 0.5B
+        # model): the marker goes at the end, so the text names every passage it rests on.
+        text = " ".join([text, *(f"[{pid}]" for pid in unmarked)])
     return CitedAnswer(question, text, kept, rejected, passages, False, model.model)
