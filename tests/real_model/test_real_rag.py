@@ -82,8 +82,10 @@ def test_answers_cite_only_passages_that_were_retrieved(
         assert not result["extractive"], result
     given = {p["id"]: p for p in result["passages"]}
     assert given  # the retrieved passages (neighbours may be merged in), each with an id
-    for citation in result["citations"] + result["rejected"]:
+    for citation in result["citations"]:
         assert citation["passage_id"] in given, citation
+    for citation in result["rejected"]:  # a small model may cite a passage it was not given
+        assert citation["passage_id"] in given or citation["reason"] == "unknown passage id"
     for citation in result["citations"]:
         passage = given[citation["passage_id"]]
         assert citation["supported"]
