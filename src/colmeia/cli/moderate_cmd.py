@@ -29,9 +29,12 @@ from colmeia.config import LLMSettings
 from colmeia.errors import ColmeiaError, ConfigurationError
 
 if TYPE_CHECKING:
-    from colmeia.apps.moderation.batch import BatchProgress
+    from collections.abc import Callable
+
+    from colmeia.apps.moderation.batch import BatchProgress, BatchSummary, PreparedBatch
     from colmeia.apps.moderation.report import ReportOptions
     from colmeia.apps.moderation.review import ReviewItem, VerdictLog, VerdictRecord
+    from colmeia.apps.moderation.roles import ModerationConfig
 
 # The app modules are imported inside the commands: LangGraph and matplotlib take seconds to
 # import, and `colmeia --help` or another group's command should not pay for them.
@@ -99,12 +102,29 @@ def run(
     ),
     base_url: str | None = typer.Option(None, "--base-url", help="Overrides COLMEIA_LLM_BASE_URL."),
     model: str | None = typer.Option(None, "--model", help="Overrides COLMEIA_LLM_MODEL."),
+    engine: str = typer.Option(
+        "local",
+        "--engine",
+        help="local (this process) or ray (Ray workers; pip install 'colmeia[ray]').",
+    ),
+    workers: int = typer.Option(2, "--workers", min=1, help="Ray workers (--engine ray)."),
+    address: str | None = typer.Option(
+        None,
+        "--address",
+        help="Ray cluster: auto or ray://HOST:PORT; default: a local Ray for this run.",
+    ),
 ) -> None:
-    """Moderate every record into --out, one line each, with a run manifest beside it."""
+    """Moderate every record into --out, one line each, with a run manifest beside it.
+
+    With --engine ray, each of --workers Ray workers runs -j items at a time; this process still
+    writes every result line, so --resume and the manifest work as in a local run.
+    """
     from colmeia.apps.moderation.batch import open_batch
     from colmeia.apps.moderation.roles import load_config
 
     used = command_usage()
+    if engine not in ("local", "ray"):
+        raise fail(ConfigurationError(f"--engine {engine!r}: use local or ray"))
     try:
         cfg = load_config(
             config,
@@ -136,19 +156,31 @@ def run(
             "moderate", unit="records", resume="rerun with --resume", console=err_console
         ) as bar,
     ):
-        summary = asyncio.run(
-            batch.run(
-                concurrency=concurrency,
-                stop_after=stop_after,
-                on_progress=lambda p: bar.update(p.finished, p.total, info=_counts(p)),
+        try:
+            summary = asyncio.run(
+                _run_batch(
+                    batch,
+                    cfg,
+                    llm,
+                    concurrency=concurrency,
+                    stop_after=stop_after,
+                    on_progress=lambda p: bar.update(p.finished, p.total, info=_counts(p)),
+                    engine=engine,
+                    workers=workers,
+                    address=address,
+                )
             )
-        )
+        except ColmeiaError as exc:
+            raise fail(exc) from None
     console.print(
         f"{summary.total} records: {summary.skipped} already done, {summary.done} written "
         f"in {summary.wall_s:.1f}s → {summary.out}",
         highlight=False,
     )
     console.print("  ".join(f"[{_STYLE[o]}]{o}[/] {n}" for o, n in summary.counts.items()))
+    if engine == "ray":  # the model calls were made in the workers: count them here
+        used.calls += int(summary.usage.get("calls", 0))
+        used.simulated += int(summary.usage.get("simulated", 0))
     say_if_simulated(used, console)
     if batch.manifest.last.mixed:
         err_console.print(
@@ -184,6 +216,41 @@ def run(
             highlight=False,
         )
         raise typer.Exit(EXIT_ERRORS)
+
+
+async def _run_batch(
+    batch: PreparedBatch,
+    cfg: ModerationConfig,
+    llm: LLMSettings,
+    *,
+    concurrency: int,
+    stop_after: int,
+    on_progress: Callable[[BatchProgress], None],
+    engine: str,
+    workers: int,
+    address: str | None,
+) -> BatchSummary:
+    if engine == "local":
+        return await batch.run(
+            concurrency=concurrency, stop_after=stop_after, on_progress=on_progress
+        )
+    from colmeia.apps.moderation.distributed import ray_moderation
+
+    async with ray_moderation(
+        cfg, llm, workers=workers, per_worker=concurrency, address=address
+    ) as (moderate, pool):
+        return await batch.run(
+            concurrency=pool.concurrency,
+            stop_after=stop_after,
+            on_progress=on_progress,
+            moderate=moderate,
+            engine={
+                "name": "ray",
+                "workers": workers,
+                "per_worker": concurrency,
+                "address": address or "local",
+            },
+        )
 
 
 def _error_kinds(out: Path) -> tuple[int, int]:

@@ -33,7 +33,7 @@ import logging
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -52,6 +52,7 @@ from colmeia.apps.moderation.manifest import (
     write_manifest,
 )
 from colmeia.apps.moderation.policy import load_policy
+from colmeia.apps.moderation.records import ModerationItem
 from colmeia.apps.moderation.results import (
     atomic_write,
     complete_lines,
@@ -333,12 +334,20 @@ class PreparedBatch:
         concurrency: int = 16,
         stop_after: int = 5,
         on_progress: Callable[[BatchProgress], None] | None = None,
+        moderate: Callable[[ModerationItem], Awaitable[dict[str, Any]]] | None = None,
+        engine: dict[str, Any] | None = None,
     ) -> BatchSummary:
         """Moderate every record not yet in the file, appending one line per record.
 
         ``stop_after``: stop after this many items in a row failed because the model server
-        cannot be used (0: never stop).
+        cannot be used (0: never stop). ``moderate``: the function run per record (default:
+        this batch's moderator in this process; :mod:`colmeia.apps.moderation.distributed`
+        passes one that runs it in Ray workers); ``engine`` is recorded in the run's manifest.
+        Whoever runs the function, this process alone writes the results file.
         """
+        moderate_one = moderate or self.moderator.moderate
+        if engine:
+            self.manifest.last.engine = engine  # type: ignore[attr-defined]  # extra field
         if concurrency < 1:
             raise ConfigurationError("concurrency must be at least 1")
         if stop_after < 0:
@@ -382,7 +391,7 @@ class PreparedBatch:
                 if rec.item is None or rec.error:
                     result = error_result(rec, rec.error or "record could not be read")
                 else:
-                    result = await self.moderator.moderate(rec.item)
+                    result = await moderate_one(rec.item)
                     if result.get("error_kind") in ENDPOINT_ERRORS:
                         streak += 1
                         if stop_after and streak >= stop_after and not stop.is_set():

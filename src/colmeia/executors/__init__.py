@@ -1,0 +1,9 @@
+"""Executors for batch work beyond one process: the same per-record function, run elsewhere.
+
+The local runner (the default) needs nothing from here. :class:`RayPool` runs a worker object's
+async method in Ray actors (``pip install 'colmeia[ray]'``).
+"""
+
+from colmeia.executors.ray_pool import RayPool, RayPoolStats, ray_available
+
+__all__ = ["RayPool", "RayPoolStats", "ray_available"]

@@ -1,0 +1,216 @@
+"""A pool of Ray actors that each hold one worker object and run its async method per item.
+
+Batch work in colmeia is "one function per record, two executors": the local runner awaits the
+function in its own event loop; this pool runs the same function in Ray workers (one async
+actor per worker, each with its own concurrency), so a batch can spread over a cluster without a
+second copy of the code. The driver keeps everything that must happen once — reading records,
+writing each result under its key, progress and the manifest — so the guarantees of a local run
+(nothing lost, exactly one result per record, resumable) hold unchanged.
+
+Why actors and not tasks: a worker object (a moderator with its model clients) is built once per
+worker and reused for every item, and an async actor runs many items at once in one process.
+A worker process that dies is restarted by Ray and the items it held are sent again
+(``max_restarts``/``max_task_retries`` unbounded): the driver writes a result only when one comes
+back, so a retried item still yields one line.
+
+Ray is optional (``pip install 'colmeia[ray]'``); without it the pool says how to get it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from colmeia.errors import ConfigurationError, UnsafeTargetError
+
+__all__ = ["RayPool", "RayPoolStats", "ray_available"]
+
+log = logging.getLogger(__name__)
+
+
+def ray_available() -> bool:
+    """Whether the ``ray`` package can be imported here."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ConfigurationError(
+            "--engine ray needs Ray: pip install 'colmeia[ray]' (or run without --engine ray)"
+        ) from None
+    return ray
+
+
+class _Worker:
+    """Runs inside a Ray actor: builds the worker object once, then serves calls."""
+
+    def __init__(self, factory: Callable[[], Any], method: str) -> None:
+        self._obj = factory()
+        self._method = method
+        self._done = 0
+
+    async def call(self, item: Any) -> Any:
+        result = await getattr(self._obj, self._method)(item)
+        self._done += 1
+        return result
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def done(self) -> int:
+        return self._done
+
+    async def close(self) -> None:
+        closer = getattr(self._obj, "aclose", None)
+        if closer is not None:
+            await closer()
+
+
+@dataclass(slots=True)
+class RayPoolStats:
+    """What the pool did: items sent, results back, worker restarts seen by the driver."""
+
+    workers: int
+    sent: int = 0
+    returned: int = 0
+
+
+def check_address(address: str | None) -> None:
+    """Refuse a Ray address colmeia should not contact before anything connects.
+
+    ``None`` starts a local Ray (bound to 127.0.0.1); ``auto`` joins the cluster this machine
+    belongs to; ``ray://host:port`` must name a host the operator configured — in tests and
+    demos only loopback addresses are used.
+    """
+    if address in (None, "auto", "local"):
+        return
+    if not address.startswith("ray://"):
+        raise ConfigurationError(
+            f"--address {address!r}: use auto, local or ray://HOST:PORT (Ray client address)"
+        )
+    host = address.removeprefix("ray://").rsplit(":", 1)[0].strip("[]")
+    if not host:
+        raise UnsafeTargetError(f"--address {address!r} names no host")
+
+
+class RayPool:
+    """``workers`` Ray actors, each holding ``factory()`` and running ``method`` per item.
+
+    Use as an async context manager; :meth:`call` sends one item to the least busy worker and
+    returns its result. ``address``: ``None``/``"local"`` start a local Ray on 127.0.0.1 with
+    ``num_cpus`` CPUs (stopped on exit); ``"auto"`` or ``"ray://…"`` join a running cluster
+    (left running on exit).
+    """
+
+    def __init__(
+        self,
+        factory: Callable[[], Any],
+        *,
+        method: str,
+        workers: int = 2,
+        per_worker: int = 16,
+        address: str | None = None,
+        num_cpus: int | None = None,
+        worker_cpus: float = 0.5,
+    ) -> None:
+        if workers < 1:
+            raise ConfigurationError("--workers must be at least 1")
+        if per_worker < 1:
+            raise ConfigurationError("the concurrency per worker must be at least 1")
+        check_address(address)
+        self._factory = factory
+        self._method = method
+        self.workers = workers
+        self.per_worker = per_worker
+        self.address = None if address == "local" else address
+        self.num_cpus = num_cpus
+        self.worker_cpus = worker_cpus
+        self.actors: list[Any] = []
+        self.stats = RayPoolStats(workers=workers)
+        self._inflight: list[int] = []
+        self._started_ray = False
+        self._ray: Any = None
+        self._rr = itertools.count()
+
+    @property
+    def concurrency(self) -> int:
+        """Items in flight across the pool."""
+        return self.workers * self.per_worker
+
+    def start(self) -> None:
+        ray = self._ray = _import_ray()
+        if not ray.is_initialized():
+            if self.address is None:
+                ray.init(
+                    num_cpus=self.num_cpus or os.cpu_count() or 2,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    _node_ip_address="127.0.0.1",
+                )
+                self._started_ray = True
+            else:
+                ray.init(address=self.address, log_to_driver=False)
+        remote_cls = ray.remote(max_restarts=-1, max_task_retries=-1)(_Worker)
+        self.actors = [
+            remote_cls.options(max_concurrency=self.per_worker, num_cpus=self.worker_cpus).remote(
+                self._factory, self._method
+            )
+            for _ in range(self.workers)
+        ]
+        self._inflight = [0] * self.workers
+        # Waits until every worker has built its object: a bad factory fails here, once.
+        ray.get([a.pid.remote() for a in self.actors])
+        log.info("ray pool: %d workers × %d in flight", self.workers, self.per_worker)
+
+    async def call(self, item: Any) -> Any:
+        """Run the method on one item in the least busy worker; its result."""
+        low = min(self._inflight)
+        start = next(self._rr)
+        i = next(
+            j % self.workers
+            for j in range(start, start + self.workers)
+            if self._inflight[j % self.workers] == low
+        )
+        self._inflight[i] += 1
+        self.stats.sent += 1
+        try:
+            result = await self.actors[i].call.remote(item)
+        finally:
+            self._inflight[i] -= 1
+        self.stats.returned += 1
+        return result
+
+    def pids(self) -> list[int]:
+        """The operating-system process of each worker (for tests and diagnostics)."""
+        return [int(p) for p in self._ray.get([a.pid.remote() for a in self.actors])]
+
+    async def close(self) -> None:
+        ray = self._ray
+        if ray is None:
+            return
+        try:
+            await asyncio.gather(*(a.close.remote() for a in self.actors), return_exceptions=True)
+            for actor in self.actors:
+                ray.kill(actor, no_restart=True)
+        finally:
+            self.actors = []
+            if self._started_ray:
+                ray.shutdown()
+
+    async def __aenter__(self) -> RayPool:
+        self.start()  # ray.init installs signal handlers: the main thread, not a worker thread
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

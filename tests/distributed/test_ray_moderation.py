@@ -1,0 +1,228 @@
+"""Moderation on Ray gives what a local run gives: one result per record, even when a worker dies.
+
+A local Ray (127.0.0.1, 2 CPUs) runs the same moderator as the local runner, against the
+simulated model over real HTTP. The simulated model answers from the request body alone
+(``per_request_seed``), so the same record gets the same answers whichever process asks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from colmeia.apps.moderation.batch import moderator_from_config, open_batch, read_results
+from colmeia.apps.moderation.roles import ModerationConfig
+from colmeia.config import LLMSettings
+from colmeia.sim.engine import Latency, SimulatedModel
+from colmeia.sim.server import SimServer
+from shared_data import DATA_DIR
+
+ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'colmeia[ray]')")
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
+
+SAMPLE = DATA_DIR / "moderation" / "sample_items.json"
+N = 24
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray() -> Any:
+    """One local Ray for the module (starting one takes seconds); pools join it."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def items(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    records = json.loads(SAMPLE.read_text(encoding="utf-8"))[:N]
+    path = tmp_path_factory.mktemp("ray_items") / "items.json"
+    path.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def sim_url() -> Any:
+    sim = SimulatedModel(
+        schema_mode=True, seed=3, per_request_seed=True, latency=Latency(fixed_s=0.02)
+    )
+    with SimServer(sim) as srv:
+        yield srv.base_url, sim.model_name
+
+
+def _llm(sim_url: tuple[str, str]) -> LLMSettings:
+    return LLMSettings().model_copy(update={"base_url": sim_url[0], "model": sim_url[1]})
+
+
+def _comparable(results: dict[str, dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
+    return {
+        key: (r["outcome"], r["final_answer"], r["revisions"], json.dumps(r["scores"]))
+        for key, r in results.items()
+    }
+
+
+def _local_run(items: Path, out: Path, llm: LLMSettings) -> dict[str, dict[str, Any]]:
+    batch = open_batch([items], out, config=ModerationConfig(), llm=llm)
+    with batch:
+        asyncio.run(batch.run(concurrency=8))
+    return read_results(out)
+
+
+def test_a_worker_killed_mid_run_still_gives_one_result_per_record(
+    items: Path, sim_url: tuple[str, str], tmp_path: Path
+) -> None:
+    from colmeia.apps.moderation.distributed import ray_moderation
+
+    llm = _llm(sim_url)
+    local = _local_run(items, tmp_path / "local.jsonl", llm)
+    assert len(local) == N
+
+    out = tmp_path / "ray.jsonl"
+    killed: list[int] = []
+
+    async def run_on_ray() -> tuple[list[int], list[int]]:
+        async with ray_moderation(ModerationConfig(), llm, workers=2, per_worker=3, num_cpus=2) as (
+            moderate,
+            pool,
+        ):
+            before = pool.pids()
+
+            def kill_once(progress: Any) -> None:
+                # A deterministic point: the first worker dies once a quarter of the work is
+                # written, with items of its own still in flight.
+                if not killed and progress.done >= N // 4:
+                    os.kill(before[0], signal.SIGKILL)
+                    killed.append(before[0])
+
+            with open_batch([items], out, config=ModerationConfig(), llm=llm) as batch:
+                summary = await batch.run(
+                    concurrency=pool.concurrency,
+                    moderate=moderate,
+                    on_progress=kill_once,
+                    engine={"name": "ray", "workers": 2},
+                )
+            assert summary.status == "complete", summary.stop_reason
+            return before, pool.pids()
+
+    before, after = asyncio.run(run_on_ray())
+    assert killed, "the kill point was never reached"
+    assert after[0] != before[0], "Ray did not restart the killed worker"
+
+    lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    keys = [x["key"] for x in lines]
+    assert len(keys) == len(set(keys)) == N  # exactly one line per record, none missing
+    assert _comparable(read_results(out)) == _comparable(local)
+    manifest = json.loads(out.with_name("ray.manifest.json").read_text(encoding="utf-8"))
+    assert manifest["runs"][-1]["engine"] == {"name": "ray", "workers": 2}
+
+
+def test_an_interrupted_ray_run_resumes_without_repeating_a_record(
+    items: Path, sim_url: tuple[str, str], tmp_path: Path
+) -> None:
+    """The driver dies (here: the run is cut after 8 lines); a resume on Ray does the rest."""
+    from colmeia.apps.moderation.distributed import ray_moderation
+
+    llm = _llm(sim_url)
+    out = tmp_path / "resume.jsonl"
+    local = _local_run(items, tmp_path / "local.jsonl", llm)
+    # The first 8 records' lines, and a cut-off ninth, as a killed driver leaves them.
+    text = (tmp_path / "local.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    out.write_text("".join(text[:8]) + text[8][:40], encoding="utf-8")
+    (tmp_path / "local.manifest.json").rename(out.with_name("resume.manifest.json"))
+
+    async def resume_on_ray() -> int:
+        async with ray_moderation(ModerationConfig(), llm, workers=2, per_worker=4) as (
+            moderate,
+            pool,
+        ):
+            with open_batch(
+                [items], out, config=ModerationConfig(), llm=llm, resume=True, allow_mixed=True
+            ) as batch:
+                summary = await batch.run(concurrency=pool.concurrency, moderate=moderate)
+            assert summary.skipped == 8
+            return pool.stats.returned
+
+    assert asyncio.run(resume_on_ray()) == N - 8  # only the missing records were sent
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == N
+    assert _comparable(read_results(out)) == _comparable(local)
+
+
+def test_a_worker_builds_the_same_moderator_as_the_local_runner(sim_url: tuple[str, str]) -> None:
+    from colmeia.apps.moderation.distributed import WorkerModerator
+
+    llm = _llm(sim_url)
+    worker = WorkerModerator(ModerationConfig(), llm)
+    local = moderator_from_config(ModerationConfig(), llm)
+    assert worker.moderator.threshold == local.threshold
+    assert worker.moderator.max_rewrites == local.max_rewrites
+
+
+def test_the_cli_runs_a_batch_on_ray_and_records_the_engine(
+    items: Path, sim_url: tuple[str, str], tmp_path: Path
+) -> None:
+    """`colmeia moderate run --engine ray --address auto` joins the running local Ray."""
+    out = tmp_path / "cli.jsonl"
+    env = {**os.environ, "COLMEIA_LLM_BASE_URL": sim_url[0], "COLMEIA_LLM_MODEL": sim_url[1]}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "colmeia",
+            "moderate",
+            "run",
+            str(items),
+            "-o",
+            str(out),
+            "--engine",
+            "ray",
+            "--workers",
+            "2",
+            "-j",
+            "4",
+            "--address",
+            "auto",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(read_results(out)) == N
+    manifest = json.loads(out.with_name("cli.manifest.json").read_text(encoding="utf-8"))
+    engine = manifest["runs"][-1]["engine"]
+    assert (engine["name"], engine["workers"], engine["per_worker"]) == ("ray", 2, 4)
+    assert "simulated" in done.stdout.lower()  # the simulated model says so
+
+
+def test_an_unknown_engine_is_one_line_naming_the_option(items: Path, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "colmeia",
+            "moderate",
+            "run",
+            str(items),
+            "-o",
+            str(tmp_path / "x.jsonl"),
+            "--engine",
+            "spark",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "--engine 'spark': use local or ray" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "x.jsonl").exists()
