@@ -71,6 +71,11 @@ class _Worker:
     def done(self) -> int:
         return self._done
 
+    def cpu_s(self) -> float:
+        """CPU seconds this worker process has used (user + system)."""
+        t = os.times()
+        return t.user + t.system
+
     async def close(self) -> None:
         closer = getattr(self._obj, "aclose", None)
         if closer is not None:
@@ -194,6 +199,10 @@ class RayPool:
     def pids(self) -> list[int]:
         """The operating-system process of each worker (for tests and diagnostics)."""
         return [int(p) for p in self._ray.get([a.pid.remote() for a in self.actors])]
+
+    def worker_cpu_s(self) -> float:
+        """CPU seconds used so far by all worker processes (a restarted one counts afresh)."""
+        return float(sum(self._ray.get([a.cpu_s.remote() for a in self.actors])))
 
     async def close(self) -> None:
         ray = self._ray
