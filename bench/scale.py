@@ -31,7 +31,7 @@ from colmeia.apps.moderation.batch import open_batch
 from colmeia.apps.moderation.records import ModerationItem
 from colmeia.apps.moderation.roles import ModerationConfig
 from colmeia.config import LLMSettings
-from colmeia.executors import ray_available
+from colmeia.executors import init_local_ray, ray_available
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "moderation" / "sample_items.json"
 Moderate = Callable[[ModerationItem], Awaitable[dict[str, Any]]]
@@ -124,9 +124,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             return result
         import ray
 
-        ray.init(
-            num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1"
-        )
+        init_local_ray(num_cpus=2)
         try:
             for w in (1, 2):
                 result[f"ray_{w}w"] = await _one(

@@ -13,18 +13,22 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from colmeia.apps.moderation.batch import moderator_from_config, open_batch, read_results
 from colmeia.apps.moderation.roles import ModerationConfig
 from colmeia.config import LLMSettings
+from colmeia.executors.ray_pool import LOOPBACK_ENV, init_local_ray
 from colmeia.sim.engine import Latency, SimulatedModel
 from colmeia.sim.server import SimServer
 from shared_data import DATA_DIR
 
+os.environ.update(LOOPBACK_ENV)  # Ray on 127.0.0.1 only, here and in the processes started here
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'colmeia[ray]')")
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
@@ -36,7 +40,7 @@ N = 24
 @pytest.fixture(scope="module", autouse=True)
 def local_ray() -> Any:
     """One local Ray for the module (starting one takes seconds); pools join it."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
+    init_local_ray(num_cpus=2)
     yield
     ray.shutdown()
 
@@ -226,3 +230,50 @@ def test_an_unknown_engine_is_one_line_naming_the_option(items: Path, tmp_path: 
     assert "--engine 'spark': use local or ray" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_a_service_with_the_ray_executor_runs_moderation_jobs_on_the_cluster(
+    items: Path, sim_url: tuple[str, str], tmp_path: Path
+) -> None:
+    """COLMEIA_SERVICE_EXECUTOR=ray: the replica keeps the job and its lease, Ray runs records."""
+    from colmeia.service.db import open_database
+    from colmeia.service.keys import create_key
+    from serve_process import start_server, stop_server
+
+    home = tmp_path / "home"
+    env = {
+        "COLMEIA_LLM_BASE_URL": sim_url[0],
+        "COLMEIA_LLM_MODEL": sim_url[1],
+        "COLMEIA_SERVICE_EXECUTOR": "ray",
+        "COLMEIA_SERVICE_RAY_ADDRESS": "auto",
+        "COLMEIA_SERVICE_RAY_WORKERS": "2",
+    }
+    server = start_server(home, simulated=False, env=env)
+    db = open_database(f"sqlite:///{home / 'service.db'}")
+    _, key = create_key(db, "acme", "ray test")
+    db.close()
+    h = {"X-API-Key": key}
+    try:
+        r = httpx.post(
+            f"{server.url}/v1/moderation/jobs",
+            files=[("files", ("items.json", items.read_bytes(), "application/json"))],
+            data={"concurrency": "3"},
+            headers=h,
+            timeout=30,
+        )
+        assert r.status_code == 202, r.text
+        job_id = r.json()["id"]
+        deadline = time.monotonic() + 240
+        while (job := httpx.get(f"{server.url}/v1/jobs/{job_id}", headers=h).json())[
+            "status"
+        ] not in ("succeeded", "failed"):
+            assert time.monotonic() < deadline, job
+            time.sleep(0.3)
+    finally:
+        stop_server(server)
+    assert job["status"] == "succeeded", (job, server.log_tail())
+    assert job["result"]["written"] == N and job["result"]["missing"] == []
+    folder = home / "tenants" / "acme" / "moderation" / job_id
+    manifest = json.loads((folder / "results.manifest.json").read_text(encoding="utf-8"))
+    engine = manifest["runs"][-1]["engine"]
+    assert (engine["name"], engine["workers"], engine["per_worker"]) == ("ray", 2, 3)

@@ -4,6 +4,6 @@ The local runner (the default) needs nothing from here. :class:`RayPool` runs a 
 async method in Ray actors (``pip install 'colmeia[ray]'``).
 """
 
-from colmeia.executors.ray_pool import RayPool, RayPoolStats, ray_available
+from colmeia.executors.ray_pool import RayPool, RayPoolStats, init_local_ray, ray_available
 
-__all__ = ["RayPool", "RayPoolStats", "ray_available"]
+__all__ = ["RayPool", "RayPoolStats", "init_local_ray", "ray_available"]

@@ -19,6 +19,7 @@ Ray is optional (``pip install 'colmeia[ray]'``); without it the pool says how t
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import itertools
 import logging
 import os
@@ -28,18 +29,33 @@ from typing import Any
 
 from colmeia.errors import ConfigurationError, UnsafeTargetError
 
-__all__ = ["RayPool", "RayPoolStats", "ray_available"]
+__all__ = ["RayPool", "RayPoolStats", "init_local_ray", "ray_available"]
 
 log = logging.getLogger(__name__)
 
 
 def ray_available() -> bool:
     """Whether the ``ray`` package can be imported here."""
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    # find_spec, not import: importing ray fixes its address rules (see LOOPBACK_ENV) too early.
+    return importlib.util.find_spec("ray") is not None
+
+
+# Ray replaces 127.0.0.1 by the machine's first network address so that other nodes can reach
+# it; a one-machine Ray (tests, benches, a laptop) must stay on loopback, which Ray does only when
+# it believes clusters are off. Read when ray is imported, so set before that import.
+LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+
+
+def init_local_ray(num_cpus: int | None = None) -> None:
+    """Start a one-machine Ray on 127.0.0.1 only (no other address is used or contacted)."""
+    os.environ.update(LOOPBACK_ENV)
+    ray = _import_ray()
+    ray.init(
+        num_cpus=num_cpus or os.cpu_count() or 2,
+        include_dashboard=False,
+        log_to_driver=False,
+        _node_ip_address="127.0.0.1",
+    )
 
 
 def _import_ray() -> Any:
@@ -154,15 +170,12 @@ class RayPool:
         return self.workers * self.per_worker
 
     def start(self) -> None:
+        if self.address is None:
+            os.environ.update(LOOPBACK_ENV)
         ray = self._ray = _import_ray()
         if not ray.is_initialized():
             if self.address is None:
-                ray.init(
-                    num_cpus=self.num_cpus or os.cpu_count() or 2,
-                    include_dashboard=False,
-                    log_to_driver=False,
-                    _node_ip_address="127.0.0.1",
-                )
+                init_local_ray(self.num_cpus)
                 self._started_ray = True
             else:
                 ray.init(address=self.address, log_to_driver=False)
@@ -218,7 +231,12 @@ class RayPool:
                 ray.shutdown()
 
     async def __aenter__(self) -> RayPool:
-        self.start()  # ray.init installs signal handlers: the main thread, not a worker thread
+        if self.address is None:
+            self.start()  # starting Ray sets signal handlers: only from the main thread
+        else:
+            # Joining a running cluster takes seconds: not on the event loop (a service
+            # replica keeps answering meanwhile).
+            await asyncio.to_thread(self.start)
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -9,10 +9,16 @@ from __future__ import annotations
 import asyncio
 import importlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from colmeia.service.jobs import JobContext, Runner
 from colmeia.service.state import ServiceState
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from colmeia.apps.moderation.batch import BatchProgress, BatchSummary
+    from colmeia.apps.moderation.roles import ModerationConfig
 
 __all__ = ["runners"]
 
@@ -83,7 +89,7 @@ def _ingest(state: ServiceState) -> Runner:
 def _moderation(state: ServiceState) -> Runner:
     async def run(ctx: JobContext) -> dict[str, Any]:
         await _imported("colmeia.apps.moderation.batch", "colmeia.apps.moderation.report")
-        from colmeia.apps.moderation.batch import BatchProgress, moderate_files
+        from colmeia.apps.moderation.batch import moderate_files
         from colmeia.apps.moderation.roles import load_config
         from colmeia.errors import ColmeiaError
 
@@ -105,15 +111,19 @@ def _moderation(state: ServiceState) -> Runner:
                 counts=dict(p.counts),
             )
 
-        summary = await moderate_files(
-            inputs,
-            out,
-            config=config,
-            llm=state.settings.llm,
-            concurrency=int(params.get("concurrency") or 8),
-            resume=True,
-            on_progress=on_progress,
-        )
+        concurrency = int(params.get("concurrency") or 8)
+        if state.service.executor == "ray":
+            summary = await _moderate_on_ray(state, inputs, out, config, concurrency, on_progress)
+        else:
+            summary = await moderate_files(
+                inputs,
+                out,
+                config=config,
+                llm=state.settings.llm,
+                concurrency=concurrency,
+                resume=True,
+                on_progress=on_progress,
+            )
         result: dict[str, Any] = {
             "total": summary.total,
             "resumed_from": summary.skipped,
@@ -132,6 +142,42 @@ def _moderation(state: ServiceState) -> Runner:
         return result
 
     return run
+
+
+async def _moderate_on_ray(
+    state: ServiceState,
+    inputs: list[Path],
+    out: Path,
+    config: ModerationConfig,
+    per_worker: int,
+    on_progress: Callable[[BatchProgress], None],
+) -> BatchSummary:
+    """The job's records run in Ray workers; this replica writes the results and the lease."""
+    from colmeia.apps.moderation.batch import open_batch
+    from colmeia.apps.moderation.distributed import ray_moderation
+
+    settings = state.service
+    workers = settings.ray_workers
+    llm = state.settings.llm
+    with open_batch(inputs, out, config=config, llm=llm, resume=True) as batch:
+        async with ray_moderation(
+            config,
+            llm,
+            workers=workers,
+            per_worker=per_worker,
+            address=settings.ray_address,
+        ) as (moderate, pool):
+            return await batch.run(
+                concurrency=pool.concurrency,
+                on_progress=on_progress,
+                moderate=moderate,
+                engine={
+                    "name": "ray",
+                    "workers": workers,
+                    "per_worker": per_worker,
+                    "address": settings.ray_address,
+                },
+            )
 
 
 def _library(state: ServiceState) -> Runner:

@@ -66,6 +66,19 @@ class ServiceSettings(BaseSettings):
         default=DEFAULT_UPLOAD_TYPES, description="File name endings accepted for upload."
     )
     job_workers: int = Field(default=2, ge=1, le=64, description="Jobs run at once per process.")
+    executor: Literal["local", "ray"] = Field(
+        default="local",
+        description="Where moderation jobs run their records: local (this process) or ray (the "
+        "Ray cluster at ray_address; pip install 'colmeia[ray]').",
+    )
+    ray_address: str = Field(
+        default="auto",
+        description="Ray cluster for executor=ray: auto (the cluster this machine joined) or "
+        "ray://HOST:PORT.",
+    )
+    ray_workers: int = Field(
+        default=2, ge=1, le=1024, description="Ray workers per moderation job (executor=ray)."
+    )
     job_lease_s: float = Field(
         default=30.0,
         gt=1,
