@@ -17,7 +17,7 @@ from rich.table import Table
 from colmeia.cli.plumbing import command_usage, fail, run_and_close, say_if_simulated
 from colmeia.cli.progress import Progress
 from colmeia.config import Settings, get_settings
-from colmeia.errors import ColmeiaError, MissingStoreError
+from colmeia.errors import ColmeiaError, ConfigurationError, MissingStoreError
 from colmeia.store import OpenMode, Store, open_store
 
 if TYPE_CHECKING:
@@ -110,6 +110,13 @@ def ingest(
     cut_references: bool = typer.Option(False, help="Drop the references section."),
     store_url: str | None = _STORE,
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    engine: str = typer.Option(
+        "local", "--engine", help="local, or ray: read, clean and chunk files in Ray tasks."
+    ),
+    workers: int = typer.Option(2, "--workers", min=1, help="Ray tasks at a time (x2 queued)."),
+    address: str | None = typer.Option(
+        None, "--address", help="Ray cluster: auto or ray://HOST:PORT; default: a local Ray."
+    ),
 ) -> None:
     """Add files, folders and CSV rows to a collection (unchanged documents are skipped)."""
     from colmeia.rag.index.embedders import embedder_from_settings
@@ -117,6 +124,17 @@ def ingest(
     from colmeia.rag.pipeline import ingest as run_ingest
     from colmeia.rag.retrieve import Retriever
 
+    if engine not in ("local", "ray"):
+        raise fail(ConfigurationError(f"--engine {engine!r}: use local or ray"))
+    if engine == "ray":
+        from colmeia.executors import ray_available
+
+        if not ray_available():
+            raise fail(
+                ConfigurationError(
+                    "--engine ray needs Ray: pip install 'colmeia[ray]' (or leave out --engine)"
+                )
+            )
     columns = None
     if id_column or text_column or title_column or metadata_column or type_column or date_column:
         columns = CsvColumns(
@@ -155,6 +173,8 @@ def ingest(
             cut_front_matter=cut_front_matter,
             cut_references=cut_references,
             progress=on_progress,
+            ray_workers=workers if engine == "ray" else 0,
+            ray_address=address,
         )
         if report.documents:
             bar.update(bar.done, info="building the search index")

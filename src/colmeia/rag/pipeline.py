@@ -466,10 +466,14 @@ class _Session:
     def _failed(self, item: _Pending, reason: str) -> None:
         self.report.errors.append(IngestError(item.source, reason))
 
-    def handle(self, doc: ExtractedDocument) -> None:
-        """Clean, chunk and queue one document (unchanged ones are only counted)."""
-        from colmeia.rag.ingest import clean_document
+    def handle(
+        self, doc: ExtractedDocument, prepared: tuple[ExtractedDocument, list[Chunk]] | None = None
+    ) -> None:
+        """Clean, chunk and queue one document (unchanged ones are only counted).
 
+        ``prepared``: the document already cleaned and chunked elsewhere (a Ray worker, by
+        :func:`prepare_file`), as ``(cleaned, chunks)``.
+        """
         report = self.report
         if self.root and doc.path.startswith(self.root):
             relative = doc.path[len(self.root) :]
@@ -486,13 +490,14 @@ class _Session:
             report.unchanged += 1
             self.intact.add(doc.source_id)
             return
-        if doc.metadata.get("cleaned") is True:
-            cleaned = doc  # cleaned by the caller (a work: its record page + its cleaned PDF)
-        else:
-            cleaned = clean_document(
-                doc, cut_front_matter=self.cut_front_matter, cut_references=self.cut_references
+        if prepared is None:
+            cleaned, raw_chunks = _clean_and_chunk(
+                doc, self.the_chunker, self.cut_front_matter, self.cut_references
             )
-        chunks = _to_stored(cleaned, self.the_chunker.chunk(cleaned))
+        else:
+            cleaned, raw_chunks = prepared
+            cleaned.source_id, cleaned.path = doc.source_id, doc.path  # made relative above
+        chunks = _to_stored(cleaned, raw_chunks)
         if not chunks:
             report.errors.append(IngestError(source, "no text to index after cleaning"))
             return
@@ -555,8 +560,14 @@ def ingest(
     remove_missing: bool = True,
     relative_to: Path | None = None,
     pool_windows: bool = True,
+    ray_workers: int = 0,
+    ray_address: str | None = None,
 ) -> IngestReport:
     """Ingest files and folders (CSV files: one document per row) into ``collection``.
+
+    ``ray_workers`` > 0 parses, cleans and chunks the files in that many Ray tasks at a time
+    (``ray_address``: ``None`` starts a local Ray, ``auto``/``ray://…`` join a cluster); the
+    store, the embedding batches and the search index stay with this process.
 
     ``relative_to`` makes the ids and paths of files under that folder relative to it (a
     server keeps uploads in a folder of its own; its users should see ``lei.pdf``).
@@ -571,8 +582,6 @@ def ingest(
     paragraphs, each embedded once (see :mod:`colmeia.rag.index.windows`); ``False`` embeds
     every window whole (about 11x the model time on a thesis).
     """
-    from colmeia.rag.ingest import extract, iter_csv_records
-
     run = _Session(
         store,
         collection,
@@ -594,18 +603,24 @@ def ingest(
             progress(IngestProgress(done, len(files), report.documents, report.chunks, current))
 
     tick(0, "")
-    for done, path in enumerate(files, start=1):
-        try:
-            for doc in _documents(path, csv_columns, report, extract, iter_csv_records):
-                run.handle(doc)
-        except DocumentError as exc:
-            report.errors.append(IngestError(str(path), exc.reason))
-        except ColmeiaError as exc:
-            report.errors.append(IngestError(str(path), str(exc)))
-        except (OSError, UnicodeError, ValueError) as exc:
-            log.exception("unexpected failure ingesting %s", path)
-            report.errors.append(IngestError(str(path), f"{type(exc).__name__}: {exc}"))
-        tick(done, str(path))
+    if ray_workers:
+        # Parse, clean and chunk in Ray tasks; this process keeps the store, the checks
+        # (unchanged, duplicate ids) and the order, so the result equals a local run's.
+        from colmeia.rag.distributed import prepare_on_ray
+
+        options = PrepareOptions(chunker, csv_columns, cut_front_matter, cut_references)
+        for done, (path, prepared) in enumerate(
+            prepare_on_ray(files, options, workers=ray_workers, address=ray_address), start=1
+        ):
+            report.errors.extend(prepared.errors)
+            for doc, cleaned, chunks in prepared.documents:
+                _guarded(report.errors, path, run.handle, doc, (cleaned, chunks))
+            tick(done, str(path))
+    else:
+        for done, path in enumerate(files, start=1):
+            for doc in _read_file(path, csv_columns, report.errors):
+                _guarded(report.errors, path, run.handle, doc)
+            tick(done, str(path))
     run.finish()
     if remove_missing and store.collection(collection) is not None:
         run.remove_stale(paths)
@@ -648,10 +663,96 @@ def ingest_documents(
     return run.finish()
 
 
+def _clean_and_chunk(
+    doc: ExtractedDocument,
+    chunker: Chunker,
+    cut_front_matter: bool | None,
+    cut_references: bool | None,
+) -> tuple[ExtractedDocument, list[Chunk]]:
+    from colmeia.rag.ingest import clean_document
+
+    if doc.metadata.get("cleaned") is True:
+        cleaned = doc  # cleaned by the caller (a work: its record page + its cleaned PDF)
+    else:
+        cleaned = clean_document(
+            doc, cut_front_matter=cut_front_matter, cut_references=cut_references
+        )
+    return cleaned, list(chunker.chunk(cleaned))
+
+
+def _guarded(errors: list[IngestError], path: Path, fn: Callable[..., None], *args: Any) -> None:
+    """Run ``fn``; a failure becomes an error row for ``path`` and the ingestion goes on."""
+    try:
+        fn(*args)
+    except DocumentError as exc:
+        errors.append(IngestError(str(path), exc.reason))
+    except ColmeiaError as exc:
+        errors.append(IngestError(str(path), str(exc)))
+    except (OSError, UnicodeError, ValueError) as exc:
+        log.exception("unexpected failure ingesting %s", path)
+        errors.append(IngestError(str(path), f"{type(exc).__name__}: {exc}"))
+
+
+def _read_file(
+    path: Path, csv_columns: CsvColumns | None, errors: list[IngestError]
+) -> Iterator[ExtractedDocument]:
+    """The documents of one file (a CSV gives one per row); what fails goes to ``errors``."""
+    from colmeia.rag.ingest import extract, iter_csv_records
+
+    try:
+        yield from _documents(path, csv_columns, errors, extract, iter_csv_records)
+    except DocumentError as exc:
+        errors.append(IngestError(str(path), exc.reason))
+    except ColmeiaError as exc:
+        errors.append(IngestError(str(path), str(exc)))
+    except (OSError, UnicodeError, ValueError) as exc:
+        log.exception("unexpected failure ingesting %s", path)
+        errors.append(IngestError(str(path), f"{type(exc).__name__}: {exc}"))
+
+
+@dataclass(frozen=True, slots=True)
+class PrepareOptions:
+    chunker: str
+    csv_columns: CsvColumns | None
+    cut_front_matter: bool | None
+    cut_references: bool | None
+
+
+@dataclass(slots=True)
+class PreparedFile:
+    """One file read, cleaned and chunked: its documents as ``(read, cleaned, chunks)``."""
+
+    documents: list[tuple[ExtractedDocument, ExtractedDocument, list[Chunk]]]
+    errors: list[IngestError]
+
+
+def prepare_file(path: Path, options: PrepareOptions) -> PreparedFile:
+    """Read, clean and chunk one file without touching a store (runs in a Ray task).
+
+    A document that fails to clean or chunk is reported like in a local run; the store-side
+    checks (unchanged, duplicate id) are the caller's.
+    """
+    from colmeia.rag.ingest import chunker_for
+
+    chunker = chunker_for(options.chunker)
+    errors: list[IngestError] = []
+    documents = []
+    for doc in _read_file(path, options.csv_columns, errors):
+        try:
+            cleaned, chunks = _clean_and_chunk(
+                doc, chunker, options.cut_front_matter, options.cut_references
+            )
+        except ColmeiaError as exc:
+            errors.append(IngestError(doc.path or doc.source_id, str(exc)))
+            continue
+        documents.append((doc, cleaned, chunks))
+    return PreparedFile(documents, errors)
+
+
 def _documents(
     path: Path,
     csv_columns: CsvColumns | None,
-    report: IngestReport,
+    errors: list[IngestError],
     extract: Callable[[Path], ExtractedDocument],
     iter_csv_records: Callable[..., Iterator[ExtractedDocument]],
 ) -> Iterator[ExtractedDocument]:
@@ -663,11 +764,11 @@ def _documents(
 
     def on_error(exc: Exception) -> None:
         if isinstance(exc, DocumentError):
-            report.errors.append(IngestError(exc.path, exc.reason))
+            errors.append(IngestError(exc.path, exc.reason))
         elif isinstance(exc, RecordError):
-            report.errors.append(IngestError(f"{path}: {exc.record}", exc.reason))
+            errors.append(IngestError(f"{path}: {exc.record}", exc.reason))
         else:
-            report.errors.append(IngestError(str(path), str(exc)))
+            errors.append(IngestError(str(path), str(exc)))
 
     yield from iter_csv_records(
         path,

@@ -1,4 +1,5 @@
-"""Moderation on Ray gives what a local run gives: one result per record, even when a worker dies.
+"""Batch work on Ray gives what a local run gives: moderation (one result per record, even when
+a worker dies) and ingestion (the same search results).
 
 A local Ray (127.0.0.1, 2 CPUs) runs the same moderator as the local runner, against the
 simulated model over real HTTP. The simulated model answers from the request body alone
@@ -277,3 +278,91 @@ def test_a_service_with_the_ray_executor_runs_moderation_jobs_on_the_cluster(
     manifest = json.loads((folder / "results.manifest.json").read_text(encoding="utf-8"))
     engine = manifest["runs"][-1]["engine"]
     assert (engine["name"], engine["workers"], engine["per_worker"]) == ("ray", 2, 3)
+
+
+def _corpus(folder: Path) -> Path:
+    """40 JurisTCU statements as text files, 60 more in a CSV, and one broken PDF."""
+    import csv
+
+    folder.mkdir()
+    with (DATA_DIR / "juristcu" / "docs.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))[:100]
+    for i, row in enumerate(rows[:40]):
+        (folder / f"enunciado_{i:03d}.txt").write_text(
+            f"Enunciado {i}\n\n{row['TEXT']}\n", encoding="utf-8"
+        )
+    with (folder / "mais.csv").open("w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "texto"])
+        for row in rows[40:]:
+            w.writerow([row["DOC_ID"], row["TEXT"]])
+    (folder / "quebrado.pdf").write_bytes(b"%PDF-1.4 not really a pdf")
+    return folder
+
+
+def test_an_ingestion_on_ray_finds_what_a_local_ingestion_finds(tmp_path: Path) -> None:
+    from colmeia.rag.pipeline import ingest
+    from colmeia.rag.retrieve import Retriever
+    from colmeia.store import open_store
+    from pg import PG_URL, drop_schema, new_schema, postgres_unreachable
+
+    corpus = _corpus(tmp_path / "corpus")
+    local_store = open_store(f"sqlite:///{tmp_path / 'local.db'}")
+    local = ingest(local_store, "tcu", [corpus])
+
+    schema = None if postgres_unreachable() else new_schema()
+    url = f"{PG_URL}?schema={schema}" if schema else f"sqlite:///{tmp_path / 'ray.db'}"
+    ray_store = open_store(url)
+    try:
+        on_ray = ingest(ray_store, "tcu", [corpus], ray_workers=2)
+        assert (on_ray.added, on_ray.chunks) == (local.added, local.chunks) == (100, local.chunks)
+        assert [(e.source, e.reason) for e in on_ray.errors] == [
+            (e.source, e.reason) for e in local.errors
+        ]
+        assert any("quebrado.pdf" in e.source for e in on_ray.errors)
+        for query in (
+            "responsabilidade do parecerista jurídico",
+            "dispensa de licitação emergencial",
+            "sobrepreço em obras públicas",
+            "aposentadoria de servidor",
+        ):
+            want = Retriever(local_store, "tcu").search(query, k=5)
+            got = Retriever(ray_store, "tcu").search(query, k=5)
+            assert [(h.chunk_id, h.text) for h in got] == [(h.chunk_id, h.text) for h in want]
+        # Again: nothing changed, so nothing is sent to the store.
+        again = ingest(ray_store, "tcu", [corpus], ray_workers=2)
+        assert (again.unchanged, again.added) == (100, 0)
+    finally:
+        ray_store.close()
+        local_store.close()
+        if schema:
+            drop_schema(schema)
+
+
+def test_the_ingest_cli_on_ray(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path / "corpus")
+    env = {**os.environ, "COLMEIA_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "colmeia",
+            "ingest",
+            str(corpus),
+            "-c",
+            "tcu",
+            "--json",
+            "--engine",
+            "ray",
+            "--address",
+            "auto",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["added"] == 100
+    assert [e["source"].rsplit("/", 1)[-1] for e in report["errors"]] == ["quebrado.pdf"]
