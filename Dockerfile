@@ -9,8 +9,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     COLMEIA_HOME=/data
 
 WORKDIR /app
-COPY requirements.lock ./
-RUN pip install --require-hashes -r requirements.lock
+# requirements-ray.lock adds Ray for `--engine ray` and the Ray workers (compose profile ray)
+ARG LOCK=requirements.lock
+COPY ${LOCK} ./
+RUN pip install --require-hashes -r ${LOCK}
 
 COPY pyproject.toml README.md ./
 COPY src ./src

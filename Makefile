@@ -54,6 +54,7 @@ bench: $(STAMP)  ## every benchmark in bench/, one JSON line each
 
 lock: | uv-bootstrap  ## re-pin dependencies (hashes, no registry addresses)
 	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 pyproject.toml -o requirements.lock
+	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 --extra ray pyproject.toml -o requirements-ray.lock
 	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 pyproject.toml requirements-dev.in -o requirements-dev.lock
 
 clean:  ## remove the virtualenv and caches

@@ -22,7 +22,8 @@ def _compose() -> dict[str, Any]:
 
 def test_compose_has_the_app_postgres_redis_and_an_optional_collector() -> None:
     services = _compose()["services"]
-    assert set(services) == {"colmeia", "postgres", "redis", "otel-collector"}
+    always = {name for name, svc in services.items() if "profiles" not in svc}
+    assert always == {"colmeia", "postgres", "redis"}
     assert services["otel-collector"]["profiles"] == ["otel"]  # off unless asked for
     for name in ("colmeia", "postgres", "redis"):
         assert "test" in services[name]["healthcheck"], name
@@ -65,10 +66,43 @@ def test_the_collector_config_the_compose_file_mounts_receives_otlp_http() -> No
 def test_dockerfile_installs_the_locked_dependencies_and_runs_unprivileged() -> None:
     text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
     assert re.search(r"^FROM python:3\.11", text, re.M)
-    assert "pip install --require-hashes -r requirements.lock" in text
+    assert "ARG LOCK=requirements.lock" in text  # the default image: no extras
+    assert "pip install --require-hashes -r ${LOCK}" in text
     assert (ROOT / "requirements.lock").is_file()
     assert re.search(r"^USER (?!root)\S+", text, re.M)
     assert "EXPOSE 8080" in text and "/readyz" in text
     assert re.search(r'^CMD \["serve", "--host", "0.0.0.0", "--port", "8080"\]', text, re.M)
     for line in re.findall(r"^COPY (\S+)", text, re.M):
+        line = line.replace("${LOCK}", "requirements.lock")
         assert (ROOT / line).exists(), f"COPY {line}: not in the repository"
+
+
+def test_the_replicas_profile_puts_two_replicas_with_the_same_settings_behind_the_proxy() -> None:
+    services = _compose()["services"]
+    replica, proxy, app = services["colmeia-replica"], services["proxy"], services["colmeia"]
+    assert replica["profiles"] == proxy["profiles"] == ["replicas"]
+    assert replica["deploy"]["replicas"] == 2
+    # one job queue, one set of limits, one data volume: the replicas share the work
+    assert replica["environment"] == app["environment"]
+    assert "colmeia-data:/data" in replica["volumes"]
+    source = proxy["volumes"][0].split(":")[0]
+    conf = (ROOT / source).read_text(encoding="utf-8")
+    assert "server colmeia-replica:8080" in conf
+    assert re.search(r"listen 8090;", conf) and proxy["ports"] == ["8090:8090"]
+
+
+def test_the_ray_profile_runs_a_head_two_workers_and_a_service_that_sends_jobs_to_them() -> None:
+    services = _compose()["services"]
+    head, worker, svc = services["ray-head"], services["ray-worker"], services["colmeia-on-ray"]
+    assert head["profiles"] == worker["profiles"] == svc["profiles"] == ["ray"]
+    assert head["build"]["args"]["LOCK"] == "requirements-ray.lock"
+    assert (ROOT / "requirements-ray.lock").exists()
+    assert "ray==" in (ROOT / "requirements-ray.lock").read_text(encoding="utf-8")
+    assert "--head" in head["command"] and worker["deploy"]["replicas"] == 2
+    assert "--address=ray-head:6379" in worker["command"]
+    env = svc["environment"]
+    assert env["COLMEIA_SERVICE_EXECUTOR"] == "ray"
+    assert env["COLMEIA_SERVICE_RAY_ADDRESS"] == "ray-head:6379"
+    known = {f"COLMEIA_SERVICE_{name.upper()}" for name in ServiceSettings.model_fields}
+    assert {k for k in env if k.startswith("COLMEIA_SERVICE_")} <= known
+    assert "ARG LOCK=requirements.lock" in (ROOT / "Dockerfile").read_text(encoding="utf-8")

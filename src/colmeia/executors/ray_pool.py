@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from colmeia.errors import ConfigurationError, UnsafeTargetError
+from colmeia.errors import ConfigurationError
 
 __all__ = ["RayPool", "RayPoolStats", "init_local_ray", "ray_available"]
 
@@ -108,21 +108,20 @@ class RayPoolStats:
 
 
 def check_address(address: str | None) -> None:
-    """Refuse a Ray address colmeia should not contact before anything connects.
+    """Refuse a malformed Ray address before anything connects.
 
-    ``None`` starts a local Ray (bound to 127.0.0.1); ``auto`` joins the cluster this machine
-    belongs to; ``ray://host:port`` must name a host the operator configured — in tests and
-    demos only loopback addresses are used.
+    ``None``/``local`` start a one-machine Ray on 127.0.0.1; ``auto`` joins the cluster this
+    machine belongs to; ``HOST:PORT`` joins the cluster whose head listens there (its GCS
+    port, 6379 by default); ``ray://HOST:PORT`` connects as a Ray client.
     """
     if address in (None, "auto", "local"):
         return
-    if not address.startswith("ray://"):
+    rest = address.removeprefix("ray://")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not host.strip("[]") or not port.isdigit():
         raise ConfigurationError(
-            f"--address {address!r}: use auto, local or ray://HOST:PORT (Ray client address)"
+            f"Ray address {address!r}: use auto, local, HOST:PORT or ray://HOST:PORT"
         )
-    host = address.removeprefix("ray://").rsplit(":", 1)[0].strip("[]")
-    if not host:
-        raise UnsafeTargetError(f"--address {address!r} names no host")
 
 
 class RayPool:
