@@ -4,7 +4,7 @@ The simulated model runs in its own process (``colmeia sim serve --schema --late
 so its CPU is not counted. Each configuration moderates the same N sample records with the
 same items in flight per worker (``--per-worker``); a local run at twice that is shown too, the
 honest comparison on one machine. Reported per configuration: items_per_min, cpu_ms_per_item
-(driver + workers), mean item latency; and ray_overhead_ms_per_item = mean item latency on Ray
+(driver + workers), mean item latency, resident memory of a Ray worker; and ray_overhead_ms_per_item = mean item latency on Ray
 with 1 worker minus the local runner's at the same concurrency. Needs Ray (`colmeia[ray]`);
 without it the line says so. Asserts nothing about time.
 
@@ -68,6 +68,7 @@ async def _one(
             )
             wall = time.perf_counter() - t0
             worker_cpu = 0.0
+            rss = []
         else:
             from colmeia.apps.moderation.distributed import ray_moderation
 
@@ -83,6 +84,7 @@ async def _one(
                 )
                 wall = time.perf_counter() - t0
                 worker_cpu = pool.worker_cpu_s() - w0
+                rss = pool.worker_rss_mb()
     driver_cpu = _cpu() - cpu0
     n = summary.done
     return {
@@ -91,6 +93,7 @@ async def _one(
         "items_per_min": round(n / wall * 60, 1),
         "cpu_ms_per_item": round((driver_cpu + worker_cpu) / n * 1000, 1),
         "mean_item_latency_ms": round(sum(latencies) / len(latencies) * 1000, 1),
+        **({"worker_rss_mb": round(max(rss), 1)} if rss else {}),
     }
 
 

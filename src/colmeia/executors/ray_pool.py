@@ -87,6 +87,17 @@ class _Worker:
     def done(self) -> int:
         return self._done
 
+    def rss_mb(self) -> float:
+        """Resident memory of this worker process, in MiB (Linux; 0 elsewhere)."""
+        try:
+            with open(f"/proc/{os.getpid()}/status", encoding="ascii") as fh:
+                for line in fh:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return 0.0
+
     def cpu_s(self) -> float:
         """CPU seconds this worker process has used (user + system)."""
         t = os.times()
@@ -215,6 +226,10 @@ class RayPool:
     def worker_cpu_s(self) -> float:
         """CPU seconds used so far by all worker processes (a restarted one counts afresh)."""
         return float(sum(self._ray.get([a.cpu_s.remote() for a in self.actors])))
+
+    def worker_rss_mb(self) -> list[float]:
+        """Resident memory of each worker process, in MiB."""
+        return [float(x) for x in self._ray.get([a.rss_mb.remote() for a in self.actors])]
 
     async def close(self) -> None:
         ray = self._ray
