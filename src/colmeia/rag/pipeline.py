@@ -294,6 +294,7 @@ class _Pending:
     chunks: list[StoredChunk]
     source: str
     new: bool
+    vectors: npt.NDArray[np.float32] | None = None  # embedded already (in a Ray task)
 
 
 class _Writer:
@@ -366,33 +367,36 @@ class _Writer:
         return reason
 
     def _write(self, batch: list[_Pending]) -> None:
-        vectors: list[npt.NDArray[np.float32] | None] = [None] * len(batch)
-        if self.embedder is not None:
-            # Paragraph windows overlap: pool them from paragraphs embedded once each.
-            windows = [
-                Window(
-                    c.doc_id
-                    if self.pool_windows and c.metadata.get("chunker") == "paragraphs"
-                    else c.chunk_id,
-                    c.char_start,
-                    c.char_end,
-                    c.text,
-                )
-                for item in batch
-                for c in item.chunks
-            ]
+        vectors: list[npt.NDArray[np.float32] | None] = [item.vectors for item in batch]
+        todo = [i for i, item in enumerate(batch) if item.vectors is None]
+        if self.embedder is not None and todo:
+            windows = [w for i in todo for w in _windows(batch[i].chunks, self.pool_windows)]
             matrix = embed_windows(self.embedder, windows)
             if len(matrix) != len(windows):
                 raise ValueError(f"the embedder returned {len(matrix)} vectors for {len(windows)}")
-            if len(matrix):
-                self.dim = int(matrix.shape[1])
             start = 0
-            for i, item in enumerate(batch):
-                vectors[i] = matrix[start : start + len(item.chunks)]
-                start += len(item.chunks)
+            for i in todo:
+                vectors[i] = matrix[start : start + len(batch[i].chunks)]
+                start += len(batch[i].chunks)
+        for vecs in vectors:
+            if vecs is not None and len(vecs):
+                self.dim = int(vecs.shape[1])
         for item, vecs in zip(batch, vectors, strict=True):
             self.store.replace_document(self.collection, item.doc, item.chunks, vecs)
             self.on_written(item)
+
+
+def _windows(chunks: Sequence[StoredChunk], pool_windows: bool) -> list[Window]:
+    # Paragraph windows overlap: pool them from paragraphs embedded once each.
+    return [
+        Window(
+            c.doc_id if pool_windows and c.metadata.get("chunker") == "paragraphs" else c.chunk_id,
+            c.char_start,
+            c.char_end,
+            c.text,
+        )
+        for c in chunks
+    ]
 
 
 def _to_stored(doc: ExtractedDocument, chunks: Sequence[Chunk]) -> list[StoredChunk]:
@@ -467,12 +471,15 @@ class _Session:
         self.report.errors.append(IngestError(item.source, reason))
 
     def handle(
-        self, doc: ExtractedDocument, prepared: tuple[ExtractedDocument, list[Chunk]] | None = None
+        self,
+        doc: ExtractedDocument,
+        prepared: tuple[ExtractedDocument, list[Chunk]] | None = None,
+        vectors: npt.NDArray[np.float32] | None = None,
     ) -> None:
         """Clean, chunk and queue one document (unchanged ones are only counted).
 
         ``prepared``: the document already cleaned and chunked elsewhere (a Ray worker, by
-        :func:`prepare_file`), as ``(cleaned, chunks)``.
+        :func:`prepare_file`), as ``(cleaned, chunks)``; ``vectors``: its chunks' vectors.
         """
         report = self.report
         if self.root and doc.path.startswith(self.root):
@@ -512,7 +519,9 @@ class _Session:
             n_chunks=len(chunks),
         )
         self.intact.add(doc.source_id)
-        self.writer.add(_Pending(stored, chunks, source, old is None))
+        if vectors is not None and len(vectors) != len(chunks):
+            raise ValueError(f"{len(vectors)} vectors for {len(chunks)} chunks")
+        self.writer.add(_Pending(stored, chunks, source, old is None, vectors))
 
     def remove_stale(self, paths: Sequence[Path]) -> None:
         """Delete documents that came from ``paths`` but were not read intact this time
@@ -562,12 +571,16 @@ def ingest(
     pool_windows: bool = True,
     ray_workers: int = 0,
     ray_address: str | None = None,
+    ray_embedder: Callable[[], Embedder | None] | None = None,
 ) -> IngestReport:
     """Ingest files and folders (CSV files: one document per row) into ``collection``.
 
     ``ray_workers`` > 0 parses, cleans and chunks the files in that many Ray tasks at a time
     (``ray_address``: ``None`` starts a local Ray, ``auto``/``ray://…`` join a cluster); the
-    store, the embedding batches and the search index stay with this process.
+    store and the search index stay with this process. ``ray_embedder`` (a picklable function
+    that builds the same embedder as ``embedder``, e.g. ``functools.partial(
+    embedder_from_settings, settings)``) embeds in the Ray tasks too; without it the vectors
+    are made here, in batches.
 
     ``relative_to`` makes the ids and paths of files under that folder relative to it (a
     server keeps uploads in a folder of its own; its users should see ``lei.pdf``).
@@ -608,13 +621,21 @@ def ingest(
         # (unchanged, duplicate ids) and the order, so the result equals a local run's.
         from colmeia.rag.distributed import prepare_on_ray
 
-        options = PrepareOptions(chunker, csv_columns, cut_front_matter, cut_references)
+        options = PrepareOptions(
+            chunker,
+            csv_columns,
+            cut_front_matter,
+            cut_references,
+            embedder=ray_embedder if embedder is not None else None,
+            pool_windows=pool_windows,
+        )
         for done, (path, prepared) in enumerate(
             prepare_on_ray(files, options, workers=ray_workers, address=ray_address), start=1
         ):
             report.errors.extend(prepared.errors)
-            for doc, cleaned, chunks in prepared.documents:
-                _guarded(report.errors, path, run.handle, doc, (cleaned, chunks))
+            for n, (doc, cleaned, chunks) in enumerate(prepared.documents):
+                vecs = prepared.vectors[n] if prepared.vectors else None
+                _guarded(report.errors, path, run.handle, doc, (cleaned, chunks), vecs)
             tick(done, str(path))
     else:
         for done, path in enumerate(files, start=1):
@@ -712,18 +733,35 @@ def _read_file(
 
 @dataclass(frozen=True, slots=True)
 class PrepareOptions:
+    """How :func:`prepare_file` reads, cleans, chunks (and embeds) a file."""
+
     chunker: str
     csv_columns: CsvColumns | None
     cut_front_matter: bool | None
     cut_references: bool | None
+    embedder: Callable[[], Embedder | None] | None = None
+    pool_windows: bool = True
 
 
 @dataclass(slots=True)
 class PreparedFile:
-    """One file read, cleaned and chunked: its documents as ``(read, cleaned, chunks)``."""
+    """One file read, cleaned and chunked: its documents as ``(read, cleaned, chunks)``, and
+    with an embedder the vectors of each document's stored chunks."""
 
     documents: list[tuple[ExtractedDocument, ExtractedDocument, list[Chunk]]]
     errors: list[IngestError]
+    vectors: list[npt.NDArray[np.float32]] = field(default_factory=list)
+
+
+_WORKER_EMBEDDERS: dict[int, Embedder | None] = {}
+
+
+def _worker_embedder(factory: Callable[[], Embedder | None]) -> Embedder | None:
+    """One embedder per factory per worker process: loading a model per file would dominate."""
+    key = hash(repr(factory))
+    if key not in _WORKER_EMBEDDERS:
+        _WORKER_EMBEDDERS[key] = factory()
+    return _WORKER_EMBEDDERS[key]
 
 
 def prepare_file(path: Path, options: PrepareOptions) -> PreparedFile:
@@ -746,7 +784,19 @@ def prepare_file(path: Path, options: PrepareOptions) -> PreparedFile:
             errors.append(IngestError(doc.path or doc.source_id, str(exc)))
             continue
         documents.append((doc, cleaned, chunks))
-    return PreparedFile(documents, errors)
+    prepared = PreparedFile(documents, errors)
+    embedder = _worker_embedder(options.embedder) if options.embedder else None
+    if embedder is not None and documents:
+        # The same windows the writer would embed: chunk texts do not depend on the ids
+        # the caller may still make relative.
+        stored = [_to_stored(cleaned, chunks) for _, cleaned, chunks in documents]
+        windows = [w for chunks in stored for w in _windows(chunks, options.pool_windows)]
+        matrix = embed_windows(embedder, windows)
+        start = 0
+        for doc_chunks in stored:
+            prepared.vectors.append(matrix[start : start + len(doc_chunks)])
+            start += len(doc_chunks)
+    return prepared
 
 
 def _documents(
