@@ -17,7 +17,14 @@ from pathlib import Path
 
 import httpx
 
-__all__ = ["ServerProcess", "free_port", "kill_server", "start_server", "stop_server"]
+__all__ = [
+    "ServerProcess",
+    "free_port",
+    "kill_server",
+    "start_server",
+    "stop_server",
+    "submit_moderation",
+]
 
 
 def free_port() -> int:
@@ -99,3 +106,18 @@ def kill_server(server: ServerProcess) -> None:
     """SIGKILL: the process dies mid-work, as in a crash or an OOM kill."""
     server.process.kill()
     server.process.wait()
+
+
+def submit_moderation(
+    url: str, headers: dict[str, str], items: Path, *, concurrency: int = 4
+) -> str:
+    """POST a records file as a moderation job (202 expected); the job's id."""
+    r = httpx.post(
+        f"{url}/v1/moderation/jobs",
+        files=[("files", (items.name, items.read_bytes(), "application/json"))],
+        data={"concurrency": str(concurrency)},
+        headers=headers,
+        timeout=30,
+    )
+    assert r.status_code == 202, r.text
+    return str(r.json()["id"])

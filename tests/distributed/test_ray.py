@@ -63,6 +63,17 @@ def sim_url() -> Any:
         yield srv.base_url, sim.model_name
 
 
+def colmeia(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The CLI as a user runs it, in its own process."""
+    return subprocess.run(
+        [sys.executable, "-m", "colmeia", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 def _llm(sim_url: tuple[str, str]) -> LLMSettings:
     return LLMSettings().model_copy(update={"base_url": sim_url[0], "model": sim_url[1]})
 
@@ -177,29 +188,10 @@ def test_the_cli_runs_a_batch_on_ray_and_records_the_engine(
     """`colmeia moderate run --engine ray --address auto` joins the running local Ray."""
     out = tmp_path / "cli.jsonl"
     env = {**os.environ, "COLMEIA_LLM_BASE_URL": sim_url[0], "COLMEIA_LLM_MODEL": sim_url[1]}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "colmeia",
-            "moderate",
-            "run",
-            str(items),
-            "-o",
-            str(out),
-            "--engine",
-            "ray",
-            "--workers",
-            "2",
-            "-j",
-            "4",
-            "--address",
-            "auto",
-        ],
+    done = colmeia(
+        *("moderate", "run", str(items), "-o", str(out), "--engine", "ray", "--workers", "2"),
+        *("-j", "4", "--address", "auto"),
         env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     assert len(read_results(out)) == N
@@ -210,22 +202,8 @@ def test_the_cli_runs_a_batch_on_ray_and_records_the_engine(
 
 
 def test_an_unknown_engine_is_one_line_naming_the_option(items: Path, tmp_path: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "colmeia",
-            "moderate",
-            "run",
-            str(items),
-            "-o",
-            str(tmp_path / "x.jsonl"),
-            "--engine",
-            "spark",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = colmeia(
+        "moderate", "run", str(items), "-o", str(tmp_path / "x.jsonl"), "--engine", "spark"
     )
     assert done.returncode == 2
     assert "--engine 'spark': use local or ray" in done.stderr
@@ -239,7 +217,7 @@ def test_a_service_with_the_ray_executor_runs_moderation_jobs_on_the_cluster(
     """COLMEIA_SERVICE_EXECUTOR=ray: the replica keeps the job and its lease, Ray runs records."""
     from colmeia.service.db import open_database
     from colmeia.service.keys import create_key
-    from serve_process import start_server, stop_server
+    from serve_process import start_server, stop_server, submit_moderation
 
     home = tmp_path / "home"
     env = {
@@ -255,15 +233,7 @@ def test_a_service_with_the_ray_executor_runs_moderation_jobs_on_the_cluster(
     db.close()
     h = {"X-API-Key": key}
     try:
-        r = httpx.post(
-            f"{server.url}/v1/moderation/jobs",
-            files=[("files", ("items.json", items.read_bytes(), "application/json"))],
-            data={"concurrency": "3"},
-            headers=h,
-            timeout=30,
-        )
-        assert r.status_code == 202, r.text
-        job_id = r.json()["id"]
+        job_id = submit_moderation(server.url, h, items, concurrency=3)
         deadline = time.monotonic() + 240
         while (job := httpx.get(f"{server.url}/v1/jobs/{job_id}", headers=h).json())[
             "status"
@@ -342,25 +312,9 @@ def test_an_ingestion_on_ray_finds_what_a_local_ingestion_finds(tmp_path: Path) 
 def test_the_ingest_cli_on_ray(tmp_path: Path) -> None:
     corpus = _corpus(tmp_path / "corpus")
     env = {**os.environ, "COLMEIA_HOME": str(tmp_path / "home")}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "colmeia",
-            "ingest",
-            str(corpus),
-            "-c",
-            "tcu",
-            "--json",
-            "--engine",
-            "ray",
-            "--address",
-            "auto",
-        ],
+    done = colmeia(
+        *("ingest", str(corpus), "-c", "tcu", "--json", "--engine", "ray", "--address", "auto"),
         env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

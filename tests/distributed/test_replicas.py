@@ -22,7 +22,13 @@ from colmeia.service.db import open_database
 from colmeia.service.keys import create_key
 from colmeia.sim import Latency, SimulatedModel
 from pg import PG_URL, drop_schema, new_schema, postgres_unreachable
-from serve_process import ServerProcess, kill_server, start_server, stop_server
+from serve_process import (
+    ServerProcess,
+    kill_server,
+    start_server,
+    stop_server,
+    submit_moderation,
+)
 from shared_data import DATA_DIR
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
@@ -89,15 +95,7 @@ def test_a_replica_killed_mid_job_leaves_the_job_to_the_other(
     h = _key(service_db)
     by_pid = {r.process.pid: r for r in replicas}
     try:
-        r = httpx.post(
-            f"{replicas[0].url}/v1/moderation/jobs",
-            files=[("files", ("batch.json", batch.read_bytes(), "application/json"))],
-            data={"concurrency": "2"},
-            headers=h,
-            timeout=30,
-        )
-        assert r.status_code == 202, r.text
-        job_id = r.json()["id"]
+        job_id = submit_moderation(replicas[0].url, h, batch, concurrency=2)
         # Wait until some replica holds the job and has written some results.
         deadline = time.monotonic() + 120
         while True:

@@ -701,17 +701,23 @@ def _clean_and_chunk(
     return cleaned, list(chunker.chunk(cleaned))
 
 
+def _failed(errors: list[IngestError], path: Path, exc: Exception) -> None:
+    """An error row for ``path``: the reason a colmeia error gives, else the exception's."""
+    if isinstance(exc, DocumentError):
+        errors.append(IngestError(str(path), exc.reason))
+    elif isinstance(exc, ColmeiaError):
+        errors.append(IngestError(str(path), str(exc)))
+    else:
+        log.exception("unexpected failure ingesting %s", path)
+        errors.append(IngestError(str(path), f"{type(exc).__name__}: {exc}"))
+
+
 def _guarded(errors: list[IngestError], path: Path, fn: Callable[..., None], *args: Any) -> None:
     """Run ``fn``; a failure becomes an error row for ``path`` and the ingestion goes on."""
     try:
         fn(*args)
-    except DocumentError as exc:
-        errors.append(IngestError(str(path), exc.reason))
-    except ColmeiaError as exc:
-        errors.append(IngestError(str(path), str(exc)))
-    except (OSError, UnicodeError, ValueError) as exc:
-        log.exception("unexpected failure ingesting %s", path)
-        errors.append(IngestError(str(path), f"{type(exc).__name__}: {exc}"))
+    except (ColmeiaError, OSError, UnicodeError, ValueError) as exc:
+        _failed(errors, path, exc)
 
 
 def _read_file(
@@ -722,13 +728,8 @@ def _read_file(
 
     try:
         yield from _documents(path, csv_columns, errors, extract, iter_csv_records)
-    except DocumentError as exc:
-        errors.append(IngestError(str(path), exc.reason))
-    except ColmeiaError as exc:
-        errors.append(IngestError(str(path), str(exc)))
-    except (OSError, UnicodeError, ValueError) as exc:
-        log.exception("unexpected failure ingesting %s", path)
-        errors.append(IngestError(str(path), f"{type(exc).__name__}: {exc}"))
+    except (ColmeiaError, OSError, UnicodeError, ValueError) as exc:
+        _failed(errors, path, exc)
 
 
 @dataclass(frozen=True, slots=True)
