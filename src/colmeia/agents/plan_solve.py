@@ -97,6 +97,8 @@ class _Failure:
     label: str
     reason: str
     status: RunStatus
+    #: the step had to call a tool and the model answered in prose (replanned once)
+    prose: bool = False
 
 
 def _last_result(results: Sequence[StepResult], trace: Trace) -> str:
@@ -148,6 +150,7 @@ class PlanAndSolveAgent:
         deadline: float = 600.0,
         instructions: str = "",
         max_tokens: int | None = 800,
+        temperature: float | None = 0.0,
     ) -> None:
         if max_steps < 1 or max_replans < 0 or max_steps_per_step < 1:
             raise ConfigurationError("max_steps and max_steps_per_step ≥ 1, max_replans ≥ 0")
@@ -163,12 +166,14 @@ class PlanAndSolveAgent:
         self.deadline = deadline
         self.instructions = instructions
         self.max_tokens = max_tokens
+        self.temperature = temperature
 
     async def run(
         self, task: str, *, on_step: StepCallback | None = None, max_steps: int | None = None
     ) -> Trace:
         """Plan and solve ``task``; always returns a :class:`Trace`."""
         trace = Trace(paradigm=self.paradigm, task=task, on_step=on_step)
+        trace.settings["temperature"] = self.temperature
         budget = max_steps or self.max_steps
         results: list[StepResult] = []
         started = time.perf_counter()
@@ -213,7 +218,9 @@ class PlanAndSolveAgent:
         )
         try:
             result = await self.planner_model.structured_result(
-                [Message.user(prompt)], _plan_type(self.max_plan_steps)
+                [Message.user(prompt)],
+                _plan_type(self.max_plan_steps),
+                temperature=self.temperature,
             )
         except ModelOutputError as exc:
             # A planner that cannot write a valid plan should not sink the task: solve it as
@@ -255,7 +262,7 @@ class PlanAndSolveAgent:
             max_steps=self.max_plan_steps,
         )
         result = await self.planner_model.structured_result(
-            [Message.user(prompt)], _plan_type(self.max_plan_steps)
+            [Message.user(prompt)], _plan_type(self.max_plan_steps), temperature=self.temperature
         )
         new_plan = self._trim(result.value)
         trace.add(
@@ -280,6 +287,7 @@ class PlanAndSolveAgent:
     async def _solve(self, task: str, trace: Trace, budget: int, results: list[StepResult]) -> None:
         plan = await self._plan(task, trace)
         replans = 0
+        prose_replanned = False
         executed = 0
         prefix = ""
         while True:
@@ -312,6 +320,9 @@ class PlanAndSolveAgent:
                     break
             if failure is None:
                 break
+            if failure.prose and prose_replanned:
+                raise _Stop(RunStatus.MODEL_ERROR, "model_output", failure.reason)
+            prose_replanned = prose_replanned or failure.prose
             if replans >= self.max_replans:
                 status = (
                     failure.status
@@ -350,6 +361,7 @@ class PlanAndSolveAgent:
             require_tool_first=needs is not None,
             instructions=self.instructions,
             max_tokens=self.max_tokens,
+            temperature=self.temperature,
         )
         prompt = render_prompt(
             _PKG,
@@ -364,6 +376,18 @@ class PlanAndSolveAgent:
         sub = await worker.run(
             prompt, on_step=lambda s: trace.adopt(s, plan_step=label), numbers_from=task
         )
+        if sub.status is RunStatus.MODEL_ERROR and sub.stop_reason == "model_output":
+            # The model answered, not in the form the step needs (prose where a tool call was
+            # required): a new plan may phrase the work so it can; a second time ends the run.
+            reason = f"the step's answer was unusable: {sub.error}"
+            trace.add(
+                "step_result",
+                thought=description,
+                observation=reason,
+                ok=False,
+                meta={"plan_step": label},
+            )
+            return _Failure(label, reason, RunStatus.MODEL_ERROR, prose=True)
         if sub.status is RunStatus.MODEL_ERROR:
             raise ModelError(sub.error or "the model failed during a plan step")
         answer = sub.answer.strip()
@@ -412,7 +436,9 @@ class PlanAndSolveAgent:
     ) -> None:
         started = time.perf_counter()
         prompt = render_prompt(_PKG, "plan_final.j2", task=task, results=results, partial=partial)
-        result = await self.model.chat([Message.user(prompt)], max_tokens=self.max_tokens)
+        result = await self.model.chat(
+            [Message.user(prompt)], max_tokens=self.max_tokens, temperature=self.temperature
+        )
         answer = result.content.strip()
         trace.add(
             "answer",

@@ -35,13 +35,14 @@ from colmeia.agents.running import run_blocking
 from colmeia.agents.text_protocol import (
     ParsedReply,
     announced_call,
+    answer_from,
     coerce_arguments,
     mentioned_tools,
     parse_reply,
     thought_before_call,
 )
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
-from colmeia.errors import ConfigurationError, ModelError, ModelHTTPError
+from colmeia.errors import ConfigurationError, ModelError, ModelHTTPError, ModelOutputError
 from colmeia.llm.base import ChatModel, ChatResult, Message, ToolCall, ToolSpec, track_usage
 from colmeia.llm.capabilities import Speed
 from colmeia.llm.prompts import render_prompt
@@ -227,6 +228,8 @@ class ReActAgent:
         max_tokens: tokens one model turn may write; bounds a small model that runs on. On an
             endpoint measured slow (``model.speed``) a turn gets fewer: what fits in its share
             of the time left (at least :data:`MIN_TURN_TOKENS`).
+        temperature: sampling temperature of every call; 0 by default so that the same task
+            runs the same way twice (``None``: the model's own default). Recorded in the trace.
     """
 
     paradigm = "react"
@@ -251,6 +254,7 @@ class ReActAgent:
         instructions: str = "",
         max_observation_chars: int = 4000,
         max_tokens: int | None = 800,
+        temperature: float | None = 0.0,
     ) -> None:
         if tool_mode not in ("native", "text", "auto"):
             raise ConfigurationError(f"tool_mode must be native, text or auto, not {tool_mode!r}")
@@ -276,6 +280,7 @@ class ReActAgent:
         self.instructions = instructions
         self.max_observation_chars = max_observation_chars
         self.max_tokens = max_tokens
+        self.temperature = temperature
         self._retriever = retriever
         self._native_refused = False
 
@@ -353,6 +358,7 @@ class ReActAgent:
         when ``task`` is a prompt built around the user's task (a plan step, a critique).
         """
         trace = Trace(paradigm=self.paradigm, task=task, on_step=on_step)
+        trace.settings["temperature"] = self.temperature
         mode: Literal["native", "text"] = (
             "text"
             if self.tool_mode == "text"
@@ -382,6 +388,9 @@ class ReActAgent:
                 where = "waiting for the model" if run.phase == "model" else "running a tool"
                 message = f"the run deadline of {run.deadline:g}s passed while {where}"
                 stop = _Stop(RunStatus.MAX_STEPS, "deadline", message)
+            except ModelOutputError as exc:
+                # the model answered, but not in a usable form (prose where a call was required)
+                stop = _Stop(RunStatus.MODEL_ERROR, "model_output", str(exc))
             except ModelError as exc:
                 stop = _Stop(RunStatus.MODEL_ERROR, "model_error", str(exc))
             if stop.status != RunStatus.FINISHED:
@@ -465,6 +474,7 @@ class ReActAgent:
                     tool_choice="required" if first else "auto",
                     require_tool=first,
                     max_tokens=self._max_tokens(run),
+                    temperature=self.temperature,
                 )
             except ModelHTTPError as exc:
                 if self.tool_mode != "auto" or not refuses_tools(exc):
@@ -475,7 +485,9 @@ class ReActAgent:
                 run.mode = "text"
                 run.messages[0] = self._system("text", run.offered, run.numbers.notes)
         # No per-call deadline here: the model keeps its own, the run's is enforced around it.
-        return await self.model.chat(run.messages, max_tokens=self._max_tokens(run))
+        return await self.model.chat(
+            run.messages, max_tokens=self._max_tokens(run), temperature=self.temperature
+        )
 
     async def _calls_as_text(self, run: _Run, result: ChatResult) -> bool:
         """Auto mode, first native turn: does this model fail to make native tool calls?
@@ -550,8 +562,13 @@ class ReActAgent:
                     if nudged is not None:
                         return nudged
                     continue
-                # A plain reply in native mode is the answer; nothing to parse.
-                answer = parsed.final_answer or result.content.strip()
+                # A plain reply in native mode is the answer, without any protocol words in it.
+                answer = answer_from(result.content, names)
+                if answer is None:
+                    stop = self._protocol_only(run, result.content, tokens, latency)
+                    if stop is not None:
+                        return stop
+                    continue
                 thought = result.reasoning or ""
                 run.trace.add(
                     "answer", thought=thought, observation=answer, latency_s=latency, **tokens
@@ -657,12 +674,12 @@ class ReActAgent:
                 return self._imagined_answer(run, parsed.imagined)
             return stop
         run.format_errors += 1
-        if run.format_errors > self.max_format_errors and parsed.thought:
-            # A model that keeps answering in prose is answering: take it.
-            run.trace.add(
-                "answer", thought="", observation=parsed.thought, latency_s=latency, **tokens
-            )
-            run.trace.finish(RunStatus.FINISHED, parsed.thought, stop_reason="prose_answer")
+        prose = answer_from(parsed.thought)
+        if run.format_errors > self.max_format_errors and prose:
+            # A model that keeps answering in prose is answering: take it (its words, not a
+            # bare "Thought:" line, which is the protocol).
+            run.trace.add("answer", thought="", observation=prose, latency_s=latency, **tokens)
+            run.trace.finish(RunStatus.FINISHED, prose, stop_reason="prose_answer")
             return _Stop(RunStatus.FINISHED, "prose_answer")
         problem = parsed.error or "the reply was empty"
         reply = render_prompt(
@@ -673,6 +690,35 @@ class ReActAgent:
             example_args=example_call(run.offered[0]).partition("(")[2][:-1] if run.offered else "",
         )
         self._send_back(run, parsed.thought, problem, reply, latency, tokens)
+        return None
+
+    def _protocol_only(
+        self, run: _Run, text: str, tokens: dict[str, int], latency: float
+    ) -> _Stop | None:
+        """Native mode: a reply that is only protocol (a bare ``Thought:``) is not an answer;
+        it is sent back like a format error, and after ``max_format_errors`` the run stops
+        with no answer rather than show the protocol to the user."""
+        run.format_errors += 1
+        problem = "the reply had neither a tool call nor an answer"
+        if run.format_errors > self.max_format_errors:
+            run.trace.add(
+                "no_answer",
+                thought=text,
+                observation=problem,
+                ok=False,
+                latency_s=latency,
+                **tokens,
+            )
+            return _Stop(RunStatus.MAX_STEPS, "no_answer", f"no answer: {problem}")
+        run.messages.append(Message.assistant(text))
+        self._send_back(
+            run,
+            text,
+            problem,
+            render_prompt(_PKG, "react_answer_now.j2"),
+            latency,
+            tokens,
+        )
         return None
 
     @staticmethod
@@ -823,13 +869,27 @@ class ReActAgent:
         ]
         try:
             async with asyncio.timeout(self._remaining(run)):
-                result = await self.model.chat(messages, max_tokens=self._max_tokens(run))
+                result = await self.model.chat(
+                    messages, max_tokens=self._max_tokens(run), temperature=self.temperature
+                )
         except (ModelError, TimeoutError) as exc:
             log.info("no answer after the run stopped: %s", exc)
             return
-        parsed = parse_reply(result.content, ())
-        guessed = parsed.imagined[1] if parsed.imagined else None
-        answer = parsed.final_answer or guessed or result.content.strip()
+        parsed = parse_reply(result.content, self.registry.names())
+        # Protocol text ("Thought: …\nAction: tool[…]") is not an answer: then there is none.
+        answer = answer_from(result.content, self.registry.names())
+        if answer is None:
+            run.trace.add(
+                "no_answer",
+                thought=result.content,
+                observation="the last reply asked for a tool instead of answering: no answer",
+                ok=False,
+                prompt_tokens=result.usage.prompt_tokens,
+                completion_tokens=result.usage.completion_tokens,
+                latency_s=result.usage.latency_s,
+                meta={"after_stop": stop.reason},
+            )
+            return
         if answer:
             run.trace.answer = answer
             run.trace.add(
