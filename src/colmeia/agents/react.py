@@ -46,6 +46,7 @@ from colmeia.errors import ConfigurationError, ModelError, ModelHTTPError, Model
 from colmeia.llm.base import ChatModel, ChatResult, Message, ToolCall, ToolSpec, track_usage
 from colmeia.llm.capabilities import Speed
 from colmeia.llm.prompts import render_prompt
+from colmeia.llm.verdicts import recall, remember
 from colmeia.tools.registry import FailureCounter, Tool, ToolRegistry, ToolResult
 from colmeia.tools.repair import example_call
 from colmeia.tools.retrieval import ToolRetriever
@@ -60,6 +61,10 @@ ToolMode = Literal["native", "text", "auto"]
 DEFAULT_DEADLINE_S = 300.0
 #: However slow the server, a turn may write this many tokens: a short thought and one call.
 MIN_TURN_TOKENS = 96
+#: Auto mode, an endpoint not yet seen making native calls: the first turn may write this many
+#: tokens. A small model that goes to prose instead of calling a tool is cut short (it used to
+#: write ~10 s of it on a 1.5B model) and the turn is asked again in the text protocol.
+FIRST_NATIVE_TURN_TOKENS = 192
 _CHARS_PER_TOKEN = 4
 _TURN_PROMPT_TOKENS = 1500
 _PKG = "colmeia.agents"
@@ -106,6 +111,30 @@ def _endpoint(model: ChatModel) -> tuple[str, str]:
     return (str(getattr(model, "base_url", id(model))), model.model)
 
 
+def _kept(model: ChatModel, name: str) -> Any:
+    """A verdict about ``model``'s endpoint kept by an earlier process (``None``: not known)."""
+    base_url = getattr(model, "base_url", None)
+    return recall(str(base_url), model.model, name) if base_url else None
+
+
+def _keep(model: ChatModel, name: str, value: Any) -> None:
+    base_url = getattr(model, "base_url", None)
+    if base_url:
+        remember(str(base_url), model.model, name, value)
+
+
+def writes_calls_as_text(model: ChatModel) -> bool:
+    """Whether ``model`` was seen writing its tool calls as text, in this process or in one
+    that ran within the last ten minutes (so auto mode starts in the text protocol)."""
+    key = _endpoint(model)
+    if key in _TEXT_CALLERS:
+        return True
+    if _kept(model, "calls_as_text") is True:
+        _TEXT_CALLERS.add(key)
+        return True
+    return False
+
+
 _NATIVE_WORKS: dict[tuple[str, str], bool] = {}
 
 
@@ -118,6 +147,10 @@ async def native_calls_work(model: ChatModel) -> bool:
     key = _endpoint(model)
     if key in _NATIVE_WORKS:
         return _NATIVE_WORKS[key]
+    kept = _kept(model, "native_calls")
+    if isinstance(kept, bool):
+        _NATIVE_WORKS[key] = kept
+        return kept
     word = {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}
     probe = ToolSpec("ping", "Answer a ping.", word)
     try:
@@ -132,6 +165,7 @@ async def native_calls_work(model: ChatModel) -> bool:
         return True
     works = bool(result.tool_calls) and not result.tool_calls_recovered
     _NATIVE_WORKS[key] = works
+    _keep(model, "native_calls", works)
     log.info("%s: native tool calls %s", key, "work" if works else "do not work")
     return works
 
@@ -200,6 +234,8 @@ class _Run:
     timeout: asyncio.Timeout | None = None
     numbers: TaskNumbers = field(default_factory=TaskNumbers)
     numbers_checked: bool = False
+    #: the first native turn was bounded by FIRST_NATIVE_TURN_TOKENS
+    first_bounded: bool = False
 
 
 class ReActAgent:
@@ -363,7 +399,7 @@ class ReActAgent:
             "text"
             if self.tool_mode == "text"
             or self._native_refused
-            or (self.tool_mode == "auto" and _endpoint(self.model) in _TEXT_CALLERS)
+            or (self.tool_mode == "auto" and writes_calls_as_text(self.model))
             else "native"
         )
         if not self.registry:
@@ -467,13 +503,17 @@ class ReActAgent:
         run.phase = "model"
         if run.mode == "native" and run.offered:
             first = self.require_tool_first and not run.trace.tool_calls
+            limit = self._max_tokens(run)
+            if self._unproven(run):
+                run.first_bounded = True
+                limit = min(limit or FIRST_NATIVE_TURN_TOKENS, FIRST_NATIVE_TURN_TOKENS)
             try:
                 return await self.model.chat(
                     run.messages,
                     tools=[t.spec() for t in run.offered],
                     tool_choice="required" if first else "auto",
                     require_tool=first,
-                    max_tokens=self._max_tokens(run),
+                    max_tokens=limit,
                     temperature=self.temperature,
                 )
             except ModelHTTPError as exc:
@@ -489,6 +529,13 @@ class ReActAgent:
             run.messages, max_tokens=self._max_tokens(run), temperature=self.temperature
         )
 
+    def _unproven(self, run: _Run) -> bool:
+        """Auto mode, first turn, and this endpoint not known to make native calls."""
+        if self.tool_mode != "auto" or run.trace.steps or run.first_bounded:
+            return False
+        known = _NATIVE_WORKS.get(_endpoint(self.model))
+        return known is not True and _kept(self.model, "native_calls") is not True
+
     async def _calls_as_text(self, run: _Run, result: ChatResult) -> bool:
         """Auto mode, first native turn: does this model fail to make native tool calls?
 
@@ -502,6 +549,8 @@ class ReActAgent:
             return False  # native calls already worked (or were already nudged) in this run
         if result.tool_calls:
             return result.tool_calls_recovered
+        if run.first_bounded and len(run.trace.steps) == 0 and result.finish_reason == "length":
+            return True  # prose cut at the first turn's bound: no native call was coming
         text = result.raw_content or result.content
         parsed = parse_reply(text, [t.name for t in run.offered])
         if parsed.is_action or mentioned_tools(result.content, run.offered):
@@ -525,6 +574,7 @@ class ReActAgent:
                 # The server took the tools, but the model wrote its call as text: the text
                 # protocol, made for exactly that, serves it better. Ask again in it.
                 _TEXT_CALLERS.add(_endpoint(self.model))
+                _keep(self.model, "calls_as_text", True)
                 run.mode = "text"
                 run.messages[0] = self._system("text", run.offered, run.numbers.notes)
                 run.trace.add(
