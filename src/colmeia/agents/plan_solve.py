@@ -16,6 +16,7 @@ one-step plan — the task itself — instead of ending the run.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 import time
@@ -24,10 +25,11 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field, create_model
 
+from colmeia.agents.grouping import broken_grouping, is_computation, task_groups
 from colmeia.agents.react import ReActAgent, ToolMode
 from colmeia.agents.running import run_blocking, run_bounded
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
-from colmeia.errors import ConfigurationError, ModelError, ModelOutputError
+from colmeia.errors import ConfigurationError, ModelError, ModelOutputError, ToolError
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
 from colmeia.tools.registry import Tool, ToolRegistry
@@ -131,6 +133,10 @@ class PlanAndSolveAgent:
         max_steps_per_step: ReAct turns for one step.
         hierarchical: let the planner split complex steps into sub-steps.
         deadline: seconds for the whole run.
+        calculator_by_default: a step that computes a number uses the calculator (a tool
+            tagged ``math``) even when the planner named no tool, and a calculator expression
+            that drops a grouping the task wrote in parentheses is refused with the grouping
+            to keep (see :mod:`colmeia.agents.grouping`).
     """
 
     paradigm = "plan"
@@ -151,6 +157,7 @@ class PlanAndSolveAgent:
         instructions: str = "",
         max_tokens: int | None = 800,
         temperature: float | None = 0.0,
+        calculator_by_default: bool = True,
     ) -> None:
         if max_steps < 1 or max_replans < 0 or max_steps_per_step < 1:
             raise ConfigurationError("max_steps and max_steps_per_step ≥ 1, max_replans ≥ 0")
@@ -167,6 +174,7 @@ class PlanAndSolveAgent:
         self.instructions = instructions
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.calculator_by_default = calculator_by_default
 
     async def run(
         self, task: str, *, on_step: StepCallback | None = None, max_steps: int | None = None
@@ -215,6 +223,7 @@ class PlanAndSolveAgent:
             tools=self._tool_views(),
             hierarchical=self.hierarchical,
             max_steps=self.max_plan_steps,
+            calculator=calc.name if (calc := self._calculator()) else "",
         )
         try:
             result = await self.planner_model.structured_result(
@@ -352,9 +361,12 @@ class PlanAndSolveAgent:
         # A step the plan gave a tool must use it before answering: small models otherwise
         # "do" a calculation step in their heads, or declare it impossible without trying.
         needs = tool if tool is not None and self.registry.get(tool) is not None else None
+        calculator = self._calculator()
+        if needs is None and calculator is not None and is_computation(description):
+            needs = calculator.name
         worker = ReActAgent(
             self.model,
-            self.registry,
+            self._registry_for(task, calculator),
             tool_mode=self.tool_mode,
             max_steps=self.max_steps_per_step,
             answer_on_limit=False,
@@ -413,6 +425,31 @@ class PlanAndSolveAgent:
             return _Failure(label, reason, RunStatus.FINISHED)
         trace.add("step_result", thought=description, observation=answer, meta={"plan_step": label})
         return StepResult(label, description, answer)
+
+    def _calculator(self) -> Tool | None:
+        if not self.calculator_by_default:
+            return None
+        tagged = [t for t in self.registry if "math" in t.tags]
+        return tagged[0] if tagged else self.registry.get("calculator")
+
+    def _registry_for(self, task: str, calculator: Tool | None) -> ToolRegistry:
+        """The tools of a step's worker: the calculator refuses expressions that drop the
+        task's parentheses."""
+        groups = task_groups(task)
+        if calculator is None or not groups:
+            return self.registry
+        inner = calculator.func
+
+        def keeps_grouping(**kwargs: object) -> object:
+            expression = kwargs.get("expression")
+            if isinstance(expression, str):
+                problem = broken_grouping(expression, groups)
+                if problem is not None:
+                    raise ToolError(problem)
+            return inner(**kwargs)
+
+        guarded = dataclasses.replace(calculator, func=keeps_grouping)
+        return ToolRegistry([guarded if t.name == calculator.name else t for t in self.registry])
 
     async def _answer_partial(
         self, task: str, results: Sequence[StepResult], trace: Trace, left: float
