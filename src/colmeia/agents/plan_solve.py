@@ -158,6 +158,8 @@ class PlanAndSolveAgent:
         max_tokens: int | None = 800,
         temperature: float | None = 0.0,
         calculator_by_default: bool = True,
+        role: str = "",
+        few_shot: str = "",
     ) -> None:
         if max_steps < 1 or max_replans < 0 or max_steps_per_step < 1:
             raise ConfigurationError("max_steps and max_steps_per_step ≥ 1, max_replans ≥ 0")
@@ -175,6 +177,8 @@ class PlanAndSolveAgent:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.calculator_by_default = calculator_by_default
+        self.role = role
+        self.few_shot = few_shot
 
     async def run(
         self, task: str, *, on_step: StepCallback | None = None, max_steps: int | None = None
@@ -374,6 +378,8 @@ class PlanAndSolveAgent:
             instructions=self.instructions,
             max_tokens=self.max_tokens,
             temperature=self.temperature,
+            role=self.role,
+            few_shot=self.few_shot,
         )
         prompt = render_prompt(
             _PKG,

@@ -266,6 +266,10 @@ class ReActAgent:
             of the time left (at least :data:`MIN_TURN_TOKENS`).
         temperature: sampling temperature of every call; 0 by default so that the same task
             runs the same way twice (``None``: the model's own default). Recorded in the trace.
+        role: replaces the system prompt's first line ("You are a careful assistant…"): who
+            the agent is. The protocol that follows it stays.
+        few_shot: worked examples shown at the end of the system prompt (see
+            :func:`colmeia.agents.few_shot.load_few_shot`).
     """
 
     paradigm = "react"
@@ -291,6 +295,8 @@ class ReActAgent:
         max_observation_chars: int = 4000,
         max_tokens: int | None = 800,
         temperature: float | None = 0.0,
+        role: str = "",
+        few_shot: str = "",
     ) -> None:
         if tool_mode not in ("native", "text", "auto"):
             raise ConfigurationError(f"tool_mode must be native, text or auto, not {tool_mode!r}")
@@ -317,6 +323,8 @@ class ReActAgent:
         self.max_observation_chars = max_observation_chars
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.role = role.strip()
+        self.few_shot = few_shot.strip()
         self._retriever = retriever
         self._native_refused = False
 
@@ -350,6 +358,8 @@ class ReActAgent:
                 tools=bool(offered),
                 instructions=self.instructions,
                 number_notes=number_notes,
+                role=self.role,
+                few_shot=self.few_shot,
             )
         else:
             # Parameters and an example call, not the JSON Schema: small models copy a schema
@@ -373,6 +383,8 @@ class ReActAgent:
                 example_args=args[:-1],
                 instructions=self.instructions,
                 number_notes=number_notes,
+                role=self.role,
+                few_shot=self.few_shot,
             )
         return Message.system(text)
 

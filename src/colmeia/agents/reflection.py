@@ -165,6 +165,8 @@ class ReflectionAgent:
         memory_size: int = 20,
         instructions: str = "",
         temperature: float | None = 0.0,
+        role: str = "",
+        few_shot: str = "",
     ) -> None:
         if not 0.0 <= threshold <= 1.0:
             raise ConfigurationError("threshold must be between 0 and 1")
@@ -194,6 +196,8 @@ class ReflectionAgent:
         self.memory_size = memory_size
         self.instructions = instructions
         self.temperature = temperature
+        self.role = role
+        self.few_shot = few_shot
 
     async def run(
         self,
@@ -233,6 +237,8 @@ class ReflectionAgent:
                 max_steps=self.executor_max_steps,
                 instructions=self.instructions,
                 temperature=self.temperature,
+                role=self.role,
+                few_shot=self.few_shot,
             )
             sub = await worker.run(
                 prompt,
@@ -248,7 +254,13 @@ class ReflectionAgent:
             ]
             return sub.answer.strip(), evidence
         started = time.perf_counter()
-        system = render_prompt(_PKG, "reflect_execute.j2", instructions=self.instructions)
+        system = render_prompt(
+            _PKG,
+            "reflect_execute.j2",
+            instructions=self.instructions,
+            role=self.role,
+            few_shot=self.few_shot,
+        )
         result = await self.model.chat(
             [Message.system(system), Message.user(prompt)], temperature=self.temperature
         )
