@@ -103,12 +103,15 @@ async def test_the_first_native_turn_is_bounded_and_prose_cut_there_moves_to_tex
         return "Action: calculator[2+2]"
 
     sim = SimulatedModel(responder=respond)
-    trace = await ReActAgent(client(sim_server(sim)), [calculator_tool()]).run("2+2?")
+    srv = sim_server(sim)
+    trace = await ReActAgent(client(srv), [calculator_tool()]).run("2+2?")
     assert trace.status is RunStatus.FINISHED
     assert trace.answer == "4"
     assert sim.requests[0].body["max_tokens"] == 192
     assert sim.requests[1].body["max_tokens"] == 800  # the text turn is not bounded
     assert trace.steps[0].kind == "mode"
+    # a long first answer says nothing lasting about the model: no verdict is kept
+    assert recall(srv.base_url, "sim", "calls_as_text") is None
 
 
 async def test_an_endpoint_known_to_call_natively_gets_a_full_first_turn(

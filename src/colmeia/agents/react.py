@@ -561,8 +561,6 @@ class ReActAgent:
             return False  # native calls already worked (or were already nudged) in this run
         if result.tool_calls:
             return result.tool_calls_recovered
-        if run.first_bounded and len(run.trace.steps) == 0 and result.finish_reason == "length":
-            return True  # prose cut at the first turn's bound: no native call was coming
         text = result.raw_content or result.content
         parsed = parse_reply(text, [t.name for t in run.offered])
         if parsed.is_action or mentioned_tools(result.content, run.offered):
@@ -582,11 +580,21 @@ class ReActAgent:
             started = time.perf_counter()
             result = await self._chat(run)
             self._extend_deadline(run, max_steps)
-            if await self._calls_as_text(run, result):
+            # Prose cut at the first turn's bound: no native call was coming this time. The run
+            # goes on in text, but nothing is remembered (a capable model may just have had a
+            # lot to say); a call written as text is a verdict about the model, kept.
+            cut = (
+                run.first_bounded
+                and not run.trace.steps
+                and not result.tool_calls
+                and result.finish_reason == "length"
+            )
+            if cut or await self._calls_as_text(run, result):
                 # The server took the tools, but the model wrote its call as text: the text
                 # protocol, made for exactly that, serves it better. Ask again in it.
-                _TEXT_CALLERS.add(_endpoint(self.model))
-                _keep(self.model, "calls_as_text", True)
+                if not cut:
+                    _TEXT_CALLERS.add(_endpoint(self.model))
+                    _keep(self.model, "calls_as_text", True)
                 run.mode = "text"
                 run.messages[0] = self._system("text", run.offered, run.numbers.notes)
                 run.trace.add(
