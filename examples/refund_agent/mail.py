@@ -57,7 +57,7 @@ class Outbox:
         from email import message_from_bytes, policy
 
         return [
-            message_from_bytes(p.read_bytes(), policy=policy.default)  # type: ignore[misc]
+            message_from_bytes(p.read_bytes(), policy=policy.default)
             for p in sorted((self.folder / "sent").glob("*.eml"))
         ]
 
