@@ -49,7 +49,11 @@ def colmeia_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRun:
     from colmeia.cli import app
 
     for var in list(os.environ):
-        if var.startswith("COLMEIA_") and var not in ("COLMEIA_DATA_DIR", "COLMEIA_TEST_POSTGRES"):
+        if var.startswith("COLMEIA_") and var not in (
+            "COLMEIA_DATA_DIR",
+            "COLMEIA_TEST_POSTGRES",
+            "COLMEIA_CACHE_DIR",
+        ):
             monkeypatch.delenv(var)
     monkeypatch.setenv("COLMEIA_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("COLMEIA_STORE", str(tmp_path / "home" / "colmeia.db"))
@@ -65,9 +69,10 @@ def colmeia_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRun:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_endpoint_profiles() -> Iterator[None]:
+def _fresh_endpoint_profiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """What one test's servers taught the model layer must not leak into the next test (a
-    later server may get the same port)."""
+    later server may get the same port), in memory or in the verdicts kept across processes."""
+    monkeypatch.setenv("COLMEIA_CACHE_DIR", str(tmp_path / "cache"))
     yield
     forget_endpoints()
 

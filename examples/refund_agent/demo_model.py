@@ -17,6 +17,8 @@ SAMPLE_REQUESTS = [
     "Comprei o curso do pedido 1002 e quero meu dinheiro de volta.",
     "Quero reembolso da camiseta do pedido 1003.",
     "Minha cafeteira do pedido 1004 parou de esquentar, quero o reembolso.",
+    "Quero devolver a mochila do pedido 1005, nem usei.",
+    "Quero devolver o notebook do pedido 1006, ainda está lacrado.",
 ]
 
 _REPLIES = {
@@ -37,11 +39,26 @@ def _facts(text: str) -> dict[str, Any]:
         "amount": float(find(r"amount paid: ([\d.]+)", "0")),
         "days": int(find(r"delivered (\d+) days ago", "-1")),
         "window": int(find(r"window (\d+) days", "-1")),
-        "note": find(r"note: ([^;\n]+)"),
+        "note": find(r"note: ([^;\n|]+)"),
+        "order_id": find(r"order (\d{4})"),
     }
 
 
 def _decision(text: str) -> dict[str, Any]:
+    if "breaks these rules" in text:
+        # told which rules its decision broke: a careful model hands the case to a person
+        return {
+            "order_id": _facts(text)["order_id"],
+            "decision": "escalate",
+            "refund_amount": 0,
+            "confidence": 0.5,
+            "reasons": ["the store's rules refused the first decision"],
+            "customer_reply": "Olá! Um atendente vai analisar o seu pedido de reembolso.",
+        }
+    return {"order_id": _facts(text)["order_id"], **_decision_of(text)}
+
+
+def _decision_of(text: str) -> dict[str, Any]:
     f = _facts(text)
     reviewed = "Reviewed draft" in text
     amount = f"{f['amount']:.2f}".replace(".", ",")
@@ -125,8 +142,8 @@ def respond(req: SimRequest) -> Reply | str | dict[str, Any]:
         )
     if req.tools:
         results = [m.get("content") or "" for m in req.messages if m.get("role") == "tool"]
+        order = re.search(r"\b(\d{4})\b", req.last_user_text)
         if not results:
-            order = re.search(r"\b(\d{4})\b", req.last_user_text)
             if order is None:
                 return "Não encontrei o número do pedido na mensagem; peça-o ao cliente."
             return Reply(
@@ -134,6 +151,17 @@ def respond(req: SimRequest) -> Reply | str | dict[str, Any]:
                 tool_calls=[{"name": "lookup_order", "arguments": {"order_id": order.group(1)}}],
             )
         if len(results) == 1 and "category:" in results[0]:
+            number = re.search(r"order (\d{4})", results[0])
+            return Reply(
+                content="Agora, a entrega.",
+                tool_calls=[
+                    {
+                        "name": "track_shipment",
+                        "arguments": {"order_id": number.group(1) if number else ""},
+                    }
+                ],
+            )
+        if len(results) == 2 and "category:" in results[0]:
             category = _facts(results[0])["category"]
             return Reply(
                 content="Agora, a política da categoria.",

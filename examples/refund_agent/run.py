@@ -18,8 +18,14 @@ if __package__ in (None, ""):  # run as a script: make `examples.refund_agent` i
 
 from examples.refund_agent.agent import RefundAgent, RefundOutcome
 from examples.refund_agent.demo_model import SAMPLE_REQUESTS, demo_model
+from examples.refund_agent.mail import (
+    ApprovalRequest,
+    Approver,
+    Outbox,
+    approve_all,
+    approve_none,
+)
 from examples.refund_agent.store import create_database
-from examples.refund_agent.tools import refund_tools
 from rich.console import Console
 from rich.markup import escape
 
@@ -38,11 +44,23 @@ def _show(step: Step) -> None:
         console.print(f"  {'':>10} → {escape(step.observation[:160])}")
 
 
+def ask_on_terminal(request: ApprovalRequest) -> bool:
+    """The approver when a person is at the terminal: y/N for each refund and e-mail."""
+    answer = console.input(f"[bold]approve {request.kind}[/] {escape(request.summary)}? [y/N] ")
+    return answer.strip().lower() in ("y", "yes", "s", "sim")
+
+
 async def handle_all(
-    base_url: str, model_name: str, requests: list[str], db: Path, live: bool
+    base_url: str,
+    model_name: str,
+    requests: list[str],
+    db: Path,
+    live: bool,
+    outbox: Path,
+    approver: Approver,
 ) -> list[RefundOutcome]:
     model = OpenAIChatModel.from_settings(get_settings().llm, base_url=base_url, model=model_name)
-    agent = RefundAgent(model, refund_tools(db))
+    agent = RefundAgent(model, db, outbox=Outbox(outbox), approver=approver)
     outcomes = []
     try:
         for request in requests:
@@ -58,6 +76,10 @@ async def handle_all(
                     f"{d.confidence:.2f}{' · reviewed by reflection' if outcome.reflected else ''}"
                 )
                 console.print(f"  {escape(d.customer_reply)}")
+                for v in outcome.violations:
+                    console.print(f"  [yellow]guardrail[/] {escape(str(v))}")
+                if outcome.email:
+                    console.print(f"  [dim]e-mail: {escape(outcome.email)}[/]")
     finally:
         await model.aclose()
     return outcomes
@@ -69,16 +91,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--demo", action="store_true", help="Use a scripted model served locally.")
     parser.add_argument("--db", type=Path, help="SQLite file to create/use (default: a temp file).")
     parser.add_argument("--json", action="store_true", help="Print one JSON line per request.")
+    parser.add_argument(
+        "--outbox", type=Path, help="Folder for the e-mails (sent/, held/; default: a temp dir)."
+    )
+    parser.add_argument(
+        "--approve",
+        choices=["ask", "all", "none"],
+        default=None,
+        help="Who approves large refunds and e-mails: ask on the terminal (default when "
+        "interactive), all, or none (large refunds escalated, e-mails held).",
+    )
     args = parser.parse_args(argv)
     requests = args.requests or SAMPLE_REQUESTS
+    mode = args.approve or ("ask" if sys.stdin.isatty() and not args.json else "none")
+    approver = {"ask": ask_on_terminal, "all": approve_all, "none": approve_none}[mode]
     with tempfile.TemporaryDirectory() as tmp:
         db = create_database(args.db or Path(tmp) / "refunds.db")
+        outbox = args.outbox or Path(tmp) / "outbox"
         if args.demo:
             from colmeia.sim.server import SimServer
 
             with SimServer(demo_model()) as srv:
                 outcomes = asyncio.run(
-                    handle_all(srv.base_url, "demo", requests, db, not args.json)
+                    handle_all(srv.base_url, "demo", requests, db, not args.json, outbox, approver)
                 )
         else:
             settings = get_settings().llm
@@ -91,7 +126,13 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             outcomes = asyncio.run(
                 handle_all(
-                    settings.base_url, settings.model or "default", requests, db, not args.json
+                    settings.base_url,
+                    settings.model or "default",
+                    requests,
+                    db,
+                    not args.json,
+                    outbox,
+                    approver,
                 )
             )
     if args.json:
@@ -101,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
                 "status": o.trace.status.value,
                 "reflected": o.reflected,
                 **o.decision.model_dump(),
+                "guardrails": [v.rule for v in o.violations],
+                "email": o.email,
                 "steps": len(o.trace.steps),
             }
             print(json.dumps(line, ensure_ascii=False))

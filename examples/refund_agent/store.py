@@ -1,4 +1,5 @@
-"""The example's data: a small SQLite file of orders and refund policies, created on demand."""
+"""The example's data: a small SQLite file of customers, orders, shipments and refund policies,
+created on demand. Dates are relative to "today", so the cases stay the same whatever the day."""
 
 from __future__ import annotations
 
@@ -6,28 +7,47 @@ import sqlite3
 from datetime import date, timedelta
 from pathlib import Path
 
-# (order_id, customer, product, category, amount, days since delivery, note)
+# (customer_id, name, e-mail)
+CUSTOMERS = [
+    ("C-01", "Ana Souza", "ana.souza@example.com"),
+    ("C-02", "Bruno Lima", "bruno.lima@example.com"),
+    ("C-03", "Carla Dias", "carla.dias@example.com"),
+    ("C-04", "Diego Rocha", "diego.rocha@example.com"),
+    ("C-06", "Fernanda Alves", "fernanda.alves@example.com"),
+]
+
+# (order_id, customer_id, product, category, amount paid, days since delivery, note)
 ORDERS = [
-    ("1001", "Ana Souza", "Fone de ouvido Bluetooth", "electronics", 299.90, 5, "unopened"),
-    (
-        "1002",
-        "Bruno Lima",
-        "Curso online de Python",
-        "digital",
-        199.00,
-        2,
-        "accessed 60% of lessons",
-    ),
-    ("1003", "Carla Dias", "Camiseta estampada", "clothing", 59.90, 45, "used"),
+    ("1001", "C-01", "Fone de ouvido Bluetooth", "electronics", 299.90, 5, "unopened"),
+    ("1002", "C-02", "Curso online de Python", "digital", 199.00, 2, "accessed 60% of lessons"),
+    ("1003", "C-03", "Camiseta estampada", "clothing", 59.90, 45, "used"),
     (
         "1004",
-        "Diego Rocha",
+        "C-04",
         "Cafeteira elétrica",
         "appliances",
         459.00,
         12,
         "customer reports it stopped heating",
     ),
+    # its customer record was deleted: no refund can be paid to nobody
+    ("1005", "C-05", "Mochila de viagem", "clothing", 189.90, 3, "unused, with tags"),
+    # above the approval threshold: a person must approve the refund
+    ("1006", "C-06", "Notebook 14 polegadas", "electronics", 3499.00, 6, "unopened"),
+]
+
+# (order_id, days before today, tracking event)
+SHIPMENTS = [
+    ("1001", 9, "posted"),
+    ("1001", 5, "delivered to the customer"),
+    ("1003", 50, "posted"),
+    ("1003", 45, "delivered to the customer"),
+    ("1004", 15, "posted"),
+    ("1004", 12, "delivered to the customer"),
+    ("1005", 6, "posted"),
+    ("1005", 3, "delivered to the customer"),
+    ("1006", 8, "posted"),
+    ("1006", 6, "delivered to the customer"),
 ]
 
 # (category, window in days, conditions)
@@ -46,14 +66,21 @@ POLICIES = [
     (
         "appliances",
         30,
-        "Refund within 30 days of delivery; defects are covered by the 90-day legal warranty (repair, replacement or refund).",
+        "Refund within 30 days of delivery; defects are covered by the 90-day legal warranty "
+        "(repair, replacement or refund).",
     ),
 ]
 
 SCHEMA = """
+CREATE TABLE IF NOT EXISTS customers (
+    customer_id TEXT PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS orders (
-    order_id TEXT PRIMARY KEY, customer TEXT NOT NULL, product TEXT NOT NULL,
+    order_id TEXT PRIMARY KEY, customer_id TEXT NOT NULL, product TEXT NOT NULL,
     category TEXT NOT NULL, amount REAL NOT NULL, delivered_on TEXT NOT NULL, note TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS shipments (
+    order_id TEXT NOT NULL, happened_on TEXT NOT NULL, event TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS policies (
     category TEXT PRIMARY KEY, window_days INTEGER NOT NULL, conditions TEXT NOT NULL
@@ -62,25 +89,27 @@ CREATE TABLE IF NOT EXISTS policies (
 
 
 def create_database(path: Path, today: date | None = None) -> Path:
-    """Create (or refresh) the example database at ``path``; delivery dates are relative to today."""
+    """Create (or refresh) the example database at ``path``; dates are relative to ``today``."""
     day = today or date.today()
     path.parent.mkdir(parents=True, exist_ok=True)
     with sqlite3.connect(path) as db:
+        # an older copy of the example had another layout: start from the current one
+        db.executescript(
+            "DROP TABLE IF EXISTS orders; DROP TABLE IF EXISTS customers; "
+            "DROP TABLE IF EXISTS shipments; DROP TABLE IF EXISTS policies;"
+        )
         db.executescript(SCHEMA)
+        db.executemany("INSERT INTO customers VALUES (?, ?, ?)", CUSTOMERS)
         db.executemany(
-            "INSERT OR REPLACE INTO orders VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
-                (
-                    oid,
-                    customer,
-                    product,
-                    category,
-                    amount,
-                    (day - timedelta(days=ago)).isoformat(),
-                    note,
-                )
-                for oid, customer, product, category, amount, ago, note in ORDERS
+                (oid, cid, product, category, amount, (day - timedelta(days=ago)).isoformat(), note)
+                for oid, cid, product, category, amount, ago, note in ORDERS
             ],
         )
-        db.executemany("INSERT OR REPLACE INTO policies VALUES (?, ?, ?)", POLICIES)
+        db.executemany(
+            "INSERT INTO shipments VALUES (?, ?, ?)",
+            [(oid, (day - timedelta(days=ago)).isoformat(), ev) for oid, ago, ev in SHIPMENTS],
+        )
+        db.executemany("INSERT INTO policies VALUES (?, ?, ?)", POLICIES)
     return path

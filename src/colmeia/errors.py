@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # for the annotation only: errors.py imports nothing from colmeia at run time
-    from colmeia.llm.base import Usage
+    from colmeia.usage import Usage
 
 __all__ = [
     "ColmeiaError",

@@ -30,7 +30,11 @@ def colmeia(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedP
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("COLMEIA_") or k == "COLMEIA_CACHE_DIR"  # the test's own cache
+    }
     env.update(extra, COLUMNS="200", NO_COLOR="1")
     return env
 
@@ -42,7 +46,9 @@ class Out:
 
 def cli(*args: str, env: dict[str, str], cwd: Path) -> Out:
     """The command in-process (same code path as the script, without the start-up cost)."""
-    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("COLMEIA_")}
+    unset: dict[str, str | None] = {
+        k: None for k in os.environ if k.startswith("COLMEIA_") and k != "COLMEIA_CACHE_DIR"
+    }
     unset.update(env)
     old = os.getcwd()
     os.chdir(cwd)  # a .env in the repository must not leak into the test

@@ -175,3 +175,45 @@ async def test_a_model_error_while_planning(sim_server: StartSim, client: MakeCl
     trace = await PlanAndSolveAgent(client(srv)).run("x")
     assert trace.status is RunStatus.MODEL_ERROR
     assert "HTTP 404" in (trace.error or "")
+
+
+async def test_a_computing_step_without_a_tool_gets_the_calculator(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    """Small planners leave "tool" empty; the step still has to call the calculator first."""
+    sim = SimulatedModel(
+        script=[
+            {"steps": [{"description": "Calcule 17% de 2340"}]},
+            "É cerca de 400.",  # computed in its head: a tool call is required, asked again
+            call("calculator", expression="17% de 2340"),
+            "397.8",
+            "17% de 2.340 é 397,8.",
+        ]
+    )
+    agent = PlanAndSolveAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="native")
+    trace = await agent.run("Quanto é 17% de 2.340?")
+    assert trace.status is RunStatus.FINISHED, trace.error
+    assert [s.tool for s in trace.tool_calls] == ["calculator"]
+    assert trace.tool_calls[0].observation == "397.8"
+    assert "calculator" in sim.requests[0].last_user_text  # the planner is told to name it
+
+
+async def test_an_expression_that_drops_the_tasks_parentheses_is_refused(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    sim = SimulatedModel(
+        script=[
+            {"steps": [{"description": "Compute 345 + 789 * 3", "tool": "calculator"}]},
+            call("calculator", expression="345 + 789 * 3"),
+            call("calculator", expression="(345 + 789) * 3"),
+            "3402",
+            "O resultado é 3402.",
+        ]
+    )
+    agent = PlanAndSolveAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="native")
+    trace = await agent.run("Quanto é (345 + 789) multiplicado por 3?")
+    assert trace.answer == "O resultado é 3402."
+    first, second = trace.tool_calls
+    assert not first.ok
+    assert "keep the grouping, e.g. (345 + 789)*3" in first.observation
+    assert second.ok and second.observation == "3402"

@@ -62,7 +62,7 @@ async def test_a_different_failing_call_is_not_called_a_repeat(
     # Text mode: two different unreadable inputs used to share the key "calculator {}".
     sim = SimulatedModel(
         script=[
-            "Action: calculator[17% de 2340]",
+            "Action: calculator[17 pct de 2340]",
             "Action: calculator[dezessete por cento de 2340]",
             "Action: calculator[0.17 * 2340]",
             "Final Answer: 397,8",
@@ -81,7 +81,7 @@ async def test_a_different_failing_call_is_not_called_a_repeat(
 async def test_the_same_failing_call_is_told_it_already_failed(
     sim_server: StartSim, client: MakeClient
 ) -> None:
-    bad = call("calculator", {"expression": "17% de 2340"})
+    bad = call("calculator", {"expression": "17 pct de 2340"})
     sim = SimulatedModel(script=[bad, bad, call("calculator", {"expression": "0.17*2340"}), "ok"])
     trace = await ReActAgent(
         client(sim_server(sim)), [calculator_tool()], tool_mode="native", max_tool_failures=3

@@ -90,6 +90,44 @@ def test_depth_is_checked_before_parsing_even_with_a_generous_length_limit() -> 
         calculate("-" * 50_000 + "1", roomy)
 
 
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("17%", 0.17),
+        ("17% de 2.340", 397.8),  # the README's headline task, in Portuguese notation
+        ("17% * 2340", 397.8),
+        ("2340 * 17%", 397.8),
+        ("10% of 50", 5),
+        ("17 por cento de 200", 34),
+        ("2,5 * 4", 10),
+        ("R$ 59,90 * 2", 119.8),
+        ("2.340,50 + 1", 2341.5),
+        ("1.234.567 / 1", 1234567),
+        ("max(2,5)", 5),  # inside a call the comma separates arguments
+        ("17 % 5", 2),  # followed by a number, % is still the remainder
+        ("2.5 * 4", 10),  # English decimals keep working
+    ],
+)
+def test_percent_and_portuguese_numbers(expression: str, expected: float) -> None:
+    assert calculate(expression) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        (
+            "2340 + 17%",
+            r"'\+ 17%' is ambiguous \(a percent of what\?\); write x \* \(1 \+ 17/100\)",
+        ),
+        ("Quanto é 17% de 2.340", "words like 'Quanto' are not understood"),
+        ("2 +", r"write it like 2 \* \(3 \+ 4\), 2,5 \* 4 or 17% de 2.340"),
+    ],
+)
+def test_what_the_calculator_cannot_read_it_says_why(expression: str, message: str) -> None:
+    with pytest.raises(ToolError, match=message):
+        calculate(expression)
+
+
 def test_no_code_is_executed(tmp_path: pytest.TempPathFactory) -> None:
     marker = f"{tmp_path}/pwned"
     for attack in (

@@ -8,8 +8,8 @@ from __future__ import annotations
 from colmeia.agents.memory import TrajectoryMemory
 from colmeia.agents.plan_solve import Plan, PlanAndSolveAgent, PlanStep
 from colmeia.agents.react import ReActAgent, ToolMode
-from colmeia.agents.reflection import CRITICS, Critic, Critique, ReflectionAgent
-from colmeia.agents.text_protocol import ParsedReply, parse_reply
+from colmeia.agents.reflection import CRITICS, Critic, Critique, ReflectionAgent, critic_from_text
+from colmeia.agents.text_protocol import ParsedReply, answer_from, parse_reply
 from colmeia.agents.trace import RunStatus, Step, Trace
 
 __all__ = [
@@ -27,5 +27,7 @@ __all__ = [
     "ToolMode",
     "Trace",
     "TrajectoryMemory",
+    "answer_from",
+    "critic_from_text",
     "parse_reply",
 ]

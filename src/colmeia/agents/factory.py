@@ -7,7 +7,7 @@ from typing import Any, Literal, Protocol
 
 from colmeia.agents.plan_solve import PlanAndSolveAgent
 from colmeia.agents.react import ReActAgent
-from colmeia.agents.reflection import ReflectionAgent
+from colmeia.agents.reflection import Critic, ReflectionAgent
 from colmeia.agents.trace import Step, Trace
 from colmeia.llm.base import ChatModel
 from colmeia.tools.registry import Tool
@@ -35,18 +35,29 @@ def make_agent(
     max_steps: int = 8,
     deadline: float | None = None,
     hierarchical: bool = False,
-    critics: Sequence[str] = ("correctness",),
+    critics: Sequence[str | Critic] = ("correctness",),
     threshold: float = 0.8,
+    temperature: float | None = 0.0,
+    role: str = "",
+    few_shot: str = "",
 ) -> Agent:
     """A ReAct, Plan-and-Solve or Reflection agent (``max_steps``: iterations for reflect).
 
     ``deadline=None``: each paradigm's default (ReAct: 300 s, longer on an endpoint measured
-    slow; Plan-and-Solve and Reflection: 600 s).
+    slow; Plan-and-Solve and Reflection: 600 s). ``role`` replaces the system prompt's first
+    line, ``few_shot`` adds worked examples to it, in every paradigm.
     """
     longer = 600.0 if deadline is None else deadline
     if paradigm == "react":
         return ReActAgent(
-            model, list(tools), tool_mode=tool_mode, max_steps=max_steps, deadline=deadline
+            model,
+            list(tools),
+            tool_mode=tool_mode,
+            max_steps=max_steps,
+            deadline=deadline,
+            temperature=temperature,
+            role=role,
+            few_shot=few_shot,
         )
     if paradigm == "plan":
         return PlanAndSolveAgent(
@@ -56,6 +67,9 @@ def make_agent(
             max_steps=max_steps,
             hierarchical=hierarchical,
             deadline=longer,
+            temperature=temperature,
+            role=role,
+            few_shot=few_shot,
         )
     return ReflectionAgent(
         model,
@@ -65,4 +79,7 @@ def make_agent(
         threshold=threshold,
         max_iterations=max_steps,
         deadline=longer,
+        temperature=temperature,
+        role=role,
+        few_shot=few_shot,
     )

@@ -16,6 +16,7 @@ one-step plan — the task itself — instead of ending the run.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 import time
@@ -24,10 +25,11 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field, create_model
 
+from colmeia.agents.grouping import broken_grouping, is_computation, task_groups
 from colmeia.agents.react import ReActAgent, ToolMode
 from colmeia.agents.running import run_blocking, run_bounded
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
-from colmeia.errors import ConfigurationError, ModelError, ModelOutputError
+from colmeia.errors import ConfigurationError, ModelError, ModelOutputError, ToolError
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
 from colmeia.tools.registry import Tool, ToolRegistry
@@ -97,6 +99,8 @@ class _Failure:
     label: str
     reason: str
     status: RunStatus
+    #: the step had to call a tool and the model answered in prose (replanned once)
+    prose: bool = False
 
 
 def _last_result(results: Sequence[StepResult], trace: Trace) -> str:
@@ -129,6 +133,10 @@ class PlanAndSolveAgent:
         max_steps_per_step: ReAct turns for one step.
         hierarchical: let the planner split complex steps into sub-steps.
         deadline: seconds for the whole run.
+        calculator_by_default: a step that computes a number uses the calculator (a tool
+            tagged ``math``) even when the planner named no tool, and a calculator expression
+            that drops a grouping the task wrote in parentheses is refused with the grouping
+            to keep (see :mod:`colmeia.agents.grouping`).
     """
 
     paradigm = "plan"
@@ -148,6 +156,10 @@ class PlanAndSolveAgent:
         deadline: float = 600.0,
         instructions: str = "",
         max_tokens: int | None = 800,
+        temperature: float | None = 0.0,
+        calculator_by_default: bool = True,
+        role: str = "",
+        few_shot: str = "",
     ) -> None:
         if max_steps < 1 or max_replans < 0 or max_steps_per_step < 1:
             raise ConfigurationError("max_steps and max_steps_per_step ≥ 1, max_replans ≥ 0")
@@ -163,12 +175,17 @@ class PlanAndSolveAgent:
         self.deadline = deadline
         self.instructions = instructions
         self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.calculator_by_default = calculator_by_default
+        self.role = role
+        self.few_shot = few_shot
 
     async def run(
         self, task: str, *, on_step: StepCallback | None = None, max_steps: int | None = None
     ) -> Trace:
         """Plan and solve ``task``; always returns a :class:`Trace`."""
         trace = Trace(paradigm=self.paradigm, task=task, on_step=on_step)
+        trace.settings["temperature"] = self.temperature
         budget = max_steps or self.max_steps
         results: list[StepResult] = []
         started = time.perf_counter()
@@ -210,10 +227,13 @@ class PlanAndSolveAgent:
             tools=self._tool_views(),
             hierarchical=self.hierarchical,
             max_steps=self.max_plan_steps,
+            calculator=calc.name if (calc := self._calculator()) else "",
         )
         try:
             result = await self.planner_model.structured_result(
-                [Message.user(prompt)], _plan_type(self.max_plan_steps)
+                [Message.user(prompt)],
+                _plan_type(self.max_plan_steps),
+                temperature=self.temperature,
             )
         except ModelOutputError as exc:
             # A planner that cannot write a valid plan should not sink the task: solve it as
@@ -255,7 +275,7 @@ class PlanAndSolveAgent:
             max_steps=self.max_plan_steps,
         )
         result = await self.planner_model.structured_result(
-            [Message.user(prompt)], _plan_type(self.max_plan_steps)
+            [Message.user(prompt)], _plan_type(self.max_plan_steps), temperature=self.temperature
         )
         new_plan = self._trim(result.value)
         trace.add(
@@ -280,6 +300,7 @@ class PlanAndSolveAgent:
     async def _solve(self, task: str, trace: Trace, budget: int, results: list[StepResult]) -> None:
         plan = await self._plan(task, trace)
         replans = 0
+        prose_replanned = False
         executed = 0
         prefix = ""
         while True:
@@ -312,6 +333,9 @@ class PlanAndSolveAgent:
                     break
             if failure is None:
                 break
+            if failure.prose and prose_replanned:
+                raise _Stop(RunStatus.MODEL_ERROR, "model_output", failure.reason)
+            prose_replanned = prose_replanned or failure.prose
             if replans >= self.max_replans:
                 status = (
                     failure.status
@@ -341,15 +365,21 @@ class PlanAndSolveAgent:
         # A step the plan gave a tool must use it before answering: small models otherwise
         # "do" a calculation step in their heads, or declare it impossible without trying.
         needs = tool if tool is not None and self.registry.get(tool) is not None else None
+        calculator = self._calculator()
+        if needs is None and calculator is not None and is_computation(description):
+            needs = calculator.name
         worker = ReActAgent(
             self.model,
-            self.registry,
+            self._registry_for(task, calculator),
             tool_mode=self.tool_mode,
             max_steps=self.max_steps_per_step,
             answer_on_limit=False,
             require_tool_first=needs is not None,
             instructions=self.instructions,
             max_tokens=self.max_tokens,
+            temperature=self.temperature,
+            role=self.role,
+            few_shot=self.few_shot,
         )
         prompt = render_prompt(
             _PKG,
@@ -364,6 +394,18 @@ class PlanAndSolveAgent:
         sub = await worker.run(
             prompt, on_step=lambda s: trace.adopt(s, plan_step=label), numbers_from=task
         )
+        if sub.status is RunStatus.MODEL_ERROR and sub.stop_reason == "model_output":
+            # The model answered, not in the form the step needs (prose where a tool call was
+            # required): a new plan may phrase the work so it can; a second time ends the run.
+            reason = f"the step's answer was unusable: {sub.error}"
+            trace.add(
+                "step_result",
+                thought=description,
+                observation=reason,
+                ok=False,
+                meta={"plan_step": label},
+            )
+            return _Failure(label, reason, RunStatus.MODEL_ERROR, prose=True)
         if sub.status is RunStatus.MODEL_ERROR:
             raise ModelError(sub.error or "the model failed during a plan step")
         answer = sub.answer.strip()
@@ -390,6 +432,31 @@ class PlanAndSolveAgent:
         trace.add("step_result", thought=description, observation=answer, meta={"plan_step": label})
         return StepResult(label, description, answer)
 
+    def _calculator(self) -> Tool | None:
+        if not self.calculator_by_default:
+            return None
+        tagged = [t for t in self.registry if "math" in t.tags]
+        return tagged[0] if tagged else self.registry.get("calculator")
+
+    def _registry_for(self, task: str, calculator: Tool | None) -> ToolRegistry:
+        """The tools of a step's worker: the calculator refuses expressions that drop the
+        task's parentheses."""
+        groups = task_groups(task)
+        if calculator is None or not groups:
+            return self.registry
+        inner = calculator.func
+
+        def keeps_grouping(**kwargs: object) -> object:
+            expression = kwargs.get("expression")
+            if isinstance(expression, str):
+                problem = broken_grouping(expression, groups)
+                if problem is not None:
+                    raise ToolError(problem)
+            return inner(**kwargs)
+
+        guarded = dataclasses.replace(calculator, func=keeps_grouping)
+        return ToolRegistry([guarded if t.name == calculator.name else t for t in self.registry])
+
     async def _answer_partial(
         self, task: str, results: Sequence[StepResult], trace: Trace, left: float
     ) -> None:
@@ -412,7 +479,9 @@ class PlanAndSolveAgent:
     ) -> None:
         started = time.perf_counter()
         prompt = render_prompt(_PKG, "plan_final.j2", task=task, results=results, partial=partial)
-        result = await self.model.chat([Message.user(prompt)], max_tokens=self.max_tokens)
+        result = await self.model.chat(
+            [Message.user(prompt)], max_tokens=self.max_tokens, temperature=self.temperature
+        )
         answer = result.content.strip()
         trace.add(
             "answer",

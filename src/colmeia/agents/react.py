@@ -35,16 +35,18 @@ from colmeia.agents.running import run_blocking
 from colmeia.agents.text_protocol import (
     ParsedReply,
     announced_call,
+    answer_from,
     coerce_arguments,
     mentioned_tools,
     parse_reply,
     thought_before_call,
 )
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
-from colmeia.errors import ConfigurationError, ModelError, ModelHTTPError
+from colmeia.errors import ConfigurationError, ModelError, ModelHTTPError, ModelOutputError
 from colmeia.llm.base import ChatModel, ChatResult, Message, ToolCall, ToolSpec, track_usage
 from colmeia.llm.capabilities import Speed
 from colmeia.llm.prompts import render_prompt
+from colmeia.llm.verdicts import recall, remember
 from colmeia.tools.registry import FailureCounter, Tool, ToolRegistry, ToolResult
 from colmeia.tools.repair import example_call
 from colmeia.tools.retrieval import ToolRetriever
@@ -59,6 +61,10 @@ ToolMode = Literal["native", "text", "auto"]
 DEFAULT_DEADLINE_S = 300.0
 #: However slow the server, a turn may write this many tokens: a short thought and one call.
 MIN_TURN_TOKENS = 96
+#: Auto mode, an endpoint not yet seen making native calls: the first turn may write this many
+#: tokens. A small model that goes to prose instead of calling a tool is cut short (it used to
+#: write ~10 s of it on a 1.5B model) and the turn is asked again in the text protocol.
+FIRST_NATIVE_TURN_TOKENS = 192
 _CHARS_PER_TOKEN = 4
 _TURN_PROMPT_TOKENS = 1500
 _PKG = "colmeia.agents"
@@ -105,6 +111,30 @@ def _endpoint(model: ChatModel) -> tuple[str, str]:
     return (str(getattr(model, "base_url", id(model))), model.model)
 
 
+def _kept(model: ChatModel, name: str) -> Any:
+    """A verdict about ``model``'s endpoint kept by an earlier process (``None``: not known)."""
+    base_url = getattr(model, "base_url", None)
+    return recall(str(base_url), model.model, name) if base_url else None
+
+
+def _keep(model: ChatModel, name: str, value: Any) -> None:
+    base_url = getattr(model, "base_url", None)
+    if base_url:
+        remember(str(base_url), model.model, name, value)
+
+
+def writes_calls_as_text(model: ChatModel) -> bool:
+    """Whether ``model`` was seen writing its tool calls as text, in this process or in one
+    that ran within the last ten minutes (so auto mode starts in the text protocol)."""
+    key = _endpoint(model)
+    if key in _TEXT_CALLERS:
+        return True
+    if _kept(model, "calls_as_text") is True:
+        _TEXT_CALLERS.add(key)
+        return True
+    return False
+
+
 _NATIVE_WORKS: dict[tuple[str, str], bool] = {}
 
 
@@ -117,6 +147,10 @@ async def native_calls_work(model: ChatModel) -> bool:
     key = _endpoint(model)
     if key in _NATIVE_WORKS:
         return _NATIVE_WORKS[key]
+    kept = _kept(model, "native_calls")
+    if isinstance(kept, bool):
+        _NATIVE_WORKS[key] = kept
+        return kept
     word = {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}
     probe = ToolSpec("ping", "Answer a ping.", word)
     try:
@@ -131,6 +165,7 @@ async def native_calls_work(model: ChatModel) -> bool:
         return True
     works = bool(result.tool_calls) and not result.tool_calls_recovered
     _NATIVE_WORKS[key] = works
+    _keep(model, "native_calls", works)
     log.info("%s: native tool calls %s", key, "work" if works else "do not work")
     return works
 
@@ -199,6 +234,8 @@ class _Run:
     timeout: asyncio.Timeout | None = None
     numbers: TaskNumbers = field(default_factory=TaskNumbers)
     numbers_checked: bool = False
+    #: the first native turn was bounded by FIRST_NATIVE_TURN_TOKENS
+    first_bounded: bool = False
 
 
 class ReActAgent:
@@ -227,6 +264,12 @@ class ReActAgent:
         max_tokens: tokens one model turn may write; bounds a small model that runs on. On an
             endpoint measured slow (``model.speed``) a turn gets fewer: what fits in its share
             of the time left (at least :data:`MIN_TURN_TOKENS`).
+        temperature: sampling temperature of every call; 0 by default so that the same task
+            runs the same way twice (``None``: the model's own default). Recorded in the trace.
+        role: replaces the system prompt's first line ("You are a careful assistant…"): who
+            the agent is. The protocol that follows it stays.
+        few_shot: worked examples shown at the end of the system prompt (see
+            :func:`colmeia.agents.few_shot.load_few_shot`).
     """
 
     paradigm = "react"
@@ -251,6 +294,9 @@ class ReActAgent:
         instructions: str = "",
         max_observation_chars: int = 4000,
         max_tokens: int | None = 800,
+        temperature: float | None = 0.0,
+        role: str = "",
+        few_shot: str = "",
     ) -> None:
         if tool_mode not in ("native", "text", "auto"):
             raise ConfigurationError(f"tool_mode must be native, text or auto, not {tool_mode!r}")
@@ -276,6 +322,9 @@ class ReActAgent:
         self.instructions = instructions
         self.max_observation_chars = max_observation_chars
         self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.role = role.strip()
+        self.few_shot = few_shot.strip()
         self._retriever = retriever
         self._native_refused = False
 
@@ -309,6 +358,8 @@ class ReActAgent:
                 tools=bool(offered),
                 instructions=self.instructions,
                 number_notes=number_notes,
+                role=self.role,
+                few_shot=self.few_shot,
             )
         else:
             # Parameters and an example call, not the JSON Schema: small models copy a schema
@@ -332,6 +383,8 @@ class ReActAgent:
                 example_args=args[:-1],
                 instructions=self.instructions,
                 number_notes=number_notes,
+                role=self.role,
+                few_shot=self.few_shot,
             )
         return Message.system(text)
 
@@ -353,11 +406,12 @@ class ReActAgent:
         when ``task`` is a prompt built around the user's task (a plan step, a critique).
         """
         trace = Trace(paradigm=self.paradigm, task=task, on_step=on_step)
+        trace.settings["temperature"] = self.temperature
         mode: Literal["native", "text"] = (
             "text"
             if self.tool_mode == "text"
             or self._native_refused
-            or (self.tool_mode == "auto" and _endpoint(self.model) in _TEXT_CALLERS)
+            or (self.tool_mode == "auto" and writes_calls_as_text(self.model))
             else "native"
         )
         if not self.registry:
@@ -382,6 +436,9 @@ class ReActAgent:
                 where = "waiting for the model" if run.phase == "model" else "running a tool"
                 message = f"the run deadline of {run.deadline:g}s passed while {where}"
                 stop = _Stop(RunStatus.MAX_STEPS, "deadline", message)
+            except ModelOutputError as exc:
+                # the model answered, but not in a usable form (prose where a call was required)
+                stop = _Stop(RunStatus.MODEL_ERROR, "model_output", str(exc))
             except ModelError as exc:
                 stop = _Stop(RunStatus.MODEL_ERROR, "model_error", str(exc))
             if stop.status != RunStatus.FINISHED:
@@ -458,13 +515,18 @@ class ReActAgent:
         run.phase = "model"
         if run.mode == "native" and run.offered:
             first = self.require_tool_first and not run.trace.tool_calls
+            limit = self._max_tokens(run)
+            if self._unproven(run):
+                run.first_bounded = True
+                limit = min(limit or FIRST_NATIVE_TURN_TOKENS, FIRST_NATIVE_TURN_TOKENS)
             try:
                 return await self.model.chat(
                     run.messages,
                     tools=[t.spec() for t in run.offered],
                     tool_choice="required" if first else "auto",
                     require_tool=first,
-                    max_tokens=self._max_tokens(run),
+                    max_tokens=limit,
+                    temperature=self.temperature,
                 )
             except ModelHTTPError as exc:
                 if self.tool_mode != "auto" or not refuses_tools(exc):
@@ -475,7 +537,16 @@ class ReActAgent:
                 run.mode = "text"
                 run.messages[0] = self._system("text", run.offered, run.numbers.notes)
         # No per-call deadline here: the model keeps its own, the run's is enforced around it.
-        return await self.model.chat(run.messages, max_tokens=self._max_tokens(run))
+        return await self.model.chat(
+            run.messages, max_tokens=self._max_tokens(run), temperature=self.temperature
+        )
+
+    def _unproven(self, run: _Run) -> bool:
+        """Auto mode, first turn, and this endpoint not known to make native calls."""
+        if self.tool_mode != "auto" or run.trace.steps or run.first_bounded:
+            return False
+        known = _NATIVE_WORKS.get(_endpoint(self.model))
+        return known is not True and _kept(self.model, "native_calls") is not True
 
     async def _calls_as_text(self, run: _Run, result: ChatResult) -> bool:
         """Auto mode, first native turn: does this model fail to make native tool calls?
@@ -509,10 +580,21 @@ class ReActAgent:
             started = time.perf_counter()
             result = await self._chat(run)
             self._extend_deadline(run, max_steps)
-            if await self._calls_as_text(run, result):
+            # Prose cut at the first turn's bound: no native call was coming this time. The run
+            # goes on in text, but nothing is remembered (a capable model may just have had a
+            # lot to say); a call written as text is a verdict about the model, kept.
+            cut = (
+                run.first_bounded
+                and not run.trace.steps
+                and not result.tool_calls
+                and result.finish_reason == "length"
+            )
+            if cut or await self._calls_as_text(run, result):
                 # The server took the tools, but the model wrote its call as text: the text
                 # protocol, made for exactly that, serves it better. Ask again in it.
-                _TEXT_CALLERS.add(_endpoint(self.model))
+                if not cut:
+                    _TEXT_CALLERS.add(_endpoint(self.model))
+                    _keep(self.model, "calls_as_text", True)
                 run.mode = "text"
                 run.messages[0] = self._system("text", run.offered, run.numbers.notes)
                 run.trace.add(
@@ -550,8 +632,13 @@ class ReActAgent:
                     if nudged is not None:
                         return nudged
                     continue
-                # A plain reply in native mode is the answer; nothing to parse.
-                answer = parsed.final_answer or result.content.strip()
+                # A plain reply in native mode is the answer, without any protocol words in it.
+                answer = answer_from(result.content, names)
+                if answer is None:
+                    stop = self._protocol_only(run, result.content, tokens, latency)
+                    if stop is not None:
+                        return stop
+                    continue
                 thought = result.reasoning or ""
                 run.trace.add(
                     "answer", thought=thought, observation=answer, latency_s=latency, **tokens
@@ -657,12 +744,12 @@ class ReActAgent:
                 return self._imagined_answer(run, parsed.imagined)
             return stop
         run.format_errors += 1
-        if run.format_errors > self.max_format_errors and parsed.thought:
-            # A model that keeps answering in prose is answering: take it.
-            run.trace.add(
-                "answer", thought="", observation=parsed.thought, latency_s=latency, **tokens
-            )
-            run.trace.finish(RunStatus.FINISHED, parsed.thought, stop_reason="prose_answer")
+        prose = answer_from(parsed.thought)
+        if run.format_errors > self.max_format_errors and prose:
+            # A model that keeps answering in prose is answering: take it (its words, not a
+            # bare "Thought:" line, which is the protocol).
+            run.trace.add("answer", thought="", observation=prose, latency_s=latency, **tokens)
+            run.trace.finish(RunStatus.FINISHED, prose, stop_reason="prose_answer")
             return _Stop(RunStatus.FINISHED, "prose_answer")
         problem = parsed.error or "the reply was empty"
         reply = render_prompt(
@@ -673,6 +760,35 @@ class ReActAgent:
             example_args=example_call(run.offered[0]).partition("(")[2][:-1] if run.offered else "",
         )
         self._send_back(run, parsed.thought, problem, reply, latency, tokens)
+        return None
+
+    def _protocol_only(
+        self, run: _Run, text: str, tokens: dict[str, int], latency: float
+    ) -> _Stop | None:
+        """Native mode: a reply that is only protocol (a bare ``Thought:``) is not an answer;
+        it is sent back like a format error, and after ``max_format_errors`` the run stops
+        with no answer rather than show the protocol to the user."""
+        run.format_errors += 1
+        problem = "the reply had neither a tool call nor an answer"
+        if run.format_errors > self.max_format_errors:
+            run.trace.add(
+                "no_answer",
+                thought=text,
+                observation=problem,
+                ok=False,
+                latency_s=latency,
+                **tokens,
+            )
+            return _Stop(RunStatus.MAX_STEPS, "no_answer", f"no answer: {problem}")
+        run.messages.append(Message.assistant(text))
+        self._send_back(
+            run,
+            text,
+            problem,
+            render_prompt(_PKG, "react_answer_now.j2"),
+            latency,
+            tokens,
+        )
         return None
 
     @staticmethod
@@ -823,13 +939,27 @@ class ReActAgent:
         ]
         try:
             async with asyncio.timeout(self._remaining(run)):
-                result = await self.model.chat(messages, max_tokens=self._max_tokens(run))
+                result = await self.model.chat(
+                    messages, max_tokens=self._max_tokens(run), temperature=self.temperature
+                )
         except (ModelError, TimeoutError) as exc:
             log.info("no answer after the run stopped: %s", exc)
             return
-        parsed = parse_reply(result.content, ())
-        guessed = parsed.imagined[1] if parsed.imagined else None
-        answer = parsed.final_answer or guessed or result.content.strip()
+        parsed = parse_reply(result.content, self.registry.names())
+        # Protocol text ("Thought: …\nAction: tool[…]") is not an answer: then there is none.
+        answer = answer_from(result.content, self.registry.names())
+        if answer is None:
+            run.trace.add(
+                "no_answer",
+                thought=result.content,
+                observation="the last reply asked for a tool instead of answering: no answer",
+                ok=False,
+                prompt_tokens=result.usage.prompt_tokens,
+                completion_tokens=result.usage.completion_tokens,
+                latency_s=result.usage.latency_s,
+                meta={"after_stop": stop.reason},
+            )
+            return
         if answer:
             run.trace.answer = answer
             run.trace.add(

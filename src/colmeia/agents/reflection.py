@@ -37,7 +37,14 @@ from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
 from colmeia.tools.registry import Tool, ToolRegistry
 
-__all__ = ["CRITICS", "Critic", "Critique", "ReflectionAgent", "states_result"]
+__all__ = [
+    "CRITICS",
+    "Critic",
+    "Critique",
+    "ReflectionAgent",
+    "critic_from_text",
+    "states_result",
+]
 
 log = logging.getLogger(__name__)
 _PKG = "colmeia.agents"
@@ -78,7 +85,39 @@ CRITICS: dict[str, Critic] = {
         "language",
         "language: is it clear, well written, polite and in the same language as the task",
     ),
+    # Code review as the chapter's Reflection case does it: "efficiency" above is about the
+    # answer's words, this one about the algorithm's running time.
+    "complexity": Critic(
+        "complexity",
+        "time complexity: is the stated big-O running time of the code right (count the nested "
+        "loops and the cost of each operation inside them), and is a faster algorithm proposed "
+        "when one exists",
+    ),
 }
+
+
+def critic_from_text(text: str, model: ChatModel | None = None) -> Critic:
+    """A critic from a name in :data:`CRITICS` or a custom focus, ``"focus: what to check"``
+    (``"security: is user input ever executed"`` → a critic named ``security``).
+
+    Raises :class:`~colmeia.errors.ConfigurationError` naming the choices when ``text`` is
+    neither.
+    """
+    name, sep, focus = text.partition(":")
+    name = name.strip()
+    if not sep:
+        if name in CRITICS:
+            known = CRITICS[name]
+            return Critic(known.name, known.focus, model, known.weight)
+        raise ConfigurationError(
+            f"unknown critic {name!r}: use one of {', '.join(CRITICS)}, or write your own "
+            "focus as 'name: what to check'"
+        )
+    if not name or not focus.strip():
+        raise ConfigurationError(
+            f"critic {text!r} needs a name and a focus, as in 'complexity: is the big-O right'"
+        )
+    return Critic(name, f"{name}: {focus.strip()}", model)
 
 
 @dataclass(slots=True)
@@ -125,6 +164,9 @@ class ReflectionAgent:
         deadline: float = 600.0,
         memory_size: int = 20,
         instructions: str = "",
+        temperature: float | None = 0.0,
+        role: str = "",
+        few_shot: str = "",
     ) -> None:
         if not 0.0 <= threshold <= 1.0:
             raise ConfigurationError("threshold must be between 0 and 1")
@@ -153,6 +195,9 @@ class ReflectionAgent:
         self.deadline = deadline
         self.memory_size = memory_size
         self.instructions = instructions
+        self.temperature = temperature
+        self.role = role
+        self.few_shot = few_shot
 
     async def run(
         self,
@@ -163,6 +208,7 @@ class ReflectionAgent:
     ) -> Trace:
         """Answer ``task`` (or start from ``initial_answer``) and improve it by reflection."""
         trace = Trace(paradigm=self.paradigm, task=task, on_step=on_step)
+        trace.settings["temperature"] = self.temperature
         memory = TrajectoryMemory(max_entries=self.memory_size)
         return await run_bounded(
             trace, self.deadline, lambda: self._loop(task, initial_answer, trace, memory)
@@ -190,6 +236,9 @@ class ReflectionAgent:
                 tool_mode=self.tool_mode,
                 max_steps=self.executor_max_steps,
                 instructions=self.instructions,
+                temperature=self.temperature,
+                role=self.role,
+                few_shot=self.few_shot,
             )
             sub = await worker.run(
                 prompt,
@@ -205,8 +254,16 @@ class ReflectionAgent:
             ]
             return sub.answer.strip(), evidence
         started = time.perf_counter()
-        system = render_prompt(_PKG, "reflect_execute.j2", instructions=self.instructions)
-        result = await self.model.chat([Message.system(system), Message.user(prompt)])
+        system = render_prompt(
+            _PKG,
+            "reflect_execute.j2",
+            instructions=self.instructions,
+            role=self.role,
+            few_shot=self.few_shot,
+        )
+        result = await self.model.chat(
+            [Message.system(system), Message.user(prompt)], temperature=self.temperature
+        )
         answer = result.content.strip()
         trace.add(
             kind,
@@ -241,7 +298,7 @@ class ReflectionAgent:
                 evidence=evidence,
             )
             result = await (critic.model or self.model).structured_result(
-                [Message.user(prompt)], Critique
+                [Message.user(prompt)], Critique, temperature=self.temperature
             )
             return critic, result.value, result.usage.prompt_tokens, result.usage.completion_tokens
 

@@ -29,7 +29,14 @@ import orjson
 from colmeia.llm.textparse import find_json, recover_tool_calls, split_reasoning
 from colmeia.tools.registry import Tool
 
-__all__ = ["FINISH_NAMES", "ParsedReply", "coerce_arguments", "parse_reply", "thought_before_call"]
+__all__ = [
+    "FINISH_NAMES",
+    "ParsedReply",
+    "answer_from",
+    "coerce_arguments",
+    "parse_reply",
+    "thought_before_call",
+]
 
 _BOLD = r"[\*_`]*"
 _FINAL = re.compile(
@@ -248,6 +255,23 @@ def parse_reply(text: str, tool_names: Collection[str] = ()) -> ParsedReply:
     reply.used_text = answer.strip()
     reply.imagined = imagined if reply.is_action else None
     return reply
+
+
+def answer_from(text: str, tool_names: Collection[str] = ()) -> str | None:
+    """The answer a reply gives, never its protocol: the ``Final Answer``, or the whole text when
+    it has no protocol markers; ``None`` when it only thinks or asks for an action.
+
+    ``"Thought: x\nAction: math2[1+1]"`` is not an answer a user should read.
+    """
+    parsed = parse_reply(text, tool_names)
+    if parsed.final_answer is not None:
+        return parsed.final_answer
+    if parsed.is_action:
+        return parsed.imagined[1] if parsed.imagined else None
+    body, _ = split_reasoning(text or "")
+    if _THOUGHT.search(body) or _ACTION.search(body) or _INPUT.search(body):
+        return None
+    return body.strip() or None
 
 
 def _imagined(text: str) -> tuple[str, str | None]:

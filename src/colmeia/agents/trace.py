@@ -80,6 +80,8 @@ class Trace:
     usage: Usage = field(default_factory=Usage)
     started: float = field(default_factory=time.perf_counter)
     elapsed_s: float = 0.0
+    #: how the run was configured where it changes the outcome (``temperature``, …)
+    settings: dict[str, Any] = field(default_factory=dict)
     on_step: StepCallback | None = field(default=None, repr=False, compare=False)
 
     def add(self, kind: str, **values: Any) -> Step:
@@ -128,4 +130,5 @@ class Trace:
             "steps": [s.to_dict() for s in self.steps],
             "usage": self.usage.as_dict(),
             "elapsed_s": round(self.elapsed_s, 6),
+            "settings": self.settings,
         }

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import sys
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -15,7 +16,7 @@ from rich.markup import escape
 
 from colmeia.cli.plumbing import say_if_simulated
 from colmeia.config import get_settings
-from colmeia.errors import ConfigurationError
+from colmeia.errors import ConfigurationError, InputError
 
 if TYPE_CHECKING:
     from colmeia.agents.trace import Step, Trace
@@ -106,11 +107,30 @@ def _print_exchange(exchange: Exchange) -> None:
         console.print("[dim](empty reply)[/]")
 
 
-def _tools(names: str | None) -> list[Tool]:
+def _tools(names: str | None, catalog: Path | None = None) -> list[Tool]:
+    """Built-in tools by name, the student's own (``module:func``, ``file.py:func``) and a
+    catalogue file's ``TOOLS``."""
     from colmeia.tools.builtins import builtin_tools
+    from colmeia.tools.user_tools import is_user_tool_spec, load_tool_catalog, load_user_tool
 
-    wanted = [n for n in (names or "").split(",") if n.strip()]
-    return builtin_tools(wanted, get_settings().search)
+    wanted = [n.strip() for n in (names or "").split(",") if n.strip()]
+    builtin = builtin_tools([n for n in wanted if not is_user_tool_spec(n)], get_settings().search)
+    own = [load_user_tool(n) for n in wanted if is_user_tool_spec(n)]
+    listed = load_tool_catalog(catalog) if catalog is not None else []
+    chosen = [*builtin, *own, *listed]
+    names_seen = [t.name for t in chosen]
+    repeated = sorted({n for n in names_seen if names_seen.count(n) > 1})
+    if repeated:
+        raise ConfigurationError(f"--tools/--tool-catalog: tool names given twice: {repeated}")
+    return chosen
+
+
+def _critics(names: str, custom: list[str], critic_model: ChatModel | None) -> list[Any]:
+    """``--critics`` names and ``--critic "focus: …"`` texts, on ``--critic-model`` if given."""
+    from colmeia.agents.reflection import critic_from_text
+
+    texts = [c.strip() for c in names.split(",") if c.strip()] if not custom else []
+    return [critic_from_text(t, critic_model) for t in [*texts, *custom]]
 
 
 def _model(base_url: str | None, model: str | None) -> ChatModel:
@@ -127,6 +147,14 @@ def _model(base_url: str | None, model: str | None) -> ChatModel:
             "simulated server any name works, e.g. COLMEIA_LLM_MODEL=sim."
         )
     return OpenAIChatModel.from_settings(settings, base_url=url, model=name)
+
+
+def _few_shot(path: Path | None) -> str:
+    if path is None:
+        return ""
+    from colmeia.agents.few_shot import load_few_shot
+
+    return load_few_shot(path)
 
 
 async def _run(
@@ -151,12 +179,16 @@ async def _run(
             hierarchical=options["hierarchical"],
             critics=options["critics"],
             threshold=options["threshold"],
+            temperature=options["temperature"],
+            role=options["role"],
+            few_shot=options["few_shot"],
         )
         return await agent.run(task, on_step=on_step)
     finally:
-        aclose = getattr(model, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        for used in (model, options.get("judge")):
+            aclose = getattr(used, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
 
 @app.command("run")
@@ -164,7 +196,17 @@ def run(
     task: str = typer.Argument(..., help="The task, in natural language."),
     paradigm: Paradigm = typer.Option(Paradigm.react, "--paradigm", "-p", help="Agent paradigm."),
     tools: str | None = typer.Option(
-        None, "--tools", "-t", help="Comma-separated built-in tools: calculator, web, fetch."
+        None,
+        "--tools",
+        "-t",
+        help="Comma-separated tools: built-in calculator, web, fetch, and your own typed "
+        "functions as module:function or path/to/file.py:function.",
+    ),
+    tool_catalog: Path | None = typer.Option(
+        None,
+        "--tool-catalog",
+        help="A Python file whose TOOLS lists many tools; with more than 20, each step is "
+        "offered the few most relevant (tool retrieval).",
     ),
     max_steps: int = typer.Option(
         8, "--max-steps", min=1, max=100, help="Step limit (iterations for reflect)."
@@ -178,7 +220,28 @@ def run(
         "slow; 600 for plan and reflect).",
     ),
     critics: str = typer.Option(
-        "correctness", "--critics", help="reflect: comma-separated correctness,efficiency,language."
+        "correctness",
+        "--critics",
+        help="reflect: comma-separated correctness,efficiency,language,complexity.",
+    ),
+    critic: list[str] = typer.Option(
+        [],
+        "--critic",
+        help='reflect: your own critic, "name: what it checks" (repeatable; replaces --critics).',
+    ),
+    critic_model: str | None = typer.Option(
+        None, "--critic-model", help="reflect: the critics' model (same server), e.g. a larger one."
+    ),
+    few_shot: Path | None = typer.Option(
+        None,
+        "--few-shot",
+        help="Worked examples for the system prompt: .jsonl of {task, answer, steps} or text.",
+    ),
+    role: str | None = typer.Option(
+        None, "--role", help="Replaces the system prompt's first line: who the agent is."
+    ),
+    temperature: float = typer.Option(
+        0.0, "--temperature", min=0.0, max=2.0, help="Sampling temperature (0: reproducible)."
     ),
     threshold: float = typer.Option(
         0.8, "--threshold", min=0.0, max=1.0, help="reflect: score that ends the run."
@@ -205,21 +268,31 @@ def run(
             from colmeia.agents.watch import WatchedModel
 
             chat_model = WatchedModel(chat_model, _print_exchange)
-        chosen = _tools(tools)
+        chosen = _tools(tools, tool_catalog)
+        judge = _model(base_url, critic_model) if critic_model else None
         options: dict[str, Any] = {
             "mode": mode.value,
             "max_steps": max_steps,
             "deadline": deadline,
             "hierarchical": hierarchical,
-            "critics": [c.strip() for c in critics.split(",") if c.strip()],
+            "critics": _critics(critics, critic, judge),
             "threshold": threshold,
+            "temperature": temperature,
+            "role": role or "",
+            "few_shot": _few_shot(few_shot),
+            "judge": judge,
         }
         if not as_json:
             names = ", ".join(t.name for t in chosen) or "none"
+            if len(chosen) > 20:
+                names = f"{len(chosen)} (the most relevant 6 offered at each step)"
             console.print(f"[bold]{paradigm.value}[/] · model {chat_model.model} · tools: {names}")
         trace = asyncio.run(_run(paradigm, task, chat_model, chosen, options, live=not as_json))
     except ConfigurationError as exc:
-        err_console.print(f"[red]Configuration error:[/] {exc}")
+        err_console.print(f"[red]Configuration error:[/] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    except InputError as exc:
+        err_console.print(f"[red]error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None
     if as_json:
         sys.stdout.write(orjson.dumps(trace.to_dict()).decode() + "\n")

@@ -5,8 +5,6 @@ from __future__ import annotations
 import csv
 import functools
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,9 +15,11 @@ from rich.table import Table
 
 from colmeia.cli.plumbing import command_usage, fail, run_and_close, say_if_simulated
 from colmeia.cli.progress import Progress
-from colmeia.config import Settings, get_settings
+from colmeia.cli.stores import open_store_for as _open
+from colmeia.cli.stores import opened_store as _opened
+from colmeia.config import Settings
 from colmeia.errors import ColmeiaError, ConfigurationError, MissingStoreError
-from colmeia.store import OpenMode, Store, open_store
+from colmeia.store import Store
 
 if TYPE_CHECKING:
     from colmeia.rag.retrieve import Filters, Hit, Retriever
@@ -38,29 +38,6 @@ _COLLECTION = typer.Option(..., "--collection", "-c", help="Collection name.")
 
 
 _TOP = typer.Option(10, "-k", "--top", min=1, help="How many passages.")
-
-
-def _open(store_url: str | None, mode: OpenMode) -> tuple[Store, Settings]:
-    settings = get_settings()
-    url = store_url or settings.store_url()
-    if "://" not in url:
-        url = f"sqlite:///{url}"
-    return open_store(url, cache_dir=settings.home, mode=mode), settings
-
-
-@contextmanager
-def _opened(store_url: str | None, mode: OpenMode = "create") -> Iterator[tuple[Store, Settings]]:
-    """The store, opened to create, change or only read it (read never creates anything)."""
-    try:
-        store, settings = _open(store_url, mode)
-    except ColmeiaError as exc:
-        raise fail(exc) from None
-    try:
-        yield store, settings
-    except ColmeiaError as exc:
-        raise fail(exc) from None
-    finally:
-        store.close()
 
 
 def _retriever(

@@ -47,8 +47,7 @@ def _opened(store_url: str | None, mode: OpenMode = "read") -> Any:
     """The store opened to ``mode``: only ``import`` creates one; a review or an evaluation
     only reads, so a mistyped store path or collection is a one-line error that creates
     nothing."""
-    # rag_cmd registers `eval review` from here: import it only when a command runs.
-    from colmeia.cli.rag_cmd import _opened as opened
+    from colmeia.cli.stores import opened_store as opened
 
     return opened(store_url, mode)
 

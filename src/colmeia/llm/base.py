@@ -14,6 +14,8 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
+from colmeia.usage import Usage
+
 __all__ = [
     "NOT_GIVEN",
     "SIMULATED_FINGERPRINT",
@@ -119,64 +121,6 @@ class Message:
     @classmethod
     def tool(cls, tool_call_id: str, content: str, name: str | None = None) -> Message:
         return cls("tool", content, tool_call_id=tool_call_id, name=name)
-
-
-@dataclass(slots=True)
-class Usage:
-    """What calls cost: tokens, requests, retries, repairs, wall time and money.
-
-    ``calls`` counts logical calls (one ``chat``/``structured``); ``requests`` counts HTTP
-    requests, so ``requests - calls`` is what retries and repairs added.
-    """
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    calls: int = 0
-    requests: int = 0
-    retries: int = 0
-    repairs: int = 0
-    errors: int = 0
-    latency_s: float = 0.0
-    cost: float = 0.0
-    simulated: int = 0
-    """Answers that came from colmeia's simulated model (placeholder text, not a real model's)."""
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def add(self, other: Usage) -> None:
-        """Add ``other`` into this one, in place."""
-        self.prompt_tokens += other.prompt_tokens
-        self.completion_tokens += other.completion_tokens
-        self.calls += other.calls
-        self.requests += other.requests
-        self.retries += other.retries
-        self.repairs += other.repairs
-        self.errors += other.errors
-        self.latency_s += other.latency_s
-        self.cost += other.cost
-        self.simulated += other.simulated
-
-    def __add__(self, other: Usage) -> Usage:
-        out = Usage()
-        out.add(self)
-        out.add(other)
-        return out
-
-    def as_dict(self) -> dict[str, float | int]:
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "calls": self.calls,
-            "requests": self.requests,
-            "retries": self.retries,
-            "repairs": self.repairs,
-            "errors": self.errors,
-            "latency_s": round(self.latency_s, 6),
-            "cost": round(self.cost, 8),
-            "simulated": self.simulated,
-        }
 
 
 @dataclass(slots=True)

@@ -619,7 +619,7 @@ def ingest(
     if ray_workers:
         # Parse, clean and chunk in Ray tasks; this process keeps the store, the checks
         # (unchanged, duplicate ids) and the order, so the result equals a local run's.
-        from colmeia.rag.distributed import prepare_on_ray
+        from colmeia.executors.ray_map import ray_map_ordered
 
         options = PrepareOptions(
             chunker,
@@ -629,9 +629,15 @@ def ingest(
             embedder=ray_embedder if embedder is not None else None,
             pool_windows=pool_windows,
         )
-        for done, (path, prepared) in enumerate(
-            prepare_on_ray(files, options, workers=ray_workers, address=ray_address), start=1
-        ):
+        results = ray_map_ordered(
+            prepare_file, files, options, workers=ray_workers, address=ray_address
+        )
+        for done, (path, prepared) in enumerate(results, start=1):
+            if isinstance(prepared, Exception):  # a bug in a worker: this file fails, not all
+                reason = f"failed in a Ray worker: {type(prepared).__name__}: {prepared}"
+                report.errors.append(IngestError(str(path), reason.splitlines()[0]))
+                tick(done, str(path))
+                continue
             report.errors.extend(prepared.errors)
             for n, (doc, cleaned, chunks) in enumerate(prepared.documents):
                 vecs = prepared.vectors[n] if prepared.vectors else None

@@ -17,16 +17,18 @@ import threading
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from colmeia.errors import ConfigurationError, QueryError
-from colmeia.rag.index.dense import DenseIndex
-from colmeia.rag.index.embedders import Embedder
 from colmeia.rag.index.lexical import LexicalConfig, LexicalIndex, fold_accents
 from colmeia.store.base import Store, StoredChunk
+
+if TYPE_CHECKING:
+    from colmeia.rag.index.dense import DenseIndex
+    from colmeia.rag.index.embedders import Embedder
 
 __all__ = [
     "DEFAULT_LEXICAL",
@@ -383,6 +385,8 @@ def _dense_for(
         )
     if idx.dense is not None:
         return idx.dense
+    from colmeia.rag.index.dense import DenseIndex  # faiss loads only for dense search
+
     path = _folder(store, collection) / f"dense-g{idx.generation}.faiss"
     dense = DenseIndex.load(path)
     if dense is None:

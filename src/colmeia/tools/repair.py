@@ -14,14 +14,25 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 
-if TYPE_CHECKING:
-    from colmeia.tools.registry import Tool
-
 __all__ = ["example_arguments", "example_call", "repair_arguments"]
+
+
+class Tool(Protocol):
+    """What repair reads of a tool; ``registry.Tool`` has it. A protocol rather than an import
+    because the registry imports this module: imports run one way."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def parameters(self) -> dict[str, Any]: ...
+
+    def required_parameters(self) -> list[str]: ...
+
 
 # Words of JSON Schema itself: a key from this set, where the tool has no parameter of that
 # name, means the model copied the schema.

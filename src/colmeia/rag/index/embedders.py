@@ -11,7 +11,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -22,9 +22,12 @@ from colmeia.errors import (
     ModelHTTPError,
     ModelOutputError,
 )
-from colmeia.llm.base import Usage
-from colmeia.llm.http import EndpointClient, FeatureRefused
-from colmeia.llm.sync import run_sync
+from colmeia.usage import Usage
+
+# The model layer's HTTP client (and aiohttp under it) loads only when an HTTP embedder is made:
+# a lexical search imports this module and must not wait for it.
+if TYPE_CHECKING:
+    from colmeia.llm.http import EndpointClient
 
 __all__ = [
     "Embedder",
@@ -87,8 +90,10 @@ class HTTPEmbedder:
         self.model = model
         self.batch_size = batch_size
         self.deadline = deadline
+        from colmeia.llm.http import EndpointClient
+
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = EndpointClient(
+        self._client: EndpointClient = EndpointClient(
             self.base_url,
             headers,
             model=model,
@@ -105,6 +110,8 @@ class HTTPEmbedder:
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Vectors for ``texts``, in order, sent in batches (blocking; see :meth:`aembed`)."""
+        from colmeia.llm.sync import run_sync
+
         return run_sync(self.aembed(texts))
 
     async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
@@ -120,6 +127,8 @@ class HTTPEmbedder:
         return normalize(np.asarray(rows, dtype=np.float32))
 
     async def _batch(self, texts: list[str]) -> list[list[float]]:
+        from colmeia.llm.http import FeatureRefused
+
         url = f"{self.base_url}/embeddings"
         usage = Usage()
         try:
@@ -159,6 +168,8 @@ class HTTPEmbedder:
 
     def close(self) -> None:
         """Close the HTTP connections."""
+        from colmeia.llm.sync import run_sync
+
         run_sync(self._client.aclose())
 
     def __enter__(self) -> HTTPEmbedder:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from colmeia.rag.ingest._common import SpanChunks
+from colmeia.rag.ingest.lexml_names import lexml_label
 from colmeia.rag.types import Chunk, ExtractedDocument
 
 __all__ = [
@@ -134,8 +135,6 @@ def _thousands(number: str) -> str:
 def legal_label(title: str) -> str:
     """Short citation label for a norm's title: ``"Lei nº 8.078, de 11 de setembro de 1990"`` →
     ``"Lei 8.078/1990"``; the Constitution → ``"Constituição Federal"``."""
-    from colmeia.rag.ingest.csv_records import lexml_label
-
     stem_label = lexml_label(title)
     if stem_label != title:
         return stem_label

@@ -25,6 +25,7 @@ from colmeia.errors import DocumentError
 from colmeia.rag.ingest._common import decode_bytes, hash_text, normalize_text
 from colmeia.rag.ingest.chunk_legal import lapsed_status
 from colmeia.rag.ingest.dates import iso_date, year_of
+from colmeia.rag.ingest.lexml_names import lexml_kind, lexml_label
 from colmeia.rag.types import ExtractedDocument, Page
 
 __all__ = [
@@ -44,17 +45,6 @@ ErrorHandler = Callable[[DocumentError], None]
 _LEXML_COLUMNS = {"Tipo", "Rotulo", "Texto", "urn"}
 # Rows whose text is the concatenation of their children: indexing them would duplicate text.
 _LEXML_CONTAINERS = frozenset({"TIT", "CAP", "SEC", "SUB", "LIV", "PRT", "ART"})
-_LEXML_KINDS = {
-    "lei_complementar": "Lei Complementar",
-    "decreto_lei": "Decreto-Lei",
-    "medida_provisoria": "Medida Provisória",
-    "emenda_constitucional": "Emenda Constitucional",
-    "lei": "Lei",
-    "decreto": "Decreto",
-    "resolucao": "Resolução",
-    "portaria": "Portaria",
-}
-_LEXML_STEM_RE = re.compile(r"^([a-z_]+?)_(\d+)_(\d{4})\d{4}$")
 _URN_DATE_RE = re.compile(r"^urn:lex:[^;!]*?:(\d{4}-\d{2}-\d{2})(?:[;:!]|$)")
 _ROTULO_PART_RE = re.compile(r"^(Art\.\s*[\dA-Z\-]+[º°]?)\.?$")
 
@@ -69,21 +59,9 @@ def _raise_field_limit() -> None:
             limit //= 10
 
 
-def _thousands(number: str) -> str:
-    return f"{int(number):,}".replace(",", ".") if number.isdigit() else number
-
-
 def is_lexml_header(columns: Sequence[str]) -> bool:
     """True when a CSV header is a LexML export's (``Tipo, Rotulo, Texto, urn``)."""
     return {c.strip() for c in columns} >= _LEXML_COLUMNS
-
-
-def lexml_kind(stem: str) -> str:
-    """``"lei_complementar_95_19980226"`` → ``"Lei Complementar"``; ``""`` for unknown stems."""
-    m = _LEXML_STEM_RE.match(stem.strip())
-    if not m:
-        return ""
-    return _LEXML_KINDS.get(m.group(1), m.group(1).replace("_", " ").title())
 
 
 def lexml_date(urn: str, stem: str = "") -> str | None:
@@ -93,14 +71,6 @@ def lexml_date(urn: str, stem: str = "") -> str | None:
         return iso_date(m.group(1))
     tail = stem.strip().rsplit("_", 1)[-1]
     return iso_date(tail) if len(tail) == 8 else None
-
-
-def lexml_label(stem: str) -> str:
-    """``"lei_8078_19900911"`` → ``"Lei 8.078/1990"``; unknown stems are returned unchanged."""
-    m = _LEXML_STEM_RE.match(stem.strip())
-    if not m:
-        return stem
-    return f"{lexml_kind(stem)} {_thousands(m.group(2))}/{m.group(3)}"
 
 
 def lexml_path(rotulo: str) -> str:

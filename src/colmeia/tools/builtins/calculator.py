@@ -116,6 +116,69 @@ def _normalise(expression: str) -> str:
     )
 
 
+# Brazilian notation: "2.340,50" is 2340.5, "1.234.567" is 1234567.
+_BR_DECIMAL = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{3})+),(\d+)(?![\w.])")
+_BR_THOUSANDS = re.compile(r"(?<![\w.,])\d{1,3}(?:\.\d{3}){2,}(?![\w.,])")
+_ONE_THOUSANDS_GROUP = re.compile(r"(?<![\w.,])\d{1,3}\.\d{3}(?![\w.,])")
+_COMMA_DECIMAL = re.compile(r"(?<![\w.,])(\d+),(\d+)(?![\w.,])")
+# Words that say the expression is written in Portuguese or Spanish, where "2.340" is 2340.
+_ROMANCE_WORDS = re.compile(r"\b(?:de|do|da|dos|das|del|por\s+cento|por\s+ciento|sobre)\b", re.I)
+_CURRENCY = re.compile(r"(?:R\$|US\$|€|\$)\s*")
+_NUMBER = r"\d+(?:\.\d+)?"
+_PERCENT_OF = re.compile(rf"({_NUMBER})\s*%\s*(?:de|do|da|dos|das|del|of|sobre)\b\s*", re.I)
+# "%" is a percent sign when no operand follows it ("17%", "17% * 2340", "(17%)"); followed by
+# a number it stays Python's remainder ("17 % 5").
+_PERCENT = re.compile(rf"({_NUMBER})\s*%(?=\s*(?:$|[-+*/),]))")
+_ADDED_PERCENT = re.compile(rf"[\d)]\s*([-+])\s*\(({_NUMBER})/100\)")
+
+
+def _call_spans(text: str) -> list[tuple[int, int]]:
+    """Where the arguments of function calls are (``max(2,5)``): commas there separate."""
+    spans, opened = [], []
+    for i, ch in enumerate(text):
+        if ch == "(":
+            opened.append((i, i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")))
+        elif ch == ")" and opened:
+            start, is_call = opened.pop()
+            if is_call:
+                spans.append((start, i))
+    return spans
+
+
+def _localise(text: str) -> str:
+    """Read numbers and percentages as a Portuguese or Spanish speaker writes them.
+
+    ``2,5`` is 2.5 (outside a function's arguments, where the comma separates), ``2.340,50`` and
+    ``1.234.567`` use dots for thousands, and so does ``2.340`` when the expression is written in
+    Portuguese (``17% de 2.340``). ``17%`` is 0.17, ``17% de x`` and ``17% of x`` multiply.
+    """
+    text = _CURRENCY.sub("", text)
+    text = re.sub(r"\s*\bpor\s+(?:cento|ciento)\b", "%", text, flags=re.I)
+    romance = bool(_ROMANCE_WORDS.search(text))
+    text = _BR_DECIMAL.sub(lambda m: m.group(1).replace(".", "") + "." + m.group(2), text)
+    text = _BR_THOUSANDS.sub(lambda m: m.group(0).replace(".", ""), text)
+    calls = _call_spans(text)
+
+    def comma(m: re.Match[str]) -> str:
+        if any(a < m.start() < b for a, b in calls):
+            return m.group(0)
+        return f"{m.group(1)}.{m.group(2)}"
+
+    text = _COMMA_DECIMAL.sub(comma, text)
+    if romance:
+        text = _ONE_THOUSANDS_GROUP.sub(lambda m: m.group(0).replace(".", ""), text)
+    text = _PERCENT_OF.sub(r"(\1/100)*", text)
+    text = _PERCENT.sub(r"(\1/100)", text)
+    added = _ADDED_PERCENT.search(text)
+    if added:
+        raise ToolError(
+            f"'{added.group(1)} {added.group(2)}%' is ambiguous (a percent of what?); write "
+            f"x * (1 {added.group(1)} {added.group(2)}/100) or x {added.group(1)} "
+            f"{added.group(2)}% de x"
+        )
+    return text
+
+
 def _paren_depth(text: str) -> int:
     depth = deepest = 0
     for ch in text:
@@ -249,7 +312,7 @@ def calculate(expression: str, limits: CalculatorLimits = DEFAULT_LIMITS) -> Num
             f"the expression is {len(expression)} characters long; the limit is "
             f"{limits.max_length}. Split it into smaller calculations."
         )
-    text = _normalise(expression)
+    text = _localise(_normalise(expression))
     if not text:
         raise ToolError("the expression is empty; write something like '2 * (3 + 4)'")
     if _paren_depth(text) > limits.max_depth:
@@ -261,7 +324,13 @@ def calculate(expression: str, limits: CalculatorLimits = DEFAULT_LIMITS) -> Num
         tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         detail = exc.msg if isinstance(exc, SyntaxError) else exc.__class__.__name__
-        raise ToolError(f"cannot read the expression {expression[:80]!r}: {detail}") from None
+        words = re.findall(r"[^\W\d_]{2,}", text)
+        hint = (
+            f"; words like {words[0]!r} are not understood, write only numbers and operators"
+            if words
+            else "; write it like 2 * (3 + 4), 2,5 * 4 or 17% de 2.340"
+        )
+        raise ToolError(f"cannot read the expression {expression[:80]!r}: {detail}{hint}") from None
     # Check size and depth of the whole tree before computing anything.
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     nodes = 0
@@ -292,6 +361,7 @@ def calculator_tool(limits: CalculatorLimits = DEFAULT_LIMITS) -> Tool:
         Supports + - * / // % ** (or ^), parentheses, pi, e and the functions sqrt, exp, log,
         ln, log10, log2, sin, cos, tan, asin, acos, atan, atan2, abs, round, floor, ceil,
         min, max, sum, mean, factorial, gcd, lcm, comb, perm, hypot, degrees, radians.
+        Percent and Brazilian numbers are understood: 17%, 17% de 2.340, 2,5 * 4.
         Use it for any arithmetic instead of computing in your head.
 
         Args:
