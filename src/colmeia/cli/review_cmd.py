@@ -180,6 +180,10 @@ def import_(
     fetch: bool = typer.Option(False, "--fetch", help="Download missing PDFs from record links."),
     max_mb: float = typer.Option(60.0, help="Size limit of one fetched PDF."),
     timeout: float = typer.Option(60.0, help="Seconds for one fetched PDF."),
+    delay: float = typer.Option(1.0, "--delay", help="Seconds between requests to one host."),
+    doi_resolver: str = typer.Option(
+        "https://doi.org/", "--doi-resolver", help="Where DOIs are resolved (a proxy, say)."
+    ),
     store_url: str | None = _STORE,
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
@@ -193,8 +197,9 @@ def import_(
             sources,
             pdf_dir=pdfs,
             fetch=fetch,
-            limits=FetchLimits(int(max_mb * 1e6), timeout),
+            limits=FetchLimits(int(max_mb * 1e6), timeout, host_delay=delay),
             allow_private=settings.search.allow_private,
+            doi_resolver=doi_resolver,
             embedder=embedder,
             progress=lambda p: bar.update(p.files_done, p.files_total or None),
         )
@@ -207,6 +212,13 @@ def import_(
         f"merged), {report.with_pdf} with full text, {report.fetched} fetched; "
         f"{ing.added if ing else 0} added, {ing.updated if ing else 0} updated"
     )
+    if report.fetch:
+        fetched = Table(title="full text fetched from the records' links")
+        for col in ("work", "outcome", "address", "detail"):
+            fetched.add_column(col, overflow="fold")
+        for o in report.fetch[:100]:
+            fetched.add_row(o.title[:60], o.outcome, o.url[:80], o.detail[:120])
+        console.print(fetched)
     if report.missing:
         table = Table(title=f"{len(report.missing)} works without full text")
         table.add_column("work", overflow="fold")
