@@ -300,6 +300,10 @@ def _join_page(
         # The block's full line width; a line well short of it cannot be a mid-paragraph line
         # even when the statistic is loose (few lines, ragged right margin).
         width = sorted(lengths)[int(0.8 * (len(lengths) - 1))]
+        if len(lengths) <= 3:
+            # Too few lines for a percentile: a heading over a one-line paragraph would be
+            # the "full width" and glue to it ("CONSIDERAÇÕES FINAIS Para políticas…").
+            width = max(lengths)
         current = block[0]
         for i, (prev, line) in enumerate(itertools.pairwise(block), start=1):
             plen = len(prev)
