@@ -167,6 +167,11 @@ def run(
         obj = w.objectives.text if w.objectives else ""
         table.add_row(str(w.rank), w.title[:80], str(w.year or ""), w.relevance, obj[:160])
     console.print(table)
+    if review.nothing_relevant:
+        console.print(
+            f"[yellow]nothing relevant:[/yellow] no work was read as {review.relevance_bar!r} "
+            "or above for this question"
+        )
     if not review.model:
         console.print("[dim](no language model configured: extractive fields)[/dim]")
     console.print(f"saved: {target}")
