@@ -48,6 +48,8 @@ def test_an_offline_review_reads_the_pdfs_and_every_statement_cites_a_page(libra
     assert any(t.startswith("Mulheres Professoras E A Interseccionalidade") for t in titles)
     for w in read:
         pages = {p.id: p.pages for p in w.passages}
+        # Read from the PDF only: every passage given has a page (the record repeats its resumo).
+        assert all(pages.values()), pages
         for name in ("summary", "objectives", "conclusions"):
             field = getattr(w, name)
             assert field.passages, (w.title, name)

@@ -161,11 +161,16 @@ def run(
         if target.suffix.lower() != ".json":
             review.save(target.with_suffix(".review.json"))
     table = Table(title=f"{question} — {len(review.works)} works")
-    for col in ("#", "work", "year", "relevance", "objectives"):
+    for col in ("#", "work", "year", "relevance", "objectives", "cites"):
         table.add_column(col, overflow="fold")
     for w in review.works:
         obj = w.objectives.text if w.objectives else ""
-        table.add_row(str(w.rank), w.title[:80], str(w.year or ""), w.relevance, obj[:160])
+        cites = dict.fromkeys(
+            label for f in (w.summary, w.objectives, w.conclusions) for label in w.cited_pages(f)
+        )
+        table.add_row(
+            str(w.rank), w.title[:80], str(w.year or ""), w.relevance, obj[:160], ", ".join(cites)
+        )
     console.print(table)
     if review.nothing_relevant:
         console.print(

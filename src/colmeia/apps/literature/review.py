@@ -296,6 +296,10 @@ def work_passages(
                 have.add(c.chunk_id)
                 spans.append((c.char_start, c.char_end))
                 break
+    if full_text and any(c.page_start >= 1 for c, _ in chosen):
+        # The record page repeats the PDF's own resumo without a page: with full text at hand,
+        # every passage given is one a statement can cite by its printed page.
+        chosen = [(c, s) for c, s in chosen if c.page_start >= 1]
     return numbered(chosen)
 
 
