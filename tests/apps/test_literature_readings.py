@@ -175,3 +175,20 @@ def test_a_model_reading_is_held_to_the_passages_given_and_cites_pages(
         for name in ("summary", "objectives", "conclusions"):
             cited = getattr(w, name).passages
             assert cited and all(pages[pid] for pid in cited), (w.title, name)
+
+
+def test_the_cli_says_nothing_relevant_and_names_a_bad_bar(colmeia_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "c.csv").write_text(
+        "Titulo,Autor,Tipo,Defesa,Resumo\n"
+        '"Educação inclusiva na rede pública",Ana Souza,Dissertação,2021,'
+        '"Esta dissertação analisa a formação docente para a educação inclusiva."\n',
+        encoding="utf-8",
+    )
+    assert colmeia_cli("review", "import", "c.csv", "-c", "t")[0] == 0
+    code, out, _ = colmeia_cli("review", "receitas de bolo de chocolate", "-c", "t")
+    assert code == 0
+    assert "nothing relevant" in out
+    code, out, err = colmeia_cli("review", "educação", "-c", "t", "--relevance-bar", "ótima")
+    assert code != 0
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1 and "relevance bar 'ótima'" in lines[0], err

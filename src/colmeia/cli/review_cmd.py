@@ -129,6 +129,9 @@ def run(
     no_model: bool = typer.Option(
         False, "--no-model", help="Extractive fields even if a model is set."
     ),
+    relevance_bar: str = typer.Option(
+        "média", "--relevance-bar", help="alta|média|baixa: below it, 'nothing relevant'."
+    ),
     store_url: str | None = _STORE,
 ) -> None:
     """Find the works that answer QUESTION and read each one (summary, objectives,
@@ -154,6 +157,7 @@ def run(
                     cache_dir=settings.home / "review-cache",
                     reranker=reranker,
                     progress=lambda d, t, info: bar.update(d, t, info=info),
+                    relevance_bar=relevance_bar,
                 ),
             )
         target = out or settings.home / "reviews" / "last.json"
