@@ -192,3 +192,18 @@ def test_the_cli_says_nothing_relevant_and_names_a_bad_bar(colmeia_cli, tmp_path
     assert code != 0
     lines = [x for x in err.splitlines() if x.strip()]
     assert len(lines) == 1 and "relevance bar 'ótima'" in lines[0], err
+
+
+def test_objectives_come_from_the_first_pages_and_conclusions_from_the_last() -> None:
+    from colmeia.apps.literature.extractive import extractive_fields
+
+    passages = [
+        Passage("P1", "a", "A escola mostra resultados desiguais entre turnos.", "15"),
+        Passage("P2", "b", "O objetivo é analisar a formação docente em gênero.", "11"),
+        Passage("P3", "c", "Conclui-se que a formação continuada é insuficiente.", "24"),
+        Passage("P4", "d", "Trabalho\nRESUMO\nO trabalho investiga a formação docente.", ""),
+    ]
+    summary, objectives, conclusions, _, _ = extractive_fields(QUESTION, "Trabalho", passages)
+    assert objectives.passages == ["P2"]
+    assert conclusions.passages == ["P3"]
+    assert summary.passages == ["P2"]  # full text first; the record only when nothing else

@@ -98,9 +98,19 @@ def _take(sentences: Sequence[str], words: int) -> str:
     return " ".join(out)
 
 
+def _first_page(p: PassageLike) -> int:
+    head = p.pages.split("-")[0]
+    return int(head) if head.isdigit() else 0
+
+
 def _ordered(passages: Sequence[PassageLike], section: str) -> list[PassageLike]:
-    """Full text (with pages to cite) before the record; within each, the section's first."""
-    return sorted(passages, key=lambda p: (not p.pages, p.section != section))
+    """Full text (with pages to cite) before the record; within each, the section's first;
+    then objectives from the earliest pages (a thesis states them at the start) and
+    conclusions from the latest."""
+    late = -1 if section == "conclusões" else 1
+    return sorted(
+        passages, key=lambda p: (not p.pages, p.section != section, late * _first_page(p))
+    )
 
 
 def _field(
