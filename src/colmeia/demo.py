@@ -127,6 +127,34 @@ def _search_steps(demo: Demo, data: Path) -> None:
     )
 
 
+def _review_steps(demo: Demo, data: Path) -> None:
+    """A literature review on full text: the CAPES records with the five sample thesis PDFs
+    (generated from their abstracts, see data/theses/pdfs/README.md), read without a model."""
+    demo.run(
+        "   literature review: CAPES records + sample thesis PDFs (full text, printed pages)",
+        [
+            "review",
+            "import",
+            str(data / "theses" / "capes_resumos.csv"),
+            "-c",
+            "revisao",
+            "--pdfs",
+            str(data / "theses" / "pdfs"),
+        ],
+    )
+    demo.run(
+        "   review a question: each statement cites a passage and its page",
+        [
+            "review",
+            "gênero e sexualidade na formação e na prática docente",
+            "-c",
+            "revisao",
+            "--top",
+            "3",
+        ],
+    )
+
+
 def _assistant_steps(demo: Demo, base_env: dict[str, str]) -> None:
     """The institutional assistant on the laws ingested above and a synthetic registry."""
     from colmeia.apps.assistant.simulated import assistant_responder
@@ -185,6 +213,7 @@ def main(argv: list[str] | None = None) -> None:
 
     # Search needs no model at all: these commands run with no COLMEIA_LLM_* set.
     _search_steps(demo, data)
+    _review_steps(demo, data)
 
     out = home / "moderation"
     out.mkdir(exist_ok=True)
@@ -240,7 +269,8 @@ def main(argv: list[str] | None = None) -> None:
     console.print(Rule("done: where everything is"))
     rows = [
         ("sample data read", data.resolve()),
-        ("store (collections leis, teses)", home / "colmeia.db"),
+        ("store (collections leis, teses, revisao)", home / "colmeia.db"),
+        ("last review (JSON)", home / "reviews" / "last.json"),
         ("moderation results", results),
         ("moderation report", out / "report" / "report.html"),
         ("report plots and summary", out / "report"),

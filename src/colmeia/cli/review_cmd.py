@@ -128,6 +128,9 @@ def run(
     no_model: bool = typer.Option(
         False, "--no-model", help="Extractive fields even if a model is set."
     ),
+    relevance_bar: str = typer.Option(
+        "média", "--relevance-bar", help="alta|média|baixa: below it, 'nothing relevant'."
+    ),
     store_url: str | None = _STORE,
 ) -> None:
     """Find the works that answer QUESTION and read each one (summary, objectives,
@@ -153,6 +156,7 @@ def run(
                     cache_dir=settings.home / "review-cache",
                     reranker=reranker,
                     progress=lambda d, t, info: bar.update(d, t, info=info),
+                    relevance_bar=relevance_bar,
                 ),
             )
         target = out or settings.home / "reviews" / "last.json"
@@ -160,12 +164,22 @@ def run(
         if target.suffix.lower() != ".json":
             review.save(target.with_suffix(".review.json"))
     table = Table(title=f"{question} — {len(review.works)} works")
-    for col in ("#", "work", "year", "relevance", "objectives"):
+    for col in ("#", "work", "year", "relevance", "objectives", "cites"):
         table.add_column(col, overflow="fold")
     for w in review.works:
         obj = w.objectives.text if w.objectives else ""
-        table.add_row(str(w.rank), w.title[:80], str(w.year or ""), w.relevance, obj[:160])
+        cites = dict.fromkeys(
+            label for f in (w.summary, w.objectives, w.conclusions) for label in w.cited_pages(f)
+        )
+        table.add_row(
+            str(w.rank), w.title[:80], str(w.year or ""), w.relevance, obj[:160], ", ".join(cites)
+        )
     console.print(table)
+    if review.nothing_relevant:
+        console.print(
+            f"[yellow]nothing relevant:[/yellow] no work was read as {review.relevance_bar!r} "
+            "or above for this question"
+        )
     if not review.model:
         console.print("[dim](no language model configured: extractive fields)[/dim]")
     console.print(f"saved: {target}")
@@ -179,6 +193,10 @@ def import_(
     fetch: bool = typer.Option(False, "--fetch", help="Download missing PDFs from record links."),
     max_mb: float = typer.Option(60.0, help="Size limit of one fetched PDF."),
     timeout: float = typer.Option(60.0, help="Seconds for one fetched PDF."),
+    delay: float = typer.Option(1.0, "--delay", help="Seconds between requests to one host."),
+    doi_resolver: str = typer.Option(
+        "https://doi.org/", "--doi-resolver", help="Where DOIs are resolved (a proxy, say)."
+    ),
     store_url: str | None = _STORE,
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
@@ -192,8 +210,9 @@ def import_(
             sources,
             pdf_dir=pdfs,
             fetch=fetch,
-            limits=FetchLimits(int(max_mb * 1e6), timeout),
+            limits=FetchLimits(int(max_mb * 1e6), timeout, host_delay=delay),
             allow_private=settings.search.allow_private,
+            doi_resolver=doi_resolver,
             embedder=embedder,
             progress=lambda p: bar.update(p.files_done, p.files_total or None),
         )
@@ -206,6 +225,13 @@ def import_(
         f"merged), {report.with_pdf} with full text, {report.fetched} fetched; "
         f"{ing.added if ing else 0} added, {ing.updated if ing else 0} updated"
     )
+    if report.fetch:
+        fetched = Table(title="full text fetched from the records' links")
+        for col in ("work", "outcome", "address", "detail"):
+            fetched.add_column(col, overflow="fold")
+        for o in report.fetch[:100]:
+            fetched.add_row(o.title[:60], o.outcome, o.url[:80], o.detail[:120])
+        console.print(fetched)
     if report.missing:
         table = Table(title=f"{len(report.missing)} works without full text")
         table.add_column("work", overflow="fold")

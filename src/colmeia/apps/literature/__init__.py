@@ -11,6 +11,7 @@ Public API::
 from __future__ import annotations
 
 from colmeia.apps.literature.export import FORMATS, abnt_reference, export_review, html_report
+from colmeia.apps.literature.fulltext import OUTCOMES, FetchOutcome, fetch_full_texts
 from colmeia.apps.literature.library import (
     FetchLimits,
     LibraryReport,
@@ -32,10 +33,12 @@ from colmeia.apps.literature.schemas import RELEVANCE_LEVELS, CitedText, WorkAna
 
 __all__ = [
     "FORMATS",
+    "OUTCOMES",
     "PROMPT_VERSION",
     "RELEVANCE_LEVELS",
     "CitedText",
     "FetchLimits",
+    "FetchOutcome",
     "LibraryReport",
     "MissingWork",
     "Record",
@@ -46,6 +49,7 @@ __all__ = [
     "arun_review",
     "dedupe",
     "export_review",
+    "fetch_full_texts",
     "fetch_pdfs",
     "html_report",
     "import_library",

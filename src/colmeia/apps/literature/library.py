@@ -10,7 +10,6 @@ ingested from their record (title, abstract, keywords) and listed as missing or 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -18,8 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from colmeia.apps.literature.fulltext import (
+    DOI_RESOLVER,
+    FetchLimits,
+    FetchOutcome,
+    fetch_full_texts,
+    record_links,
+)
 from colmeia.apps.literature.records import Record, load_records, normalize_title
-from colmeia.errors import ColmeiaError, DocumentError
+from colmeia.errors import DocumentError
 from colmeia.rag.index.embedders import Embedder
 from colmeia.rag.ingest._common import hash_text
 from colmeia.rag.pipeline import IngestProgress, IngestReport, ingest_documents
@@ -41,14 +47,6 @@ log = logging.getLogger(__name__)
 _SAFE_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-@dataclass(frozen=True, slots=True)
-class FetchLimits:
-    """How much fetching one PDF may cost."""
-
-    max_bytes: int = 60_000_000
-    timeout: float = 60.0
-
-
 @dataclass(slots=True)
 class MissingWork:
     """A work with no usable full text, and why (its record is still searchable)."""
@@ -68,6 +66,7 @@ class LibraryReport:
     with_pdf: int = 0
     fetched: int = 0
     missing: list[MissingWork] = field(default_factory=list)
+    fetch: list[FetchOutcome] = field(default_factory=list)  # one per record tried (--fetch)
     problems: list[tuple[str, str]] = field(default_factory=list)
     ingest: IngestReport | None = None
 
@@ -79,6 +78,7 @@ class LibraryReport:
             "with_pdf": self.with_pdf,
             "fetched": self.fetched,
             "missing": [{"id": m.id, "title": m.title, "reason": m.reason} for m in self.missing],
+            "fetch": [o.as_dict() for o in self.fetch],
             "problems": [{"source": s, "reason": r} for s, r in self.problems],
             "ingest": self.ingest.as_dict() if self.ingest else None,
         }
@@ -155,54 +155,6 @@ def match_pdfs(records: Sequence[Record], folder: Path) -> tuple[dict[str, Path]
     return found, left
 
 
-def _pdf_links(rec: Record) -> list[str]:
-    links = [u for u in rec.links if u.lower().startswith(("http://", "https://"))]
-    if rec.doi:
-        links.append(f"https://doi.org/{rec.doi}")
-    # Links that name a PDF first.
-    return sorted(dict.fromkeys(links), key=lambda u: ".pdf" not in u.lower())
-
-
-async def _download(url: str, target: Path, limits: FetchLimits, allow_private: bool) -> None:
-    import httpx
-
-    from colmeia.tools.builtins.fetch_url import check_url
-
-    part = target.with_suffix(target.suffix + ".part")
-    current = url
-    async with httpx.AsyncClient(timeout=limits.timeout, follow_redirects=False) as client:
-        for _ in range(6):
-            checked = await check_url(current, allow_private=allow_private)
-            have = part.stat().st_size if part.exists() else 0
-            headers = {"Range": f"bytes={have}-"} if have else {}
-            async with client.stream("GET", checked.url, headers=headers) as resp:
-                if resp.status_code in (301, 302, 303, 307, 308) and "location" in resp.headers:
-                    current = str(resp.url.join(resp.headers["location"]))
-                    continue
-                if resp.status_code == 416 and have:
-                    break  # the .part is already whole
-                if resp.status_code >= 400:
-                    raise DocumentError(url, f"the server answered {resp.status_code}")
-                mode = "ab" if resp.status_code == 206 and have else "wb"
-                size = have if mode == "ab" else 0
-                with part.open(mode) as fh:
-                    async for chunk in resp.aiter_bytes():
-                        size += len(chunk)
-                        if size > limits.max_bytes:
-                            raise DocumentError(
-                                url, f"larger than the {limits.max_bytes / 1e6:.0f} MB limit"
-                            )
-                        fh.write(chunk)
-            break
-        else:
-            raise DocumentError(url, "too many redirects")
-    with part.open("rb") as fh:
-        if b"%PDF-" not in fh.read(1024):
-            part.unlink()
-            raise DocumentError(url, "the link does not lead to a PDF (no %PDF- header)")
-    part.rename(target)
-
-
 def fetch_pdfs(
     records: Sequence[Record],
     folder: Path,
@@ -212,43 +164,29 @@ def fetch_pdfs(
     allow_private: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[dict[str, Path], list[MissingWork]]:
-    """Download the PDFs of records that have none yet into ``folder`` (``<id>.pdf``).
+    """Download the PDFs of records that have none yet into ``folder`` (``<id>.pdf``),
+    following landing pages to their PDF (see :mod:`colmeia.apps.literature.fulltext`).
 
-    Interrupted downloads continue where they stopped. Returns the PDFs fetched and the works
-    whose links all failed (with the last reason)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    Returns the PDFs fetched and the works whose links all failed, with the outcome and reason."""
     have = have or {}
-    lim = limits or FetchLimits()
-    fetched: dict[str, Path] = {}
-    failed: list[MissingWork] = []
-    todo = [r for r in records if r.id not in have and _pdf_links(r)]
-    for i, rec in enumerate(todo, start=1):
-        target = folder / (_SAFE_RE.sub("_", rec.id) + ".pdf")
-        if target.exists():
-            fetched[rec.id] = target
-            continue
-        reason = ""
-        for url in _pdf_links(rec):
-            try:
-                asyncio.run(
-                    asyncio.wait_for(_download(url, target, lim, allow_private), lim.timeout)
-                )
-            except (ColmeiaError, OSError, TimeoutError) as exc:
-                reason = f"{url}: {exc}"
-                continue
-            except Exception as exc:  # httpx transport errors and the like
-                reason = f"{url}: {type(exc).__name__}: {exc}"
-                continue
-            fetched[rec.id] = target
-            break
-        else:
-            failed.append(MissingWork(rec.id, rec.title, f"could not fetch: {reason}"))
-        if progress is not None:
-            progress(i, len(todo))
+    todo = [r for r in records if r.id not in have and record_links(r)]
+    outcomes = fetch_full_texts(
+        todo, folder, limits=limits, allow_private=allow_private, progress=progress
+    )
+    fetched = {o.id: Path(o.path) for o in outcomes if o.path}
+    failed = [_missing(o) for o in outcomes if not o.path]
     return fetched, failed
 
 
-def work_document(rec: Record, pdf: Path | None) -> tuple[ExtractedDocument, str]:
+def _missing(o: FetchOutcome) -> MissingWork:
+    if o.outcome == "no link":
+        return MissingWork(o.id, o.title, "no PDF (no link or DOI to fetch it from)")
+    return MissingWork(o.id, o.title, f"could not fetch ({o.outcome}): {o.url}: {o.detail}")
+
+
+def work_document(
+    rec: Record, pdf: Path | None, fetched: FetchOutcome | None = None
+) -> tuple[ExtractedDocument, str]:
     """The document for one work: its record (title, abstract, keywords) as a first page
     numbered 0, then the cleaned PDF pages. Returns it and, when the PDF could not be used,
     why."""
@@ -288,6 +226,13 @@ def work_document(rec: Record, pdf: Path | None) -> tuple[ExtractedDocument, str
         "pdf": str(pdf) if pdf is not None and not problem else "",
         "record_source": rec.source,
     }
+    if fetched is not None:
+        # Kept with the work: where its full text came from, or why there is none.
+        metadata["fulltext"] = {
+            "outcome": fetched.outcome,
+            "url": fetched.url,
+            "detail": fetched.detail,
+        }
     doc = ExtractedDocument(
         source_id=rec.id,
         title=rec.title,
@@ -310,6 +255,7 @@ def import_library(
     fetch_dir: Path | None = None,
     limits: FetchLimits | None = None,
     allow_private: bool = False,
+    doi_resolver: str = DOI_RESOLVER,
     embedder: Embedder | None = None,
     progress: Callable[[IngestProgress], None] | None = None,
     pool_windows: bool = True,
@@ -327,21 +273,24 @@ def import_library(
         pdfs, unclaimed = match_pdfs(records, pdf_dir)
         report.problems += [(str(p), "no record matches this PDF") for p in unclaimed]
     if fetch:
-        got, failed = fetch_pdfs(
-            records,
+        todo = [r for r in records if r.id not in pdfs]
+        report.fetch = fetch_full_texts(
+            todo,
             fetch_dir or (pdf_dir or Path(".")) / "fetched",
-            have=pdfs,
             limits=limits,
             allow_private=allow_private,
+            doi_resolver=doi_resolver,
         )
+        got = {o.id: Path(o.path) for o in report.fetch if o.path}
         pdfs.update(got)
-        report.fetched = len(got)
-        report.missing += failed
+        report.fetched = sum(1 for o in report.fetch if o.outcome == "fetched")
+        report.missing += [_missing(o) for o in report.fetch if not o.path]
     failed_ids = {m.id for m in report.missing}
+    outcomes = {o.id: o for o in report.fetch}
 
     def documents() -> Iterator[ExtractedDocument]:
         for rec in records:
-            doc, problem = work_document(rec, pdfs.get(rec.id))
+            doc, problem = work_document(rec, pdfs.get(rec.id), outcomes.get(rec.id))
             if problem:
                 report.missing.append(MissingWork(rec.id, rec.title, f"unreadable PDF: {problem}"))
             elif rec.id in pdfs:

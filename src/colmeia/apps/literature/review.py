@@ -25,8 +25,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from colmeia.apps.literature.extractive import extractive_fields
 from colmeia.apps.literature.ranking import model_rerank_works, rerank_works
-from colmeia.apps.literature.schemas import CitedText, WorkAnalysis, word_count
+from colmeia.apps.literature.schemas import (
+    RELEVANCE_LEVELS,
+    CitedText,
+    WorkAnalysis,
+    reading_schema,
+)
 from colmeia.errors import ConfigurationError, ModelError
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
@@ -53,14 +59,6 @@ _SECTIONS = {
     "objetivos": re.compile(r"\bobjetivos?\b", re.I),
     "conclusões": re.compile(r"\b(conclus[õo]es|conclus[ãa]o|considera[çc][õo]es finais)\b", re.I),
 }
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-Ý])")
-_OBJECTIVE_RE = re.compile(
-    r"\b(objetiv\w*|prop[õo]e\w*|busca\w*|pretende\w*|investig\w*|analis\w*|visa\w*)\b", re.I
-)
-_CONCLUSION_RE = re.compile(
-    r"\b(conclu\w*|resultados?|mostr\w*|evidenci\w*|indic\w*|constat\w*|revel\w*|aponta\w*)\b",
-    re.I,
-)
 
 
 @dataclass(slots=True)
@@ -157,6 +155,14 @@ class Review:
     seconds: float = 0.0
     ranking: str = "search"  # "search", "search+title/abstract", or "+ <reranker>"
     warnings: list[str] = field(default_factory=list)
+    relevance_bar: str = "média"  # a work at this level or above counts as relevant
+
+    @property
+    def nothing_relevant(self) -> bool:
+        """No work was read as relevant at :attr:`relevance_bar` or above."""
+        levels: tuple[str, ...] = RELEVANCE_LEVELS
+        bar = levels.index(self.relevance_bar) if self.relevance_bar in levels else 1
+        return not any(w.relevance in levels[: bar + 1] for w in self.works)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -165,6 +171,8 @@ class Review:
             "model": self.model,
             "ranking": self.ranking,
             "warnings": self.warnings,
+            "relevance_bar": self.relevance_bar,
+            "nothing_relevant": self.nothing_relevant,
             "created": self.created,
             "records": self.records,
             "filters": self.filters,
@@ -198,6 +206,7 @@ class Review:
                 seconds=float(data.get("seconds", 0.0)),
                 ranking=str(data.get("ranking", "search")),
                 warnings=list(data.get("warnings", [])),
+                relevance_bar=str(data.get("relevance_bar", "média")),
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigurationError(f"{path} is not a saved review ({exc})") from exc
@@ -274,17 +283,23 @@ def work_passages(
             chosen.append((c, h.score))
     have = {c.chunk_id for c, _ in chosen}
     spans = [(c.char_start, c.char_end) for c, _ in chosen]
-    # One passage per section not yet covered (the record page counts as the Resumo).
+    # One passage per section not yet covered (the record page counts as the Resumo). When
+    # the work has full text, a section is taken from it: its pages can be cited.
+    full_text = any(c.page_start >= 1 for c in chunks)
     for name in _SECTIONS:
-        if any(_section_of(c) == name for c, _ in chosen):
+        if any(_section_of(c) == name and (c.page_start >= 1 or not full_text) for c, _ in chosen):
             continue
-        for c in chunks:
+        for c in sorted(chunks, key=lambda c: c.page_start == 0):
             overlap = any(c.char_start < e and s < c.char_end for s, e in spans)
             if c.chunk_id not in have and not overlap and _section_of(c) == name:
                 chosen.append((c, 0.0))
                 have.add(c.chunk_id)
                 spans.append((c.char_start, c.char_end))
                 break
+    if full_text and any(c.page_start >= 1 for c, _ in chosen):
+        # The record page repeats the PDF's own resumo without a page: with full text at hand,
+        # every passage given is one a statement can cite by its printed page.
+        chosen = [(c, s) for c, s in chosen if c.page_start >= 1]
     return numbered(chosen)
 
 
@@ -297,79 +312,12 @@ def numbered(chosen: Sequence[tuple[StoredChunk, float]]) -> list[Passage]:
 
 
 # ------------------------------------------------------------------------------- extractive
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_RE.split(" ".join(text.split())) if s.strip()]
-
-
-def _take(sentences: Sequence[str], words: int) -> str:
-    out: list[str] = []
-    n = 0
-    for s in sentences:
-        w = word_count(s)
-        if n + w > words:
-            if not out:
-                out.append(" ".join(s.split()[:words]))
-            break
-        out.append(s)
-        n += w
-    return " ".join(out)
-
-
-def _extractive_field(
-    passages: Sequence[Passage], section: str, pattern: re.Pattern[str] | None, words: int
-) -> CitedText:
-    ordered = [p for p in passages if p.section == section] + [
-        p for p in passages if p.section != section
-    ]
-    for p in ordered:
-        sentences = _sentences(p.text)
-        picked = [s for s in sentences if pattern is None or pattern.search(s)]
-        if picked:
-            return CitedText(text=_take(picked, words), passages=[p.id])
-    return CitedText(text="não informado", passages=[])
-
-
-def _coverage(question: str, passages: Sequence[Passage]) -> tuple[float, list[str]]:
-    analyzer = Analyzer()
-    terms = set(analyzer.tokens(question))
-    if not terms:
-        return 0.0, []
-    found: set[str] = set()
-    cited = []
-    for p in passages:
-        here = terms & set(analyzer.tokens(p.text))
-        if here - found:
-            cited.append(p.id)
-        found |= here
-    return len(found) / len(terms), cited
-
-
-def extractive_analysis(question: str, work: ReviewedWork, rank: int) -> None:
-    """Fill the four fields without a model: sentences from the record's abstract and the
-    section passages; relevance from how much of the question the passages cover and the
-    work's rank."""
-    record = [p for p in work.passages if p.section == "resumo"] or work.passages[:1]
-    work.summary = CitedText(
-        text=_take(_sentences(record[0].text) if record else [], 200) or "não informado",
-        passages=[record[0].id] if record else [],
-    )
-    work.objectives = _extractive_field(work.passages, "objetivos", _OBJECTIVE_RE, 100)
-    work.conclusions = _extractive_field(work.passages, "conclusões", _CONCLUSION_RE, 100)
-    share, cited = _coverage(question, work.passages)
-    level = (
-        "alta"
-        if share >= 0.75 and rank <= 5
-        else "média"
-        if share >= 0.5
-        else "baixa"
-        if share >= 0.25
-        else "nenhuma"
-    )
-    work.relevance = level
-    work.why = (
-        f"{round(100 * share)}% dos termos da pergunta aparecem nos trechos "
-        f"{', '.join(cited) or '—'}; posição {rank} na busca (relevância estimada sem modelo)."
-    )
+def extractive_analysis(question: str, work: ReviewedWork) -> None:
+    """Fill the four fields without a model: the work's own sentences (full text before the
+    record, never its title or headings) and a relevance graded from how much of the question
+    the passages hold (see :func:`colmeia.apps.literature.extractive.grade_relevance`)."""
+    fields = extractive_fields(question, work.title, work.passages)
+    work.summary, work.objectives, work.conclusions, work.relevance, work.why = fields
     work.mode = "extractive"
 
 
@@ -421,17 +369,20 @@ async def analyse_with_model(
     )
     analysis = await model.structured(
         [Message.system(prompt), Message.user(question)],
-        WorkAnalysis,
+        reading_schema([p.id for p in work.passages]),
         temperature=temperature,
         max_tokens=REVIEW_MAX_TOKENS,
     )
     _check(work, analysis)
 
 
-def _cache_key(question: str, doc: StoredDocument, model_name: str) -> str:
-    raw = "|".join(
-        [question.strip().lower(), doc.doc_id, doc.content_hash, model_name, PROMPT_VERSION]
-    )
+def cache_key(question: str, passages: Sequence[Passage], model_name: str) -> str:
+    """The reading's cache key: the question, the passages given (their ids and a hash of each
+    text), the model and the prompt version. The same work read from other passages (another
+    search mode, a re-imported PDF) is read again, never answered with citations to P1…Pn that
+    now point at other text."""
+    given = [f"{p.id}:{hashlib.sha256(p.text.encode()).hexdigest()[:16]}" for p in passages]
+    raw = "|".join([" ".join(question.lower().split()), *given, model_name, PROMPT_VERSION])
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 
@@ -459,12 +410,18 @@ async def arun_review(
     rerank: bool = True,
     reranker: Reranker | None = None,
     progress: ReviewProgress | None = None,
+    relevance_bar: str = "média",
 ) -> Review:
     """Review ``question`` over ``collection``: the ``top`` works, read and cited.
 
     ``rerank`` fuses the search order with a title+abstract ranking (offline); ``reranker``
     (an LLM or HTTP rerank API, see :func:`colmeia.rag.rerank.reranker_from_settings`) then
-    orders the works by its judgement of each."""
+    orders the works by its judgement of each. When no work is read as ``relevance_bar`` or
+    above, the review says "nothing relevant" (:attr:`Review.nothing_relevant`)."""
+    if relevance_bar not in RELEVANCE_LEVELS:
+        raise ConfigurationError(
+            f"relevance bar {relevance_bar!r}: use one of {', '.join(RELEVANCE_LEVELS)}"
+        )
     started = time.perf_counter()
     retriever = Retriever(store, collection, embedder=embedder, per_document=5)
     depth = max(top * 3, top)
@@ -528,6 +485,7 @@ async def arun_review(
         filters={k: v for k, v in asdict(filters).items() if v is not None} if filters else {},
         ranking=ranking,
         warnings=notes,
+        relevance_bar=relevance_bar,
     )
     name = model_name or "model"
 
@@ -538,7 +496,7 @@ async def arun_review(
         async def one(w: ReviewedWork) -> None:
             nonlocal done
             t0 = time.perf_counter()
-            key = _cache_key(question, docs[w.doc_id], name)
+            key = cache_key(question, w.passages, name)
             cached = (
                 cache_dir / f"{key}.json" if cache_dir is not None and model is not None else None
             )
@@ -561,12 +519,12 @@ async def arun_review(
                         w.mode = f"model:{name}"
                     except ModelError as exc:
                         w.warnings.append(f"the model failed ({exc}); extractive fields instead")
-                        extractive_analysis(question, w, w.rank)
+                        extractive_analysis(question, w)
                 if cached is not None and w.mode.startswith("model:"):
                     cached.parent.mkdir(parents=True, exist_ok=True)
                     cached.write_text(json.dumps(w.as_dict(), ensure_ascii=False), encoding="utf-8")
             else:
-                extractive_analysis(question, w, w.rank)
+                extractive_analysis(question, w)
             w.seconds = round(time.perf_counter() - t0, 4)
             done += 1
             if progress is not None:
@@ -575,5 +533,9 @@ async def arun_review(
         await asyncio.gather(*(one(w) for w in works))
 
     await read_all()
+    if review.nothing_relevant:
+        review.warnings.append(
+            f"nothing relevant: no work was read as {relevance_bar!r} or above for this question"
+        )
     review.seconds = time.perf_counter() - started
     return review

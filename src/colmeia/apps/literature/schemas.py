@@ -5,15 +5,17 @@ through the model layer's repair loop, so a call yields a valid analysis or a ty
 from __future__ import annotations
 
 import re
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, create_model, field_validator
 
 __all__ = [
     "RELEVANCE_LEVELS",
     "CitedText",
     "Relevance",
     "WorkAnalysis",
+    "reading_schema",
     "word_count",
 ]
 
@@ -34,6 +36,15 @@ class CitedText(BaseModel):
     passages: list[str] = Field(
         default_factory=list, description='Ids of the supporting passages, e.g. ["P1", "P3"].'
     )
+
+    @field_validator("passages", mode="before")
+    @classmethod
+    def _normalise(cls, value: object) -> object:
+        if isinstance(value, str):  # "P1, P3" where a list was asked for
+            value = [v for v in re.split(r"[,;\s]+", value) if v]
+        if isinstance(value, list):
+            return [v.strip().strip("[]").upper() if isinstance(v, str) else v for v in value]
+        return value
 
     @field_validator("passages")
     @classmethod
@@ -85,3 +96,31 @@ class WorkAnalysis(BaseModel):
                 key, key
             )
         return v
+
+
+def reading_schema(ids: Sequence[str]) -> type[WorkAnalysis]:
+    """:class:`WorkAnalysis` whose JSON Schema allows only the passage ids given (``enum``),
+    so a model under a JSON grammar cannot cite a passage it was not shown. Validation stays
+    as lenient as :class:`CitedText` (an id not given is dropped and reported by the review,
+    not a failed reading); the schema is what guides the model."""
+    allowed = list(dict.fromkeys(ids))
+    items: dict[str, Any] = {"type": "string", "enum": allowed} if allowed else {"type": "string"}
+    cited = create_model(
+        "CitedPassages",
+        __base__=CitedText,
+        passages=(
+            list[str],
+            Field(
+                default_factory=list,
+                description="Ids of the supporting passages, only among: " + ", ".join(allowed),
+                json_schema_extra={"items": items},
+            ),
+        ),
+    )
+    return create_model(
+        "WorkReading",
+        __base__=WorkAnalysis,
+        summary=(cited, Field(description="Summary of the work, at most 200 words.")),
+        objectives=(cited, Field(description="The work's objectives, at most 100 words.")),
+        conclusions=(cited, Field(description="Its conclusions or results, at most 100 words.")),
+    )

@@ -22,6 +22,7 @@ from dataclasses import replace
 
 from colmeia.rag.ingest._common import normalize_text
 from colmeia.rag.ingest.pdf import INDENT
+from colmeia.rag.ingest.wordlist import is_word
 from colmeia.rag.types import ExtractedDocument, Page
 
 __all__ = [
@@ -64,6 +65,47 @@ _ACADEMIC_TYPES = frozenset(
     ["tese", "dissertacao", "monografia", "tcc", "thesis", "dissertation", "tesis", "academic"]
 )
 _HYPHEN_END_RE = re.compile(r"(\w+)-$")
+# Prefixes the 1990 orthographic agreement fuses with the next word except before h, the same
+# vowel, or r after r: a compound of these is decided by that rule, not by the word list
+# (which misses many of the fused forms).
+_FUSING_PREFIXES = frozenset(
+    [
+        "aero",
+        "agro",
+        "ante",
+        "anti",
+        "arqui",
+        "auto",
+        "bio",
+        "contra",
+        "eletro",
+        "entre",
+        "extra",
+        "geo",
+        "hidro",
+        "hiper",
+        "infra",
+        "inter",
+        "intra",
+        "macro",
+        "maxi",
+        "micro",
+        "mini",
+        "multi",
+        "neo",
+        "pluri",
+        "proto",
+        "pseudo",
+        "retro",
+        "semi",
+        "sobre",
+        "socio",
+        "super",
+        "supra",
+        "tele",
+        "ultra",
+    ]
+)
 _FIRST_WORD_RE = re.compile(r"^(\w+)")
 _CLITICS = frozenset(
     [
@@ -111,6 +153,12 @@ _REFS_RE = re.compile(
     r"REFERENCES|BIBLIOGRAPHY|OBRAS CITADAS)\s*$",
     re.IGNORECASE,
 )
+# "Figura 3 – Evolução…", "Tabela 2: …", "Quadro 1. …" — not "Tabela 1 mostra que…".
+_CAPTION_RE = re.compile(
+    r"^(?:Figura|Fig\.|Tabela|Quadro|Gr[áa]fico|Ilustra[çc][ãa]o|Imagem|Mapa|Fotografia|"
+    r"Diagrama|Esquema|Fluxograma|Organograma|Figure|Table|Cuadro)\s+\d+(?:\.\d+)*\s*[-–—:.]\s*\S"
+)
+_SOURCE_RE = re.compile(r"^(?:Fonte|Fontes|Fuente|Source)\s*:", re.IGNORECASE)
 _APPENDIX_RE = re.compile(r"^(AP[ÊE]NDICES?|ANEXOS?|APPENDIX)\b", re.IGNORECASE)
 
 
@@ -262,7 +310,35 @@ def _dehyphenate(left: str, right: str, vocabulary: _Lexicon | set[str]) -> str:
     )
     if keep and (a + b).lower() in vocabulary and f"{a}-{b}".lower() not in vocabulary:
         keep = False
+    if not keep and _compound(a, b, vocabulary):
+        keep = True
     return left + right if keep else left[:-1] + right
+
+
+def _compound(a: str, b: str, vocabulary: _Lexicon | set[str]) -> bool:
+    """Whether ``a-`` + ``b`` is a compound broken at its own hyphen: both parts are words and
+    the fused form is not ("político-pedagógico", "bem-estar", "pré-escola"), or, after a
+    prefix the orthography fuses, the rule for it ("contra-hegemônico", "semiestruturada").
+    A fused form the document itself uses elsewhere wins ("web-" + "conferência" →
+    "webconferência" when the text writes it so)."""
+    if not (a.isalpha() and b.isalpha() and b[:1].islower()) or len(a) < 2 or len(b) < 2:
+        return False
+    fused = (a + b).lower()
+    prefix = a.lower()
+    if prefix in _FUSING_PREFIXES:
+        # The orthographic rule for these prefixes: fused ("microempreendedor",
+        # "semiestruturada"), hyphenated before h, before the vowel the prefix ends with
+        # ("anti-inflamatório", "micro-ondas") and r after r ("inter-racial").
+        candidate = b[0] == "h" or b[0] == prefix[-1]
+    else:
+        candidate = is_word(a) and is_word(b) and not is_word(fused)
+    return candidate and not _word_elsewhere(fused, vocabulary)
+
+
+def _word_elsewhere(word: str, vocabulary: _Lexicon | set[str]) -> bool:
+    if isinstance(vocabulary, _Lexicon):
+        return vocabulary.count(word) > 0
+    return word in vocabulary
 
 
 def _block_breaks(lengths: list[int]) -> float:
@@ -300,6 +376,10 @@ def _join_page(
         # The block's full line width; a line well short of it cannot be a mid-paragraph line
         # even when the statistic is loose (few lines, ragged right margin).
         width = sorted(lengths)[int(0.8 * (len(lengths) - 1))]
+        if len(lengths) <= 3:
+            # Too few lines for a percentile: a heading over a one-line paragraph would be
+            # the "full width" and glue to it ("CONSIDERAÇÕES FINAIS Para políticas…").
+            width = max(lengths)
         current = block[0]
         for i, (prev, line) in enumerate(itertools.pairwise(block), start=1):
             plen = len(prev)
@@ -328,6 +408,20 @@ def _join_page(
             )
             if ends and not starts_new and prev.endswith("-") and prev[-2:-1].isalnum():
                 ends = False  # a word broken at the line end never ends a paragraph
+            if (
+                ends
+                and indented
+                and i not in indented
+                and not starts_new
+                and plen >= 0.6 * width
+                and len(line) >= 0.8 * width
+                and not _TOC_LINE_RE.search(prev)
+                and not _CAPTION_RE.match(line)
+            ):
+                # The page marks its paragraphs by a first-line indent: a full line that is
+                # not set in continues the paragraph, even after a sentence that ended short
+                # of the margin (ragged or loosely justified text) and even when capitalised.
+                ends = False
             if ends:
                 paragraphs.append(current)
                 current = line
@@ -356,6 +450,7 @@ def _join_page(
             return m.group(1)
 
         body = [mark_re.sub(unmark, x) for x in body]
+    body, flags, asides = _set_apart(body, flags)
     for line, flag in zip(body, flags, strict=False):
         if line:
             if flag:
@@ -371,7 +466,62 @@ def _join_page(
             joined.append(note)
         else:
             joined[-1] = f"{joined[-1]} {note}"
-    return paragraphs, joined
+    return paragraphs, asides + joined
+
+
+def _wrapped(lines: Sequence[str], start: int, limit: int) -> int:
+    """The index after ``lines[start]`` and the lines that continue it: a long line that does
+    not end a sentence, followed by a lower-case start (a wrapped caption or source)."""
+    end = start + 1
+    while (
+        end < min(len(lines), start + 1 + limit)
+        and lines[end][:1].islower()
+        and len(lines[end - 1]) >= 60
+        and not lines[end - 1].endswith(_FINAL_PUNCT)
+    ):
+        end += 1
+    return end
+
+
+def _set_apart(lines: list[str], flags: list[bool]) -> tuple[list[str], list[bool], list[str]]:
+    """Take figure/table captions, what lies between a caption and its "Fonte:" line (the
+    table's cells, the figure's labels) and the source lines out of the running text.
+
+    Returns the remaining lines (the text before and after a figure then joins as one
+    paragraph when it reads on) with their indent flags, and the set-apart paragraphs:
+    caption, contents, source, in order."""
+    kept: list[int] = []
+    asides: list[str] = []
+    i = 0
+    n = len(lines)
+    while i < n:
+        line = lines[i]
+        if _CAPTION_RE.match(line):
+            cap_end = _wrapped(lines, i, 2)
+            source = next(
+                (j for j in range(cap_end, min(n, i + 60)) if _SOURCE_RE.match(lines[j])), None
+            )
+            asides.append(" ".join(lines[i:cap_end]))
+            if source is None:
+                i = cap_end
+                continue
+            inside = " ".join(x for x in lines[cap_end:source] if x)
+            if inside:
+                asides.append(inside)
+            end = _wrapped(lines, source, 2)
+            asides.append(" ".join(lines[source:end]))
+            i = end
+            continue
+        if _SOURCE_RE.match(line):
+            end = _wrapped(lines, i, 2)
+            asides.append(" ".join(lines[i:end]))
+            i = end
+            continue
+        kept.append(i)
+        i += 1
+    if not asides:
+        return lines, flags, []
+    return [lines[k] for k in kept], [flags[k] for k in kept if k < len(flags)], asides
 
 
 def _split_footnotes(lines: Sequence[str], *, window: int = 12) -> tuple[list[str], list[str]]:

@@ -1,0 +1,209 @@
+"""Reading works for a review question, on full text read from the shipped sample PDFs.
+
+The collection is the shipped CAPES catalogue (171 records) with five generated thesis PDFs
+(data/theses/pdfs: chapters made of each abstract's own sentences, printed page numbers from
+11). A review reads the works from their passages; every statement must cite a passage, and on
+a work with full text that passage has a printed page."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from colmeia.apps.literature import Review, arun_review, import_library, run_review
+from colmeia.apps.literature.extractive import grade_relevance
+from colmeia.apps.literature.review import Passage, cache_key
+from colmeia.store import open_store
+from shared_data import DATA_DIR
+
+QUESTION = "gênero e sexualidade na formação e na prática docente"
+SAMPLES = DATA_DIR / "theses" / "pdfs"
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    folder = tmp_path_factory.mktemp("amostra")
+    store = open_store(f"sqlite:///{folder / 's.db'}", cache_dir=folder / "cache")
+    report = import_library(
+        store, "teses", [DATA_DIR / "theses" / "capes_resumos.csv"], pdf_dir=SAMPLES
+    )
+    assert (report.records, report.with_pdf, report.problems) == (171, 5, [])
+    yield store
+    store.close()
+
+
+def _full_text(review: Review) -> list:  # type: ignore[type-arg]
+    return [w for w in review.works if any(p.pages for p in w.passages)]
+
+
+def test_an_offline_review_reads_the_pdfs_and_every_statement_cites_a_page(library) -> None:
+    review = run_review(library, "teses", QUESTION, top=5)
+    read = _full_text(review)
+    titles = [w.title for w in read]
+    assert any(t.startswith("Gênero E Sexualidade Na Formação Docente") for t in titles)
+    assert any(t.startswith("Mulheres Professoras E A Interseccionalidade") for t in titles)
+    for w in read:
+        pages = {p.id: p.pages for p in w.passages}
+        # Read from the PDF only: every passage given has a page (the record repeats its resumo).
+        assert all(pages.values()), pages
+        for name in ("summary", "objectives", "conclusions"):
+            field = getattr(w, name)
+            assert field.passages, (w.title, name)
+            # Printed pages of the generated PDFs start at 10 (the RESUMO page, unnumbered).
+            assert all(pages[pid] and int(pages[pid].split("-")[0]) >= 10 for pid in field.passages)
+        # The fields are the work's own sentences, not its title or a heading glued on.
+        assert not w.summary.text.startswith(w.title[:30])
+        assert "RESUMO" not in w.summary.text and "INTRODUÇÃO" not in w.summary.text
+    assert not review.nothing_relevant
+
+
+def test_extractive_summaries_never_start_with_the_title_or_a_heading(library) -> None:
+    review = run_review(library, "teses", "escola sem partido e ideologia de gênero", top=10)
+    for w in review.works:
+        assert w.summary is not None
+        head = w.summary.text[:80].lower()
+        assert not head.startswith(w.title[:25].lower()), w.title
+        assert not head.startswith(("resumo", "palavras-chave"))
+
+
+def test_an_off_topic_work_is_graded_low_from_its_evidence_not_its_rank(library) -> None:
+    docs = {d.title: d for d in library.documents("teses")}
+    food = docs["A Influência Intergeracional Na Escolha De Alimentos Por Jovens Adultos"]
+    passage = Passage("P1", "x", f"{food.title}\n{food.metadata['abstract']}")
+    # The work on food choice shares "educação", "família" and "jovens" with these questions
+    # but not their subject (gênero, sexualidade, escola): half the words is not "média".
+    for question in (
+        "educação e formação de hábitos de gênero",
+        "a família e a escola na educação sexual dos jovens",
+    ):
+        level, ev = grade_relevance(question, [passage])
+        assert level == "baixa", (question, ev)
+    assert (
+        "gênero"
+        in grade_relevance("educação e formação de hábitos de gênero", [passage])[1].missing
+    )
+    level, _ = grade_relevance("influência da família na escolha de alimentos", [passage])
+    assert level == "alta"
+    # In a review, a work found for a question it does not answer is graded from its text.
+    review = run_review(library, "teses", "hábitos alimentares de estudantes universitários")
+    by_title = {w.title: w.relevance for w in review.works}
+    assert by_title.pop(food.title) in ("alta", "média")
+    assert by_title and set(by_title.values()) <= {"baixa", "nenhuma"}
+
+
+def test_nothing_relevant_is_said_when_no_work_clears_the_bar(library, tmp_path: Path) -> None:
+    review = run_review(library, "teses", "receitas de bolo de chocolate com cobertura", top=5)
+    assert review.nothing_relevant
+    assert any(w.startswith("nothing relevant") for w in review.warnings)
+    saved = Review.load(review.save(tmp_path / "r.json"))
+    assert saved.as_dict()["nothing_relevant"] is True
+    assert run_review(library, "teses", QUESTION, top=3).nothing_relevant is False
+
+
+def test_the_cache_key_follows_the_passages_given() -> None:
+    a = [Passage("P1", "c#1", "Texto do resumo.", "10"), Passage("P2", "c#2", "Conclusões.", "14")]
+    b = [Passage("P1", "c#7", "Outro trecho da tese.", "12"), a[1]]
+    key = cache_key(QUESTION, a, "m")
+    assert key == cache_key("  Gênero e sexualidade na formação e na prática  docente", a, "m")
+    assert key != cache_key(QUESTION, b, "m")  # P1 now points at other text
+    assert key != cache_key(QUESTION, a[:1], "m")
+    assert key != cache_key(QUESTION, a, "outro-modelo")
+
+
+def _cites_pages(req_text: str) -> list[str]:
+    """The ids of the passages the prompt shows with a page ("[P2] (resumo) p. 10: …")."""
+    return re.findall(r"\[(P\d+)\][^:\n]*? p\. \d", req_text)
+
+
+def test_a_model_reading_is_held_to_the_passages_given_and_cites_pages(
+    library, sim_server, tmp_path: Path
+) -> None:
+    from colmeia.llm import OpenAIChatModel
+    from colmeia.sim import SimRequest, SimulatedModel
+
+    schemas: list[dict] = []  # type: ignore[type-arg]
+
+    def respond(req: SimRequest) -> str:
+        prompt = req.messages[0]["content"]
+        schemas.append(req.schema or {})
+        paged = _cites_pages(prompt) or ["P1"]
+        body = {
+            "summary": {
+                "text": "O trabalho discute gênero na formação docente.",
+                "passages": paged[:2],
+            },
+            "objectives": {"text": "Analisar a formação docente.", "passages": paged[:1]},
+            "conclusions": {"text": "A formação trata pouco do tema.", "passages": paged[-1:]},
+            "relevance": "alta",
+            "why": "Trata da formação docente em gênero.",
+        }
+        return json.dumps(body, ensure_ascii=False)
+
+    srv = sim_server(SimulatedModel(responder=respond))
+    model = OpenAIChatModel(base_url=srv.base_url, model="sim")
+
+    async def go() -> Review:
+        try:
+            return await arun_review(
+                library,
+                "teses",
+                QUESTION,
+                top=5,
+                model=model,
+                model_name="sim",
+                cache_dir=tmp_path,
+            )
+        finally:
+            await model.aclose()
+
+    review = asyncio.run(go())
+    assert len(schemas) == 5
+    assert all(w.mode == "model:sim" for w in review.works)
+    # The schema sent with each work allows exactly the ids of the passages it was given.
+    enums = [
+        s["$defs"]["CitedPassages"]["properties"]["passages"]["items"]["enum"] for s in schemas
+    ]
+    assert sorted(map(len, enums)) == sorted(len(w.passages) for w in review.works)
+    for enum in enums:
+        assert enum == [f"P{i}" for i in range(1, len(enum) + 1)]
+    for w in _full_text(review):
+        pages = {p.id: p.pages for p in w.passages}
+        for name in ("summary", "objectives", "conclusions"):
+            cited = getattr(w, name).passages
+            assert cited and all(pages[pid] for pid in cited), (w.title, name)
+
+
+def test_the_cli_says_nothing_relevant_and_names_a_bad_bar(colmeia_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "c.csv").write_text(
+        "Titulo,Autor,Tipo,Defesa,Resumo\n"
+        '"Educação inclusiva na rede pública",Ana Souza,Dissertação,2021,'
+        '"Esta dissertação analisa a formação docente para a educação inclusiva."\n',
+        encoding="utf-8",
+    )
+    assert colmeia_cli("review", "import", "c.csv", "-c", "t")[0] == 0
+    code, out, _ = colmeia_cli("review", "receitas de bolo de chocolate", "-c", "t")
+    assert code == 0
+    assert "nothing relevant" in out
+    code, out, err = colmeia_cli("review", "educação", "-c", "t", "--relevance-bar", "ótima")
+    assert code != 0
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1 and "relevance bar 'ótima'" in lines[0], err
+
+
+def test_objectives_come_from_the_first_pages_and_conclusions_from_the_last() -> None:
+    from colmeia.apps.literature.extractive import extractive_fields
+
+    passages = [
+        Passage("P1", "a", "A escola mostra resultados desiguais entre turnos.", "15"),
+        Passage("P2", "b", "O objetivo é analisar a formação docente em gênero.", "11"),
+        Passage("P3", "c", "Conclui-se que a formação continuada é insuficiente.", "24"),
+        Passage("P4", "d", "Trabalho\nRESUMO\nO trabalho investiga a formação docente.", ""),
+    ]
+    summary, objectives, conclusions, _, _ = extractive_fields(QUESTION, "Trabalho", passages)
+    assert objectives.passages == ["P2"]
+    assert conclusions.passages == ["P3"]
+    assert summary.passages == ["P2"]  # full text first; the record only when nothing else
