@@ -41,7 +41,7 @@ class Service:
             r = self.client.get(f"/v1/jobs/{job_id}", headers=headers)
             assert r.status_code == 200, f"job {job_id}: HTTP {r.status_code} {r.text}"
             job = r.json()
-            if job["status"] in ("succeeded", "failed", "cancelled"):
+            if job["status"] in ("succeeded", "partial", "failed", "cancelled"):
                 return dict(job)
             if time.monotonic() > deadline:
                 raise AssertionError(f"job {job_id} still {job['status']}: {job['progress']}")

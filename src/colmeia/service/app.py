@@ -346,6 +346,9 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        from colmeia.service.uploads import sweep_interrupted
+
+        await asyncio.to_thread(sweep_interrupted, state.tenants.home / "tenants")
         if state.settings.llm.base_url:
             from colmeia.llm import OpenAIChatModel
 

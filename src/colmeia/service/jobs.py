@@ -42,8 +42,22 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
-TERMINAL: frozenset[str] = frozenset({"succeeded", "failed", "cancelled"})
+JobStatus = Literal["queued", "running", "succeeded", "partial", "failed", "cancelled"]
+TERMINAL: frozenset[str] = frozenset({"succeeded", "partial", "failed", "cancelled"})
+
+
+def outcome(result: dict[str, Any]) -> tuple[JobStatus, str | None]:
+    """A finished job's status from its result's ``items`` (``{"total": n, "failed": k}``):
+    every item failed → ``failed`` (the first reason as the error), some → ``partial``, none or
+    no items counted → ``succeeded``. A job whose work all failed must not say it succeeded."""
+    items = result.get("items") or {}
+    total, failed = int(items.get("total") or 0), int(items.get("failed") or 0)
+    if total and failed >= total:
+        first = str(items.get("first_error") or "")
+        return "failed", f"all {total} items failed" + (f"; the first: {first}" if first else "")
+    if failed:
+        return "partial", None
+    return "succeeded", None
 
 
 @dataclass(slots=True)
@@ -456,8 +470,9 @@ class Worker:
             log.exception("job %s (%s) crashed", job.id, job.kind)
             await self._end(job, ctx, "failed", error=f"internal error: {type(exc).__name__}")
             return
+        status, error = outcome(result)
         await self._end(
-            job, ctx, "succeeded", result={**result, "usage": ctx.usage.usage.as_dict()}
+            job, ctx, status, result={**result, "usage": ctx.usage.usage.as_dict()}, error=error
         )
 
     async def _end(

@@ -75,6 +75,14 @@ def _ingest(state: ServiceState) -> Runner:
             {"source": _relative(e["source"], root), "reason": _relative(e["reason"], root)}
             for e in out["errors"]
         ]
+        failed = len({e["source"].split("#")[0] for e in out["errors"]})
+        out["items"] = {
+            "total": max(report.files, failed),
+            "failed": failed,
+            "first_error": (
+                f"{out['errors'][0]['source']}: {out['errors'][0]['reason']}" if failed else ""
+            ),
+        }
         return out
 
     return run
@@ -114,7 +122,14 @@ def _moderation(state: ServiceState) -> Runner:
             resume=True,
             on_progress=on_progress,
         )
+        errors = summary.counts.get("ERROR", 0)
         result: dict[str, Any] = {
+            "items": {
+                "total": summary.total,
+                "failed": errors + len(summary.missing),
+                "first_error": summary.stop_reason or "",
+            },
+            "status": summary.status,
             "total": summary.total,
             "resumed_from": summary.skipped,
             "written": summary.done,

@@ -144,7 +144,7 @@ class AskResponse(BaseModel):
 class JobOut(BaseModel):
     id: str
     kind: str
-    status: Literal["queued", "running", "succeeded", "failed", "cancelled"]
+    status: Literal["queued", "running", "succeeded", "partial", "failed", "cancelled"]
     progress: dict[str, Any]
     result: dict[str, Any] | None
     error: str | None

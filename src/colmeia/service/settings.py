@@ -12,17 +12,18 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["DEFAULT_UPLOAD_TYPES", "ServiceSettings"]
 
+# what the document ingester reads (colmeia.rag.ingest.SUPPORTED_SUFFIXES); a type it cannot
+# read is refused at upload even when listed in COLMEIA_SERVICE_UPLOAD_TYPES
 DEFAULT_UPLOAD_TYPES = (
     ".pdf",
     ".txt",
+    ".text",
     ".md",
+    ".markdown",
     ".html",
     ".htm",
+    ".xhtml",
     ".docx",
-    ".csv",
-    ".json",
-    ".jsonl",
-    ".xml",
 )
 
 

@@ -115,12 +115,16 @@ async def start_ingestion(
     """Keep the uploaded files in the collection's folder and queue their ingestion."""
     if chunker not in _CHUNKERS:
         raise HTTPException(422, f"unknown chunker {chunker!r}; use one of {', '.join(_CHUNKERS)}")
+    from colmeia.rag.ingest.extract import SUPPORTED_SUFFIXES
+
     svc = state.service
     folder = state.tenants.collection_files(principal.tenant, name)
+    # a type the ingester cannot read is refused now (415), not accepted and failed later
+    readable = tuple(t for t in svc.upload_types if t in SUPPORTED_SUFFIXES)
     saved = await save_uploads(
         files,
         folder,
-        allowed=svc.upload_types,
+        allowed=readable,
         max_mb=svc.max_upload_mb,
         max_files=svc.max_files_per_upload,
     )

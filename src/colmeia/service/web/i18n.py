@@ -64,6 +64,7 @@ _T: dict[str, tuple[str, str]] = {
     "job.queued": ("na fila", "queued"),
     "job.running": ("em andamento", "running"),
     "job.succeeded": ("concluído", "finished"),
+    "job.partial": ("concluído em parte", "partly finished"),
     "job.failed": ("falhou", "failed"),
     "job.cancelled": ("cancelado", "cancelled"),
     "job.files": ("arquivos", "files"),

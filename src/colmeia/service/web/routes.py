@@ -209,7 +209,7 @@ async def job_part(
     if job is None:
         return _error(request, principal, HTTPException(404, f"no job {job_id!r}"))
     response = page(request, "_job.html", {"job": job}, principal=principal)
-    if job.status == "succeeded":
+    if job.status in ("succeeded", "partial"):
         response.headers["HX-Trigger"] = "job-done"  # the collection list refreshes
     return response
 
@@ -317,7 +317,7 @@ async def moderation_job_page(
         return _error(request, principal, exc)
     lines = await asyncio.to_thread(read_results, folder)
     queue = None
-    if job.status == "succeeded":
+    if job.status in ("succeeded", "partial"):
         queue = await asyncio.to_thread(review_queue, folder, None)
     return page(
         request,
@@ -357,7 +357,7 @@ async def moderation_progress(
     except HTTPException as exc:
         return _error(request, principal, exc)
     response = page(request, "_moderation_progress.html", {"job": job}, principal=principal)
-    if job.status in ("succeeded", "failed", "cancelled"):
+    if job.status in ("succeeded", "partial", "failed", "cancelled"):
         response.headers["HX-Refresh"] = "true"  # show the results and report
     return response
 
