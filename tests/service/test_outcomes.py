@@ -57,12 +57,12 @@ def test_all_files_ingested_the_job_succeeded(make_service: Any) -> None:
     assert job["status"] == "succeeded" and job["result"]["items"]["failed"] == 0
 
 
-@pytest.mark.parametrize("name", ["casos.json", "dados.jsonl", "lei.xml", "tabela.csv"])
+@pytest.mark.parametrize("name", ["casos.json", "dados.jsonl", "lei.xml", "planilha.xlsx"])
 def test_a_type_the_ingester_cannot_read_is_refused_at_upload_naming_the_file(
     make_service: Any, name: str
 ) -> None:
     # even when an operator lists it among the upload types
-    svc = make_service(upload_types=(".txt", ".json", ".jsonl", ".xml", ".csv"))
+    svc = make_service(upload_types=(".txt", ".json", ".jsonl", ".xml", ".xlsx"))
     h = svc.key("acme")
     r = _post(svc, h, [("lei.txt", LAW.encode()), (name, b'{"a": 1}')])
     assert r.status_code == 415

@@ -28,6 +28,7 @@ __all__ = [
     "Metered",
     "Principal",
     "admin_caller",
+    "authenticate",
     "caller",
     "metered_caller",
     "state_of",
@@ -178,14 +179,23 @@ def _same_origin(request: Request) -> bool:
     return urlsplit(origin).netloc == request.headers.get("host", "")
 
 
-async def identify(
-    request: Request,
-    api_key: str | None,
-    bearer: HTTPAuthorizationCredentials | None,
-) -> Principal:
-    """The principal behind the request's credentials, or 401."""
+def _presented(request: Request) -> str | None:
+    key = request.headers.get("x-api-key")
+    if key:
+        return key
+    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+    return credentials.strip() if scheme.lower() == "bearer" and credentials.strip() else None
+
+
+async def authenticate(request: Request) -> Principal:
+    """The principal behind the request's credentials (headers or the sign-in cookie), or a
+    401. The service's ASGI middleware calls it before any body is read and keeps the answer
+    in the request's state; the route dependencies reuse it."""
+    known: Principal | None = request.scope.get("state", {}).get("authenticated")
+    if known is not None:
+        return known
     state = state_of(request)
-    presented = api_key or (bearer.credentials if bearer else None)
+    presented = _presented(request)
     if presented:
         if presented.startswith("cmk_"):
             info = await asyncio.to_thread(verify_key, state.db, presented)
@@ -248,7 +258,7 @@ async def caller(
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)] = None,
 ) -> Principal:
     """Authenticated and within its rate limit."""
-    return await _checked(request, await identify(request, api_key, bearer), metered=False)
+    return await _checked(request, await authenticate(request), metered=False)
 
 
 async def metered_caller(
@@ -257,7 +267,7 @@ async def metered_caller(
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)] = None,
 ) -> Principal:
     """Like :func:`caller`, and with tokens left in its quota (the route calls a model)."""
-    return await _checked(request, await identify(request, api_key, bearer), metered=True)
+    return await _checked(request, await authenticate(request), metered=True)
 
 
 async def admin_caller(principal: Annotated[Principal, Depends(caller)]) -> Principal:

@@ -12,7 +12,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["DEFAULT_UPLOAD_TYPES", "ServiceSettings"]
 
-# what the document ingester reads (colmeia.rag.ingest.SUPPORTED_SUFFIXES); a type it cannot
+# what the document ingester reads (colmeia.rag.ingest.SUPPORTED_SUFFIXES, and CSV whose columns
+# it recognises: one document per row); a type it cannot
 # read is refused at upload even when listed in COLMEIA_SERVICE_UPLOAD_TYPES
 DEFAULT_UPLOAD_TYPES = (
     ".pdf",
@@ -24,6 +25,7 @@ DEFAULT_UPLOAD_TYPES = (
     ".htm",
     ".xhtml",
     ".docx",
+    ".csv",
 )
 
 
@@ -51,6 +53,12 @@ class ServiceSettings(BaseSettings):
     redis_prefix: str = Field(default="colmeia:", description="Prefix of every Redis key.")
     rate_limit_per_minute: int = Field(
         default=120, ge=1, description="Requests per minute per API key (a key may override)."
+    )
+    auth_failures_per_minute: int = Field(
+        default=20,
+        ge=1,
+        description="Failed authentications per minute from one client address before its "
+        "requests are refused (429) without checking their credentials.",
     )
     token_quota: int = Field(
         default=2_000_000,

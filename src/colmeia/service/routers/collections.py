@@ -120,7 +120,7 @@ async def start_ingestion(
     svc = state.service
     folder = state.tenants.collection_files(principal.tenant, name)
     # a type the ingester cannot read is refused now (415), not accepted and failed later
-    readable = tuple(t for t in svc.upload_types if t in SUPPORTED_SUFFIXES)
+    readable = tuple(t for t in svc.upload_types if t in SUPPORTED_SUFFIXES or t == ".csv")
     saved = await save_uploads(
         files,
         folder,
