@@ -275,9 +275,12 @@ class ObservedApp:
             state.metrics.errors.labels("http_5xx").inc()
         state.metrics.model_usage(tracker.by_model)
         principal = scope.get("state", {}).get("principal")
+        reservation = scope.get("state", {}).get("reservation")
         tokens = tracker.usage.total_tokens
         try:
-            if principal is not None and tokens:
+            if reservation is not None:
+                await state.limiter.settle(reservation, tokens)
+            elif principal is not None and tokens:
                 await state.limiter.spend(principal.bucket, tokens)
             mutating = method not in ("GET", "HEAD", "OPTIONS")
             # refusals before authentication are counted per client address by the middleware

@@ -240,15 +240,19 @@ async def _checked(request: Request, principal: Principal, *, metered: bool) -> 
             f"retry in {decision.retry_after_s}s",
         )
     if metered:
-        quota = await state.limiter.quota(principal.bucket, principal.token_quota)
-        if not quota.allowed:
+        quota, held = await state.limiter.reserve(
+            principal.bucket, principal.token_quota, state.service.request_token_reserve
+        )
+        if held is None:
             raise _refuse(
                 request,
                 "token_quota",
                 quota.retry_after_s,
-                f"token quota of {principal.token_quota} tokens used up; it renews in "
-                f"{quota.retry_after_s}s",
+                f"token quota of {principal.token_quota} tokens: {quota.remaining} left, and a "
+                f"request holds up to {min(state.service.request_token_reserve, principal.token_quota)} "
+                f"while it runs; it renews in {quota.retry_after_s}s",
             )
+        request.state.reservation = held
     return principal
 
 

@@ -65,6 +65,12 @@ class ServiceSettings(BaseSettings):
         ge=1,
         description="Model tokens per API key per quota window (a key may override).",
     )
+    request_token_reserve: int = Field(
+        default=3_000,
+        ge=1,
+        description="Tokens held from a key's quota while a model-calling request runs (the "
+        "most one request uses; capped at the key's quota); what it did not use is given back.",
+    )
     quota_window_s: int = Field(default=86_400, ge=1, description="Length of a quota window.")
     max_upload_mb: float = Field(default=25.0, gt=0, description="Largest file accepted.")
     max_files_per_upload: int = Field(default=200, ge=1)
