@@ -42,11 +42,14 @@ def mount_web(app: FastAPI) -> None:
     """The web UI: pages under /ui, static files (htmx vendored) under /static."""
     from pathlib import Path
 
-    from fastapi import Request
+    from fastapi import HTTPException, Request
+    from fastapi.exception_handlers import http_exception_handler
     from fastapi.responses import RedirectResponse
     from fastapi.staticfiles import StaticFiles
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+    from starlette.responses import Response
 
-    from colmeia.service.web.routes import SignInRequired, router
+    from colmeia.service.web.routes import SignInRequired, error_page, router
 
     app.include_router(router)
     static = Path(__file__).resolve().parents[1] / "web" / "static"
@@ -55,6 +58,13 @@ def mount_web(app: FastAPI) -> None:
     @app.get("/", include_in_schema=False)
     async def home() -> RedirectResponse:
         return RedirectResponse("/ui/search", status_code=303)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        # a person in the browser gets a page (a 429 included), an API client JSON
+        if request.url.path.startswith("/ui/") and not request.headers.get("hx-request"):
+            return error_page(request, HTTPException(exc.status_code, exc.detail, exc.headers))
+        return await http_exception_handler(request, exc)
 
     @app.exception_handler(SignInRequired)
     async def sign_in(request: Request, exc: SignInRequired) -> RedirectResponse:

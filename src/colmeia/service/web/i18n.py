@@ -142,6 +142,12 @@ _T: dict[str, tuple[str, str]] = {
     "review.accept": ("Aceitar", "Accept"),
     "review.reject": ("Recusar", "Reject"),
     "review.verdict": ("Veredito", "Verdict"),
+    "error.retry": ("Tente de novo em", "Try again in"),
+    "error.back": ("Voltar à busca", "Back to search"),
+    "review.edit": ("Editar a resposta", "Edit the answer"),
+    "review.edited": ("Resposta editada", "Edited answer"),
+    "review.note": ("Nota", "Note"),
+    "review.save_edit": ("Salvar a edição", "Save the edit"),
     "review.none": (
         "Nada para revisar: o sistema não mudou nem reteve respostas.",
         "Nothing to review: the system changed or withheld no answer.",
