@@ -396,11 +396,25 @@ def _install_errors(app: FastAPI) -> None:
 
     @app.exception_handler(ModelError)
     async def _model(request: Request, exc: ModelError) -> JSONResponse:
-        return _error(502, f"the language model failed: {exc}", request)
+        # the model server's address and the exception go to the log, not to the caller
+        rid = getattr(request.state, "request_id", "")
+        log.error("request %s: the language model failed: %s: %s", rid, type(exc).__name__, exc)
+        return _error(
+            502,
+            "the language model did not answer; try again in a moment, and if it keeps "
+            "failing give the request id to the operator",
+            request,
+        )
 
     @app.exception_handler(ColmeiaError)
     async def _colmeia(request: Request, exc: ColmeiaError) -> JSONResponse:
-        return _error(500, str(exc), request)
+        rid = getattr(request.state, "request_id", "")
+        log.error("request %s: %s: %s", rid, type(exc).__name__, exc)
+        return _error(
+            500,
+            "the request failed inside the service; the request id identifies it in the log",
+            request,
+        )
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
