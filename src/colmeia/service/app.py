@@ -322,13 +322,21 @@ class ObservedApp:
 
 
 def _template(state: ServiceState, scope: Scope) -> str:
-    """The route template a request would have reached (for metrics of refused requests)."""
-    from starlette.routing import Match
+    """The route template a refused request would have reached (for its metrics), from the
+    OpenAPI paths compiled once; the app's routing is not run for a refused request."""
+    from starlette.routing import compile_path
 
-    for route in state.extras.get("routes", ()):
-        path = getattr(route, "path", None)
-        if isinstance(path, str) and route.matches(scope)[0] is Match.FULL:
-            return path
+    table = state.extras.get("templates")
+    if table is None:
+        app = state.extras["app"]
+        table = [
+            (compile_path(path)[0], {m.upper() for m in ops}, path)
+            for path, ops in app.openapi().get("paths", {}).items()
+        ]
+        state.extras["templates"] = table
+    for regex, methods, path in table:
+        if scope["method"] in methods and regex.match(scope["path"]):
+            return str(path)
     return "unmatched"
 
 
@@ -551,7 +559,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.colmeia = state
-    state.extras["routes"] = app.router.routes
+    state.extras["app"] = app
     _install_errors(app)
     include_routers(app)
     app.add_middleware(ObservedApp, state=state)
