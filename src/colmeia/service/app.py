@@ -60,6 +60,21 @@ _QUIET = ("/healthz", "/readyz", "/metrics", "/static/")
 
 _API = "/v1/"
 
+# Pages and served reports run no inline script and may not be framed; Swagger UI and ReDoc
+# (local assets) set inline styles and ReDoc starts a worker from a blob.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+SECURITY_HEADERS = (
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin"),
+)
+
 
 class ObservedApp:
     """Pure ASGI middleware around every HTTP request (streams included).
@@ -119,7 +134,11 @@ class ObservedApp:
                 status = int(message["status"])
                 started_response = True
                 message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (b"x-request-id", rid.encode())]
+                message["headers"] = [
+                    *message["headers"],
+                    (b"x-request-id", rid.encode()),
+                    *SECURITY_HEADERS,
+                ]
             elif message["type"] == "http.response.body" and not message.get("more_body"):
                 response_done = True
             await send(message)
@@ -353,6 +372,7 @@ async def _refuse(
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
                 (b"x-request-id", rid.encode()),
+                *SECURITY_HEADERS,
                 *extra,
             ],
         }
@@ -557,6 +577,8 @@ def create_app(
             "reviews and agents. Authenticate with `X-API-Key` or `Authorization: Bearer`."
         ),
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.colmeia = state
     state.extras["app"] = app
