@@ -11,6 +11,7 @@ import importlib
 from pathlib import Path
 from typing import Any
 
+from colmeia.service.gate import pause_at
 from colmeia.service.jobs import JobContext, Runner
 from colmeia.service.state import ServiceState
 
@@ -43,6 +44,7 @@ def _ingest(state: ServiceState) -> Runner:
         embedder = state.embedder()
 
         def on_progress(p: IngestProgress) -> None:
+            pause_at(state.service.test_gate, "ingest", p.files_done)
             ctx.progress(
                 files_done=p.files_done,
                 files_total=p.files_total,
@@ -105,6 +107,7 @@ def _moderation(state: ServiceState) -> Runner:
         )
 
         def on_progress(p: BatchProgress) -> None:
+            pause_at(state.service.test_gate, "moderation", p.finished)
             ctx.progress(
                 total=p.total,
                 finished=p.finished,

@@ -102,6 +102,11 @@ class ServiceSettings(BaseSettings):
     log_format: Literal["json", "text"] = Field(default="json")
     default_language: Literal["pt", "en"] = Field(default="pt")
     session_hours: float = Field(default=12.0, gt=0, description="Web UI sign-in lifetime.")
+    test_gate: Path | None = Field(
+        default=None,
+        description="Tests only: a folder of pause points (colmeia.service.gate) where jobs stop "
+        "so a restart test can kill the process at a known point.",
+    )
     secure_cookies: bool = Field(default=False, description="Mark UI cookies Secure (HTTPS).")
 
     @field_validator("upload_types", mode="before")
