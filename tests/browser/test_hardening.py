@@ -81,3 +81,54 @@ def test_the_edit_verdict_is_given_in_the_browser(
     queue = httpx.get(f"{server.url}/v1/moderation/jobs/{job['id']}/review", headers=h).json()
     verdict = next(i["verdict"] for i in queue["items"] if i["key"] == key)
     assert verdict["verdict"] == "edit" and verdict["edited_answer"] == edited
+
+
+def test_works_of_a_review_are_screened_in_the_browser(
+    page: Any, server: Any, screenshots: Path
+) -> None:
+    theses = DATA_DIR / "theses" / "capes_resumos.csv"
+    h = {"X-API-Key": server.key}
+
+    def finished(job_id: str) -> None:
+        deadline = time.monotonic() + 120
+        while httpx.get(f"{server.url}/v1/jobs/{job_id}", headers=h).json()["status"] in (
+            "queued",
+            "running",
+        ):
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+
+    lib = httpx.post(
+        f"{server.url}/v1/collections/triagem/library",
+        files=[("files", (theses.name, theses.read_bytes(), "text/csv"))],
+        headers=h,
+        timeout=60,
+    ).json()
+    finished(lib["id"])
+    review = httpx.post(
+        f"{server.url}/v1/reviews",
+        json={"question": "formação de professores", "collection": "triagem", "top": 3},
+        headers=h,
+    ).json()
+    finished(review["id"])
+    page.goto(f"{server.url}/ui/reviews/{review['id']}")
+    rows = page.locator("#review-table tbody tr")
+    assert rows.count() == 3
+    first, second = rows.nth(0), rows.nth(1)
+    work1, work2 = first.get_attribute("data-work"), second.get_attribute("data-work")
+    first.get_by_role("button", name="Incluir").click()
+    page.locator(f'tr[data-work="{work1}"][data-decision="include"]').wait_for()
+    # an exclusion needs a reason: without one the row says so and nothing is recorded
+    second.get_by_role("button", name="Excluir").click()
+    page.locator(f'tr[data-work="{work2}"] .error').wait_for()
+    row2 = page.locator(f'tr[data-work="{work2}"]')
+    assert row2.get_attribute("data-decision") == "pending"
+    row2.get_by_label("Motivo").fill("fora do tema")
+    row2.get_by_role("button", name="Excluir").click()
+    page.locator(f'tr[data-work="{work2}"][data-decision="exclude"]').wait_for()
+    page.screenshot(path=str(screenshots / "review-screening.png"), full_page=True)
+    prisma = httpx.get(f"{server.url}/v1/reviews/{review['id']}", headers=h).json()["review"]
+    decisions = {w["doc_id"]: w["screening"] for w in prisma["works"]}
+    assert decisions[work1]["decision"] == "include"
+    assert decisions[work2]["decision"] == "exclude"
+    assert decisions[work2]["reason"] == "fora do tema"

@@ -132,6 +132,10 @@ _T: dict[str, tuple[str, str]] = {
     "reviews.relevance": ("Relevância", "Relevance"),
     "reviews.objectives": ("Objetivos", "Objectives"),
     "reviews.screening": ("Triagem", "Screening"),
+    "screening.pending": ("pendente", "pending"),
+    "screening.include": ("Incluir", "Include"),
+    "screening.exclude": ("Excluir", "Exclude"),
+    "screening.reason": ("Motivo", "Reason"),
     "reviews.export": ("Exportar", "Export"),
     "reviews.extractive": (
         "Sem modelo de linguagem: campos extraídos dos próprios trechos, com citação.",

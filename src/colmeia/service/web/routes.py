@@ -600,6 +600,40 @@ async def review_page(
     )
 
 
+@router.post("/reviews/{review_id}/screening", response_class=HTMLResponse)
+async def review_screening(
+    request: Request,
+    review_id: str,
+    principal: Principal = Depends(web_caller),
+    work: str = Form(..., max_length=500),
+    decision: str = Form(..., pattern=r"^(include|exclude|pending)$"),
+    reason: str = Form("", max_length=2000),
+) -> HTMLResponse:
+    """Include or exclude one work of a review (the API's screening), and show its row."""
+    from colmeia.apps.literature import Review
+    from colmeia.service.routers.reviews import Screening, review_file, screen
+
+    error = ""
+    try:
+        body = Screening(work=work, decision=decision, reason=reason)
+        await screen(request, review_id, body, principal)
+    except HTTPException as exc:
+        if exc.status_code != 422:
+            return _error(request, principal, exc)
+        error = str(exc.detail)  # e.g. an exclusion without a reason: said on the row
+    _, path = await asyncio.to_thread(review_file, state_of(request), principal, review_id)
+    review = await asyncio.to_thread(Review.load, path)
+    row = next((w for w in review.works if w.doc_id == work or str(w.rank) == work), None)
+    if row is None:
+        return _error(request, principal, HTTPException(404, f"no work {work!r} in this review"))
+    return page(
+        request,
+        "_screening_row.html",
+        {"w": row, "job_id": review_id, "error": error},
+        principal=principal,
+    )
+
+
 @router.post("/library", response_class=HTMLResponse)
 async def library_upload(
     request: Request,
