@@ -34,6 +34,17 @@ class Service:
         _, plain = create_key(self.state.db, tenant, name, **options)
         return {"X-API-Key": plain}
 
+    def sign_in(self, key: str) -> Any:
+        """Sign in to the web UI as a browser does: the form's CSRF token, then the post."""
+        import re
+
+        form = self.client.get("/ui/login").text
+        token = re.search(r'name="csrf" value="([^"]+)"', form)
+        assert token, form
+        return self.client.post(
+            "/ui/login", data={"key": key, "csrf": token.group(1)}, follow_redirects=False
+        )
+
     def wait_job(self, job_id: str, headers: dict[str, str], timeout: float = 60) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         pause = 0.02
@@ -41,7 +52,7 @@ class Service:
             r = self.client.get(f"/v1/jobs/{job_id}", headers=headers)
             assert r.status_code == 200, f"job {job_id}: HTTP {r.status_code} {r.text}"
             job = r.json()
-            if job["status"] in ("succeeded", "failed", "cancelled"):
+            if job["status"] in ("succeeded", "partial", "failed", "cancelled"):
                 return dict(job)
             if time.monotonic() > deadline:
                 raise AssertionError(f"job {job_id} still {job['status']}: {job['progress']}")

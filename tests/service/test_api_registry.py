@@ -283,7 +283,7 @@ def test_the_cases_page_looks_a_case_up_in_portuguese(make_service: Any) -> None
     svc = make_service()
     admin = svc.key("acme", role="admin")
     _import_all(svc, admin)
-    signed = svc.client.post("/ui/login", data={"key": admin["X-API-Key"]}, follow_redirects=False)
+    signed = svc.sign_in(admin["X-API-Key"])
     assert signed.status_code == 303
     html = svc.client.get("/ui/cases", params={"number": "tc 1234/2024"}).text
     assert 'lang="pt-BR"' in html and "Processos e expedientes" in html

@@ -13,7 +13,8 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
 from typing import Any
 
-from fastapi import FastAPI, Request
+import orjson
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from colmeia import __version__
@@ -57,12 +58,34 @@ _RID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 _QUIET = ("/healthz", "/readyz", "/metrics", "/static/")
 
 
-class _BodyTooLarge(Exception):
-    pass
+_API = "/v1/"
+
+# Pages and served reports run no inline script and may not be framed; Swagger UI and ReDoc
+# (local assets) set inline styles and ReDoc starts a worker from a blob.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+SECURITY_HEADERS = (
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin"),
+)
 
 
 class ObservedApp:
-    """Pure ASGI middleware around every HTTP request (streams included)."""
+    """Pure ASGI middleware around every HTTP request (streams included).
+
+    Before the app sees a request of the API (``/v1/…``) its credentials are checked from the
+    headers alone: an anonymous or wrongly keyed request is refused before a byte of its body
+    is read, and a client address with too many failed authentications in the minute is
+    refused (429) without even checking. The body is then counted as it arrives (413 as soon
+    as it passes the limit, chunked or not), and a client that disconnects before its answer
+    cancels the work (and the model call) it was waiting for.
+    """
 
     def __init__(self, app: ASGIApp, state: ServiceState) -> None:
         self.app = app
@@ -87,31 +110,71 @@ class ObservedApp:
         path: str = scope["path"]
         status = 500
         started_response = False
+        response_done = False
         limit = int(state.service.max_request_mb * 1024 * 1024)
         length = headers.get("content-length", "")
         if length.isdigit() and int(length) > limit:
             await _too_large(send, rid, state.service.max_request_mb)
             request_context.reset(token)
             return
-        received = 0
-
-        async def counted_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > limit:
-                    raise _BodyTooLarge
-            return message
+        if path.startswith(_API):
+            refusal = await self._authenticate(scope)
+            if refusal is not None:
+                await _refuse(send, rid, refusal)
+                template = _template(state, scope)
+                state.metrics.requests.labels(method, template, str(refusal.status_code)).inc()
+                request_context.reset(token)
+                return
 
         async def observed_send(message: Message) -> None:
-            nonlocal status, started_response
+            nonlocal status, started_response, response_done
+            if refused_body:
+                return  # the 413 went out; what the app says after it is dropped
             if message["type"] == "http.response.start":
                 status = int(message["status"])
                 started_response = True
                 message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (b"x-request-id", rid.encode())]
+                message["headers"] = [
+                    *message["headers"],
+                    (b"x-request-id", rid.encode()),
+                    *SECURITY_HEADERS,
+                ]
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                response_done = True
             await send(message)
+
+        # One reader of the client's messages: it counts the body, refuses it past the limit
+        # and notices a disconnect while the app is still working, which cancels the app.
+        inbox: asyncio.Queue[Message] = asyncio.Queue(maxsize=4)
+        refused_body = False
+        gone = False
+        app_task: asyncio.Task[None] | None = None
+
+        async def pump() -> None:
+            nonlocal refused_body, gone, status
+            received = 0
+            while True:
+                message = await receive()
+                if message["type"] == "http.request":
+                    received += len(message.get("body", b""))
+                    if received > limit:
+                        if not started_response:
+                            await _too_large(send, rid, state.service.max_request_mb)
+                        refused_body = True
+                        status = 413
+                        await inbox.put({"type": "http.disconnect"})
+                        return
+                    await inbox.put(message)
+                    continue
+                if message["type"] == "http.disconnect":
+                    if not response_done and app_task is not None and not app_task.done():
+                        gone = True
+                        app_task.cancel()
+                    await inbox.put(message)
+                    return
+
+        async def app_receive() -> Message:
+            return await inbox.get()
 
         span_cm: Any = contextlib.nullcontext()
         hook_token = None
@@ -122,18 +185,27 @@ class ObservedApp:
             hook_token = graph_node_spans().set(node_span_handler(state.tracing.tracer()))
         state.metrics.inflight.inc()
         t0 = time.perf_counter()
+        template = "unmatched"
         try:
             with span_cm as span, track_usage() as tracker:
+                reader = asyncio.ensure_future(pump())
+                app_task = asyncio.ensure_future(self.app(scope, app_receive, observed_send))
                 try:
-                    await self.app(scope, counted_receive, observed_send)
-                except _BodyTooLarge:
-                    if not started_response:
-                        await _too_large(send, rid, state.service.max_request_mb)
-                    status = 413
+                    await app_task
+                except asyncio.CancelledError:
+                    if not gone:
+                        raise
+                    status = 499  # the client closed the connection before its answer
+                    log.info("client of request %s disconnected; its work was cancelled", rid)
                 except Exception:
                     status = 500
                     raise
                 finally:
+                    reader.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await reader
+                    if refused_body:
+                        status = 413
                     route = scope.get("route")
                     template = getattr(route, "path", None) or "unmatched"
                     if span is not None:
@@ -147,6 +219,62 @@ class ObservedApp:
                 graph_node_spans().reset(hook_token)
             await self._account(scope, method, template, path, status, elapsed, tracker, rid)
             request_context.reset(token)
+
+    async def _authenticate(self, scope: Scope) -> HTTPException | None:
+        """Check the request's credentials from its headers; the refusal to send, if any."""
+        from fastapi import HTTPException
+
+        from colmeia.service.auth import authenticate
+
+        state = self.state
+        client = (scope.get("client") or ("unknown", 0))[0]
+        window = int(time.time() // 60)
+        failures_key = f"authfail:{client}:{window}"
+        allowed = state.service.auth_failures_per_minute
+        try:
+            if await state.limiter.counters.get(failures_key) >= allowed:
+                state.metrics.refusals.labels("auth_failures").inc()
+                await self._audit_failure(client, window, failures_key, scope, 429)
+                return HTTPException(
+                    429,
+                    f"too many failed sign-ins from this address ({allowed} a minute); retry "
+                    "in a minute with a valid key",
+                    headers={"Retry-After": str(60 - int(time.time()) % 60)},
+                )
+            scope["state"]["authenticated"] = await authenticate(Request(scope))
+        except HTTPException as exc:
+            if exc.status_code == 401:
+                await state.limiter.counters.incr(failures_key, 1, 61)
+                await self._audit_failure(client, window, failures_key, scope, 401)
+            return exc
+        except ColmeiaError as exc:
+            log.error("could not check the credentials of a request: %s", exc)
+            return HTTPException(503, "the service cannot check credentials right now; retry")
+        return None
+
+    async def _audit_failure(
+        self, client: str, window: int, key: str, scope: Scope, status: int
+    ) -> None:
+        """One audit row per client address and minute, counting its refused requests: an
+        anonymous flood must not write a row per request."""
+        count = await self.state.limiter.counters.incr(f"{key}:audit", 1, 61)
+        # a failed authentication updates the row (at most auth_failures_per_minute of them a
+        # minute); a throttled client's refusals only at powers of two: log2(n) writes for n
+        if status == 429 and count & (count - 1):
+            return
+        try:
+            await asyncio.to_thread(
+                audit.count_refusals,
+                self.state.db,
+                f"refused:{client}:{window}",
+                client=client,
+                count=count,
+                status=status,
+                target=str(scope["path"]),
+                request_id=str(scope["state"].get("request_id", "")),
+            )
+        except ColmeiaError as exc:
+            log.error("could not write the audit row of refused requests: %s", exc)
 
     async def _account(
         self,
@@ -166,12 +294,21 @@ class ObservedApp:
             state.metrics.errors.labels("http_5xx").inc()
         state.metrics.model_usage(tracker.by_model)
         principal = scope.get("state", {}).get("principal")
+        reservation = scope.get("state", {}).get("reservation")
         tokens = tracker.usage.total_tokens
         try:
-            if principal is not None and tokens:
+            if reservation is not None:
+                await state.limiter.settle(reservation, tokens)
+            elif principal is not None and tokens:
                 await state.limiter.spend(principal.bucket, tokens)
             mutating = method not in ("GET", "HEAD", "OPTIONS")
-            if (mutating or status in (401, 403, 429)) and not path.startswith(_QUIET):
+            # refusals before authentication are counted per client address by the middleware
+            anonymous_refusal = principal is None and status in (401, 429)
+            if (
+                (mutating or status in (401, 403, 429))
+                and not anonymous_refusal
+                and not path.startswith(_QUIET)
+            ):
                 await asyncio.to_thread(
                     audit.record,
                     state.db,
@@ -201,6 +338,46 @@ class ObservedApp:
                     "simulated_calls": tracker.usage.simulated,
                 },
             )
+
+
+def _template(state: ServiceState, scope: Scope) -> str:
+    """The route template a refused request would have reached (for its metrics), from the
+    OpenAPI paths compiled once; the app's routing is not run for a refused request."""
+    from starlette.routing import compile_path
+
+    table = state.extras.get("templates")
+    if table is None:
+        app = state.extras["app"]
+        table = [
+            (compile_path(path)[0], {m.upper() for m in ops}, path)
+            for path, ops in app.openapi().get("paths", {}).items()
+        ]
+        state.extras["templates"] = table
+    for regex, methods, path in table:
+        if scope["method"] in methods and regex.match(scope["path"]):
+            return str(path)
+    return "unmatched"
+
+
+async def _refuse(
+    send: Callable[[Message], Awaitable[None]], rid: str, refusal: HTTPException
+) -> None:
+    body = orjson.dumps({"detail": refusal.detail, "request_id": rid})
+    extra = [(k.lower().encode(), v.encode()) for k, v in (refusal.headers or {}).items()]
+    await send(
+        {
+            "type": "http.response.start",
+            "status": refusal.status_code,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"x-request-id", rid.encode()),
+                *SECURITY_HEADERS,
+                *extra,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _too_large(send: Callable[[Message], Awaitable[None]], rid: str, mb: float) -> None:
@@ -247,11 +424,25 @@ def _install_errors(app: FastAPI) -> None:
 
     @app.exception_handler(ModelError)
     async def _model(request: Request, exc: ModelError) -> JSONResponse:
-        return _error(502, f"the language model failed: {exc}", request)
+        # the model server's address and the exception go to the log, not to the caller
+        rid = getattr(request.state, "request_id", "")
+        log.error("request %s: the language model failed: %s: %s", rid, type(exc).__name__, exc)
+        return _error(
+            502,
+            "the language model did not answer; try again in a moment, and if it keeps "
+            "failing give the request id to the operator",
+            request,
+        )
 
     @app.exception_handler(ColmeiaError)
     async def _colmeia(request: Request, exc: ColmeiaError) -> JSONResponse:
-        return _error(500, str(exc), request)
+        rid = getattr(request.state, "request_id", "")
+        log.error("request %s: %s: %s", rid, type(exc).__name__, exc)
+        return _error(
+            500,
+            "the request failed inside the service; the request id identifies it in the log",
+            request,
+        )
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
@@ -346,6 +537,9 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        from colmeia.service.uploads import sweep_interrupted
+
+        await asyncio.to_thread(sweep_interrupted, state.tenants.home / "tenants")
         if state.settings.llm.base_url:
             from colmeia.llm import OpenAIChatModel
 
@@ -383,8 +577,11 @@ def create_app(
             "reviews and agents. Authenticate with `X-API-Key` or `Authorization: Bearer`."
         ),
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.colmeia = state
+    state.extras["app"] = app
     _install_errors(app)
     include_routers(app)
     app.add_middleware(ObservedApp, state=state)

@@ -11,7 +11,7 @@ import orjson
 
 from colmeia.service.db import Database
 
-__all__ = ["entries", "record"]
+__all__ = ["count_refusals", "entries", "record"]
 
 
 def record(
@@ -41,6 +41,41 @@ def record(
             orjson.dumps(dict(detail or {}), default=str).decode(),
         ),
     )
+
+
+def count_refusals(
+    db: Database,
+    row_id: str,
+    *,
+    client: str,
+    count: int,
+    status: int,
+    target: str,
+    request_id: str,
+) -> None:
+    """Create or bring up to date the one row counting a client address's refused requests
+    (bad or missing credentials, throttled) in a window; ``row_id`` names the window."""
+    detail = orjson.dumps({"refused": count, "client": client}).decode()
+    changed = db.execute(
+        "UPDATE audit_log SET detail = ?, status = ?, ts = ? WHERE id = ?",
+        (detail, status, time.time(), row_id),
+    )
+    if not changed:
+        db.execute(
+            "INSERT INTO audit_log(id, ts, tenant_id, actor, action, target, status, request_id,"
+            " detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row_id,
+                time.time(),
+                "",
+                "anonymous",
+                "refused requests",
+                target[:500],
+                status,
+                request_id,
+                detail,
+            ),
+        )
 
 
 def entries(

@@ -28,6 +28,7 @@ __all__ = [
     "Metered",
     "Principal",
     "admin_caller",
+    "authenticate",
     "caller",
     "metered_caller",
     "state_of",
@@ -178,14 +179,23 @@ def _same_origin(request: Request) -> bool:
     return urlsplit(origin).netloc == request.headers.get("host", "")
 
 
-async def identify(
-    request: Request,
-    api_key: str | None,
-    bearer: HTTPAuthorizationCredentials | None,
-) -> Principal:
-    """The principal behind the request's credentials, or 401."""
+def _presented(request: Request) -> str | None:
+    key = request.headers.get("x-api-key")
+    if key:
+        return key
+    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+    return credentials.strip() if scheme.lower() == "bearer" and credentials.strip() else None
+
+
+async def authenticate(request: Request) -> Principal:
+    """The principal behind the request's credentials (headers or the sign-in cookie), or a
+    401. The service's ASGI middleware calls it before any body is read and keeps the answer
+    in the request's state; the route dependencies reuse it."""
+    known: Principal | None = request.scope.get("state", {}).get("authenticated")
+    if known is not None:
+        return known
     state = state_of(request)
-    presented = api_key or (bearer.credentials if bearer else None)
+    presented = _presented(request)
     if presented:
         if presented.startswith("cmk_"):
             info = await asyncio.to_thread(verify_key, state.db, presented)
@@ -230,15 +240,19 @@ async def _checked(request: Request, principal: Principal, *, metered: bool) -> 
             f"retry in {decision.retry_after_s}s",
         )
     if metered:
-        quota = await state.limiter.quota(principal.bucket, principal.token_quota)
-        if not quota.allowed:
+        quota, held = await state.limiter.reserve(
+            principal.bucket, principal.token_quota, state.service.request_token_reserve
+        )
+        if held is None:
             raise _refuse(
                 request,
                 "token_quota",
                 quota.retry_after_s,
-                f"token quota of {principal.token_quota} tokens used up; it renews in "
-                f"{quota.retry_after_s}s",
+                f"token quota of {principal.token_quota} tokens: {quota.remaining} left, and a "
+                f"request holds up to {min(state.service.request_token_reserve, principal.token_quota)} "
+                f"while it runs; it renews in {quota.retry_after_s}s",
             )
+        request.state.reservation = held
     return principal
 
 
@@ -248,7 +262,7 @@ async def caller(
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)] = None,
 ) -> Principal:
     """Authenticated and within its rate limit."""
-    return await _checked(request, await identify(request, api_key, bearer), metered=False)
+    return await _checked(request, await authenticate(request), metered=False)
 
 
 async def metered_caller(
@@ -257,7 +271,7 @@ async def metered_caller(
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)] = None,
 ) -> Principal:
     """Like :func:`caller`, and with tokens left in its quota (the route calls a model)."""
-    return await _checked(request, await identify(request, api_key, bearer), metered=True)
+    return await _checked(request, await authenticate(request), metered=True)
 
 
 async def admin_caller(principal: Annotated[Principal, Depends(caller)]) -> Principal:

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import socket
 import threading
 import time
@@ -42,8 +43,52 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
-TERMINAL: frozenset[str] = frozenset({"succeeded", "failed", "cancelled"})
+JobStatus = Literal["queued", "running", "succeeded", "partial", "failed", "cancelled"]
+TERMINAL: frozenset[str] = frozenset({"succeeded", "partial", "failed", "cancelled"})
+
+
+_URL = re.compile(
+    r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>)]+"  # URLs
+    r"|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b"  # IPv4 addresses, with a port
+    r"|\blocalhost:\d+\b",
+    re.IGNORECASE,
+)
+
+
+def public_error(error: BaseException | str) -> str:
+    """What a tenant may read of an error: no internal addresses (they go to the log), and
+    for a model failure what to do rather than the exception."""
+    from colmeia.errors import ModelError
+
+    if isinstance(error, ModelError):
+        return "the language model did not answer; run the job again later"
+    return _URL.sub("(an internal address)", str(error))
+
+
+def _redacted(data: Any) -> Any:
+    """``data`` with every internal address in its strings replaced (a job's result)."""
+    if isinstance(data, str):
+        return _URL.sub("(an internal address)", data)
+    if isinstance(data, list):
+        return [_redacted(v) for v in data]
+    if isinstance(data, dict):
+        return {k: _redacted(v) for k, v in data.items()}
+    return data
+
+
+def outcome(result: dict[str, Any]) -> tuple[JobStatus, str | None]:
+    """A finished job's status from its result's ``items`` (``{"total": n, "failed": k}``):
+    every item failed → ``failed`` (the first reason as the error), some → ``partial``, none or
+    no items counted → ``succeeded``. A job whose work all failed must not say it succeeded."""
+    items = result.get("items") or {}
+    total, failed = int(items.get("total") or 0), int(items.get("failed") or 0)
+    if total and failed >= total:
+        first = str(items.get("first_error") or "")
+        first = public_error(first)
+        return "failed", f"all {total} items failed" + (f"; the first: {first}" if first else "")
+    if failed:
+        return "partial", None
+    return "succeeded", None
 
 
 @dataclass(slots=True)
@@ -450,14 +495,16 @@ class Worker:
                 await asyncio.shield(asyncio.to_thread(self.jobs.release, job.id, self.owner))
             raise
         except ColmeiaError as exc:
-            await self._end(job, ctx, "failed", error=str(exc))
+            log.error("job %s (%s) failed: %s: %s", job.id, job.kind, type(exc).__name__, exc)
+            await self._end(job, ctx, "failed", error=public_error(exc))
             return
         except Exception as exc:
             log.exception("job %s (%s) crashed", job.id, job.kind)
             await self._end(job, ctx, "failed", error=f"internal error: {type(exc).__name__}")
             return
+        status, error = outcome(result)
         await self._end(
-            job, ctx, "succeeded", result={**result, "usage": ctx.usage.usage.as_dict()}
+            job, ctx, status, result={**result, "usage": ctx.usage.usage.as_dict()}, error=error
         )
 
     async def _end(
@@ -474,8 +521,8 @@ class Worker:
             job.id,
             self.owner,
             status,
-            result=result,
-            error=error,
+            result=_redacted(result),
+            error=public_error(error) if error else None,
             progress=ctx.latest,
         )
         log.info("job %s (%s) %s%s", job.id, job.kind, status, f": {error}" if error else "")

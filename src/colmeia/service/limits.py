@@ -16,7 +16,14 @@ from typing import Any, Protocol
 
 from colmeia.errors import StoreError
 
-__all__ = ["Counters", "LimitDecision", "Limiter", "MemoryCounters", "RedisCounters"]
+__all__ = [
+    "Counters",
+    "LimitDecision",
+    "Limiter",
+    "MemoryCounters",
+    "RedisCounters",
+    "Reservation",
+]
 
 
 class Counters(Protocol):
@@ -125,6 +132,15 @@ class LimitDecision:
     remaining: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """Tokens held from a key's quota window while its request runs."""
+
+    counter: str
+    tokens: int
+    ttl_s: int
+
+
 class Limiter:
     """Checks and counts requests and tokens per API key."""
 
@@ -153,6 +169,34 @@ class Limiter:
         if used >= quota:
             return LimitDecision(False, "token quota", left, quota, 0)
         return LimitDecision(True, limit=quota, remaining=quota - used)
+
+    async def reserve(
+        self, key_id: str, quota: int, tokens: int
+    ) -> tuple[LimitDecision, Reservation | None]:
+        """Hold ``tokens`` (a request's most) of the key's quota before its model calls, or
+        refuse when they do not fit in what is left. One atomic add on the shared counter:
+        concurrent requests cannot all see the same room, so together they never hold more
+        than the quota (a refused hold is taken back at once)."""
+        tokens = max(1, min(tokens, quota))
+        index, left = self._window(self.quota_window_s, time.time())
+        counter = f"q:{key_id}:{index}"
+        ttl = self.quota_window_s + 1
+        used = await self.counters.incr(counter, tokens, ttl)
+        if used > quota:
+            await self.counters.incr(counter, -tokens, ttl)
+            return LimitDecision(
+                False, "token quota", left, quota, max(0, quota - used + tokens)
+            ), None
+        return LimitDecision(True, limit=quota, remaining=quota - used), Reservation(
+            counter, tokens, ttl
+        )
+
+    async def settle(self, reservation: Reservation, tokens: int) -> None:
+        """Replace the hold by what the request used (given back or, rarely, charged more)."""
+        if tokens != reservation.tokens:
+            await self.counters.incr(
+                reservation.counter, tokens - reservation.tokens, reservation.ttl_s
+            )
 
     async def spend(self, key_id: str, tokens: int) -> None:
         """Add the tokens a request used to its key's window."""

@@ -10,11 +10,32 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any, Protocol
 
 from colmeia.errors import ConfigurationError
-from colmeia.service.db import Database
+
+
+class Database(Protocol):
+    """What migrations need of the service database (:class:`colmeia.service.db.Database`).
+    A protocol, so this module does not import ``db`` (which runs the migrations on open)."""
+
+    @property
+    def dialect(self) -> str: ...
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int: ...
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None: ...
+
+    def transaction(self) -> AbstractContextManager[Any]: ...
+
+    def executescript(self, script: str) -> None: ...
+
 
 __all__ = ["Migration", "current_version", "downgrade", "migrations", "upgrade"]
 

@@ -77,6 +77,10 @@ def setup_logging(fmt: str, level: str) -> None:
     logging.getLogger("colmeia").setLevel(level.upper())  # the CLI's quieter default is not ours
     # uvicorn's access log repeats what the request log line already says
     logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
+    # rendered prompts and model replies hold tenants' documents and questions: a service
+    # logs them only when asked for DEBUG, never at INFO (the CLI's -v shows them at INFO)
+    debug = level.upper() == "DEBUG"
+    logging.getLogger("colmeia.llm.trace").setLevel(logging.INFO if debug else logging.WARNING)
 
 
 class _QueueDepth(Collector):

@@ -11,6 +11,7 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from colmeia.service.gate import pause_at
 from colmeia.service.jobs import JobContext, Runner
 from colmeia.service.state import ServiceState
 
@@ -49,6 +50,7 @@ def _ingest(state: ServiceState) -> Runner:
         embedder = state.embedder()
 
         def on_progress(p: IngestProgress) -> None:
+            pause_at(state.service.test_gate, "ingest", p.files_done)
             ctx.progress(
                 files_done=p.files_done,
                 files_total=p.files_total,
@@ -81,6 +83,14 @@ def _ingest(state: ServiceState) -> Runner:
             {"source": _relative(e["source"], root), "reason": _relative(e["reason"], root)}
             for e in out["errors"]
         ]
+        failed = len({e["source"].split("#")[0] for e in out["errors"]})
+        out["items"] = {
+            "total": max(report.files, failed),
+            "failed": failed,
+            "first_error": (
+                f"{out['errors'][0]['source']}: {out['errors'][0]['reason']}" if failed else ""
+            ),
+        }
         return out
 
     return run
@@ -103,6 +113,7 @@ def _moderation(state: ServiceState) -> Runner:
         )
 
         def on_progress(p: BatchProgress) -> None:
+            pause_at(state.service.test_gate, "moderation", p.finished)
             ctx.progress(
                 total=p.total,
                 finished=p.finished,
@@ -124,7 +135,14 @@ def _moderation(state: ServiceState) -> Runner:
                 resume=True,
                 on_progress=on_progress,
             )
+        errors = summary.counts.get("ERROR", 0)
         result: dict[str, Any] = {
+            "items": {
+                "total": summary.total,
+                "failed": errors + len(summary.missing),
+                "first_error": summary.stop_reason or "",
+            },
+            "status": summary.status,
             "total": summary.total,
             "resumed_from": summary.skipped,
             "written": summary.done,

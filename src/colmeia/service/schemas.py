@@ -6,6 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from colmeia.service.names import NewName
+from colmeia.store.base import NAME_RULE
+
 __all__ = [
     "AskRequest",
     "AskResponse",
@@ -20,8 +23,6 @@ __all__ = [
     "SearchRequest",
     "SearchResponse",
 ]
-
-_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 
 class _Strict(BaseModel):
@@ -39,7 +40,7 @@ class MeOut(BaseModel):
 
 
 class CollectionCreate(_Strict):
-    name: str = Field(pattern=_NAME, description="1-64 letters, digits, '.', '_' or '-'.")
+    name: NewName = Field(description=NAME_RULE)
 
 
 class CollectionOut(BaseModel):
@@ -144,7 +145,7 @@ class AskResponse(BaseModel):
 class JobOut(BaseModel):
     id: str
     kind: str
-    status: Literal["queued", "running", "succeeded", "failed", "cancelled"]
+    status: Literal["queued", "running", "succeeded", "partial", "failed", "cancelled"]
     progress: dict[str, Any]
     result: dict[str, Any] | None
     error: str | None

@@ -12,17 +12,20 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["DEFAULT_UPLOAD_TYPES", "ServiceSettings"]
 
+# what the document ingester reads (colmeia.rag.ingest.SUPPORTED_SUFFIXES, and CSV whose columns
+# it recognises: one document per row); a type it cannot
+# read is refused at upload even when listed in COLMEIA_SERVICE_UPLOAD_TYPES
 DEFAULT_UPLOAD_TYPES = (
     ".pdf",
     ".txt",
+    ".text",
     ".md",
+    ".markdown",
     ".html",
     ".htm",
+    ".xhtml",
     ".docx",
     ".csv",
-    ".json",
-    ".jsonl",
-    ".xml",
 )
 
 
@@ -51,10 +54,22 @@ class ServiceSettings(BaseSettings):
     rate_limit_per_minute: int = Field(
         default=120, ge=1, description="Requests per minute per API key (a key may override)."
     )
+    auth_failures_per_minute: int = Field(
+        default=20,
+        ge=1,
+        description="Failed authentications per minute from one client address before its "
+        "requests are refused (429) without checking their credentials.",
+    )
     token_quota: int = Field(
         default=2_000_000,
         ge=1,
         description="Model tokens per API key per quota window (a key may override).",
+    )
+    request_token_reserve: int = Field(
+        default=3_000,
+        ge=1,
+        description="Tokens held from a key's quota while a model-calling request runs (the "
+        "most one request uses; capped at the key's quota); what it did not use is given back.",
     )
     quota_window_s: int = Field(default=86_400, ge=1, description="Length of a quota window.")
     max_upload_mb: float = Field(default=25.0, gt=0, description="Largest file accepted.")
@@ -100,6 +115,11 @@ class ServiceSettings(BaseSettings):
     log_format: Literal["json", "text"] = Field(default="json")
     default_language: Literal["pt", "en"] = Field(default="pt")
     session_hours: float = Field(default=12.0, gt=0, description="Web UI sign-in lifetime.")
+    test_gate: Path | None = Field(
+        default=None,
+        description="Tests only: a folder of pause points (colmeia.service.gate) where jobs stop "
+        "so a restart test can kill the process at a known point.",
+    )
     secure_cookies: bool = Field(default=False, description="Mark UI cookies Secure (HTTPS).")
 
     @field_validator("upload_types", mode="before")

@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from colmeia.service.keys import validate_tenant
 from colmeia.store import Store, open_store
-from colmeia.store.base import validate_collection_name
+from colmeia.store.base import safe_folder_name
 
 if TYPE_CHECKING:
     from colmeia.apps.assistant.registry import SQLiteCaseRegistry
@@ -42,7 +42,8 @@ class TenantSpace:
 
     def collection_files(self, tenant: str, collection: str) -> Path:
         """Where a collection's uploaded files are kept (ids are relative to it)."""
-        path = self.folder(tenant) / "collections" / validate_collection_name(collection)
+        # not the creation rule: a collection named under an older rule keeps its folder
+        path = self.folder(tenant) / "collections" / safe_folder_name(collection)
         path.mkdir(parents=True, exist_ok=True)
         return path
 

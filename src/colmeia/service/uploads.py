@@ -1,7 +1,9 @@
 """Uploaded files: safe names, allowed types, a size cap per file, nothing half-written.
 
-A file is streamed to a hidden temporary name and renamed into place only when complete, so
-a job never sees a partial upload. Type checks look at the name's ending and, for binary
+A file is streamed to a hidden temporary name (``.NAME.part``) in a hidden staging folder of the
+upload (``.incoming-ID``) and the upload's files are moved into place only when all of them are
+complete, so a job never sees a partial upload; :func:`sweep_interrupted` removes what a killed
+process left behind at the next start-up. Type checks look at the name's ending and, for binary
 formats, at the first bytes. Files read into memory instead (a registry import) get the same
 name, count and size checks.
 """
@@ -9,16 +11,21 @@ name, count and size checks.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
+import shutil
 import unicodedata
+import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
 from fastapi import HTTPException, UploadFile
 
-__all__ = ["read_uploads", "safe_name", "save_uploads"]
+__all__ = ["read_uploads", "safe_name", "save_uploads", "sweep_interrupted"]
+
+log = logging.getLogger(__name__)
 
 _UNSAFE = re.compile(r"[^\w.\- ()]+")
 _MAGIC = {".pdf": (b"%PDF",), ".docx": (b"PK\x03\x04",)}
@@ -57,11 +64,36 @@ async def save_uploads(
                 f"{', '.join(allowed)}",
             )
         checked.append((upload, name))
+    staging = folder / f".incoming-{uuid.uuid4().hex}"
     saved: list[str] = []
-    for upload, name in checked:
-        await asyncio.to_thread(_write, upload.file, folder, name, limit, max_mb)
-        saved.append(name)
+    try:
+        for upload, name in checked:
+            await asyncio.to_thread(_write, upload.file, staging, name, limit, max_mb)
+            saved.append(name)
+        for name in dict.fromkeys(saved):
+            os.replace(staging / name, folder / name)
+    finally:
+        await asyncio.to_thread(shutil.rmtree, staging, True)
     return list(dict.fromkeys(saved))
+
+
+def sweep_interrupted(root: Path) -> int:
+    """Remove the staging folders and ``.part`` files under ``root`` that an interrupted upload
+    left (a process killed mid-upload); the number removed. Run at start-up, before jobs."""
+    removed = 0
+    if not root.is_dir():
+        return 0
+    for path in list(root.rglob(".incoming-*")) + list(root.rglob(".*.part")):
+        if not path.exists():
+            continue
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+        removed += 1
+    if removed:
+        log.warning("removed %d interrupted upload(s) left by a stopped process", removed)
+    return removed
 
 
 async def read_uploads(

@@ -16,11 +16,14 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "NAME_RULE",
     "CollectionInfo",
     "OpenMode",
     "Store",
     "StoredChunk",
     "StoredDocument",
+    "name_problem",
+    "safe_folder_name",
     "validate_collection_name",
 ]
 
@@ -77,15 +80,50 @@ class CollectionInfo:
     dim: int = 0
 
 
+NAME_RULE = (
+    "1-64 letters of any alphabet (ação, Ñandú), digits 0-9, '.', '_' or '-', starting with a "
+    "letter or digit"
+)
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` breaks the one rule for names of things (collections and every name in a
+    path: CLI, API and UI alike), or ``None``. Names become folder names, so they are short,
+    written in NFC, and hold letters of any script and ASCII digits; digits of other scripts
+    (``٣٤``) and marks alone are refused because they look like other names."""
+    import unicodedata
+
+    if not name:
+        return "the name is empty"
+    if len(name) > 64:
+        return f"the name has {len(name)} characters, over 64"
+    if unicodedata.normalize("NFC", name) != name:
+        return "the name is not in NFC (compose its accents)"
+    for i, c in enumerate(name):
+        letter = unicodedata.category(c).startswith("L")
+        mark = unicodedata.category(c).startswith("M") and i > 0
+        if not (letter or mark or "0" <= c <= "9" or (i > 0 and c in "._-")):
+            return f"{c!r} is not allowed" + (" first" if c in "._-" else "")
+    return None
+
+
 def validate_collection_name(name: str) -> str:
-    """Collection names become folder names: keep them short and plain."""
+    """``name`` when it follows :data:`NAME_RULE`, else a ConfigurationError saying why."""
     from colmeia.errors import ConfigurationError
 
-    ok = name and len(name) <= 64 and all(c.isalnum() or c in "-_." for c in name)
-    if not ok or name.startswith("."):
-        raise ConfigurationError(
-            f"invalid collection name {name!r}: use 1-64 letters, digits, '-', '_' or '.'"
-        )
+    problem = name_problem(name)
+    if problem is not None:
+        raise ConfigurationError(f"invalid collection name {name!r}: {problem}; use {NAME_RULE}")
+    return name
+
+
+def safe_folder_name(name: str) -> str:
+    """``name`` if it is safe as one folder name (what older rules let through stays usable:
+    listed, read and deleted), else a ConfigurationError."""
+    from colmeia.errors import ConfigurationError
+
+    if not name or name in (".", "..") or name.startswith(".") or any(c in name for c in "/\\\0"):
+        raise ConfigurationError(f"invalid collection name {name!r}: use {NAME_RULE}")
     return name
 
 

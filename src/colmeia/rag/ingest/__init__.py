@@ -10,6 +10,7 @@ Public API::
 
 from __future__ import annotations
 
+from colmeia.rag.ingest.archive import ArchiveLimits, check_archive
 from colmeia.rag.ingest.chunk_legal import LegalChunker, legal_label, looks_like_norm, parse_legal
 from colmeia.rag.ingest.chunk_paragraphs import ParagraphNgramChunker
 from colmeia.rag.ingest.chunk_recursive import RecursiveChunker
@@ -18,15 +19,19 @@ from colmeia.rag.ingest.clean import clean_document, clean_pages
 from colmeia.rag.ingest.csv_records import ErrorHandler, iter_csv_records, lexml_label, lexml_path
 from colmeia.rag.ingest.docling_extract import docling_available
 from colmeia.rag.ingest.extract import SUPPORTED_SUFFIXES, detect_format, extract
+from colmeia.rag.ingest.pdf_limits import PdfLimits
 
 __all__ = [
     "CHUNKER_NAMES",
     "SUPPORTED_SUFFIXES",
+    "ArchiveLimits",
     "AutoChunker",
     "ErrorHandler",
     "LegalChunker",
     "ParagraphNgramChunker",
+    "PdfLimits",
     "RecursiveChunker",
+    "check_archive",
     "chunker_for",
     "clean_document",
     "clean_pages",

@@ -13,6 +13,8 @@ from typing import Literal
 
 from colmeia.errors import DocumentError
 from colmeia.rag.ingest._common import hash_file, normalize_text
+from colmeia.rag.ingest.archive import DEFAULT_LIMITS, ArchiveLimits, check_archive
+from colmeia.rag.ingest.pdf_limits import DEFAULT_PDF_LIMITS, PdfLimits
 from colmeia.rag.types import ExtractedDocument, Page
 
 __all__ = ["SUPPORTED_SUFFIXES", "detect_format", "extract"]
@@ -131,13 +133,17 @@ def extract(
     doc_type: str | None = None,
     max_bytes: int = 200_000_000,
     engine: Engine = "auto",
+    archive_limits: ArchiveLimits = DEFAULT_LIMITS,
+    pdf_limits: PdfLimits = DEFAULT_PDF_LIMITS,
 ) -> ExtractedDocument:
     """Extract the text of one file, page by page.
 
     ``doc_type`` is a label kept on the document (e.g. ``"lei"``, ``"tese"``) for filtering;
     it defaults to the detected format (``"pdf"``, ``"docx"``, ``"html"``, ``"markdown"``,
     ``"text"``). ``engine="docling"`` uses the optional Docling extra for PDFs (its models must
-    be on disk); ``"auto"``/``"pdfium"`` use pypdfium2. The text is normalised (NFC, no control
+    be on disk); ``"auto"``/``"pdfium"`` use pypdfium2. Zip-based files (DOCX) are checked
+    against ``archive_limits`` before parsing, PDFs against ``pdf_limits`` (pages, seconds
+    per page). The text is normalised (NFC, no control
     characters) but not cleaned: call :func:`clean_document` for PDF line joining etc.
 
     Raises:
@@ -159,13 +165,14 @@ def extract(
         else:
             from colmeia.rag.ingest.pdf import cover_title, iter_pdf_pages, pdf_title, usable_title
 
-            raw_pages = list(iter_pdf_pages(path, display=name))
+            raw_pages = list(iter_pdf_pages(path, display=name, limits=pdf_limits))
             title = pdf_title(path)
             if not usable_title(title):
                 title = cover_title(path) or title
     elif fmt == "docx":
         from colmeia.rag.ingest.office import extract_docx
 
+        check_archive(path, archive_limits)
         title, text = extract_docx(path)
         raw_pages = [Page(1, text)]
     elif fmt == "html":

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from colmeia.errors import DocumentError
+from colmeia.rag.ingest.pdf_limits import DEFAULT_PDF_LIMITS, PdfLimits
 from colmeia.rag.types import Page
 
 __all__ = ["cover_title", "iter_pdf_pages", "pdf_title"]
@@ -156,11 +157,16 @@ def mark_indented_lines(textpage: object, text: str) -> str:
     )
 
 
-def iter_pdf_pages(path: Path, *, display: str | None = None) -> Iterator[Page]:
+def iter_pdf_pages(
+    path: Path, *, display: str | None = None, limits: PdfLimits = DEFAULT_PDF_LIMITS
+) -> Iterator[Page]:
     """Yield each page's raw text (1-based page numbers); one page in memory at a time.
 
-    Raises DocumentError for corrupt/encrypted PDFs and for PDFs with no text layer at all.
+    Raises DocumentError for corrupt/encrypted PDFs, for PDFs with no text layer at all, with
+    more pages than ``limits.max_pages`` or with a page slower than ``limits.max_page_seconds``.
     """
+    import time
+
     import pypdfium2 as pdfium
 
     name = display or str(path)
@@ -169,7 +175,12 @@ def iter_pdf_pages(path: Path, *, display: str | None = None) -> Iterator[Page]:
     any_text = False
     try:
         n = len(pdf)
+        if n > limits.max_pages:
+            raise DocumentError(
+                name, f"the PDF has {n} pages, over the limit of {limits.max_pages}; split it"
+            )
         for i in range(n):
+            started = time.monotonic()
             try:
                 page = pdf[i]
                 textpage = page.get_textpage()
@@ -181,6 +192,13 @@ def iter_pdf_pages(path: Path, *, display: str | None = None) -> Iterator[Page]:
             except pdfium.PdfiumError as exc:
                 logger.warning("%s: page %d could not be read (%s); skipped", name, i + 1, exc)
                 text = ""
+            took = time.monotonic() - started
+            if took > limits.max_page_seconds:
+                raise DocumentError(
+                    name,
+                    f"page {i + 1} took {took:.0f} s to read, over the limit of "
+                    f"{limits.max_page_seconds:g} s per page; the file was not ingested",
+                )
             # PDFium marks a hyphen it found at a line end with U+FFFE and drops the break;
             # deleting the mark fuses "pode-se" into "podese". Give back the hyphen and the
             # break: the cleaner decides, knowing the document's words, which hyphens stay.

@@ -21,6 +21,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from colmeia.errors import ColmeiaError, InputError
 from colmeia.service.auth import Caller, Metered, Principal, state_of
+from colmeia.service.names import ExistingName
 from colmeia.service.state import ServiceState
 
 router = APIRouter(prefix="/v1/assistant", tags=["assistant"])
@@ -30,9 +31,8 @@ class ThreadCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     title: str = Field(default="", max_length=200)
-    collection: str | None = Field(
+    collection: ExistingName | None = Field(
         default=None,
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
         description="Collection of official documents (default: COLMEIA_ASSISTANT_COLLECTION).",
     )
 

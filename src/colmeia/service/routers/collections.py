@@ -12,6 +12,7 @@ from fastapi import APIRouter, File, Form, HTTPException, Path, Request, UploadF
 from colmeia.rag.retrieve import Citation
 from colmeia.service.auth import Caller, Principal, state_of
 from colmeia.service.jobs import Job
+from colmeia.service.names import ExistingName, NewName
 from colmeia.service.schemas import (
     CitationOut,
     CollectionCreate,
@@ -26,7 +27,10 @@ from colmeia.store.base import Store
 
 router = APIRouter(prefix="/v1/collections", tags=["collections"])
 
-CollectionName = Annotated[str, Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+CollectionName = Annotated[ExistingName, Path(description="A collection of the tenant.")]
+NewCollection = Annotated[
+    NewName, Path(description="A collection (created if new: letters, digits, '.', '_', '-').")
+]
 _CHUNKERS = ("auto", "legal", "paragraphs", "recursive")
 
 
@@ -100,7 +104,7 @@ async def list_documents(
 )
 async def upload_documents(
     request: Request,
-    name: CollectionName,
+    name: NewCollection,
     principal: Caller,
     files: list[UploadFile] = File(..., description="PDF, DOCX, HTML, Markdown, text, CSV…"),
     chunker: str = Form("auto", description="auto | legal | paragraphs | recursive"),
@@ -115,12 +119,16 @@ async def start_ingestion(
     """Keep the uploaded files in the collection's folder and queue their ingestion."""
     if chunker not in _CHUNKERS:
         raise HTTPException(422, f"unknown chunker {chunker!r}; use one of {', '.join(_CHUNKERS)}")
+    from colmeia.rag.ingest.extract import SUPPORTED_SUFFIXES
+
     svc = state.service
     folder = state.tenants.collection_files(principal.tenant, name)
+    # a type the ingester cannot read is refused now (415), not accepted and failed later
+    readable = tuple(t for t in svc.upload_types if t in SUPPORTED_SUFFIXES or t == ".csv")
     saved = await save_uploads(
         files,
         folder,
-        allowed=svc.upload_types,
+        allowed=readable,
         max_mb=svc.max_upload_mb,
         max_files=svc.max_files_per_upload,
     )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
@@ -10,6 +12,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from colmeia.errors import ColmeiaError
 from colmeia.service.auth import state_of
+from colmeia.service.state import ServiceState
 
 router = APIRouter(tags=["operations"])
 
@@ -21,7 +24,7 @@ async def healthz() -> dict[str, str]:
 
 @router.get(
     "/readyz",
-    summary="The service can serve: database, rate-limit backend and job worker answer",
+    summary="The service can serve: database, rate-limit backend, model server and job worker",
     responses={503: {"description": "Something it needs is not available"}},
 )
 async def readyz(request: Request) -> JSONResponse:
@@ -41,15 +44,43 @@ async def readyz(request: Request) -> JSONResponse:
         checks["jobs"] = f"worker running ({state.worker.busy} busy)"
     else:
         checks["jobs"] = "not run by this process"
-    checks["model"] = (
-        ("simulated" if state.simulated else state.settings.llm.model or "configured")
-        if state.model is not None
-        else "none configured (extractive answers only)"
-    )
+    checks["model"] = await _model_check(state)
     ok = not any(v.startswith("error") for v in checks.values())
     return JSONResponse(
         {"status": "ok" if ok else "unavailable", "checks": checks}, 200 if ok else 503
     )
+
+
+_PROBE_TTL_S = 10.0
+log = logging.getLogger(__name__)
+
+
+async def _model_check(state: ServiceState) -> str:
+    """The model server answers (a cached probe of its ``/models``, at most one every 10 s:
+    orchestrators poll readiness often and must not load the model server)."""
+    if state.model is None:
+        return "none configured (extractive answers only)"
+    base = state.settings.llm.base_url
+    if state.simulated or not base:
+        return "simulated" if state.simulated else "in process"
+    cached = state.extras.get("model_probe")
+    now = time.monotonic()
+    if cached is not None and now - cached[0] < _PROBE_TTL_S:
+        return str(cached[1])
+    import httpx
+
+    try:
+        async with httpx.AsyncClient(timeout=2.0) as client:
+            r = await client.get(base.rstrip("/") + "/models")
+        verdict = (
+            "ok" if r.status_code < 500 else f"error: the model server answers {r.status_code}"
+        )
+    except httpx.HTTPError as exc:
+        # where the model server is stays in the log: /readyz needs no credentials
+        log.warning("readiness: the model server at %s does not answer: %s", base, exc)
+        verdict = "error: the model server does not answer"
+    state.extras["model_probe"] = (now, verdict)
+    return verdict
 
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)

@@ -194,23 +194,37 @@ def review_queue(folder: Path, outcome: str | None = None) -> dict[str, Any]:
     latest = VerdictLog(verdicts_path(results)).latest()
     return {
         "agreement": agreement(items, latest),
-        "items": [
-            {
-                "key": i.key,
-                "id": i.id,
-                "outcome": i.outcome,
-                "question": i.question,
-                "original": i.original,
-                "proposed": i.proposed,
-                "reason": i.reason,
-                "scores_original": i.scores_original,
-                "scores_final": i.scores_final,
-                "violations": i.violations,
-                "diff": i.diff(),
-                "verdict": _verdict(latest.get(i.key), i.answer_sha),
-            }
-            for i in queue
-        ],
+        "items": [_item(i, latest) for i in queue],
+    }
+
+
+def review_item(folder: Path, key: str) -> dict[str, Any] | None:
+    """One result as a review item with its latest verdict, in the queue or not (a verdict
+    may be given on any result), or ``None`` when the job has no such result."""
+    from colmeia.apps.moderation.results import read_results as results_by_key
+    from colmeia.apps.moderation.review import VerdictLog, review_items, verdicts_path
+
+    results = folder / "results.jsonl"
+    found = next((i for i in review_items(results_by_key(results)) if i.key == key), None)
+    if found is None:
+        return None
+    return _item(found, VerdictLog(verdicts_path(results)).latest())
+
+
+def _item(i: Any, latest: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "key": i.key,
+        "id": i.id,
+        "outcome": i.outcome,
+        "question": i.question,
+        "original": i.original,
+        "proposed": i.proposed,
+        "reason": i.reason,
+        "scores_original": i.scores_original,
+        "scores_final": i.scores_final,
+        "violations": i.violations,
+        "diff": i.diff(),
+        "verdict": _verdict(latest.get(i.key), i.answer_sha),
     }
 
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from colmeia.errors import ConfigurationError
 from colmeia.service.auth import Caller, Metered, Principal, state_of
 from colmeia.service.jobs import Job
+from colmeia.service.names import ExistingName, NewName
 from colmeia.service.schemas import JobOut
 from colmeia.service.state import ServiceState
 from colmeia.service.uploads import save_uploads
@@ -35,7 +36,7 @@ class ReviewCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question: str = Field(min_length=3, max_length=2000)
-    collection: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+    collection: ExistingName
     top: int = Field(default=10, ge=1, le=50)
 
 
@@ -56,13 +57,11 @@ class Screening(BaseModel):
 )
 async def import_library(
     request: Request,
-    name: str,
+    name: NewName,
     principal: Caller,
     files: list[UploadFile] = File(..., description="RIS, BibTeX or CSV exports, and PDFs."),
 ) -> JobOut:
     state = state_of(request)
-    if not name or len(name) > 64 or not all(c.isalnum() or c in "._-" for c in name):
-        raise HTTPException(422, f"invalid collection name {name!r}")
     job_id = state.jobs.new_id()
     folder = state.tenants.job_folder(principal.tenant, "library", job_id)
     try:

@@ -17,17 +17,20 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from pydantic import ValidationError
 
 from colmeia.errors import QueryError
 from colmeia.rag.retrieve import Citation
 from colmeia.service.auth import SESSION_COOKIE, Principal, caller, state_of
 from colmeia.service.keys import create_session, delete_session, verify_key
+from colmeia.service.names import NewName
 from colmeia.service.routers.collections import start_ingestion
 from colmeia.service.routers.moderation import (
     VerdictIn,
     give_verdict,
     moderation_job,
     read_results,
+    review_item,
     review_queue,
     start_moderation,
 )
@@ -35,7 +38,7 @@ from colmeia.service.routers.registry import case_id, find_case, list_cases
 from colmeia.service.routers.search import retriever_for
 from colmeia.service.web.i18n import LANGS, Lang, translate
 
-__all__ = ["SignInRequired", "router", "templates"]
+__all__ = ["SignInRequired", "error_page", "router", "templates"]
 
 _HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(_HERE / "templates"))
@@ -101,20 +104,91 @@ def _error(request: Request, principal: Principal, exc: HTTPException) -> HTMLRe
     )
 
 
+def _error_page(
+    request: Request, status: int, message: str, *, retry_after: str | None = None
+) -> HTMLResponse:
+    """A whole page saying what went wrong (a browser route never answers with JSON)."""
+    principal = request.scope.get("state", {}).get("principal")
+    response = page(
+        request,
+        "error.html",
+        {"status": status, "message": message, "retry_after": retry_after},
+        principal=principal,
+        status=status,
+    )
+    if retry_after:
+        response.headers["Retry-After"] = retry_after
+    return response
+
+
+def error_page(request: Request, exc: HTTPException) -> HTMLResponse:
+    """The page for an HTTP error of a browser route (rate limits included)."""
+    retry = (exc.headers or {}).get("Retry-After")
+    return _error_page(request, exc.status_code, str(exc.detail), retry_after=retry)
+
+
 # -- sign-in ---------------------------------------------------------------------------------
+
+
+CSRF_COOKIE = "colmeia_csrf"
+
+
+def _login_page(request: Request, *, failed: bool, status: int = 200) -> HTMLResponse:
+    """The sign-in form with a fresh CSRF token, in the form and in a cookie (double submit):
+    a sign-in posted from another site has neither the cookie's value nor our page."""
+    import secrets
+
+    token = secrets.token_urlsafe(24)
+    response = page(request, "login.html", {"failed": failed, "csrf": token}, status=status)
+    response.set_cookie(
+        CSRF_COOKIE,
+        token,
+        max_age=3600,
+        httponly=True,
+        samesite="strict",
+        secure=state_of(request).service.secure_cookies,
+        path="/ui/login",
+    )
+    return response
+
+
+def _from_elsewhere(request: Request) -> bool:
+    """The request names an origin (Origin, else Referer) that is not this service."""
+    from urllib.parse import urlsplit
+
+    origin = request.headers.get("origin") or request.headers.get("referer")
+    return bool(origin) and urlsplit(origin).netloc != request.headers.get("host", "")
 
 
 @router.get("/login", response_class=HTMLResponse)
 async def login_form(request: Request) -> HTMLResponse:
-    return page(request, "login.html", {"failed": False})
+    return _login_page(request, failed=False)
 
 
 @router.post("/login", response_model=None)
-async def login(request: Request, key: str = Form(..., max_length=200)) -> Response:
+async def login(
+    request: Request,
+    key: str = Form(..., max_length=200),
+    csrf: str = Form("", max_length=100),
+) -> Response:
+    import hmac
+    import time
+
     state = state_of(request)
+    expected = request.cookies.get(CSRF_COOKIE, "")
+    if _from_elsewhere(request) or not expected or not hmac.compare_digest(csrf, expected):
+        return _error_page(
+            request, 403, "the sign-in form was not sent from this site's page; open it again"
+        )
+    client = request.client.host if request.client else "unknown"
+    failures_key = f"authfail:{client}:{int(time.time() // 60)}"
+    counters = state.limiter.counters
+    if await counters.get(failures_key) >= state.service.auth_failures_per_minute:
+        return _error_page(request, 429, "too many failed sign-ins; wait a minute and try again")
     info = await asyncio.to_thread(verify_key, state.db, key)
     if info is None:
-        return page(request, "login.html", {"failed": True}, status=401)
+        await counters.incr(failures_key, 1, 61)
+        return _login_page(request, failed=True, status=401)
     token = await asyncio.to_thread(create_session, state.db, info, state.service.session_hours)
     response = RedirectResponse("/ui/search", status_code=303)
     response.set_cookie(
@@ -190,7 +264,7 @@ async def search_results(
 async def upload(
     request: Request,
     principal: Principal = Depends(web_caller),
-    collection: str = Form(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"),
+    collection: NewName = Form(...),
     files: list[UploadFile] = File(...),
 ) -> HTMLResponse:
     state = state_of(request)
@@ -209,7 +283,7 @@ async def job_part(
     if job is None:
         return _error(request, principal, HTTPException(404, f"no job {job_id!r}"))
     response = page(request, "_job.html", {"job": job}, principal=principal)
-    if job.status == "succeeded":
+    if job.status in ("succeeded", "partial"):
         response.headers["HX-Trigger"] = "job-done"  # the collection list refreshes
     return response
 
@@ -317,7 +391,7 @@ async def moderation_job_page(
         return _error(request, principal, exc)
     lines = await asyncio.to_thread(read_results, folder)
     queue = None
-    if job.status == "succeeded":
+    if job.status in ("succeeded", "partial"):
         queue = await asyncio.to_thread(review_queue, folder, None)
     return page(
         request,
@@ -327,23 +401,37 @@ async def moderation_job_page(
     )
 
 
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    return f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
+
+
 @router.post("/moderation/{job_id}/review/{key:path}", response_class=HTMLResponse)
 async def moderation_verdict(
     request: Request,
     job_id: str,
     key: str,
     principal: Principal = Depends(web_caller),
-    verdict: str = Form(..., pattern=r"^(accept|reject)$"),
+    verdict: str = Form(..., pattern=r"^(accept|reject|edit)$"),
+    edited_answer: str = Form("", max_length=20_000),
+    note: str = Form("", max_length=2_000),
 ) -> HTMLResponse:
     state = state_of(request)
     try:
         _, folder = await asyncio.to_thread(moderation_job, state, principal, job_id)
-        body = VerdictIn.model_validate({"verdict": verdict})
+        fields: dict[str, Any] = {"verdict": verdict, "note": note}
+        if verdict == "edit":
+            fields["edited_answer"] = edited_answer
+        body = VerdictIn.model_validate(fields)
         await asyncio.to_thread(give_verdict, folder, key, body, principal.actor)
-        queue = await asyncio.to_thread(review_queue, folder, None)
+        # the result the verdict was given on, in the review queue or not
+        item = await asyncio.to_thread(review_item, folder, key)
     except HTTPException as exc:
         return _error(request, principal, exc)
-    item = next(i for i in queue["items"] if i["key"] == key)
+    except ValidationError as exc:
+        return _error(request, principal, HTTPException(422, _first_error(exc)))
+    if item is None:
+        return _error(request, principal, HTTPException(404, f"no result {key!r} in this job"))
     return page(request, "_review_item.html", {"item": item, "job_id": job_id}, principal=principal)
 
 
@@ -357,7 +445,7 @@ async def moderation_progress(
     except HTTPException as exc:
         return _error(request, principal, exc)
     response = page(request, "_moderation_progress.html", {"job": job}, principal=principal)
-    if job.status in ("succeeded", "failed", "cancelled"):
+    if job.status in ("succeeded", "partial", "failed", "cancelled"):
         response.headers["HX-Refresh"] = "true"  # show the results and report
     return response
 
@@ -395,7 +483,7 @@ async def chat_page(request: Request, principal: Principal = Depends(web_caller)
 async def chat_new(
     request: Request,
     principal: Principal = Depends(web_caller),
-    collection: str = Form("", pattern=r"^$|^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"),
+    collection: str = Form("", max_length=200),
 ) -> RedirectResponse:
     from colmeia.service.routers.assistant import ThreadCreate, create_thread
 
@@ -477,7 +565,7 @@ async def reviews_start(
     request: Request,
     principal: Principal = Depends(web_caller),
     question: str = Form(..., min_length=3, max_length=2000),
-    collection: str = Form(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"),
+    collection: NewName = Form(...),
     top: int = Form(10, ge=1, le=50),
 ) -> Response:
     from colmeia.service.routers.reviews import ReviewCreate, start_review
@@ -512,11 +600,45 @@ async def review_page(
     )
 
 
+@router.post("/reviews/{review_id}/screening", response_class=HTMLResponse)
+async def review_screening(
+    request: Request,
+    review_id: str,
+    principal: Principal = Depends(web_caller),
+    work: str = Form(..., max_length=500),
+    decision: str = Form(..., pattern=r"^(include|exclude|pending)$"),
+    reason: str = Form("", max_length=2000),
+) -> HTMLResponse:
+    """Include or exclude one work of a review (the API's screening), and show its row."""
+    from colmeia.apps.literature import Review
+    from colmeia.service.routers.reviews import Screening, review_file, screen
+
+    error = ""
+    try:
+        body = Screening(work=work, decision=decision, reason=reason)
+        await screen(request, review_id, body, principal)
+    except HTTPException as exc:
+        if exc.status_code != 422:
+            return _error(request, principal, exc)
+        error = str(exc.detail)  # e.g. an exclusion without a reason: said on the row
+    _, path = await asyncio.to_thread(review_file, state_of(request), principal, review_id)
+    review = await asyncio.to_thread(Review.load, path)
+    row = next((w for w in review.works if w.doc_id == work or str(w.rank) == work), None)
+    if row is None:
+        return _error(request, principal, HTTPException(404, f"no work {work!r} in this review"))
+    return page(
+        request,
+        "_screening_row.html",
+        {"w": row, "job_id": review_id, "error": error},
+        principal=principal,
+    )
+
+
 @router.post("/library", response_class=HTMLResponse)
 async def library_upload(
     request: Request,
     principal: Principal = Depends(web_caller),
-    collection: str = Form(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"),
+    collection: NewName = Form(...),
     files: list[UploadFile] = File(...),
 ) -> HTMLResponse:
     from colmeia.service.routers.reviews import import_library
