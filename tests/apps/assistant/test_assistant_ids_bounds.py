@@ -134,3 +134,34 @@ def test_an_expediente_written_number_first_is_read_either_way() -> None:
 def test_talk_about_a_case_is_recognised_and_a_law_is_not() -> None:
     assert mentions_case_words("qual o andamento do meu processo?")
     assert not mentions_case_words("o que diz o processo legislativo sobre isso?")
+
+
+@pytest.mark.parametrize(
+    ("typed", "canonical"),
+    [
+        # both parts four digits, number first: the year is the one that can be a year
+        ("expediente 2020/1990", "EXP-1990-02020"),
+        ("expediente 2020/2026", "EXP-2026-02020"),
+        ("EXP-0123-2024", "EXP-2024-00123"),
+        ("expediente 1.234/2024", "EXP-2024-01234"),
+    ],
+)
+def test_number_first_expedientes_with_four_digit_numbers(typed: str, canonical: str) -> None:
+    assert parse_case_id(typed, today=TODAY).canonical == canonical
+
+
+def test_the_exact_messages_for_an_empty_text_and_a_three_digit_year() -> None:
+    with pytest.raises(IdentifierError) as err:
+        parse_case_id("   ", today=TODAY)
+    assert str(err.value) == (
+        "'   ' is not a valid case number (TC/XXXXXX/YYYY or EXP-YYYY-XXXXX): it is empty"
+    )
+    with pytest.raises(IdentifierError) as err:
+        parse_case_id("tc 1234/024", today=TODAY)
+    assert err.value.reason == "the year must have four digits (e.g. 2024), not '024'"
+
+
+def test_the_date_given_is_the_one_used_for_the_current_year() -> None:
+    later = dt.date(2030, 1, 1)
+    assert parse_case_id("TC 5/2029", today=later).year == 2029
+    assert parse_case_id("EXP-2029-00005", today=later).year == 2029
