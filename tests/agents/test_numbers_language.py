@@ -65,3 +65,10 @@ def test_reading_numbers_from_answers() -> None:
     assert read_numbers("1.234.567,89") == {1234567.89}
     assert read_numbers("1,234,567.89") == {1234567.89}
     assert read_numbers("1.2.3") == set()  # no reading: not a number in either notation
+
+
+def test_a_number_copied_right_after_a_non_ascii_sign_is_caught() -> None:
+    # models write "3×1.247" or "≈1.247": the sign must not hide the copied number
+    numbers = TaskNumbers.of("Quanto é 3 vezes 1.247?")
+    assert numbers.copied_in({"expression": "3×1.247"}) == ["1.247 = 1247"]
+    assert numbers.copied_in({"expression": "≈1.247"}) == ["1.247 = 1247"]
