@@ -293,6 +293,7 @@ def write_report(
             r.module.name: {
                 "path": r.module.path,
                 "mutants": len(r.mutants),
+                "not_checked": r.count("not checked"),
                 "killed": r.killed,
                 "equivalent": r.equivalent,
                 "survivors": len(r.survivors),
@@ -311,12 +312,13 @@ def write_report(
         f"tests/mutation/equivalent.toml). Run time {seconds:.0f} s, load average before "
         f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.",
         "",
-        "| module | mutants | killed | equivalent | survivors | score | time | note |",
-        "|---|---|---|---|---|---|---|---|",
+        "| module | mutants | not checked | killed | equivalent | survivors | score | time | note |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         md.append(
-            f"| {r.module.name} (`{r.module.path}`) | {len(r.mutants)} | {r.killed} | "
+            f"| {r.module.name} (`{r.module.path}`) | {len(r.mutants)} | "
+            f"{r.count('not checked')} | {r.killed} | "
             f"{r.equivalent} | {len(r.survivors)} | {_pct(r.killed, r.scored)} | "
             f"{r.seconds:.0f} s | {r.error} |"
         )
