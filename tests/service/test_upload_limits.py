@@ -75,3 +75,23 @@ def test_an_upload_with_no_file_is_a_clear_422(make_service: Any) -> None:
     h = svc.key("acme")
     r = svc.client.post("/v1/collections/c/documents", files=[], data={"x": "1"}, headers=h)
     assert r.status_code == 422
+
+
+def test_an_uploaded_file_keeps_only_its_own_safe_name() -> None:
+    import pytest
+    from fastapi import HTTPException
+
+    from colmeia.service.uploads import safe_name
+
+    assert safe_name("../../etc/passwd") == "passwd"
+    assert safe_name("C:\\Users\\ana\\lei 8.666.txt") == "lei 8.666.txt"
+    assert safe_name("relato\u0301rio (final).pdf") == "relatório (final).pdf"  # NFC
+    assert safe_name("a<b>|c?.txt") == "a_b_c_.txt"
+    assert safe_name("  nota.txt. ") == "nota.txt"
+    assert safe_name("x" * 200 + ".txt") == "x" * 150
+    assert safe_name(".env") == "env"  # never a hidden file
+    for bad in ("..", " . ", "", None, "pasta/"):
+        with pytest.raises(HTTPException) as err:
+            safe_name(bad)
+        assert err.value.status_code == 422
+        assert err.value.detail == f"unusable file name {bad!r}"
