@@ -121,3 +121,42 @@ def test_an_allowed_link_with_a_trailing_slash_or_path_passes() -> None:
         "Veja www.loja.com.br.",
     ):
         assert violations(text, allow=["loja.com.br"]) == [], text
+
+
+def test_a_violation_as_the_results_file_records_it() -> None:
+    [v] = policy(checks=["email"]).check("Escreva para vendas@x.com.")
+    assert v.as_dict() == {
+        "rule": "email",
+        "found": "vendas@x.com",
+        "message": "remove the e-mail address vendas@x.com",
+    }
+
+
+def test_the_manifest_records_the_policy_file_its_digest_and_only_the_rules_written(
+    tmp_path: Path,
+) -> None:
+    import hashlib
+
+    path = tmp_path / "politica.json"
+    path.write_text(json.dumps(RULES), encoding="utf-8")
+    assert load_policy(path).describe() == {
+        "source": str(path),
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "rules": RULES,
+    }
+
+
+@pytest.mark.parametrize(
+    ("answer", "broken"),
+    [
+        ("It has a 2 years warranty.", True),
+        ("It has a one year warranty.", False),
+        ("Warranty: 12 months.", False),
+        ("Warranty: 18 months.", True),
+        ("Garantia de dois anos.", True),
+    ],
+)
+def test_warranty_durations_in_english_and_in_words(answer: str, broken: bool) -> None:
+    context = "Warranty: 1 year against manufacturing defects"
+    found = [v.rule for v in policy(checks=["warranty"]).check(answer, context)]
+    assert found == (["warranty"] if broken else [])
