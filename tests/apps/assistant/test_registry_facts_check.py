@@ -57,3 +57,19 @@ def test_a_yes_no_field_is_not_a_day_count() -> None:
     assert check_case_answer("Está parado há 1 dias.", [FOUND]) == [
         "1 days is not in the registry's answer"
     ]
+
+
+NOT_FOUND = {"status": "not_found", "kind": "process", "number": "TC/999999/2020"}
+
+
+def test_when_nothing_was_found_any_detail_is_invented_and_saying_so_is_fine() -> None:
+    assert check_case_answer("Está no gabinete desde 01/02/2024.", [NOT_FOUND]) == [
+        "date 01/02/2024 is not in the registry's answer",
+        "nothing was found, so the answer may not describe a case",
+    ]
+    assert check_case_answer("Não encontrei o processo TC/999999/2020.", [NOT_FOUND]) == []
+    # a registry answer with dates but not found (a search listing) still flags a description
+    listing = {"status": "not_found", "searched": "2024-02-01"}
+    assert check_case_answer("O processo foi autuado.", [listing]) == [
+        "nothing was found, so the answer may not describe a case"
+    ]
