@@ -9,7 +9,7 @@ UV      ?= $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 STAMP   := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: help install demo serve test lint typecheck pytest bench lock clean uv-bootstrap
+.PHONY: help install demo serve test lint typecheck pytest bench mutation lock clean uv-bootstrap
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -51,6 +51,10 @@ test: lint typecheck pytest  ## everything: lint, types, tests
 
 bench: $(STAMP)  ## every benchmark in bench/, one JSON line each
 	@for b in bench/*.py; do $(PY) $$b || exit 1; done
+
+MUTATION_ARGS ?=
+mutation: $(STAMP)  ## mutation testing of the modules in tests/mutation/modules.toml (slow; not in `make test`)
+	$(PY) tests/mutation/run_mutation.py $(MUTATION_ARGS)
 
 lock: | uv-bootstrap  ## re-pin dependencies (hashes, no registry addresses)
 	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 pyproject.toml -o requirements.lock

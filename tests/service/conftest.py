@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from service_helpers import service_settings
 
 from colmeia.config import LLMSettings, Settings
 from colmeia.service.app import create_app
 from colmeia.service.keys import create_key
-from colmeia.service.settings import ServiceSettings
 from colmeia.service.state import ServiceState
 from colmeia.sim import SimulatedModel
 
@@ -58,22 +58,6 @@ class Service:
                 raise AssertionError(f"job {job_id} still {job['status']}: {job['progress']}")
             time.sleep(pause)
             pause = min(pause * 1.5, 0.25)
-
-
-def service_settings(home: Path, **overrides: Any) -> ServiceSettings:
-    base: dict[str, Any] = {
-        "db": f"sqlite:///{home / 'service.db'}",
-        "redis_url": None,
-        "otlp_endpoint": None,
-        "log_format": "text",
-        "job_lease_s": 5.0,
-        # tests poll job status many times a minute (a moderation job at load 12 takes 20 s:
-        # 120 polls hit the default limit and the poll got a 429); limits are tested with keys
-        # that set their own (svc.key(..., rate_limit=3))
-        "rate_limit_per_minute": 1_000_000,
-    }
-    base.update(overrides)
-    return ServiceSettings(**base)
 
 
 @pytest.fixture

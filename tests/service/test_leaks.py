@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from service_helpers import service_settings
 
 from colmeia.config import LLMSettings, Settings
 from colmeia.service.app import create_app
 from colmeia.service.keys import create_key
-from conftest import service_settings
 from serve_process import free_port
 from shared_data import DATA_DIR
 

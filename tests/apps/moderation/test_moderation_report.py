@@ -1,6 +1,6 @@
 """The report a moderation team reads, and the comparison of two runs.
 
-The runs come from ``conftest.sample_runs``: the shipped sample moderated by two simulated
+The runs come from the ``sample_runs`` fixture (conftest.py): the shipped sample moderated by two simulated
 models. Figures asserted here are exact counts derived from the files, not tuned numbers.
 """
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from moderation_helpers import SampleRuns, copy_run, read_json
 
 from colmeia.apps.moderation.labels import LabelMap
 from colmeia.apps.moderation.report import (
@@ -26,7 +27,6 @@ from colmeia.apps.moderation.results import read_results
 from colmeia.apps.moderation.review import VerdictLog, VerdictRecord, review_items, verdicts_path
 from colmeia.errors import InputError
 from colmeia.eval.report import histogram_figure
-from conftest import SampleRuns, copy_run, read_json
 from shared_data import DATA_DIR
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from moderation_helpers import SampleRuns, copy_run
 from openpyxl import load_workbook
 
 from colmeia.apps.moderation.results import read_results
@@ -29,7 +30,6 @@ from colmeia.apps.moderation.review import (
     word_diff,
 )
 from colmeia.errors import ConfigurationError
-from conftest import SampleRuns, copy_run
 
 
 @pytest.fixture

@@ -1,0 +1,385 @@
+"""``make mutation``: mutmut over the modules where a bug costs most, one module at a time.
+
+Each module listed in ``modules.toml`` is mutated alone, in its own work folder under
+``reports/mutation/work/<name>/`` (a copy of ``src``, ``tests`` and ``data`` with a
+``pyproject.toml`` that tells mutmut which file to mutate and which tests exercise it). mutmut
+records which of those tests reach each function, and runs only them against each mutant, in
+forked workers. A module that takes longer than its time limit is stopped and reported as such.
+
+Afterwards the survivors are matched against ``equivalent.toml`` (mutants that cannot change
+behaviour, each with a reason) and written to ``reports/mutation/report.md`` with their diffs,
+with ``summary.json`` beside it. The score is killed / (all mutants - equivalent ones); a
+mutant that no test reaches counts as a survivor. Exit status 1 when the score is under
+``--min-score``.
+
+Usage: ``python tests/mutation/run_mutation.py [--only NAME ...] [--min-score 90]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+MODULES_FILE = HERE / "modules.toml"
+EQUIVALENT_FILE = HERE / "equivalent.toml"
+REPORTS = ROOT / "reports" / "mutation"
+
+# mutmut's exit codes (mutmut.stats.status_by_exit_code), folded into what the score needs
+KILLED = {1: "killed", 3: "killed", 36: "timeout", -24: "timeout", 24: "timeout", 152: "timeout"}
+KILLED |= {255: "timeout", 37: "killed by type check", -11: "crashed", -9: "crashed"}
+NOT_KILLED = {0: "survived", 5: "no tests", 33: "no tests", 34: "skipped", 35: "suspicious"}
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str
+    path: str
+    tests: list[str]
+    timeout: int
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    module: str
+    function: str
+    before: str
+    after: str
+    reason: str
+
+
+@dataclass
+class Mutant:
+    name: str
+    status: str
+    diff: str = ""
+    equivalent: Equivalent | None = None
+
+
+@dataclass
+class ModuleResult:
+    module: Module
+    seconds: float = 0.0
+    error: str = ""
+    mutants: list[Mutant] = field(default_factory=list)
+
+    def count(self, *statuses: str) -> int:
+        return sum(m.status in statuses for m in self.mutants if m.equivalent is None)
+
+    @property
+    def equivalent(self) -> int:
+        return sum(m.equivalent is not None for m in self.mutants)
+
+    @property
+    def killed(self) -> int:
+        return self.count(*KILLED.values())
+
+    @property
+    def scored(self) -> int:
+        return sum(m.equivalent is None and m.status != "not checked" for m in self.mutants)
+
+    @property
+    def survivors(self) -> list[Mutant]:
+        return [
+            m
+            for m in self.mutants
+            if m.equivalent is None
+            and m.status not in KILLED.values()
+            and m.status != "not checked"
+        ]
+
+
+def load_modules(path: Path = MODULES_FILE) -> list[Module]:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    default_timeout = int(data.get("timeout", 900))
+    modules = [
+        Module(m["name"], m["path"], list(m["tests"]), int(m.get("timeout", default_timeout)))
+        for m in data["module"]
+    ]
+    for m in modules:
+        missing = [p for p in [m.path, *m.tests] if not (ROOT / p).is_file()]
+        if missing:
+            raise SystemExit(f"{path.name}: module {m.name!r} names missing files: {missing}")
+    return modules
+
+
+def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[Equivalent]:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    out = []
+    for i, e in enumerate(data.get("mutant", []), 1):
+        missing = [k for k in ("module", "function", "before", "after", "reason") if not e.get(k)]
+        if missing:
+            raise SystemExit(f"{path.name}: mutant #{i} lacks {', '.join(missing)}")
+        out.append(Equivalent(e["module"], e["function"], e["before"], e["after"], e["reason"]))
+    return out
+
+
+def changed_lines(diff: str) -> tuple[str, str]:
+    """The removed and the added lines of a mutant's diff, whitespace-normalised (the key an
+    equivalent mutant is recorded by: stable when mutmut renumbers mutants)."""
+    body = [ln for ln in diff.splitlines() if not ln.startswith(("---", "+++", "@@"))]
+    before = " / ".join(" ".join(ln[1:].split()) for ln in body if ln.startswith("-"))
+    after = " / ".join(" ".join(ln[1:].split()) for ln in body if ln.startswith("+"))
+    return before, after
+
+
+def function_of(mutant_name: str) -> str:
+    """``colmeia.x.y.x_func__mutmut_3`` -> ``func``; methods ``xǁClassǁmethod__mutmut_1`` -> ``Class.method``."""
+    last = mutant_name.rsplit(".", 1)[-1].rsplit("__mutmut_", 1)[0]
+    if last.startswith("xǁ"):
+        return ".".join(p for p in last[2:].split("ǁ") if p)
+    return last[2:] if last.startswith("x_") else last
+
+
+def match_equivalent(
+    module: str, mutant_name: str, diff: str, known: list[Equivalent]
+) -> Equivalent | None:
+    before, after = changed_lines(diff)
+    func = function_of(mutant_name)
+    for e in known:
+        if (e.module, e.function) == (module, func) and (
+            " ".join(e.before.split()),
+            " ".join(e.after.split()),
+        ) == (before, after):
+            return e
+    return None
+
+
+def _pyproject_for(module: Module) -> str:
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    lines = [
+        "",
+        "[tool.mutmut]",
+        'source_paths = ["src"]',
+        f"only_mutate = [{json.dumps(module.path)}]",
+        f"pytest_add_cli_args_test_selection = {json.dumps(module.tests)}",
+        # xdist stays loaded (the suite's conftest implements one of its hooks) but unused
+        'pytest_add_cli_args = ["-n0", "-p", "no:cacheprovider", "-q", "-x"]',
+        'also_copy = ["data", "examples"]',
+        "use_git_change_detection = false",
+        "",
+    ]
+    return text + "\n".join(lines)
+
+
+def prepare(module: Module, work: Path) -> None:
+    """A fresh work folder for ``module``: mutmut's cache would otherwise keep old verdicts."""
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in ("src", "tests", "data", "examples"):
+        shutil.copytree(ROOT / folder, work / folder, ignore=ignore)
+    (work / "pyproject.toml").write_text(_pyproject_for(module), encoding="utf-8")
+
+
+def _mutmut() -> list[str]:
+    return [sys.executable, "-m", "mutmut"]
+
+
+def run_module(
+    module: Module, known: list[Equivalent], jobs: int, *, report_only: bool = False
+) -> ModuleResult:
+    result = ModuleResult(module)
+    work = REPORTS / "work" / module.name
+    if not report_only:
+        _mutate(module, work, jobs, result)
+    return _collect(module, work, known, result)
+
+
+def _mutate(module: Module, work: Path, jobs: int, result: ModuleResult) -> None:
+    prepare(module, work)
+    log = (REPORTS / f"{module.name}.log").open("w", encoding="utf-8")
+    env = os.environ | {"PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [*_mutmut(), "run", "--max-children", str(jobs)],
+        cwd=work,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        code = proc.wait(timeout=module.timeout)
+        if code != 0:
+            result.error = f"mutmut exited with {code} (see reports/mutation/{module.name}.log)"
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        result.error = f"stopped after its time limit of {module.timeout} s"
+    finally:
+        log.close()
+    result.seconds = time.monotonic() - start
+
+
+def _collect(
+    module: Module, work: Path, known: list[Equivalent], result: ModuleResult
+) -> ModuleResult:
+    meta = work / "mutants" / (module.path + ".meta")
+    if not meta.exists():
+        result.error = result.error or "mutmut wrote no results"
+        return result
+    codes: dict[str, int | None] = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+    for name, code in sorted(codes.items(), key=lambda kv: _natural(kv[0])):
+        status = "not checked" if code is None else KILLED.get(code) or NOT_KILLED.get(code, "odd")
+        result.mutants.append(Mutant(name, status))
+    unkilled = [m for m in result.mutants if m.status in NOT_KILLED.values() or m.status == "odd"]
+    diffs = _diffs(work, module.path, [m.name for m in unkilled])
+    for m in unkilled:
+        m.diff = diffs.get(m.name, "")
+        m.equivalent = match_equivalent(module.name, m.name, m.diff, known)
+    return result
+
+
+def _natural(name: str) -> tuple[str, int]:
+    head, _, num = name.rpartition("__mutmut_")
+    return head, int(num) if num.isdigit() else 0
+
+
+_DIFFS = """
+import json, sys
+from mutmut.mutation.diff_apply import get_diff_for_mutant
+path, names = sys.argv[1], json.loads(sys.stdin.read())
+print(json.dumps({n: get_diff_for_mutant(n, path=path) for n in names}))
+"""
+
+
+def _diffs(work: Path, path: str, names: list[str]) -> dict[str, str]:
+    """Each mutant's diff, from mutmut's own differ (one process for all of them)."""
+    if not names:
+        return {}
+    out = subprocess.run(
+        [sys.executable, "-c", _DIFFS, path],
+        cwd=work,
+        input=json.dumps(names),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    diffs: dict[str, str] = json.loads(out.stdout)
+    return diffs
+
+
+def _pct(killed: int, scored: int) -> str:
+    return f"{100 * killed / scored:.1f} %" if scored else "n/a"
+
+
+def write_report(
+    results: list[ModuleResult], seconds: float, load: tuple[float, ...]
+) -> dict[str, Any]:
+    killed = sum(r.killed for r in results)
+    scored = sum(r.scored for r in results)
+    summary: dict[str, Any] = {
+        "score_percent": round(100 * killed / scored, 1) if scored else None,
+        "killed": killed,
+        "non_equivalent": scored,
+        "equivalent": sum(r.equivalent for r in results),
+        "survivors": sum(len(r.survivors) for r in results),
+        "seconds": round(seconds, 1),
+        "load_average_before": list(load),
+        "modules": {
+            r.module.name: {
+                "path": r.module.path,
+                "mutants": len(r.mutants),
+                "not_checked": r.count("not checked"),
+                "killed": r.killed,
+                "equivalent": r.equivalent,
+                "survivors": len(r.survivors),
+                "score_percent": round(100 * r.killed / r.scored, 1) if r.scored else None,
+                "seconds": round(r.seconds, 1),
+                "error": r.error or None,
+            }
+            for r in results
+        },
+    }
+    md = [
+        "# Mutation report",
+        "",
+        f"Score: **{_pct(killed, scored)}** of non-equivalent mutants killed "
+        f"({killed}/{scored}; {summary['equivalent']} equivalent, listed in "
+        f"tests/mutation/equivalent.toml). Run time {seconds:.0f} s, load average before "
+        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.",
+        "",
+        "| module | mutants | not checked | killed | equivalent | survivors | score | time | note |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        md.append(
+            f"| {r.module.name} (`{r.module.path}`) | {len(r.mutants)} | "
+            f"{r.count('not checked')} | {r.killed} | "
+            f"{r.equivalent} | {len(r.survivors)} | {_pct(r.killed, r.scored)} | "
+            f"{r.seconds:.0f} s | {r.error} |"
+        )
+    for r in results:
+        if not r.survivors:
+            continue
+        md += ["", f"## Survivors in {r.module.name}", ""]
+        for m in r.survivors:
+            md += [f"### `{m.name}` ({m.status})", "", "```diff", m.diff, "```", ""]
+    equivalents = [(r, m) for r in results for m in r.mutants if m.equivalent]
+    if equivalents:
+        md += ["", "## Equivalent mutants (not scored)", ""]
+        for r, m in equivalents:
+            assert m.equivalent is not None
+            md.append(f"- {r.module.name} `{m.name}`: {m.equivalent.reason}")
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    (REPORTS / "report.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+    (REPORTS / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--only", nargs="*", default=[], help="module names from modules.toml")
+    parser.add_argument("--min-score", type=float, default=90.0)
+    parser.add_argument("--modules", type=Path, default=MODULES_FILE, help="the module list")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="re-read the last run's results (after editing equivalent.toml), mutate nothing",
+    )
+    args = parser.parse_args(argv)
+    modules = load_modules(args.modules)
+    unknown = set(args.only) - {m.name for m in modules}
+    if unknown:
+        print(f"unknown module(s) {sorted(unknown)}; known: {[m.name for m in modules]}")
+        return 2
+    chosen = [m for m in modules if not args.only or m.name in args.only]
+    known = load_equivalents()
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    load = os.getloadavg()
+    start = time.monotonic()
+    results = []
+    for module in chosen:
+        print(f"{module.name}: mutating {module.path} ...", flush=True)
+        r = run_module(module, known, args.jobs, report_only=args.report_only)
+        results.append(r)
+        print(
+            f"{module.name}: {r.killed}/{r.scored} killed ({_pct(r.killed, r.scored)}), "
+            f"{r.equivalent} equivalent, {len(r.survivors)} survivors, {r.seconds:.0f} s"
+            + (f" — {r.error}" if r.error else ""),
+            flush=True,
+        )
+    summary = write_report(results, time.monotonic() - start, load)
+    print(json.dumps({k: v for k, v in summary.items() if k != "modules"}))
+    print(f"report: {(REPORTS / 'report.md').relative_to(ROOT)}")
+    score = summary["score_percent"]
+    failed = any(r.error for r in results)
+    return 0 if score is not None and score >= args.min_score and not failed else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,47 @@
+"""``make mutation``'s configuration stays true to the code: every module and test it names
+exists, and every mutant marked equivalent still exists in its module and says why."""
+
+from __future__ import annotations
+
+import run_mutation as rm
+
+DIFF = """--- src/colmeia/apps/assistant/ids.py
++++ src/colmeia/apps/assistant/ids.py
+@@ -1,5 +1,5 @@
+ def _kind_label(kind: CaseKind | None) -> str:
+-    if kind == "process":
++    if kind != "process":
+         return "process number (TC/XXXXXX/YYYY)"
+"""
+
+
+def test_every_module_and_test_named_exists_and_names_are_unique() -> None:
+    modules = rm.load_modules()  # raises naming any missing file
+    names = [m.name for m in modules]
+    assert len(names) == len(set(names))
+    assert all(m.tests for m in modules)
+    assert all(m.timeout > 0 for m in modules)
+
+
+def test_every_equivalent_mutant_has_a_reason_and_still_matches_its_module() -> None:
+    modules = {m.name: m for m in rm.load_modules()}
+    for e in rm.load_equivalents():
+        assert e.module in modules, f"{e.module!r} is not in modules.toml"
+        assert len(e.reason.split()) >= 4, f"say why {e.before!r} -> {e.after!r} is equivalent"
+        source = " ".join((rm.ROOT / modules[e.module].path).read_text(encoding="utf-8").split())
+        for line in e.before.split(" / "):
+            assert line in source, f"{e.module}: {line!r} is no longer in the code; drop the entry"
+
+
+def test_a_survivor_is_matched_to_an_equivalent_by_function_and_changed_lines() -> None:
+    name = "colmeia.apps.assistant.ids.x__kind_label__mutmut_1"
+    assert rm.function_of(name) == "_kind_label"
+    assert rm.function_of("colmeia.service.jobs.xǁJobStoreǁclaim__mutmut_7") == "JobStore.claim"
+    assert rm.changed_lines(DIFF) == ('if kind == "process":', 'if kind != "process":')
+    known = [
+        rm.Equivalent("ids", "_kind_label", 'if kind == "process":', 'if kind != "process":', "x")
+    ]
+    assert rm.match_equivalent("ids", name, DIFF, known) == known[0]
+    assert rm.match_equivalent("numbers", name, DIFF, known) is None
+    other = DIFF.replace('+    if kind != "process":', '+    if kind == "XXprocessXX":')
+    assert rm.match_equivalent("ids", name, other, known) is None
