@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 
 from colmeia.cli.plumbing import fail
 from colmeia.cli.progress import Progress
-from colmeia.errors import ColmeiaError
+from colmeia.errors import ColmeiaError, ConfigurationError
 
 if TYPE_CHECKING:
     from colmeia.store.base import OpenMode
@@ -220,16 +220,143 @@ def import_(
 
 @app.command("screen")
 def screen(
-    review_file: Path = typer.Argument(..., help="A saved review (.json)."),
-    work: str = typer.Argument(..., help="The work's id or its rank."),
-    include: bool = typer.Option(False, "--include", help="Include the work."),
-    exclude: bool = typer.Option(False, "--exclude", help="Exclude the work."),
+    review_file: Path | None = typer.Argument(
+        None, help="A saved review (.json), to screen its works; omit with --collection."
+    ),
+    work: str | None = typer.Argument(None, help="The work's id or its rank in the review."),
+    include: bool = typer.Option(False, "--include", help="Include the work (saved review)."),
+    exclude: bool = typer.Option(False, "--exclude", help="Exclude the work (saved review)."),
+    collection: str | None = typer.Option(
+        None, "--collection", "-c", help="Screen every work of this collection."
+    ),
+    decide: tuple[str, str] | None = typer.Option(
+        None, "--decide", help="ID include|exclude: record a decision (with --collection)."
+    ),
+    next_n: int = typer.Option(0, "--next", help="Show the next N works to screen."),
+    stage: str = typer.Option(
+        "title", "--stage", help="title (title/abstract) or full (full text) screening."
+    ),
+    question: str = typer.Option(
+        "", "--question", help="The review question: orders the queue before any decision."
+    ),
     reason: str = typer.Option("", "--reason", help="Why (required to exclude)."),
     notes: str = typer.Option("", "--notes", help="Notes kept with the decision."),
+    store_url: str | None = _STORE,
+    as_json: bool = typer.Option(False, "--json", help="Print the queue and counts as JSON."),
+) -> None:
+    """Screen works. With --collection: the whole collection, title/abstract then full
+    text, the queue ordered by active learning from the decisions so far, PRISMA counts
+    printed; interactive when neither --decide nor --next is given. With a saved review: an
+    include/exclude decision on one of its works."""
+    if collection is None:
+        _screen_review(review_file, work, include, exclude, reason, notes)
+        return
+    from colmeia.apps.literature.screening import ScreeningLog, screening_file
+
+    stages = {"title": "title_abstract", "full": "full_text"}
+    if stage not in stages:
+        raise fail(ConfigurationError(f"--stage is title or full, not {stage!r}"))
+    with _opened(store_url) as (store, settings):
+        path = screening_file(settings.home, store.url, collection)
+        try:
+            log = ScreeningLog.load(path, collection)
+            if question:
+                log.question = question
+            if decide is not None:
+                doc_id = _work_id(store, collection, decide[0])
+                log.decide(doc_id, decide[1], reason, notes, stage=stages[stage])  # type: ignore[arg-type]
+                log.save(path)
+            elif question:
+                log.save(path)
+            if decide is None and next_n <= 0:
+                _screen_interactively(store, collection, log, path)
+            _print_screening(store, collection, log, next_n, as_json)
+        except ColmeiaError as exc:
+            raise fail(exc) from None
+
+
+def _work_id(store: Any, collection: str, given: str) -> str:
+    """The work a user named: its id, or an unambiguous start of it (``rec:1a2b``)."""
+    from colmeia.errors import InputError
+
+    ids: list[str] = [str(d.doc_id) for d in store.documents(collection)]
+    if given in ids:
+        return given
+    matches = [i for i in ids if i.startswith(given) or i.split(":", 1)[-1].startswith(given)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise InputError(f"no work {given!r} in {collection} (see --next for the ids)")
+    raise InputError(f"{given!r} names {len(matches)} works in {collection}; give more of the id")
+
+
+def _print_screening(store: Any, collection: str, log: Any, next_n: int, as_json: bool) -> None:
+    from colmeia.apps.literature.screening import prisma_flow, screening_queue
+
+    queue = screening_queue(store, collection, log, next_n) if next_n > 0 else []
+    counts = prisma_flow(store, collection, log)
+    if as_json:
+        data = {"prisma": counts, "next": [q.as_dict() for q in queue]}
+        sys.stdout.write(orjson.dumps(data).decode() + "\n")
+        return
+    if queue:
+        table = Table(title=f"next {len(queue)} to screen ({queue[0].basis})")
+        for col in ("id", "year", "work", "score"):
+            table.add_column(col, overflow="fold")
+        for q in queue:
+            table.add_row(q.doc_id, str(q.year or ""), q.title[:100], f"{q.score:.3f}")
+        console.print(table)
+    console.print(counts)
+
+
+def _screen_interactively(store: Any, collection: str, log: Any, path: Path) -> None:
+    """One work at a time: [i]nclude, [e]xclude (asks why), [s]kip, [q]uit; saved after
+    every decision."""
+    from colmeia.apps.literature.screening import screening_queue
+
+    if not sys.stdin.isatty():
+        err_console.print("[red]error:[/red] give --decide ID include|exclude or --next N")
+        raise typer.Exit(2)
+    skipped: set[str] = set()
+    while True:
+        queue = [
+            q
+            for q in screening_queue(store, collection, log, len(skipped) + 1)
+            if q.doc_id not in skipped
+        ]
+        if not queue:
+            return
+        item = queue[0]
+        console.rule(f"{item.title} ({item.year or 's.d.'})")
+        console.print(item.abstract or "[dim](no abstract)[/dim]")
+        console.print(f"[dim]{item.doc_id} · {item.basis} {item.score:.3f}[/dim]")
+        answer = typer.prompt("[i]nclude / [e]xclude / [s]kip / [q]uit", default="s").lower()
+        if answer.startswith("q"):
+            return
+        if answer.startswith("s"):
+            skipped.add(item.doc_id)
+            continue
+        if answer.startswith("i"):
+            log.decide(item.doc_id, "include", "", typer.prompt("notes", default=""))
+        elif answer.startswith("e"):
+            log.decide(item.doc_id, "exclude", typer.prompt("reason"))
+        log.save(path)
+
+
+def _screen_review(
+    review_file: Path | None,
+    work: str | None,
+    include: bool,
+    exclude: bool,
+    reason: str,
+    notes: str,
 ) -> None:
     """Record an include/exclude decision in a saved review; prints the PRISMA counts."""
     from colmeia.apps.literature import Review, prisma_counts
 
+    if review_file is None or work is None:
+        err_console.print("[red]error:[/red] give REVIEW_FILE WORK, or --collection NAME")
+        raise typer.Exit(2)
     if include == exclude:
         err_console.print("[red]error:[/red] give --include or --exclude")
         raise typer.Exit(2)
@@ -274,6 +401,12 @@ def eval_review(
     save_queries_to: Path | None = typer.Option(
         None, "--save-queries", help="Write the synthetic queries here (JSON lines)."
     ),
+    query_set: str = typer.Option(
+        "abstracts",
+        "--set",
+        help="abstracts (one query per work from its abstract) | paraphrases (questions in "
+        "other words: the model's, or the shipped set over the CAPES catalogue).",
+    ),
     store_url: str | None = _STORE,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON line."),
 ) -> None:
@@ -284,6 +417,8 @@ def eval_review(
     from colmeia.apps.literature.evaluate import aevaluate_review, load_queries, save_queries
     from colmeia.apps.literature.report import eval_report
 
+    if query_set not in ("abstracts", "paraphrases"):
+        raise fail(ConfigurationError(f"--set is abstracts or paraphrases, not {query_set!r}"))
     try:
         given = load_queries(queries_file) if queries_file is not None else None
     except ColmeiaError as exc:
@@ -303,6 +438,7 @@ def eval_review(
                 generation_queries=generation,
                 progress=lambda d, t, info: bar.update(d, t, info=info),
                 queries=given,
+                query_set="paraphrases" if query_set == "paraphrases" else "abstracts",
             ),
         )
     if save_queries_to is not None:
@@ -314,10 +450,11 @@ def eval_review(
         sys.stdout.write(orjson.dumps(data).decode() + "\n")
         return
     table = Table(
-        title=f"{collection}: {report.queries} synthetic queries ({report.query_source}; "
+        title=f"{collection}: {report.queries} queries ({report.query_source}; "
         f"{report.excluded_title} title-like left out)"
     )
-    for col in ("ranking", "MR (all)", "MR (found)", "MRR", "P@1", "not found@5", "s/query"):
+    cols = ("ranking", "MR (all)", "MR (found)", "MRR", "P@1", "not found@5", "copied 3-grams")
+    for col in (*cols, "s/query"):
         table.add_column(col, justify="right")
     for name, m in report.variants.items():
         table.add_row(
@@ -327,6 +464,7 @@ def eval_review(
             str(m["mrr"]),
             str(m["p@1"]),
             str(m["not_found@5"]),
+            str(m.get("copied_trigrams", "")),
             str(report.seconds.get(name, "")),
         )
     console.print(table)

@@ -29,6 +29,14 @@ from colmeia.apps.literature.review import (
     run_review,
 )
 from colmeia.apps.literature.schemas import RELEVANCE_LEVELS, CitedText, WorkAnalysis
+from colmeia.apps.literature.screening import (
+    QueueItem,
+    ScreeningDecision,
+    ScreeningLog,
+    prisma_flow,
+    screening_file,
+    screening_queue,
+)
 
 __all__ = [
     "FORMATS",
@@ -38,9 +46,12 @@ __all__ = [
     "FetchLimits",
     "LibraryReport",
     "MissingWork",
+    "QueueItem",
     "Record",
     "Review",
     "ReviewedWork",
+    "ScreeningDecision",
+    "ScreeningLog",
     "WorkAnalysis",
     "abnt_reference",
     "arun_review",
@@ -53,5 +64,8 @@ __all__ = [
     "match_pdfs",
     "normalize_title",
     "prisma_counts",
+    "prisma_flow",
     "run_review",
+    "screening_file",
+    "screening_queue",
 ]
