@@ -55,10 +55,11 @@ def _opened(store_url: str | None, mode: OpenMode = "read") -> Any:
 
 @contextmanager
 def _embedder(settings: Any) -> Iterator[Any]:
-    """The configured embedder (or ``None``), its connections closed afterwards."""
-    from colmeia.rag.index.embedders import embedder_from_settings
+    """The review's embedder (the configured one, else the offline one when installed: see
+    :mod:`colmeia.apps.literature.defaults`), its connections closed afterwards."""
+    from colmeia.apps.literature.defaults import review_embedder
 
-    embedder = embedder_from_settings(settings.embeddings)
+    embedder = review_embedder(settings.embeddings)
     try:
         yield embedder
     finally:

@@ -372,13 +372,16 @@ async def _make_queries(
         done += 1
         if progress is not None and model is not None:
             progress(done, len(docs), "queries")
-        if not text.strip() or title_leak(text, d.title, analyzer) > 0.5:
-            return None
+        if not text.strip():
+            return None  # the model failed on a paraphrase: counted among the failures
+        if title_leak(text, d.title, analyzer) > 0.5:
+            return SyntheticQuery(d.doc_id, "", "title-like")
         return SyntheticQuery(d.doc_id, text, source)
 
     made = await asyncio.gather(*(one(d) for d in docs))
-    queries = [q for q in made if q is not None]
-    return queries, len(made) - len(queries), failures
+    queries = [q for q in made if q is not None and q.text]
+    title_like = sum(1 for q in made if q is not None and not q.text)
+    return queries, title_like, failures
 
 
 def query_profile(
@@ -478,6 +481,10 @@ async def aevaluate_review(
     )
     if failures and (source == "file" or source.startswith("shipped")):
         report.notes.extend(failures)
+    elif failures and query_set == "paraphrases":
+        report.notes.append(
+            f"{len(failures)} works got no paraphrase (the model failed): {failures[0]}"
+        )
     elif failures:
         report.notes.append(
             f"{len(failures)} queries made offline after the model failed: {failures[0]}"
