@@ -173,6 +173,51 @@ def run(
     console.print(f"saved: {target}")
 
 
+@app.command("ask")
+def ask(
+    question: str = typer.Argument(..., help="The question to answer across the works."),
+    collection: str = typer.Option(..., "--collection", "-c", help="Collection of works."),
+    works: int = typer.Option(5, "--works", help="How many works the answer draws on."),
+    no_model: bool = typer.Option(
+        False, "--no-model", help="Extractive answer even if a model is set."
+    ),
+    store_url: str | None = _STORE,
+    as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
+) -> None:
+    """One answer synthesised across the works, each claim citing work and page."""
+    from colmeia.apps.literature.synthesis import ask_collection
+
+    with _opened(store_url) as (store, settings), _embedder(settings) as embedder:
+        try:
+            result = _run_with_model(
+                settings,
+                no_model,
+                lambda model, _reranker: ask_collection(
+                    store,
+                    collection,
+                    question,
+                    model=model,
+                    model_name=settings.llm.model if model else "",
+                    embedder=embedder,
+                    works=works,
+                ),
+            )
+        except ColmeiaError as exc:
+            raise fail(exc) from None
+    if as_json:
+        sys.stdout.write(orjson.dumps(result.as_dict()).decode() + "\n")
+        return
+    console.print(result.text())
+    cited = {i for c in result.claims for i in c.sources}
+    for s in result.sources:
+        if s.id in cited:
+            console.print(f"[dim]{s.id} {s.label()} {s.title[:90]}[/dim]")
+    for note in result.removed:
+        console.print(f"[yellow]removed:[/yellow] {note}")
+    if result.mode == "extractive":
+        console.print("[dim](no language model: extractive answer)[/dim]")
+
+
 @app.command("import")
 def import_(
     sources: list[Path] = typer.Argument(..., help="RIS, BibTeX or CSV exports."),

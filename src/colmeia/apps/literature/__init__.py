@@ -37,6 +37,7 @@ from colmeia.apps.literature.screening import (
     screening_file,
     screening_queue,
 )
+from colmeia.apps.literature.synthesis import Synthesis, ask_collection
 
 __all__ = [
     "FORMATS",
@@ -52,9 +53,11 @@ __all__ = [
     "ReviewedWork",
     "ScreeningDecision",
     "ScreeningLog",
+    "Synthesis",
     "WorkAnalysis",
     "abnt_reference",
     "arun_review",
+    "ask_collection",
     "dedupe",
     "export_review",
     "fetch_pdfs",
