@@ -130,43 +130,62 @@ def run(
     no_model: bool = typer.Option(
         False, "--no-model", help="Extractive fields even if a model is set."
     ),
+    column: list[str] = typer.Option(
+        [],
+        "--column",
+        help="An extraction column of your own, 'name: question' (repeat for more), "
+        "e.g. 'método: qual o método de pesquisa?'.",
+    ),
     store_url: str | None = _STORE,
 ) -> None:
     """Find the works that answer QUESTION and read each one (summary, objectives,
     conclusions, relevance), every statement citing passages and printed pages."""
     from colmeia.apps.literature import arun_review, export_review
+    from colmeia.apps.literature.columns import fill_columns, parse_column
     from colmeia.rag.retrieve import Filters
+
+    try:
+        columns = [parse_column(c) for c in column]
+    except ColmeiaError as exc:
+        raise fail(exc) from None
+
+    async def review_and_fill(model: Any, reranker: Any) -> Any:
+        done = await arun_review(
+            store,
+            collection,
+            question,
+            top=top,
+            model=model,
+            model_name=settings.llm.model if model else "",
+            embedder=embedder,
+            filters=filters if filters.active() else None,
+            cache_dir=settings.home / "review-cache",
+            reranker=reranker,
+            progress=lambda d, t, info: bar.update(d, t, info=info),
+        )
+        return await fill_columns(done, columns, model) if columns else done
 
     with _opened(store_url) as (store, settings), _embedder(settings) as embedder:
         filters = Filters(doc_type=doc_type, year_from=year_from, year_to=year_to, program=program)
         with Progress("review", unit="works") as bar:
-            review = _run_with_model(
-                settings,
-                no_model,
-                lambda model, reranker: arun_review(
-                    store,
-                    collection,
-                    question,
-                    top=top,
-                    model=model,
-                    model_name=settings.llm.model if model else "",
-                    embedder=embedder,
-                    filters=filters if filters.active() else None,
-                    cache_dir=settings.home / "review-cache",
-                    reranker=reranker,
-                    progress=lambda d, t, info: bar.update(d, t, info=info),
-                ),
-            )
+            review = _run_with_model(settings, no_model, review_and_fill)
         target = out or settings.home / "reviews" / "last.json"
         export_review(review, target)
         if target.suffix.lower() != ".json":
             review.save(target.with_suffix(".review.json"))
     table = Table(title=f"{question} — {len(review.works)} works")
-    for col in ("#", "work", "year", "relevance", "objectives"):
+    for col in ("#", "work", "year", "relevance", "objectives", *(c.name for c in columns)):
         table.add_column(col, overflow="fold")
     for w in review.works:
         obj = w.objectives.text if w.objectives else ""
-        table.add_row(str(w.rank), w.title[:80], str(w.year or ""), w.relevance, obj[:160])
+        extra = []
+        for c in columns:
+            value = w.columns.get(c.name)
+            cites = w.cited_pages(value)
+            extra.append(
+                (value.text[:160] if value else "") + (f" [{'; '.join(cites)}]" if cites else "")
+            )
+        table.add_row(str(w.rank), w.title[:80], str(w.year or ""), w.relevance, obj[:160], *extra)
     console.print(table)
     if not review.model:
         console.print("[dim](no language model configured: extractive fields)[/dim]")

@@ -10,6 +10,7 @@ Public API::
 
 from __future__ import annotations
 
+from colmeia.apps.literature.columns import Column, fill_columns, parse_column
 from colmeia.apps.literature.export import FORMATS, abnt_reference, export_review, html_report
 from colmeia.apps.literature.library import (
     FetchLimits,
@@ -44,6 +45,7 @@ __all__ = [
     "PROMPT_VERSION",
     "RELEVANCE_LEVELS",
     "CitedText",
+    "Column",
     "FetchLimits",
     "LibraryReport",
     "MissingWork",
@@ -61,11 +63,13 @@ __all__ = [
     "dedupe",
     "export_review",
     "fetch_pdfs",
+    "fill_columns",
     "html_report",
     "import_library",
     "load_records",
     "match_pdfs",
     "normalize_title",
+    "parse_column",
     "prisma_counts",
     "prisma_flow",
     "run_review",

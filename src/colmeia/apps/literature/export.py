@@ -100,6 +100,7 @@ def _rows(review: Review) -> list[dict[str, object]]:
             "reference": abnt_reference(w),
             "mode": w.mode,
             "warnings": " | ".join(w.warnings),
+            **{c["name"]: _field(w, w.columns.get(c["name"])) for c in review.columns},
         }
         for w in review.works
     ]
@@ -300,7 +301,11 @@ def html_report(review: Review, path: Path) -> Path:
             f"<h4>Resumo</h4>{_cited_html(w, w.summary)}"
             f"<h4>Objetivos</h4>{_cited_html(w, w.objectives)}"
             f"<h4>Conclusões</h4>{_cited_html(w, w.conclusions)}"
-            f'<p class="note">triagem: {html.escape(w.screening.decision)}'
+            + "".join(
+                f"<h4>{html.escape(c['name'])}</h4>{_cited_html(w, w.columns.get(c['name']))}"
+                for c in review.columns
+            )
+            + f'<p class="note">triagem: {html.escape(w.screening.decision)}'
             f"{' — ' + html.escape(w.screening.reason) if w.screening.reason else ''}</p>{warn}"
             "</section>"
         )
