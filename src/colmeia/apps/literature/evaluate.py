@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model, field_validator
 
 from colmeia.apps.literature.ranking import model_rerank_works, rerank_works
 from colmeia.apps.literature.review import (
@@ -71,6 +71,7 @@ __all__ = [
     "aevaluate_review",
     "copied_share",
     "evaluate_review",
+    "judgement_schema",
     "load_queries",
     "offline_query",
     "paraphrase_queries",
@@ -596,6 +597,33 @@ class Judgement(BaseModel):
         description="0 = does not address the question, 1 = tangential, 2 = partly, 3 = fully."
     )
 
+    @field_validator("answer_relevance", mode="before")
+    @classmethod
+    def _score(cls, value: object) -> object:
+        # Small judges write "2", 2.0 or 4: read the number and keep it on the 0-3 scale.
+        if isinstance(value, str) and value.strip().lstrip("-").replace(".", "", 1).isdigit():
+            value = float(value.strip())
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            return min(3, max(0, round(value)))
+        return value
+
+
+def judgement_schema(ids: Sequence[str]) -> type[Judgement]:
+    """:class:`Judgement` whose passage ids the JSON Schema limits to ``ids``: a guided
+    decoder (llama.cpp's grammar) cannot write a passage that was not given, and a small
+    judge's verdict does not fail validation (and leave its query unjudged) on an id."""
+    allowed: Any = Literal[tuple(ids)]
+    verdict = create_model(
+        "PassageVerdict",
+        __base__=_PassageVerdict,
+        id=(allowed, Field(description="The passage id, one of those given.")),
+    )
+    return create_model(
+        "Judgement",
+        __base__=Judgement,
+        passages=(list[verdict], Field(description="One verdict per passage given.")),
+    )
+
 
 def _answer_text(w: ReviewedWork) -> str:
     parts = []
@@ -620,7 +648,10 @@ def _judged(j: Judgement, passages: Sequence[Passage]) -> tuple[float | None, fl
 async def _read_and_judge(
     model: ChatModel, question: str, work: ReviewedWork
 ) -> tuple[Judgement, str]:
-    await analyse_with_model(model, question, work, 0.2)
+    try:
+        await analyse_with_model(model, question, work, 0.2)
+    except ModelError as exc:
+        raise ModelError(f"the reading failed, nothing to judge: {exc}") from exc
     answer = _answer_text(work)
     prompt = render_prompt(
         "colmeia.apps.literature",
@@ -629,9 +660,13 @@ async def _read_and_judge(
         passages=work.passages,
         answer=answer,
     )
-    judgement = await model.structured(
-        [Message.user(prompt)], Judgement, temperature=0.0, max_tokens=_JUDGE_MAX_TOKENS
-    )
+    schema = judgement_schema([p.id for p in work.passages]) if work.passages else Judgement
+    try:
+        judgement = await model.structured(
+            [Message.user(prompt)], schema, temperature=0.0, max_tokens=_JUDGE_MAX_TOKENS
+        )
+    except ModelError as exc:
+        raise ModelError(f"the judge failed: {exc}") from exc
     return judgement, answer
 
 
