@@ -163,3 +163,29 @@ def test_the_cli_screens_a_collection_without_prompting(colmeia_cli, tmp_path: P
     code, _, err = colmeia_cli("review", "screen", "-c", "col", "--decide", second, "exclude")
     assert code == 2
     assert "is excluded (a reason)" in err
+
+
+def test_decisions_carried_by_an_exported_ris_are_kept_on_import(
+    colmeia_cli, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    env = {"COLMEIA_EMBEDDINGS_MODEL": "none"}
+    (tmp_path / "c.csv").write_text(_csv(), encoding="utf-8")
+    assert colmeia_cli("review", "import", "c.csv", "-c", "col", env=env)[0] == 0
+    code, out, err = colmeia_cli(
+        "review", "formação de professores", "-c", "col", "--top", "3", "--out", "r.json", env=env
+    )
+    assert code == 0, err
+    assert (
+        colmeia_cli("review", "screen", "r.json", "1", "--exclude", "--reason", "duplicado")[0] == 0
+    )
+    assert colmeia_cli("review", "screen", "r.json", "2", "--include")[0] == 0
+    assert colmeia_cli("review", "export", "r.json", "r.ris")[0] == 0
+    # The exported file, imported as a new collection (as after a trip through Zotero).
+    code, out, err = colmeia_cli("review", "import", "r.ris", "-c", "zotero", env=env)
+    assert code == 0, err
+    assert "2 screening decisions carried by the files kept" in out
+    code, out, err = colmeia_cli("review", "screen", "-c", "zotero", "--next", "0", "--json")
+    assert code == 0, err
+    prisma = json.loads(out)["prisma"]
+    assert (prisma["identified"], prisma["screened"], prisma["excluded"]) == (3, 2, 1)
+    assert prisma["exclusion_reasons"] == {"duplicado": 1}

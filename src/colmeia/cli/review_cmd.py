@@ -263,9 +263,12 @@ def import_(
             embedder=embedder,
             progress=lambda p: bar.update(p.files_done, p.files_total or None),
         )
+        taken = _carry_decisions(store, settings, collection, sources)
     if as_json:
         sys.stdout.write(orjson.dumps(report.as_dict()).decode() + "\n")
         return
+    if taken:
+        console.print(f"{taken} screening decisions carried by the files kept")
     ing = report.ingest
     console.print(
         f"[bold]{collection}[/bold]: {report.records} works ({report.duplicates} duplicates "
@@ -281,6 +284,18 @@ def import_(
         console.print(table)
     for source, reason in report.problems[:50]:
         console.print(f"[yellow]{source}[/yellow]: {reason}")
+
+
+def _carry_decisions(store: Any, settings: Any, collection: str, sources: list[Path]) -> int:
+    """Screening decisions in the imported files (a colmeia export) → the collection's log."""
+    from colmeia.apps.literature.screening import ScreeningLog, import_decisions, screening_file
+
+    path = screening_file(settings.home, store.url, collection)
+    log = ScreeningLog.load(path, collection)
+    taken = import_decisions(log, sources)
+    if taken:
+        log.save(path)
+    return taken
 
 
 @app.command("screen")
@@ -333,7 +348,7 @@ def screen(
                 log.save(path)
             elif question:
                 log.save(path)
-            if decide is None and next_n <= 0:
+            if decide is None and next_n <= 0 and not as_json:
                 _screen_interactively(store, collection, log, path)
             _print_screening(store, collection, log, next_n, as_json)
         except ColmeiaError as exc:

@@ -14,7 +14,8 @@ queue of works still to screen is ordered by what the decisions so far teach:
   puts the likely inclusions first so a reviewer finds them early.
 
 Decisions live in one JSON file per collection (:func:`screening_file`), written atomically;
-:func:`prisma_flow` gives the PRISMA 2020 counts: identified, screened, excluded (by reason),
+:func:`import_decisions` takes the decisions a colmeia RIS/BibTeX export carries (read back
+on import); :func:`prisma_flow` gives the PRISMA 2020 counts: identified, screened, excluded (by reason),
 sought and assessed in full text, excluded there (by reason), included.
 
 The functions here are the whole API: a CLI or an HTTP router only calls them.
@@ -45,6 +46,7 @@ __all__ = [
     "ScreeningDecision",
     "ScreeningLog",
     "Stage",
+    "import_decisions",
     "prisma_flow",
     "screening_file",
     "screening_queue",
@@ -312,3 +314,24 @@ def prisma_flow(store: Store, collection: str, log: ScreeningLog) -> dict[str, A
         "awaiting_title_abstract": len(docs) - len(first),
         "awaiting_full_text": len(sought) - len(second),
     }
+
+
+def import_decisions(log: ScreeningLog, sources: Sequence[Path]) -> int:
+    """Carry the screening decisions that bibliography files hold (a colmeia RIS/BibTeX
+    export, after a trip through Zotero) into ``log`` as title/abstract decisions; returns how
+    many were taken. A decision already in the log is kept (the log is the newer word); an
+    exclusion without a reason is taken with the reason "(sem motivo no arquivo)"."""
+    from colmeia.apps.literature.records import load_records
+
+    taken = 0
+    for rec in load_records(sources).records:
+        if rec.screening not in ("include", "exclude"):
+            continue
+        if rec.id in log.stages["title_abstract"]:
+            continue
+        reason = rec.screening_reason or (
+            "(sem motivo no arquivo)" if rec.screening == "exclude" else ""
+        )
+        log.decide(rec.id, rec.screening, reason, rec.screening_notes)
+        taken += 1
+    return taken
