@@ -197,6 +197,9 @@ def ask(
     question: str = typer.Argument(..., help="The question to answer across the works."),
     collection: str = typer.Option(..., "--collection", "-c", help="Collection of works."),
     works: int = typer.Option(5, "--works", help="How many works the answer draws on."),
+    expand: bool = typer.Option(
+        False, "--expand", help="Also search the model's rewritings of the question."
+    ),
     no_model: bool = typer.Option(
         False, "--no-model", help="Extractive answer even if a model is set."
     ),
@@ -219,6 +222,7 @@ def ask(
                     model_name=settings.llm.model if model else "",
                     embedder=embedder,
                     works=works,
+                    expand=expand,
                 ),
             )
         except ColmeiaError as exc:
@@ -481,6 +485,9 @@ def eval_review(
     save_queries_to: Path | None = typer.Option(
         None, "--save-queries", help="Write the synthetic queries here (JSON lines)."
     ),
+    expand: bool = typer.Option(
+        False, "--expand", help="Also rank with the model's rewritings of each query (fused)."
+    ),
     query_set: str = typer.Option(
         "abstracts",
         "--set",
@@ -519,6 +526,7 @@ def eval_review(
                 progress=lambda d, t, info: bar.update(d, t, info=info),
                 queries=given,
                 query_set="paraphrases" if query_set == "paraphrases" else "abstracts",
+                expand=expand,
             ),
         )
     if save_queries_to is not None:

@@ -45,6 +45,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, Field, create_model, field_validator
 
+from colmeia.apps.literature.expansion import expand_query, fused_search
 from colmeia.apps.literature.ranking import model_rerank_works, rerank_works
 from colmeia.apps.literature.review import (
     Passage,
@@ -429,13 +430,16 @@ async def aevaluate_review(
     progress: EvalProgress | None = None,
     queries: Sequence[SyntheticQuery] | None = None,
     query_set: QuerySet = "abstracts",
+    expand: bool = False,
 ) -> EvalReport:
     """Measure work retrieval (and, with ``model``, generation) on synthetic queries; see
     the module docstring. ``reranker`` adds a ranking by a model's judgement of each work.
     ``queries`` (e.g. :func:`load_queries` of an earlier run's) are used instead of making
     new ones; those whose work is not in the collection are left out and counted.
     ``query_set="paraphrases"``: short questions in other words than the work's (the model's,
-    or without a model the shipped set; see the module docstring)."""
+    or without a model the shipped set; see the module docstring). ``expand`` (with a model)
+    adds a ranking of the question and the model's rewritings of it, fused
+    (:mod:`colmeia.apps.literature.expansion`)."""
     if store.collection(collection) is None:
         raise ConfigurationError(
             f"no collection named {collection!r} in {store.url}; import the works first "
@@ -498,6 +502,9 @@ async def aevaluate_review(
     if hybrid is not None:
         ranks.update({"dense": [], "hybrid": []})
     ranks["reranked"] = []
+    expanded_name = f"{'hybrid' if hybrid is not None else 'lexical'} + model expansion"
+    if expand and model is not None:
+        ranks[expanded_name] = []
     if reranker is not None:
         ranks["reranked (model)"] = []
     spent: dict[str, float] = dict.fromkeys(ranks, 0.0)
@@ -537,6 +544,12 @@ async def aevaluate_review(
                 by_model = reranked
             spent["reranked (model)"] += time.perf_counter() - t
             ranks["reranked (model)"].append(_rank(by_model, q.doc_id))
+        if expand and model is not None:
+            t = time.perf_counter()
+            variants = await expand_query(model, q.text)
+            fused = fused_search(hybrid or lexical, variants, depth, per_document=1)
+            spent[expanded_name] += time.perf_counter() - t
+            ranks[expanded_name].append(_rank([g.doc_id for g in fused], q.doc_id))
         if progress is not None:
             progress(i, len(queries), "retrieval")
     copied = report.query_profile.get("copied_trigrams_mean")

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
+from colmeia.apps.literature.expansion import expand_query, fused_search
 from colmeia.errors import ConfigurationError, ModelError
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
@@ -244,9 +245,11 @@ async def ask_collection(
     embedder: Embedder | None = None,
     works: int = 5,
     per_work: int = 2,
+    expand: bool = False,
 ) -> Synthesis:
     """Answer ``question`` from the ``works`` best works of ``collection`` (``per_work``
-    passages each), every claim citing its work and page (see the module docstring)."""
+    passages each), every claim citing its work and page (see the module docstring).
+    ``expand`` (with a model) searches the model's rewritings of the question too."""
     started = time.perf_counter()
     if store.collection(collection) is None:
         raise ConfigurationError(
@@ -254,7 +257,12 @@ async def ask_collection(
             "(`colmeia review import FILE --collection NAME`)"
         )
     retriever = Retriever(store, collection, embedder=embedder, per_document=per_work)
-    groups = retriever.search_documents(question, works, per_document=per_work)
+    if expand and model is not None:
+        # The model's rewritings find works whose abstracts use other words (see expansion).
+        queries = await expand_query(model, question)
+        groups = fused_search(retriever, queries, works, per_document=per_work)
+    else:
+        groups = retriever.search_documents(question, works, per_document=per_work)
     docs = {d.doc_id: d for d in store.documents(collection)}
     found = [(docs[g.doc_id], g.hits) for g in groups if g.doc_id in docs]
     sources = _sources(found, per_work)
