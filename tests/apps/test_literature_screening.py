@@ -189,3 +189,25 @@ def test_decisions_carried_by_an_exported_ris_are_kept_on_import(
     prisma = json.loads(out)["prisma"]
     assert (prisma["identified"], prisma["screened"], prisma["excluded"]) == (3, 2, 1)
     assert prisma["exclusion_reasons"] == {"duplicado": 1}
+
+
+def test_interactive_screening_saves_each_decision(colmeia_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    env = {"COLMEIA_EMBEDDINGS_MODEL": "none"}
+    (tmp_path / "c.csv").write_text(_csv(), encoding="utf-8")
+    assert colmeia_cli("review", "import", "c.csv", "-c", "col", env=env)[0] == 0
+    # include (no notes), a typo, exclude with a reason, skip, then quit.
+    answers = "i\n\nx\ne\nfora do tema\ns\nq\n"
+    code, out, err = colmeia_cli(
+        "review", "screen", "-c", "col", "--interactive", "--question", "saneamento",
+        input=answers,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "answer i, e, s or q" in out
+    code, out, _ = colmeia_cli("review", "screen", "-c", "col", "--json")
+    prisma = json.loads(out)["prisma"]
+    assert (prisma["screened"], prisma["excluded"], prisma["full_text_sought"]) == (2, 1, 1)
+    assert prisma["exclusion_reasons"] == {"fora do tema": 1}
+    # Without a terminal and without --interactive, the command says what to give.
+    code, _, err = colmeia_cli("review", "screen", "-c", "col")
+    assert code == 2
+    assert "give --decide ID include|exclude or --next N" in err

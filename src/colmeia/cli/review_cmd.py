@@ -325,6 +325,9 @@ def screen(
     ),
     reason: str = typer.Option("", "--reason", help="Why (required to exclude)."),
     notes: str = typer.Option("", "--notes", help="Notes kept with the decision."),
+    interactive: bool = typer.Option(
+        False, "--interactive", help="Prompt work by work even when input is not a terminal."
+    ),
     store_url: str | None = _STORE,
     as_json: bool = typer.Option(False, "--json", help="Print the queue and counts as JSON."),
 ) -> None:
@@ -352,8 +355,8 @@ def screen(
                 log.save(path)
             elif question:
                 log.save(path)
-            if decide is None and next_n <= 0 and not as_json:
-                _screen_interactively(store, collection, log, path)
+            if interactive or (decide is None and next_n <= 0 and not as_json):
+                _screen_interactively(store, collection, log, path, interactive)
             _print_screening(store, collection, log, next_n, as_json)
         except ColmeiaError as exc:
             raise fail(exc) from None
@@ -393,12 +396,14 @@ def _print_screening(store: Any, collection: str, log: Any, next_n: int, as_json
     console.print(counts)
 
 
-def _screen_interactively(store: Any, collection: str, log: Any, path: Path) -> None:
+def _screen_interactively(
+    store: Any, collection: str, log: Any, path: Path, forced: bool = False
+) -> None:
     """One work at a time: [i]nclude, [e]xclude (asks why), [s]kip, [q]uit; saved after
     every decision."""
     from colmeia.apps.literature.screening import screening_queue
 
-    if not sys.stdin.isatty():
+    if not forced and not sys.stdin.isatty():
         err_console.print("[red]error:[/red] give --decide ID include|exclude or --next N")
         raise typer.Exit(2)
     skipped: set[str] = set()
@@ -424,6 +429,9 @@ def _screen_interactively(store: Any, collection: str, log: Any, path: Path) -> 
             log.decide(item.doc_id, "include", "", typer.prompt("notes", default=""))
         elif answer.startswith("e"):
             log.decide(item.doc_id, "exclude", typer.prompt("reason"))
+        else:
+            console.print("[yellow]answer i, e, s or q[/yellow]")
+            continue
         log.save(path)
 
 
