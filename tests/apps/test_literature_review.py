@@ -99,7 +99,7 @@ def test_abnt_reference_of_a_dissertation() -> None:
     )
     assert abnt_reference(w) == (
         "PEREIRA, Isabella Bruna Lemes. Educação inclusiva. 2017. Dissertação (Mestrado em "
-        "Direitos Humanos) – Universidade Federal De Goiás, 2017. Disponível em: https://example.org/t."
+        "Direitos Humanos) – Universidade Federal de Goiás, 2017. Disponível em: https://example.org/t."
     )
 
 

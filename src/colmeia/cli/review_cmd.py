@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 
 from colmeia.cli.plumbing import fail
 from colmeia.cli.progress import Progress
-from colmeia.errors import ColmeiaError
+from colmeia.errors import ColmeiaError, ConfigurationError
 
 if TYPE_CHECKING:
     from colmeia.store.base import OpenMode
@@ -54,10 +54,11 @@ def _opened(store_url: str | None, mode: OpenMode = "read") -> Any:
 
 @contextmanager
 def _embedder(settings: Any) -> Iterator[Any]:
-    """The configured embedder (or ``None``), its connections closed afterwards."""
-    from colmeia.rag.index.embedders import embedder_from_settings
+    """The review's embedder (the configured one, else the offline one when installed: see
+    :mod:`colmeia.apps.literature.defaults`), its connections closed afterwards."""
+    from colmeia.apps.literature.defaults import review_embedder
 
-    embedder = embedder_from_settings(settings.embeddings)
+    embedder = review_embedder(settings.embeddings)
     try:
         yield embedder
     finally:
@@ -131,48 +132,81 @@ def run(
     relevance_bar: str = typer.Option(
         "média", "--relevance-bar", help="alta|média|baixa: below it, 'nothing relevant'."
     ),
+    column: list[str] = typer.Option(
+        [],
+        "--column",
+        help="An extraction column of your own, 'name: question' (repeat for more), "
+        "e.g. 'método: qual o método de pesquisa?'.",
+    ),
     store_url: str | None = _STORE,
 ) -> None:
     """Find the works that answer QUESTION and read each one (summary, objectives,
     conclusions, relevance), every statement citing passages and printed pages."""
     from colmeia.apps.literature import arun_review, export_review
+    from colmeia.apps.literature.columns import fill_columns, parse_column
     from colmeia.rag.retrieve import Filters
+
+    try:
+        columns = [parse_column(c) for c in column]
+    except ColmeiaError as exc:
+        raise fail(exc) from None
+
+    async def review_and_fill(model: Any, reranker: Any) -> Any:
+        done = await arun_review(
+            store,
+            collection,
+            question,
+            top=top,
+            model=model,
+            model_name=settings.llm.model if model else "",
+            embedder=embedder,
+            filters=filters if filters.active() else None,
+            cache_dir=settings.home / "review-cache",
+            reranker=reranker,
+            progress=lambda d, t, info: bar.update(d, t, info=info),
+            relevance_bar=relevance_bar,
+        )
+        return await fill_columns(done, columns, model) if columns else done
 
     with _opened(store_url) as (store, settings), _embedder(settings) as embedder:
         filters = Filters(doc_type=doc_type, year_from=year_from, year_to=year_to, program=program)
         with Progress("review", unit="works") as bar:
-            review = _run_with_model(
-                settings,
-                no_model,
-                lambda model, reranker: arun_review(
-                    store,
-                    collection,
-                    question,
-                    top=top,
-                    model=model,
-                    model_name=settings.llm.model if model else "",
-                    embedder=embedder,
-                    filters=filters if filters.active() else None,
-                    cache_dir=settings.home / "review-cache",
-                    reranker=reranker,
-                    progress=lambda d, t, info: bar.update(d, t, info=info),
-                    relevance_bar=relevance_bar,
-                ),
-            )
+            review = _run_with_model(settings, no_model, review_and_fill)
         target = out or settings.home / "reviews" / "last.json"
         export_review(review, target)
         if target.suffix.lower() != ".json":
             review.save(target.with_suffix(".review.json"))
     table = Table(title=f"{question} — {len(review.works)} works")
-    for col in ("#", "work", "year", "relevance", "objectives", "cites"):
+    for col in (
+        "#",
+        "work",
+        "year",
+        "relevance",
+        "objectives",
+        "cites",
+        *(c.name for c in columns),
+    ):
         table.add_column(col, overflow="fold")
     for w in review.works:
         obj = w.objectives.text if w.objectives else ""
         cites = dict.fromkeys(
             label for f in (w.summary, w.objectives, w.conclusions) for label in w.cited_pages(f)
         )
+        extra = []
+        for c in columns:
+            value = w.columns.get(c.name)
+            pages = w.cited_pages(value)
+            extra.append(
+                (value.text[:160] if value else "") + (f" [{'; '.join(pages)}]" if pages else "")
+            )
         table.add_row(
-            str(w.rank), w.title[:80], str(w.year or ""), w.relevance, obj[:160], ", ".join(cites)
+            str(w.rank),
+            w.title[:80],
+            str(w.year or ""),
+            w.relevance,
+            obj[:160],
+            ", ".join(cites),
+            *extra,
         )
     console.print(table)
     if review.nothing_relevant:
@@ -183,6 +217,55 @@ def run(
     if not review.model:
         console.print("[dim](no language model configured: extractive fields)[/dim]")
     console.print(f"saved: {target}")
+
+
+@app.command("ask")
+def ask(
+    question: str = typer.Argument(..., help="The question to answer across the works."),
+    collection: str = typer.Option(..., "--collection", "-c", help="Collection of works."),
+    works: int = typer.Option(5, "--works", help="How many works the answer draws on."),
+    expand: bool = typer.Option(
+        False, "--expand", help="Also search the model's rewritings of the question."
+    ),
+    no_model: bool = typer.Option(
+        False, "--no-model", help="Extractive answer even if a model is set."
+    ),
+    store_url: str | None = _STORE,
+    as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON."),
+) -> None:
+    """One answer synthesised across the works, each claim citing work and page."""
+    from colmeia.apps.literature.synthesis import ask_collection
+
+    with _opened(store_url) as (store, settings), _embedder(settings) as embedder:
+        try:
+            result = _run_with_model(
+                settings,
+                no_model,
+                lambda model, _reranker: ask_collection(
+                    store,
+                    collection,
+                    question,
+                    model=model,
+                    model_name=settings.llm.model if model else "",
+                    embedder=embedder,
+                    works=works,
+                    expand=expand,
+                ),
+            )
+        except ColmeiaError as exc:
+            raise fail(exc) from None
+    if as_json:
+        sys.stdout.write(orjson.dumps(result.as_dict()).decode() + "\n")
+        return
+    console.print(result.text())
+    cited = {i for c in result.claims for i in c.sources}
+    for s in result.sources:
+        if s.id in cited:
+            console.print(f"[dim]{s.id} {s.label()} {s.title[:90]}[/dim]")
+    for note in result.removed:
+        console.print(f"[yellow]removed:[/yellow] {note}")
+    if result.mode == "extractive":
+        console.print("[dim](no language model: extractive answer)[/dim]")
 
 
 @app.command("import")
@@ -216,9 +299,12 @@ def import_(
             embedder=embedder,
             progress=lambda p: bar.update(p.files_done, p.files_total or None),
         )
+        taken = _carry_decisions(store, settings, collection, sources)
     if as_json:
         sys.stdout.write(orjson.dumps(report.as_dict()).decode() + "\n")
         return
+    if taken:
+        console.print(f"{taken} screening decisions carried by the files kept")
     ing = report.ingest
     console.print(
         f"[bold]{collection}[/bold]: {report.records} works ({report.duplicates} duplicates "
@@ -243,18 +329,165 @@ def import_(
         console.print(f"[yellow]{source}[/yellow]: {reason}")
 
 
+def _carry_decisions(store: Any, settings: Any, collection: str, sources: list[Path]) -> int:
+    """Screening decisions in the imported files (a colmeia export) → the collection's log."""
+    from colmeia.apps.literature.screening import ScreeningLog, import_decisions, screening_file
+
+    path = screening_file(settings.home, store.url, collection)
+    log = ScreeningLog.load(path, collection)
+    taken = import_decisions(log, sources)
+    if taken:
+        log.save(path)
+    return taken
+
+
 @app.command("screen")
 def screen(
-    review_file: Path = typer.Argument(..., help="A saved review (.json)."),
-    work: str = typer.Argument(..., help="The work's id or its rank."),
-    include: bool = typer.Option(False, "--include", help="Include the work."),
-    exclude: bool = typer.Option(False, "--exclude", help="Exclude the work."),
+    review_file: Path | None = typer.Argument(
+        None, help="A saved review (.json), to screen its works; omit with --collection."
+    ),
+    work: str | None = typer.Argument(None, help="The work's id or its rank in the review."),
+    include: bool = typer.Option(False, "--include", help="Include the work (saved review)."),
+    exclude: bool = typer.Option(False, "--exclude", help="Exclude the work (saved review)."),
+    collection: str | None = typer.Option(
+        None, "--collection", "-c", help="Screen every work of this collection."
+    ),
+    decide: tuple[str, str] | None = typer.Option(
+        None, "--decide", help="ID include|exclude: record a decision (with --collection)."
+    ),
+    next_n: int = typer.Option(0, "--next", help="Show the next N works to screen."),
+    stage: str = typer.Option(
+        "title", "--stage", help="title (title/abstract) or full (full text) screening."
+    ),
+    question: str = typer.Option(
+        "", "--question", help="The review question: orders the queue before any decision."
+    ),
     reason: str = typer.Option("", "--reason", help="Why (required to exclude)."),
     notes: str = typer.Option("", "--notes", help="Notes kept with the decision."),
+    interactive: bool = typer.Option(
+        False, "--interactive", help="Prompt work by work even when input is not a terminal."
+    ),
+    store_url: str | None = _STORE,
+    as_json: bool = typer.Option(False, "--json", help="Print the queue and counts as JSON."),
+) -> None:
+    """Screen works. With --collection: the whole collection, title/abstract then full
+    text, the queue ordered by active learning from the decisions so far, PRISMA counts
+    printed; interactive when neither --decide nor --next is given. With a saved review: an
+    include/exclude decision on one of its works."""
+    if collection is None:
+        _screen_review(review_file, work, include, exclude, reason, notes)
+        return
+    from colmeia.apps.literature.screening import ScreeningLog, screening_file
+
+    stages = {"title": "title_abstract", "full": "full_text"}
+    if stage not in stages:
+        raise fail(ConfigurationError(f"--stage is title or full, not {stage!r}"))
+    with _opened(store_url) as (store, settings):
+        path = screening_file(settings.home, store.url, collection)
+        try:
+            log = ScreeningLog.load(path, collection)
+            if question:
+                log.question = question
+            if decide is not None:
+                doc_id = _work_id(store, collection, decide[0])
+                log.decide(doc_id, decide[1], reason, notes, stage=stages[stage])  # type: ignore[arg-type]
+                log.save(path)
+            elif question:
+                log.save(path)
+            if interactive or (decide is None and next_n <= 0 and not as_json):
+                _screen_interactively(store, collection, log, path, interactive)
+            _print_screening(store, collection, log, next_n, as_json)
+        except ColmeiaError as exc:
+            raise fail(exc) from None
+
+
+def _work_id(store: Any, collection: str, given: str) -> str:
+    """The work a user named: its id, or an unambiguous start of it (``rec:1a2b``)."""
+    from colmeia.errors import InputError
+
+    ids: list[str] = [str(d.doc_id) for d in store.documents(collection)]
+    if given in ids:
+        return given
+    matches = [i for i in ids if i.startswith(given) or i.split(":", 1)[-1].startswith(given)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise InputError(f"no work {given!r} in {collection} (see --next for the ids)")
+    raise InputError(f"{given!r} names {len(matches)} works in {collection}; give more of the id")
+
+
+def _print_screening(store: Any, collection: str, log: Any, next_n: int, as_json: bool) -> None:
+    from colmeia.apps.literature.screening import prisma_flow, screening_queue
+
+    queue = screening_queue(store, collection, log, next_n) if next_n > 0 else []
+    counts = prisma_flow(store, collection, log)
+    if as_json:
+        data = {"prisma": counts, "next": [q.as_dict() for q in queue]}
+        sys.stdout.write(orjson.dumps(data).decode() + "\n")
+        return
+    if queue:
+        table = Table(title=f"next {len(queue)} to screen ({queue[0].basis})")
+        for col in ("id", "year", "work", "score"):
+            table.add_column(col, overflow="fold")
+        for q in queue:
+            table.add_row(q.doc_id, str(q.year or ""), q.title[:100], f"{q.score:.3f}")
+        console.print(table)
+    console.print(counts)
+
+
+def _screen_interactively(
+    store: Any, collection: str, log: Any, path: Path, forced: bool = False
+) -> None:
+    """One work at a time: [i]nclude, [e]xclude (asks why), [s]kip, [q]uit; saved after
+    every decision."""
+    from colmeia.apps.literature.screening import screening_queue
+
+    if not forced and not sys.stdin.isatty():
+        err_console.print("[red]error:[/red] give --decide ID include|exclude or --next N")
+        raise typer.Exit(2)
+    skipped: set[str] = set()
+    while True:
+        queue = [
+            q
+            for q in screening_queue(store, collection, log, len(skipped) + 1)
+            if q.doc_id not in skipped
+        ]
+        if not queue:
+            return
+        item = queue[0]
+        console.rule(f"{item.title} ({item.year or 's.d.'})")
+        console.print(item.abstract or "[dim](no abstract)[/dim]")
+        console.print(f"[dim]{item.doc_id} · {item.basis} {item.score:.3f}[/dim]")
+        answer = typer.prompt("[i]nclude / [e]xclude / [s]kip / [q]uit", default="s").lower()
+        if answer.startswith("q"):
+            return
+        if answer.startswith("s"):
+            skipped.add(item.doc_id)
+            continue
+        if answer.startswith("i"):
+            log.decide(item.doc_id, "include", "", typer.prompt("notes", default=""))
+        elif answer.startswith("e"):
+            log.decide(item.doc_id, "exclude", typer.prompt("reason"))
+        else:
+            console.print("[yellow]answer i, e, s or q[/yellow]")
+            continue
+        log.save(path)
+
+
+def _screen_review(
+    review_file: Path | None,
+    work: str | None,
+    include: bool,
+    exclude: bool,
+    reason: str,
+    notes: str,
 ) -> None:
     """Record an include/exclude decision in a saved review; prints the PRISMA counts."""
     from colmeia.apps.literature import Review, prisma_counts
 
+    if review_file is None or work is None:
+        err_console.print("[red]error:[/red] give REVIEW_FILE WORK, or --collection NAME")
+        raise typer.Exit(2)
     if include == exclude:
         err_console.print("[red]error:[/red] give --include or --exclude")
         raise typer.Exit(2)
@@ -299,6 +532,15 @@ def eval_review(
     save_queries_to: Path | None = typer.Option(
         None, "--save-queries", help="Write the synthetic queries here (JSON lines)."
     ),
+    expand: bool = typer.Option(
+        False, "--expand", help="Also rank with the model's rewritings of each query (fused)."
+    ),
+    query_set: str = typer.Option(
+        "abstracts",
+        "--set",
+        help="abstracts (one query per work from its abstract) | paraphrases (questions in "
+        "other words: the model's, or the shipped set over the CAPES catalogue).",
+    ),
     store_url: str | None = _STORE,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON line."),
 ) -> None:
@@ -309,6 +551,8 @@ def eval_review(
     from colmeia.apps.literature.evaluate import aevaluate_review, load_queries, save_queries
     from colmeia.apps.literature.report import eval_report
 
+    if query_set not in ("abstracts", "paraphrases"):
+        raise fail(ConfigurationError(f"--set is abstracts or paraphrases, not {query_set!r}"))
     try:
         given = load_queries(queries_file) if queries_file is not None else None
     except ColmeiaError as exc:
@@ -328,6 +572,8 @@ def eval_review(
                 generation_queries=generation,
                 progress=lambda d, t, info: bar.update(d, t, info=info),
                 queries=given,
+                query_set="paraphrases" if query_set == "paraphrases" else "abstracts",
+                expand=expand,
             ),
         )
     if save_queries_to is not None:
@@ -339,10 +585,11 @@ def eval_review(
         sys.stdout.write(orjson.dumps(data).decode() + "\n")
         return
     table = Table(
-        title=f"{collection}: {report.queries} synthetic queries ({report.query_source}; "
+        title=f"{collection}: {report.queries} queries ({report.query_source}; "
         f"{report.excluded_title} title-like left out)"
     )
-    for col in ("ranking", "MR (all)", "MR (found)", "MRR", "P@1", "not found@5", "s/query"):
+    cols = ("ranking", "MR (all)", "MR (found)", "MRR", "P@1", "not found@5", "copied 3-grams")
+    for col in (*cols, "s/query"):
         table.add_column(col, justify="right")
     for name, m in report.variants.items():
         table.add_row(
@@ -352,6 +599,7 @@ def eval_review(
             str(m["mrr"]),
             str(m["p@1"]),
             str(m["not_found@5"]),
+            str(m.get("copied_trigrams", "")),
             str(report.seconds.get(name, "")),
         )
     console.print(table)

@@ -10,6 +10,7 @@ Public API::
 
 from __future__ import annotations
 
+from colmeia.apps.literature.columns import Column, fill_columns, parse_column
 from colmeia.apps.literature.export import FORMATS, abnt_reference, export_review, html_report
 from colmeia.apps.literature.fulltext import OUTCOMES, FetchOutcome, fetch_full_texts
 from colmeia.apps.literature.library import (
@@ -30,6 +31,15 @@ from colmeia.apps.literature.review import (
     run_review,
 )
 from colmeia.apps.literature.schemas import RELEVANCE_LEVELS, CitedText, WorkAnalysis
+from colmeia.apps.literature.screening import (
+    QueueItem,
+    ScreeningDecision,
+    ScreeningLog,
+    prisma_flow,
+    screening_file,
+    screening_queue,
+)
+from colmeia.apps.literature.synthesis import Synthesis, ask_collection
 
 __all__ = [
     "FORMATS",
@@ -37,25 +47,36 @@ __all__ = [
     "PROMPT_VERSION",
     "RELEVANCE_LEVELS",
     "CitedText",
+    "Column",
     "FetchLimits",
     "FetchOutcome",
     "LibraryReport",
     "MissingWork",
+    "QueueItem",
     "Record",
     "Review",
     "ReviewedWork",
+    "ScreeningDecision",
+    "ScreeningLog",
+    "Synthesis",
     "WorkAnalysis",
     "abnt_reference",
     "arun_review",
+    "ask_collection",
     "dedupe",
     "export_review",
     "fetch_full_texts",
     "fetch_pdfs",
+    "fill_columns",
     "html_report",
     "import_library",
     "load_records",
     "match_pdfs",
     "normalize_title",
+    "parse_column",
     "prisma_counts",
+    "prisma_flow",
     "run_review",
+    "screening_file",
+    "screening_queue",
 ]

@@ -17,6 +17,15 @@ faithfulness that stays high shows the reader summarises whatever it is given. W
 embedder, the cosine similarity of the answer to the work's abstract (higher is better; the
 published figures are distances, 1 - similarity).
 
+Query sets (``query_set``): ``"abstracts"`` (the published protocol above) or
+``"paraphrases"``: short researcher questions that do not copy the abstract or the title —
+written by the model when one is configured (prompt ``paraphrase.j2``, one in five in
+English), otherwise the set shipped with colmeia (``data/paraphrases.jsonl``: 73 questions,
+63 Portuguese and 10 English, written by hand over the CAPES catalogue
+``data/theses/capes_resumos.csv``; their targets are found by title). Every report gives the
+share of the queries' word trigrams copied from their abstracts beside the figures: a set that
+copies its abstracts measures nothing.
+
 Everything runs in one event loop (:func:`aevaluate_review`); :func:`evaluate_review` is its
 blocking twin for callers without a model, or whose model is created inside that loop.
 """
@@ -34,8 +43,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model, field_validator
 
+from colmeia.apps.literature.expansion import expand_query, fused_search
 from colmeia.apps.literature.ranking import model_rerank_works, rerank_works
 from colmeia.apps.literature.review import (
     Passage,
@@ -62,10 +72,13 @@ __all__ = [
     "aevaluate_review",
     "copied_share",
     "evaluate_review",
+    "judgement_schema",
     "load_queries",
     "offline_query",
+    "paraphrase_queries",
     "query_profile",
     "save_queries",
+    "shipped_paraphrases",
     "title_leak",
 ]
 
@@ -79,6 +92,9 @@ QUERY_ABSTRACT_WORDS = 180
 QUERY_WORDS = (40, 80)
 #: Room for an 80-word Portuguese paragraph inside JSON, and no more (a bounded call).
 _QUERY_MAX_TOKENS = 320
+#: A model-written paraphrase: a question, not a paragraph.
+PARAPHRASE_WORDS = (8, 30)
+QuerySet = Literal["abstracts", "paraphrases"]
 #: A verdict per passage and per claim (bounded for the same reason as the review).
 _JUDGE_MAX_TOKENS = 900
 
@@ -179,6 +195,44 @@ def load_queries(path: Path) -> list[SyntheticQuery]:
     return out
 
 
+def shipped_paraphrases() -> list[dict[str, Any]]:
+    """The hand-written paraphrase set: ``{title, year, question, lang}`` per line."""
+    from importlib.resources import files
+
+    text = files("colmeia.apps.literature").joinpath("data/paraphrases.jsonl").read_text("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def paraphrase_queries(
+    docs: Sequence[StoredDocument],
+) -> tuple[list[SyntheticQuery], int]:
+    """The shipped paraphrase questions whose work is among ``docs`` (found by normalised
+    title and year), and how many name a work that is not there. ConfigurationError when
+    none is: the set is written over the CAPES catalogue."""
+    from colmeia.apps.literature.records import normalize_title
+
+    by_title: dict[str, list[StoredDocument]] = {}
+    for d in docs:
+        by_title.setdefault(normalize_title(d.title), []).append(d)
+    out: list[SyntheticQuery] = []
+    missing = 0
+    for item in shipped_paraphrases():
+        found = by_title.get(normalize_title(str(item["title"])), [])
+        match = [d for d in found if not item.get("year") or d.year in (None, item["year"])]
+        if not match:
+            missing += 1
+            continue
+        out.append(SyntheticQuery(match[0].doc_id, str(item["question"]), "shipped"))
+    if not out:
+        raise ConfigurationError(
+            "the shipped paraphrase set is written over the CAPES catalogue "
+            "(data/theses/capes_resumos.csv) and none of its works is in this collection; "
+            "import that file, or configure a model (COLMEIA_LLM_BASE_URL) to write "
+            "paraphrases of your own works"
+        )
+    return out, missing
+
+
 @dataclass(slots=True)
 class GenerationSample:
     """The judge's figures for one query (``None``: nothing to judge)."""
@@ -277,13 +331,19 @@ async def _make_queries(
     model: ChatModel | None,
     concurrency: int,
     progress: EvalProgress | None,
+    paraphrase: bool = False,
 ) -> tuple[list[SyntheticQuery], int, list[str]]:
-    """One query per work (the model's, or offline), title-like ones left out."""
+    """One query per work (the model's, or offline), title-like ones left out. With
+    ``paraphrase`` the model writes a short question instead (one in five in English), and
+    a work whose question the model could not write gets none: the offline query copies the
+    abstract, which a paraphrase set must not."""
     analyzer = Analyzer()
     limit = asyncio.Semaphore(concurrency)
     failures: list[str] = []
     abstracts = {d.doc_id: _abstract_of(store, collection, d) for d in docs}
     done = 0
+
+    order = {d.doc_id: i for i, d in enumerate(docs)}
 
     async def one(d: StoredDocument) -> SyntheticQuery | None:
         nonlocal done
@@ -292,10 +352,11 @@ async def _make_queries(
         if model is not None:
             prompt = render_prompt(
                 "colmeia.apps.literature",
-                "query.j2",
+                "paraphrase.j2" if paraphrase else "query.j2",
                 title=d.title,
                 abstract=_prompt_abstract(abstract),
-                words=QUERY_WORDS,
+                words=PARAPHRASE_WORDS if paraphrase else QUERY_WORDS,
+                lang="en" if paraphrase and order[d.doc_id] % 5 == 4 else "pt",
             )
             try:
                 async with limit:
@@ -308,18 +369,21 @@ async def _make_queries(
                 text, source = _fit_words(q.query), "model"
             except ModelError as exc:
                 failures.append(f"{d.doc_id}: {exc}")
-        if not text:
+        if not text and not paraphrase:
             text, source = offline_query(abstract, d.title), "offline"
         done += 1
         if progress is not None and model is not None:
             progress(done, len(docs), "queries")
-        if not text.strip() or title_leak(text, d.title, analyzer) > 0.5:
-            return None
+        if not text.strip():
+            return None  # the model failed on a paraphrase: counted among the failures
+        if title_leak(text, d.title, analyzer) > 0.5:
+            return SyntheticQuery(d.doc_id, "", "title-like")
         return SyntheticQuery(d.doc_id, text, source)
 
     made = await asyncio.gather(*(one(d) for d in docs))
-    queries = [q for q in made if q is not None]
-    return queries, len(made) - len(queries), failures
+    queries = [q for q in made if q is not None and q.text]
+    title_like = sum(1 for q in made if q is not None and not q.text)
+    return queries, title_like, failures
 
 
 def query_profile(
@@ -365,11 +429,17 @@ async def aevaluate_review(
     seed: int = 0,
     progress: EvalProgress | None = None,
     queries: Sequence[SyntheticQuery] | None = None,
+    query_set: QuerySet = "abstracts",
+    expand: bool = False,
 ) -> EvalReport:
     """Measure work retrieval (and, with ``model``, generation) on synthetic queries; see
     the module docstring. ``reranker`` adds a ranking by a model's judgement of each work.
     ``queries`` (e.g. :func:`load_queries` of an earlier run's) are used instead of making
-    new ones; those whose work is not in the collection are left out and counted."""
+    new ones; those whose work is not in the collection are left out and counted.
+    ``query_set="paraphrases"``: short questions in other words than the work's (the model's,
+    or without a model the shipped set; see the module docstring). ``expand`` (with a model)
+    adds a ranking of the question and the model's rewritings of it, fused
+    (:mod:`colmeia.apps.literature.expansion`)."""
     if store.collection(collection) is None:
         raise ConfigurationError(
             f"no collection named {collection!r} in {store.url}; import the works first "
@@ -380,12 +450,20 @@ async def aevaluate_review(
     rng = random.Random(seed)
     if limit is not None and limit < len(docs):
         docs = rng.sample(docs, limit)
-    if queries is None:
+    if queries is None and query_set == "paraphrases" and model is None:
+        shipped, missing = paraphrase_queries(all_docs)
+        queries = shipped[:limit]
+        excluded, failures, source = 0, [], "shipped paraphrases (in-sample)"
+        if missing:
+            failures.append(f"{missing} shipped paraphrases name works not in {collection}")
+    elif queries is None:
         queries, excluded, failures = await _make_queries(
-            store, collection, docs, model, concurrency, progress
+            store, collection, docs, model, concurrency, progress, query_set == "paraphrases"
         )
         sources = {q.source for q in queries}
         source = "model" if "model" in sources else "offline"
+        if query_set == "paraphrases":
+            source = "model paraphrases"
     else:
         present = {d.doc_id for d in all_docs}
         given = list(queries)
@@ -406,8 +484,12 @@ async def aevaluate_review(
         "mean_rank counts a query not found within depth as depth + 1 (over all queries); "
         "mean_rank_found is over found queries only (the published definition)"
     )
-    if failures and source == "file":
+    if failures and (source == "file" or source.startswith("shipped")):
         report.notes.extend(failures)
+    elif failures and query_set == "paraphrases":
+        report.notes.append(
+            f"{len(failures)} works got no paraphrase (the model failed): {failures[0]}"
+        )
     elif failures:
         report.notes.append(
             f"{len(failures)} queries made offline after the model failed: {failures[0]}"
@@ -420,6 +502,9 @@ async def aevaluate_review(
     if hybrid is not None:
         ranks.update({"dense": [], "hybrid": []})
     ranks["reranked"] = []
+    expanded_name = f"{'hybrid' if hybrid is not None else 'lexical'} + model expansion"
+    if expand and model is not None:
+        ranks[expanded_name] = []
     if reranker is not None:
         ranks["reranked (model)"] = []
     spent: dict[str, float] = dict.fromkeys(ranks, 0.0)
@@ -459,10 +544,21 @@ async def aevaluate_review(
                 by_model = reranked
             spent["reranked (model)"] += time.perf_counter() - t
             ranks["reranked (model)"].append(_rank(by_model, q.doc_id))
+        if expand and model is not None:
+            t = time.perf_counter()
+            variants = await expand_query(model, q.text)
+            fused = fused_search(hybrid or lexical, variants, depth, per_document=1)
+            spent[expanded_name] += time.perf_counter() - t
+            ranks[expanded_name].append(_rank([g.doc_id for g in fused], q.doc_id))
         if progress is not None:
             progress(i, len(queries), "retrieval")
+    copied = report.query_profile.get("copied_trigrams_mean")
     for name, positions in ranks.items():
-        report.variants[name] = single_target_metrics(positions, depth).as_dict()
+        # Beside every figure: how much of their abstracts the queries copied.
+        report.variants[name] = {
+            **single_target_metrics(positions, depth).as_dict(),
+            "copied_trigrams": copied,
+        }
         report.seconds[name] = round(spent[name] / max(len(queries), 1), 4)
     for k in ks:
         swept = Retriever(store, collection, embedder=embedder, candidates=k)
@@ -514,6 +610,33 @@ class Judgement(BaseModel):
         description="0 = does not address the question, 1 = tangential, 2 = partly, 3 = fully."
     )
 
+    @field_validator("answer_relevance", mode="before")
+    @classmethod
+    def _score(cls, value: object) -> object:
+        # Small judges write "2", 2.0 or 4: read the number and keep it on the 0-3 scale.
+        if isinstance(value, str) and value.strip().lstrip("-").replace(".", "", 1).isdigit():
+            value = float(value.strip())
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            return min(3, max(0, round(value)))
+        return value
+
+
+def judgement_schema(ids: Sequence[str]) -> type[Judgement]:
+    """:class:`Judgement` whose passage ids the JSON Schema limits to ``ids``: a guided
+    decoder (llama.cpp's grammar) cannot write a passage that was not given, and a small
+    judge's verdict does not fail validation (and leave its query unjudged) on an id."""
+    allowed: Any = Literal[tuple(ids)]
+    verdict = create_model(
+        "PassageVerdict",
+        __base__=_PassageVerdict,
+        id=(allowed, Field(description="The passage id, one of those given.")),
+    )
+    return create_model(
+        "Judgement",
+        __base__=Judgement,
+        passages=(list[verdict], Field(description="One verdict per passage given.")),
+    )
+
 
 def _answer_text(w: ReviewedWork) -> str:
     parts = []
@@ -538,7 +661,10 @@ def _judged(j: Judgement, passages: Sequence[Passage]) -> tuple[float | None, fl
 async def _read_and_judge(
     model: ChatModel, question: str, work: ReviewedWork
 ) -> tuple[Judgement, str]:
-    await analyse_with_model(model, question, work, 0.2)
+    try:
+        await analyse_with_model(model, question, work, 0.2)
+    except ModelError as exc:
+        raise ModelError(f"the reading failed, nothing to judge: {exc}") from exc
     answer = _answer_text(work)
     prompt = render_prompt(
         "colmeia.apps.literature",
@@ -547,9 +673,13 @@ async def _read_and_judge(
         passages=work.passages,
         answer=answer,
     )
-    judgement = await model.structured(
-        [Message.user(prompt)], Judgement, temperature=0.0, max_tokens=_JUDGE_MAX_TOKENS
-    )
+    schema = judgement_schema([p.id for p in work.passages]) if work.passages else Judgement
+    try:
+        judgement = await model.structured(
+            [Message.user(prompt)], schema, temperature=0.0, max_tokens=_JUDGE_MAX_TOKENS
+        )
+    except ModelError as exc:
+        raise ModelError(f"the judge failed: {exc}") from exc
     return judgement, answer
 
 

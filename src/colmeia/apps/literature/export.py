@@ -8,6 +8,7 @@ import io
 import json
 from pathlib import Path
 
+from colmeia.apps.literature.records import normalize_title, person_name, screening_note
 from colmeia.apps.literature.review import Review, ReviewedWork, prisma_counts
 from colmeia.apps.literature.schemas import RELEVANCE_LEVELS, CitedText
 from colmeia.errors import ConfigurationError
@@ -31,6 +32,25 @@ def _abnt_author(name: str) -> str:
     return f"{parts[-1].upper()}, {' '.join(parts[:-1])}"
 
 
+# Words an institution's name keeps in lower case ("Universidade Federal de Goiás"): catalogues
+# often write every word capitalised ("Federal De Goiás") or in capitals.
+_PARTICLES = {"de", "da", "do", "das", "dos", "e", "em", "na", "no", "para", "del", "la", "y"}
+
+
+def _institution(name: str) -> str:
+    words = " ".join(name.split()).split(" ")
+    out = []
+    for i, word in enumerate(words):
+        low = word.lower()
+        if i and low in _PARTICLES:
+            out.append(low)
+        elif word.isupper() and len(word) <= 5 and i:
+            out.append(word)  # an acronym: UFG, PUC, USP
+        else:
+            out.append(word[:1].upper() + word[1:].lower() if word.isupper() else word)
+    return " ".join(out)
+
+
 def abnt_reference(w: ReviewedWork) -> str:
     """The work as an ABNT NBR 6023 reference (theses and dissertations as such)."""
     authors = "; ".join(a for a in (_abnt_author(x) for x in w.authors[:3]) if a)
@@ -41,7 +61,7 @@ def abnt_reference(w: ReviewedWork) -> str:
     degree = _DEGREE.get(w.doc_type)
     if degree:
         program = f" em {w.program.strip()}" if w.program.strip() else ""
-        where = f" – {w.institution.strip().title()}" if w.institution.strip() else ""
+        where = f" – {_institution(w.institution)}" if w.institution.strip() else ""
         parts.append(f"{w.doc_type} ({degree}{program}){where}, {year}.")
     elif w.doc_type:
         parts.append(f"{w.doc_type}.")
@@ -80,9 +100,25 @@ def _rows(review: Review) -> list[dict[str, object]]:
             "reference": abnt_reference(w),
             "mode": w.mode,
             "warnings": " | ".join(w.warnings),
+            **{c["name"]: _field(w, w.columns.get(c["name"])) for c in review.columns},
         }
         for w in review.works
     ]
+
+
+def _notes(w: ReviewedWork) -> list[str]:
+    """What RIS (N1) and BibTeX (``note``/``annote``) carry besides the record: the screening
+    decision in the line :func:`~colmeia.apps.literature.records.parse_screening` reads back,
+    the relevance the review gave, the ABNT reference."""
+    out = []
+    if w.screening.decision != "pending" or w.screening.reason or w.screening.notes:
+        out.append(screening_note(w.screening.decision, w.screening.reason, w.screening.notes))
+    if w.relevance:
+        out.append(
+            f"Relevância: {w.relevance}" + (f" — {' '.join(w.why.split())}" if w.why else "")
+        )
+    out.append(f"Referência ABNT: {abnt_reference(w)}")
+    return out
 
 
 def _ris(review: Review) -> str:
@@ -93,19 +129,57 @@ def _ris(review: Review) -> str:
         entry: dict[str, object] = {
             "type_of_reference": "THES" if w.doc_type in _DEGREE else "GEN",
             "title": w.title,
-            "authors": w.authors,
+            "authors": [person_name(a) for a in w.authors],
             "year": str(w.year or ""),
             "abstract": w.abstract,
             "keywords": w.keywords,
             "urls": w.links,
-            "notes": [abnt_reference(w), f"relevance: {w.relevance} — {w.why}"],
+            "notes": _notes(w),
         }
         if w.doi:
             entry["doi"] = w.doi
         if w.doc_type:
             entry["type_of_work"] = w.doc_type
+        if w.institution:
+            entry["publisher"] = w.institution
+        if w.program:
+            entry["custom1"] = w.program
         entries.append(entry)
     return str(rispy.dumps(entries))
+
+
+# Characters LaTeX (and so pylatexenc, which reads the file back) gives a meaning to: escaped,
+# so "50% dos docentes" is not read as "50" and a comment.
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "_": r"\_",
+    "$": r"\$",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _latex(text: str) -> str:
+    """A value for a BibTeX field: UTF-8 kept (BibLaTeX, Zotero and JabRef read it), LaTeX's
+    special characters escaped."""
+    return "".join(_LATEX_SPECIALS.get(c, c) for c in text)
+
+
+def _bib_key(w: ReviewedWork, used: set[str]) -> str:
+    first = w.authors[0].split(",")[0] if w.authors else ""
+    base = normalize_title(first).replace(" ", "") or "anon"
+    key = f"{base}{w.year or ''}"
+    n = 1
+    while key in used:
+        n += 1
+        key = f"{base}{w.year or ''}{chr(96 + n)}"
+    used.add(key)
+    return key
 
 
 def _bibtex(review: Review) -> str:
@@ -116,22 +190,26 @@ def _bibtex(review: Review) -> str:
     lib = Library()
     used: set[str] = set()
     for w in review.works:
-        first = (w.authors[0].split(",")[0].split()[-1] if w.authors else "anon").lower()
-        key = f"{first}{w.year or ''}"
-        n = 1
-        while key in used:
-            n += 1
-            key = f"{first}{w.year or ''}{chr(96 + n)}"
-        used.add(key)
         kind = {"Tese": "phdthesis", "Dissertação": "mastersthesis"}.get(w.doc_type, "misc")
-        fields = [Field("title", w.title), Field("author", " and ".join(w.authors))]
-        fields += [Field("year", str(w.year))] if w.year else []
-        fields += [Field("school", w.institution)] if w.institution else []
-        fields += [Field("doi", w.doi)] if w.doi else []
-        fields += [Field("url", w.links[0])] if w.links else []
-        fields += [Field("abstract", w.abstract)] if w.abstract else []
-        fields.append(Field("note", abnt_reference(w)))
-        lib.add(Entry(kind, key, fields))
+        values: list[tuple[str, str]] = [
+            ("title", w.title),
+            ("author", " and ".join(person_name(a) for a in w.authors)),
+            ("year", str(w.year or "")),
+            ("type", w.doc_type if kind == "misc" else ""),
+            ("school", w.institution),
+            ("program", w.program),
+            ("doi", w.doi),
+            ("url", w.links[0] if w.links else ""),
+            ("links", " ".join(w.links[1:])),
+            ("abstract", w.abstract),
+            ("keywords", "; ".join(w.keywords)),
+        ]
+        notes = _notes(w)
+        screening = [n for n in notes if n.startswith("Triagem:")]
+        values.append(("note", screening[0] if screening else ""))
+        values.append(("annote", "\n".join(n for n in notes if not n.startswith("Triagem:"))))
+        fields = [Field(k, _latex(v)) for k, v in values if v]
+        lib.add(Entry(kind, _bib_key(w, used), fields))
     return str(write_string(lib))
 
 
@@ -223,7 +301,11 @@ def html_report(review: Review, path: Path) -> Path:
             f"<h4>Resumo</h4>{_cited_html(w, w.summary)}"
             f"<h4>Objetivos</h4>{_cited_html(w, w.objectives)}"
             f"<h4>Conclusões</h4>{_cited_html(w, w.conclusions)}"
-            f'<p class="note">triagem: {html.escape(w.screening.decision)}'
+            + "".join(
+                f"<h4>{html.escape(c['name'])}</h4>{_cited_html(w, w.columns.get(c['name']))}"
+                for c in review.columns
+            )
+            + f'<p class="note">triagem: {html.escape(w.screening.decision)}'
             f"{' — ' + html.escape(w.screening.reason) if w.screening.reason else ''}</p>{warn}"
             "</section>"
         )

@@ -2,7 +2,11 @@
 
 RIS goes through ``rispy`` (catalogue, EndNote and Zotero exports), BibTeX through
 ``bibtexparser``, CSV through the standard library with the CAPES catalogue's column names
-(and common English ones) recognised. Records of one work found twice (the same DOI or handle,
+(and common English ones) recognised. What every reader gives back is the same: authors as
+"Last, First", keywords one per item (the CAPES ``['Escola', 'sem', 'Partido;Discurso']`` list
+text included), LaTeX accents decoded (``Forma\\c{c}\\~ao`` → ``Formação``, by bibtexparser's
+pylatexenc middleware), line breaks inside a field kept as line breaks (never glued words), and
+a screening decision written by :func:`screening_note` read back into the record. Records of one work found twice (the same DOI or handle,
 or the same title once accents, case and punctuation are set aside) are merged: the first keeps
 its fields and gains what the others add. A record that cannot be read is reported with its
 file and position, never dropped silently.
@@ -10,8 +14,10 @@ file and position, never dropped silently.
 
 from __future__ import annotations
 
+import ast
 import csv
 import hashlib
+import io
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -29,9 +35,12 @@ __all__ = [
     "dedupe",
     "load_records",
     "normalize_title",
+    "parse_screening",
+    "person_name",
     "read_bibtex",
     "read_csv",
     "read_ris",
+    "screening_note",
 ]
 
 _DOI_RE = re.compile(r"10\.\d{4,9}/[^\s\"<>]+", re.IGNORECASE)
@@ -98,6 +107,64 @@ def _clean(value: Any) -> str:
     return " ".join(str(value).split())
 
 
+def _clean_lines(value: Any) -> str:
+    """Spaces tidied inside each line, line breaks kept (an abstract's paragraphs), blank
+    lines dropped: ``"aqui\\nSegunda"`` stays two words on two lines."""
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        value = "\n".join(str(v) for v in value if v)
+    lines = (" ".join(line.split()) for line in str(value).splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+# Family-name suffixes that belong with the surname ("SILVA JÚNIOR, João", ABNT NBR 6023).
+_NAME_SUFFIXES = {"junior", "júnior", "jr", "jr.", "filho", "filha", "neto", "neta", "sobrinho"}
+
+
+def person_name(name: str) -> str:
+    """A person as "Last, First": "Isabella Bruna Lemes Pereira" → "Pereira, Isabella Bruna
+    Lemes", "João da Silva Filho" → "Silva Filho, João da"; a name that already has its
+    comma, or a single word, is kept (spaces tidied)."""
+    name = " ".join(name.split()).strip(" ,;")
+    if not name or "," in name:
+        return ", ".join(part.strip() for part in name.split(",", 1)) if name else ""
+    parts = name.split(" ")
+    if len(parts) == 1:
+        return name
+    cut = len(parts) - 1
+    if parts[-1].lower() in _NAME_SUFFIXES and len(parts) > 2:
+        cut -= 1
+    return f"{' '.join(parts[cut:])}, {' '.join(parts[:cut])}"
+
+
+_SCREENING_RE = re.compile(
+    r"^Triagem:\s*(?P<decision>include|exclude|pending)\s*"
+    r"(?:\|\s*Motivo:\s*(?P<reason>.*?)\s*)?(?:\|\s*Notas:\s*(?P<notes>.*?)\s*)?$",
+    re.DOTALL,
+)
+
+
+def screening_note(decision: str, reason: str = "", notes: str = "") -> str:
+    """The one-line note RIS (N1) and BibTeX (``note``) exports carry a screening decision
+    in: ``Triagem: exclude | Motivo: fora do recorte | Notas: …``; read back by
+    :func:`parse_screening`."""
+    out = f"Triagem: {decision}"
+    if reason.strip():
+        out += f" | Motivo: {' '.join(reason.split())}"
+    if notes.strip():
+        out += f" | Notas: {' '.join(notes.split())}"
+    return out
+
+
+def parse_screening(text: str) -> tuple[str, str, str] | None:
+    """(decision, reason, notes) of a note written by :func:`screening_note`, else ``None``."""
+    m = _SCREENING_RE.match(" ".join(text.split()))
+    if m is None:
+        return None
+    return m.group("decision"), m.group("reason") or "", m.group("notes") or ""
+
+
 @dataclass(slots=True)
 class Record:
     """One work as the catalogue describes it."""
@@ -116,6 +183,11 @@ class Record:
     source: str = ""  # "file.ris: record 3"
     extra: dict[str, str] = field(default_factory=dict)
     id: str = ""
+    # A screening decision carried by the file (a colmeia export read back): include,
+    # exclude or pending, with its reason and notes; "" when the file had none.
+    screening: str = ""
+    screening_reason: str = ""
+    screening_notes: str = ""
 
     def __post_init__(self) -> None:
         if not self.doi:
@@ -154,7 +226,18 @@ class Record:
 
     def merge(self, other: Record) -> None:
         """Fill what this record lacks from a duplicate of it."""
-        for name in ("year", "doc_type", "program", "institution", "abstract", "doi", "handle"):
+        for name in (
+            "year",
+            "doc_type",
+            "program",
+            "institution",
+            "abstract",
+            "doi",
+            "handle",
+            "screening",
+            "screening_reason",
+            "screening_notes",
+        ):
             if not getattr(self, name) and getattr(other, name):
                 setattr(self, name, getattr(other, name))
         if not self.authors:
@@ -179,6 +262,9 @@ class Record:
             "handle": self.handle,
             "links": self.links,
             "source": self.source,
+            "screening": self.screening,
+            "screening_reason": self.screening_reason,
+            "screening_notes": self.screening_notes,
         }
 
 
@@ -201,11 +287,63 @@ class ImportReport:
 
 
 def _split_keywords(value: Any) -> list[str]:
+    """Keywords one per item. A list (RIS ``KW`` lines) is kept as given; text is split at
+    ``;`` (or at commas and line breaks when it has no ``;``). CAPES exports keep them as a
+    Python list of words with ``;`` between keywords — ``['Escola', 'sem', 'Partido;Discurso']``
+    — which is read as the text it spells: ``Escola sem Partido; Discurso``."""
     if isinstance(value, list):
         items = [str(v) for v in value]
     else:
-        items = re.split(r"[;,\n]", str(value or ""))
-    return [" ".join(k.split()) for k in items if k and k.strip()]
+        text = str(value or "").strip()
+        if text.startswith("[") and text.endswith("]"):
+            try:
+                words = ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                words = None
+            if isinstance(words, list | tuple):
+                text = " ".join(str(w) for w in words)
+        items = re.split(r";" if ";" in text else r"[,\n]", text)
+    out: list[str] = []
+    for k in items:
+        k = " ".join(k.split()).strip(" .")
+        if k and k not in out:
+            out.append(k)
+    return out
+
+
+def _screening_from(notes: Sequence[str]) -> tuple[tuple[str, str, str], list[str]]:
+    """The screening decision among a record's notes, and the other notes."""
+    decision: tuple[str, str, str] = ("", "", "")
+    rest: list[str] = []
+    for note in notes:
+        for line in str(note).splitlines() or [""]:
+            got = parse_screening(line)
+            if got is not None:
+                decision = got
+            elif line.strip():
+                rest.append(line.strip())
+    return decision, rest
+
+
+def _ris_parser() -> Any:
+    """rispy's parser with a field's continuation lines kept on their own lines (rispy joins
+    them with a space, and a list field's continuation would become a new item)."""
+    import rispy
+
+    class Parser(rispy.RisParser):  # type: ignore[misc]
+        def _add_tag(
+            self, record: dict[str, Any], tag: str, content: str, extend_multiline: bool = False
+        ) -> None:
+            name = self.mapping.get(tag)
+            have = record.get(name) if name else None
+            if extend_multiline and isinstance(have, str):
+                record[name] = f"{have}\n{content}"
+            elif extend_multiline and isinstance(have, list) and have:
+                have[-1] = f"{have[-1]}\n{content}"
+            else:
+                super()._add_tag(record, tag, content, extend_multiline)
+
+    return Parser
 
 
 def read_ris(path: Path) -> tuple[list[Record], list[RecordProblem]]:
@@ -214,7 +352,7 @@ def read_ris(path: Path) -> tuple[list[Record], list[RecordProblem]]:
 
     text = _read_text(path)
     try:
-        entries = rispy.loads(text, skip_unknown_tags=True)
+        entries = rispy.loads(text, implementation=_ris_parser(), skip_unknown_tags=True)
     except (ValueError, TypeError, KeyError) as exc:
         raise ConfigurationError(f"{path}: not a RIS file that can be read ({exc})") from exc
     records: list[Record] = []
@@ -225,8 +363,11 @@ def read_ris(path: Path) -> tuple[list[Record], list[RecordProblem]]:
         if not title:
             problems.append(RecordProblem(where, "no title (TI/T1)"))
             continue
-        authors = [_clean(a) for a in (e.get("authors") or e.get("first_authors") or [])]
+        authors = [
+            person_name(_clean(a)) for a in (e.get("authors") or e.get("first_authors") or [])
+        ]
         work = _clean(e.get("type_of_work") or e.get("custom3"))
+        (decision, reason, notes), _ = _screening_from(e.get("notes") or [])
         records.append(
             Record(
                 title=title,
@@ -235,36 +376,47 @@ def read_ris(path: Path) -> tuple[list[Record], list[RecordProblem]]:
                 doc_type=_doc_type(work or _clean(e.get("type_of_reference")), work),
                 program=_clean(e.get("custom1") or e.get("section")),
                 institution=_clean(e.get("publisher") or e.get("author_address")),
-                abstract=_clean(e.get("abstract") or e.get("notes_abstract")),
-                keywords=_split_keywords(e.get("keywords")),
+                abstract=_clean_lines(e.get("abstract") or e.get("notes_abstract")),
+                keywords=_split_keywords(
+                    [k for kw in e.get("keywords") or [] for k in _split_keywords(kw)]
+                ),
                 doi=_clean(e.get("doi")),
                 links=[_clean(u) for u in e.get("urls") or [] if u]
                 + [_clean(u) for u in e.get("file_attachments1") or [] if u],
                 source=where,
+                screening=decision,
+                screening_reason=reason,
+                screening_notes=notes,
             )
         )
     return records, problems
 
 
 def read_bibtex(path: Path) -> tuple[list[Record], list[RecordProblem]]:
-    """Records of a BibTeX file; blocks the parser cannot read are reported."""
+    """Records of a BibTeX file; blocks the parser cannot read are reported. LaTeX in the
+    values (``Forma\\c{c}\\~ao``, ``{\\'e}``, ``50\\%``) is decoded by bibtexparser's
+    pylatexenc middleware, protective braces (``{P}rofessores``) removed."""
     from bibtexparser.entrypoint import parse_string
+    from bibtexparser.middlewares import LatexDecodingMiddleware
 
-    library = parse_string(_read_text(path))
+    library = parse_string(_read_text(path), append_middleware=[LatexDecodingMiddleware()])
     records: list[Record] = []
     problems = [
         RecordProblem(f"{path.name}: line {getattr(b, 'start_line', '?')}", "unreadable BibTeX")
         for b in library.failed_blocks
     ]
     for e in library.entries:
-        fields = {k.lower(): _clean(f.value).strip("{}") for k, f in e.fields_dict.items()}
+        raw = {k.lower(): str(f.value) for k, f in e.fields_dict.items()}
+        fields = {k: _clean(v).replace("{", "").replace("}", "") for k, v in raw.items()}
         where = f"{path.name}: @{e.entry_type}{{{e.key}}}"
-        title = fields.get("title", "").replace("{", "").replace("}", "")
+        title = fields.get("title", "")
         if not title:
             problems.append(RecordProblem(where, "no title field"))
             continue
-        authors = [a.strip() for a in fields.get("author", "").split(" and ") if a.strip()]
+        authors = [person_name(a) for a in fields.get("author", "").split(" and ") if a.strip()]
         links = [fields[k] for k in ("url", "pdf", "file") if fields.get(k)]
+        links += [u for u in fields.get("links", "").split() if u not in links]
+        (decision, reason, notes), _ = _screening_from([raw.get("note", "")])
         records.append(
             Record(
                 title=title,
@@ -273,11 +425,14 @@ def read_bibtex(path: Path) -> tuple[list[Record], list[RecordProblem]]:
                 doc_type=_doc_type(e.entry_type, fields.get("type", "")),
                 program=fields.get("program", "") or fields.get("department", ""),
                 institution=fields.get("school", "") or fields.get("institution", ""),
-                abstract=fields.get("abstract", ""),
+                abstract=_clean_lines(raw.get("abstract", "").replace("{", "").replace("}", "")),
                 keywords=_split_keywords(fields.get("keywords", "")),
                 doi=fields.get("doi", ""),
                 links=links,
                 source=where,
+                screening=decision,
+                screening_reason=reason,
+                screening_notes=notes,
             )
         )
     return records, problems
@@ -300,7 +455,9 @@ _CSV_NAMES: dict[str, tuple[str, ...]] = {
 def read_csv(path: Path) -> tuple[list[Record], list[RecordProblem]]:
     """Records of a CSV catalogue (CAPES columns: Titulo, Autor, Tipo, Defesa, Resumo, …)."""
     text = _read_text(path)
-    reader = csv.DictReader(text.splitlines())
+    # A StringIO, not splitlines(): a quoted field's line breaks belong to the field (an
+    # abstract in paragraphs), and splitting the text first glued its lines ("aquiSegunda").
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     header = [h or "" for h in reader.fieldnames or []]
     folded = {_fold(h).strip(): h for h in header}
     cols = {
@@ -313,7 +470,10 @@ def read_csv(path: Path) -> tuple[list[Record], list[RecordProblem]]:
     used = {c for c in cols.values() if c}
     records: list[Record] = []
     problems: list[RecordProblem] = []
-    for i, row in enumerate(reader, start=2):
+    # The line a row starts on (a quoted field may span lines): where a user looks for it.
+    starts = reader.line_num
+    for row in reader:
+        i, starts = starts + 1, reader.line_num
         if None in row:
             problems.append(RecordProblem(f"{path.name}: line {i}", "more fields than the header"))
             continue
@@ -321,6 +481,10 @@ def read_csv(path: Path) -> tuple[list[Record], list[RecordProblem]]:
         def get(key: str, row: dict[str, Any] = row) -> str:
             col = cols[key]
             return _clean(row.get(col)) if col else ""
+
+        def get_lines(key: str, row: dict[str, Any] = row) -> str:
+            col = cols[key]
+            return _clean_lines(row.get(col)) if col else ""
 
         title = get("title")
         if not title:
@@ -330,13 +494,13 @@ def read_csv(path: Path) -> tuple[list[Record], list[RecordProblem]]:
         records.append(
             Record(
                 title=title,
-                authors=[a.strip() for a in get("authors").split(";") if a.strip()],
+                authors=[person_name(a) for a in get("authors").split(";") if a.strip()],
                 year=_year(get("date")) or _date_year(get("date")),
                 doc_type=_doc_type(get("type")),
                 program=get("program"),
                 institution=get("institution"),
-                abstract=get("abstract"),
-                keywords=_split_keywords(get("keywords")),
+                abstract=get_lines("abstract"),
+                keywords=_split_keywords(get_lines("keywords")),
                 doi=get("doi"),
                 links=links,
                 source=f"{path.name}: line {i}",

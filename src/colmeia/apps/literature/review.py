@@ -111,12 +111,15 @@ class ReviewedWork:
     warnings: list[str] = field(default_factory=list)
     screening: Decision = field(default_factory=Decision)
     seconds: float = 0.0
+    # The researcher's extraction columns (name → cited value): see columns.fill_columns.
+    columns: dict[str, CitedText] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         for name in ("summary", "objectives", "conclusions"):
             value = getattr(self, name)
             out[name] = value.model_dump() if value is not None else None
+        out["columns"] = {k: v.model_dump() for k, v in self.columns.items()}
         return out
 
     @classmethod
@@ -127,6 +130,7 @@ class ReviewedWork:
         for name in ("summary", "objectives", "conclusions"):
             if data.get(name) is not None:
                 data[name] = CitedText(**data[name])
+        data["columns"] = {k: CitedText(**v) for k, v in (data.get("columns") or {}).items()}
         return cls(**data)
 
     def cited_pages(self, text: CitedText | None) -> list[str]:
@@ -156,6 +160,7 @@ class Review:
     ranking: str = "search"  # "search", "search+title/abstract", or "+ <reranker>"
     warnings: list[str] = field(default_factory=list)
     relevance_bar: str = "média"  # a work at this level or above counts as relevant
+    columns: list[dict[str, str]] = field(default_factory=list)  # extraction columns asked
 
     @property
     def nothing_relevant(self) -> bool:
@@ -179,6 +184,7 @@ class Review:
             "seconds": round(self.seconds, 3),
             "prompt_version": PROMPT_VERSION,
             "prisma": prisma_counts(self),
+            "columns": self.columns,
             "works": [w.as_dict() for w in self.works],
         }
 
@@ -207,6 +213,7 @@ class Review:
                 ranking=str(data.get("ranking", "search")),
                 warnings=list(data.get("warnings", [])),
                 relevance_bar=str(data.get("relevance_bar", "média")),
+                columns=list(data.get("columns", [])),
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigurationError(f"{path} is not a saved review ({exc})") from exc

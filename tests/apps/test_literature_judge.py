@@ -1,0 +1,37 @@
+"""The generation judge on a small model: its passage ids are limited by the JSON Schema to
+those given, its relevance score is read however a small model writes it, and a query it
+cannot judge says which step failed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from colmeia.apps.literature.evaluate import Judgement, judgement_schema
+
+
+def test_the_judge_schema_allows_only_the_passages_given() -> None:
+    schema = judgement_schema(["P1", "P2"])
+    text = json.dumps(schema.model_json_schema())
+    assert '"enum": ["P1", "P2"]' in text
+    ok = schema.model_validate(
+        {"passages": [{"id": "P2", "relevant": True}], "claims": [], "answer_relevance": 3}
+    )
+    assert isinstance(ok, Judgement)
+    with pytest.raises(ValidationError):
+        schema.model_validate(
+            {"passages": [{"id": "P7", "relevant": True}], "claims": [], "answer_relevance": 3}
+        )
+
+
+@pytest.mark.parametrize(("written", "read"), [("2", 2), (2.0, 2), (4, 3), ("-1", 0), (1, 1)])
+def test_the_relevance_score_is_read_as_small_models_write_it(written: object, read: int) -> None:
+    j = Judgement.model_validate({"passages": [], "claims": [], "answer_relevance": written})
+    assert j.answer_relevance == read
+
+
+def test_a_relevance_that_is_no_number_is_refused() -> None:
+    with pytest.raises(ValidationError):
+        Judgement.model_validate({"passages": [], "claims": [], "answer_relevance": "alta"})
