@@ -5,6 +5,8 @@ the assistant did); :func:`summarise_outcomes` gives
 
 * **citation hit rate** — a gold article (law + article) among the answer's citations; also
   at paragraph level when the gold names a paragraph or inciso;
+* **hit@1 / hit@5** — the gold article is the answer's first citation / among the first five
+  passages the answer gives (its citations in order, then the further sources it lists);
 * **answer contains gold span** — the normalised answer text contains one of the gold
   answer spans (FaQuAD), where spans are given;
 * **handoff accuracy** — the agent that answered is the one expected (``rag`` for
@@ -25,6 +27,7 @@ __all__ = [
     "GoldCitation",
     "citation_hit",
     "contains_span",
+    "gold_rank",
     "normalise_text",
     "summarise_outcomes",
 ]
@@ -58,6 +61,7 @@ class AssistantOutcome:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    sources: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _digits(text: str) -> str:
@@ -91,6 +95,19 @@ def citation_hit(
     return False
 
 
+def gold_rank(passages: Sequence[dict[str, Any]], gold: Sequence[GoldCitation]) -> int | None:
+    """1-based position of the first passage citing a gold article (None: none does)."""
+    for position, passage in enumerate(passages, start=1):
+        if citation_hit([passage], gold):
+            return position
+    return None
+
+
+def _hit_at(o: AssistantOutcome, k: int) -> float:
+    rank = gold_rank([*o.citations, *o.sources], o.gold)
+    return float(rank is not None and rank <= k)
+
+
 def normalise_text(text: str) -> str:
     """Lower case, no accents, no punctuation, single spaces (SQuAD-style)."""
     folded = unicodedata.normalize("NFKD", text.lower())
@@ -121,6 +138,8 @@ def summarise_outcomes(outcomes: Sequence[AssistantOutcome]) -> dict[str, Any]:
         "citation_hit_rate_paragraph": _mean(
             [float(citation_hit(o.citations, o.gold, level="paragraph")) for o in paragraph]
         ),
+        "hit_at_1": _mean([_hit_at(o, 1) for o in cited]),
+        "hit_at_5": _mean([_hit_at(o, 5) for o in cited]),
         "with_gold_citations": len(cited),
         "answer_contains_gold_span": _mean(
             [float(contains_span(o.answer, o.spans)) for o in spanned]

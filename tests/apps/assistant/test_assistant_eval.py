@@ -20,7 +20,11 @@ async def test_laws_set_offline_figures() -> None:
     report = await evaluate("laws", DATA_DIR, None)
     m = report.metrics
     assert m["questions"] == 67 and report.problems == []
-    assert m["citation_hit_rate"] >= 0.8  # measured 0.87 (in-sample)
+    assert m["citation_hit_rate"] >= 0.8  # measured 0.88 (in-sample)
+    # The gold article first / among the first five passages given (citations, then sources);
+    # plain `colmeia search` measures 0.667 / 0.867 on the same questions.
+    assert m["hit_at_1"] >= 0.8  # measured 0.833 (in-sample)
+    assert m["hit_at_5"] >= 0.95  # measured 0.967 (in-sample)
     assert m["handoff_accuracy"] >= 0.95  # measured 1.0 (in-sample)
     assert m["tokens_per_answer"] == 0.0  # no model offline
     statuses = {o.id: o.status for o in report.outcomes}

@@ -168,6 +168,7 @@ async def run_items(
                 prompt_tokens=int(usage.get("prompt_tokens", 0)),
                 completion_tokens=int(usage.get("completion_tokens", 0)),
                 seconds=time.perf_counter() - started,
+                sources=result.sources,
             )
         )
         if progress is not None:

@@ -455,6 +455,7 @@ class AssistantGraph:
             "text": rag["answer"],
             "agent": "rag",
             "citations": rag.get("citations", []),
+            "sources": rag.get("sources", []),
             "facts": [],
             "notes": rag.get("notes", []),
             "quality": rag.get("quality"),

@@ -34,6 +34,13 @@ from pydantic import BaseModel, Field
 
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.legal import parse_legal_path, validity
+from colmeia.apps.assistant.ranking import rank_articles
+from colmeia.apps.assistant.relations import (
+    asked_relation,
+    content_terms,
+    legal_terms,
+    without_relation_words,
+)
 from colmeia.errors import ColmeiaError, ModelError, QueryError
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
@@ -47,6 +54,7 @@ __all__ = ["RagConfig", "RagPipeline", "RagState", "analyze_query", "answer_qual
 log = logging.getLogger(__name__)
 _PKG = "colmeia.apps.assistant"
 _analyzer = Analyzer()
+_DEFINITION_BOOST = 0.3
 # Where the answer being generated streams to (set by `run` for one pipeline run; a context
 # variable, not state: the state may be checkpointed and a sink is not data).
 _SINK: contextvars.ContextVar[AnswerSink | None] = contextvars.ContextVar(
@@ -57,6 +65,7 @@ _SINK: contextvars.ContextVar[AnswerSink | None] = contextvars.ContextVar(
 _ALIASES: dict[str, tuple[str, str]] = {
     "lgpd": ("13709", "proteção de dados pessoais"),
     "lei geral de protecao de dados": ("13709", "proteção de dados pessoais"),
+    "lei de protecao de dados": ("13709", "proteção de dados pessoais"),
     "cdc": ("8078", "consumidor"),
     "codigo de defesa do consumidor": ("8078", "consumidor"),
     "lai": ("12527", "acesso à informação"),
@@ -140,6 +149,8 @@ def analyze_query(question: str) -> dict[str, Any]:
         "type": kind,
         "complexity": complexity,
         "filters": filters,
+        "relation": asked_relation(question),
+        "legal_terms": legal_terms(question),
     }
 
 
@@ -165,10 +176,11 @@ def grade_passage(
     rare it is in the collection (``idf``), with a bonus for the law or article the question
     names. 0 = unrelated, 1 = every content word present."""
     # Law names ("CDC", "LGPD") are matched through the law's number, not as words.
-    terms = set(_analyzer.tokens(_ALIAS_RE.sub(" ", _REFERENCE.sub(" ", _fold(query)))))
+    folded = without_relation_words(query)
+    terms = set(content_terms(_ALIAS_RE.sub(" ", _REFERENCE.sub(" ", folded))))
     if not terms:
         return 0.0
-    have = set(_analyzer.tokens(f"{hit.citation.path} {hit.heading} {hit.text}"))
+    have = set(content_terms(f"{hit.citation.path} {hit.heading} {hit.text}"))
     weight = idf or (lambda _w: 1.0)
     total = sum(weight(t) for t in terms)
     score = sum(weight(t) for t in terms & have) / total
@@ -225,6 +237,8 @@ class RagState(TypedDict, total=False):
     hits: list[Hit]
     grades: dict[str, float]
     relevant: list[Hit]
+    scores: dict[str, float]
+    ranked: list[Hit]
     passages: list[Hit]
     answer: CitedAnswer | None
     quality: float
@@ -311,38 +325,86 @@ class RagPipeline:
         return {"ingested": [str(p) for p in paths], "notes": notes, "ready": True}
 
     async def retrieve(self, state: RagState) -> RagState:
-        """Hybrid retrieval (lexical, + dense when the store has vectors)."""
+        """Hybrid retrieval (lexical, + dense when the store has vectors).
+
+        The query runs as written and, when the question uses everyday words the law words
+        otherwise ("recorrer" → "recurso"), once more with the law's words; the two lists are
+        fused by reciprocal rank. A definition question also gets the passages that define
+        its term, found in the collection's definition index.
+        """
         query = state["query"]
-        year = state.get("analysis", {}).get("filters", {}).get("year")
+        analysis = dict(state.get("analysis", {}))
+        year = analysis.get("filters", {}).get("year")
         filters = Filters(year=year) if year else None
-        try:
-            hits = await self.retriever.asearch(query, self.config.k * 3, filters=filters)
-        except QueryError:
-            hits = []
-        term = state.get("analysis", {}).get("filters", {}).get("defines")
-        if term:
-            index = DefinitionIndex.for_collection(self.store, self.collection)
-            defining = index.lookup(term)
+        queries = [query]
+        extra = analysis.get("legal_terms", "")
+        if extra:
+            queries.append(f"{query} {extra}")
+        lists: list[list[Hit]] = []
+        for q in queries:
+            try:
+                lists.append(await self.retriever.asearch(q, self.config.k * 3, filters=filters))
+            except QueryError:
+                lists.append([])
+        hits = _fuse(lists)
+        index = DefinitionIndex.for_collection(self.store, self.collection)
+        term = analysis.get("filters", {}).get("defines")
+        weights = dict.fromkeys(index.lookup(term) if term else [], 1.0)
+        if analysis.get("relation") == "definition":
+            for cid, w in index.lookup_within(state["question"]).items():
+                weights[cid] = max(w, weights.get(cid, 0.0))
+        defining = list(weights)
+        if defining:
             ids = [i for i in defining if i not in {h.chunk_id for h in hits}]
             found = self.store.get_chunks(self.collection, ids) if ids else {}
             hits = [_hit(found[i], self.collection) for i in ids if i in found] + hits
-            analysis = {**state.get("analysis", {}), "definitions": defining}
-            return {"hits": hits, "tried": [*state.get("tried", []), query], "analysis": analysis}
-        return {"hits": hits, "tried": [*state.get("tried", []), query]}
+            analysis["definitions"] = defining
+            analysis["definition_weights"] = weights
+        return {"hits": hits, "tried": [*state.get("tried", []), query], "analysis": analysis}
 
     async def grade(self, state: RagState) -> RagState:
-        """Grade each passage's relevance; keep those above the threshold."""
+        """Grade each passage's relevance, rank them as parts of their articles, keep the
+        best passage of each article whose grade reaches the threshold (best article first)."""
         analysis = state.get("analysis", {})
         question = state["question"]
+        extra = analysis.get("legal_terms", "")
         grades: dict[str, float] = dict(state.get("grades", {}))
-        relevant: list[Hit] = []
         stats = DefinitionIndex.for_collection(self.store, self.collection)
-        for hit in state.get("hits", []):
+        hits = state.get("hits", [])
+        for hit in hits:
             g = grade_passage(question, hit, analysis, stats.idf)
+            if extra:  # the law's own words for the question's everyday ones count too
+                g = max(g, grade_passage(f"{question} {extra}", hit, analysis, stats.idf))
             grades[hit.chunk_id] = g
-            if g >= self.config.relevance:
-                relevant.append(hit)
-        return {"grades": grades, "relevant": relevant}
+        relation = analysis.get("relation", "other")
+        weights: dict[str, float] = analysis.get("definition_weights", {})
+
+        def boost(hit: Hit) -> float:
+            # A definition question: the passage drafted as the term's definition goes first.
+            if relation != "definition":
+                return 0.0
+            return _DEFINITION_BOOST * weights.get(hit.chunk_id, 0.0)
+
+        ranked = rank_articles(hits, grades, relation, boost=boost)
+        scores = {a.best.chunk_id: round(a.score, 4) for a in ranked}
+        relevant = [
+            h
+            for article in ranked
+            for h in article.hits[:1]
+            if grades.get(h.chunk_id, 0.0) >= self.config.relevance
+        ]
+        if not relevant and ranked and hits:
+            # Nothing reaches the threshold: the passage retrieval put first still stands if
+            # its article also ranks first (both signals agree on it).
+            top = ranked[0].best
+            if top.chunk_id == hits[0].chunk_id or any(h is hits[0] for h in ranked[0].hits):
+                relevant = [top]
+        return {
+            "grades": grades,
+            "relevant": relevant,
+            "scores": scores,
+            "ranked": [a.best for a in ranked[: self.config.max_passages]],
+        }
 
     async def rewrite(self, state: RagState) -> RagState:
         """A new query: by the model when there is one, else by rules."""
@@ -413,11 +475,10 @@ class RagPipeline:
             question = f"{question}\n\nContexto: {state['context']}"
         passages = list(state.get("passages", []))
         if self.model is None and passages:
-            # Quoted as the answer: only the passages about as relevant as the best one.
-            grades = state.get("grades", {})
-            best = max(grades.get(h.chunk_id, 0.0) for h in passages)
-            floor = max(self.config.relevance, best - 0.15)
-            close = [h for h in passages if grades.get(h.chunk_id, 0.0) >= floor]
+            # Quoted as the answer: only the articles ranked about as high as the best one.
+            scores = state.get("scores", {})
+            best = max(scores.get(h.chunk_id, 0.0) for h in passages)
+            close = [h for h in passages if scores.get(h.chunk_id, 0.0) >= best - 0.15]
             passages = close[:3] or passages[:1]
         sink = _SINK.get()
         if sink is not None and state.get("answer") is not None:
@@ -575,6 +636,19 @@ class RagPipeline:
         return result
 
 
+def _fuse(lists: Sequence[Sequence[Hit]], k: int = 60) -> list[Hit]:
+    """Reciprocal rank fusion of hit lists (one list: itself)."""
+    if len(lists) == 1:
+        return list(lists[0])
+    score: dict[str, float] = {}
+    first: dict[str, Hit] = {}
+    for hits in lists:
+        for rank, hit in enumerate(hits):
+            score[hit.chunk_id] = score.get(hit.chunk_id, 0.0) + 1.0 / (k + rank)
+            first.setdefault(hit.chunk_id, hit)
+    return sorted(first.values(), key=lambda h: -score[h.chunk_id])
+
+
 def _hit(chunk: StoredChunk, collection: str) -> Hit:
     """A stored passage as a hit (for passages found other than by search)."""
     return Hit(
@@ -621,9 +695,21 @@ def _result(
                     "validity": validity(hit_text, c.doc_id).as_dict(),
                 }
             )
+    cited = {c["chunk_id"] for c in citations}
+    sources = [
+        {
+            "label": h.citation.label(),
+            **parse_legal_path(h.citation.path, h.citation.page).as_dict(),
+            "doc_id": h.doc_id,
+            "chunk_id": h.chunk_id,
+        }
+        for h in state.get("ranked", [])
+        if h.chunk_id not in cited and answer is not None
+    ]
     return {
         "answer": text,
         "citations": citations,
+        "sources": sources,
         "rejected": [r.as_dict() for r in answer.rejected] if answer else [],
         "extractive": bool(answer.extractive) if answer else True,
         "quality": quality,
