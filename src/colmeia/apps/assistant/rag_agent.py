@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
@@ -39,8 +39,10 @@ from colmeia.apps.assistant.relations import (
     asked_relation,
     content_terms,
     legal_terms,
+    states_relation,
     without_relation_words,
 )
+from colmeia.apps.assistant.scope import NormCatalogue, jurisdiction_note, missing_norm
 from colmeia.errors import ColmeiaError, ModelError, QueryError
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
@@ -49,12 +51,22 @@ from colmeia.rag.index.lexical import Analyzer, fold_accents
 from colmeia.rag.retrieve import Citation, Filters, Hit, Retriever
 from colmeia.store.base import Store, StoredChunk
 
-__all__ = ["RagConfig", "RagPipeline", "RagState", "analyze_query", "answer_quality"]
+__all__ = [
+    "RagConfig",
+    "RagPipeline",
+    "RagState",
+    "analyze_query",
+    "answer_quality",
+    "answering_score",
+    "citation_integrity",
+    "grade_passage",
+]
 
 log = logging.getLogger(__name__)
 _PKG = "colmeia.apps.assistant"
 _analyzer = Analyzer()
 _DEFINITION_BOOST = 0.3
+_RETRY_MARGIN = 0.05
 # Where the answer being generated streams to (set by `run` for one pipeline run; a context
 # variable, not state: the state may be checkpointed and a sink is not data).
 _SINK: contextvars.ContextVar[AnswerSink | None] = contextvars.ContextVar(
@@ -169,21 +181,56 @@ class QueryRewrite(BaseModel):
     query: str = Field(description="A better search query: keywords of the law's own wording.")
 
 
+def _question_terms(query: str) -> set[str]:
+    # Law names ("CDC", "LGPD") are matched through the law's number, not as words; words
+    # that only name the relation ("significa", "conceito") are not what the passage must say.
+    folded = without_relation_words(query)
+    return set(content_terms(_ALIAS_RE.sub(" ", _REFERENCE.sub(" ", folded))))
+
+
+def _coverage(
+    terms: set[str],
+    text: str,
+    idf: Callable[[str], float] | None,
+    vocabulary: Collection[str] | None = None,
+    alternatives: set[str] | None = None,
+) -> float:
+    """Share of the question's terms present in ``text``, each weighted by its rarity.
+
+    With ``vocabulary``, terms no passage of the collection uses are left out (no passage could
+    cover them: they are the asker's words, not the law's). ``alternatives`` are the law's words
+    for the question's everyday ones ("interposição" for "interpor"): present, they count as
+    covered; absent, they cost nothing.
+    """
+    if vocabulary is not None:
+        terms = {t for t in terms if t in vocabulary} or terms
+    if not terms:
+        return 0.0
+    have = set(content_terms(text))
+    weight = idf or (lambda _w: 1.0)
+    total = sum(weight(t) for t in terms)
+    if not total:
+        return 0.0
+    covered = sum(weight(t) for t in terms & have)
+    if alternatives:
+        covered += sum(weight(t) for t in (alternatives - terms) & have)
+    return min(covered / total, 1.0)
+
+
 def grade_passage(
     query: str, hit: Hit, analysis: dict[str, Any], idf: Callable[[str], float] | None = None
 ) -> float:
     """Coverage of the query's words by the passage (and its path), each word weighted by how
     rare it is in the collection (``idf``), with a bonus for the law or article the question
     names. 0 = unrelated, 1 = every content word present."""
-    # Law names ("CDC", "LGPD") are matched through the law's number, not as words.
-    folded = without_relation_words(query)
-    terms = set(content_terms(_ALIAS_RE.sub(" ", _REFERENCE.sub(" ", folded))))
+    terms = _question_terms(query)
     if not terms:
         return 0.0
-    have = set(content_terms(f"{hit.citation.path} {hit.heading} {hit.text}"))
-    weight = idf or (lambda _w: 1.0)
-    total = sum(weight(t) for t in terms)
-    score = sum(weight(t) for t in terms & have) / total
+    extra = analysis.get("legal_terms", "")
+    alternatives = set(content_terms(extra)) if extra else None
+    score = _coverage(
+        terms, f"{hit.citation.path} {hit.heading} {hit.text}", idf, alternatives=alternatives
+    )
     filters = analysis.get("filters", {})
     ref = parse_legal_path(hit.citation.path)
     if filters.get("law_number"):
@@ -198,16 +245,72 @@ def grade_passage(
     return max(0.0, min(score, 1.0))
 
 
-def answer_quality(answer: CitedAnswer, grades: dict[str, float]) -> float:
-    """0-1: how well the answer is supported by its checked citations.
+# How much an answer is worth when its cited text does not state the asked relation (no time
+# span for "qual o prazo", no definition for "o que é"), or when it states a federal rule for
+# a question about a state body: it may be on topic, but it does not answer.
+_NO_RELATION_FACTOR = 0.6
+_JURISDICTION_FACTOR = 0.6
 
-    Model answers: half the share of citations that held, half the share of sentences that
-    carry a held citation (no citations: 0). Extractive answers quote passages, so the score
-    is the relevance grade of the best quoted passage.
+
+def answering_score(
+    question: str,
+    cited: Sequence[Hit],
+    analysis: dict[str, Any] | None = None,
+    idf: Callable[[str], float] | None = None,
+    *,
+    other_jurisdiction: bool = False,
+    vocabulary: Collection[str] | None = None,
+) -> float:
+    """0-1: whether the cited passages answer the question, not only mention it.
+
+    The cited text (all cited passages together, with their paths) must cover the question's
+    terms, each weighted by its rarity, and state the relation the question asks for (a
+    definition, a deadline, who, when, an amount; :mod:`colmeia.apps.assistant.relations`).
+    A definition question is answered by a passage defining the term: one found in the
+    collection's definition index, or drafted as a definition. The law the question names, if
+    any, must be the cited one.
+    """
+    if not cited:
+        return 0.0
+    analysis = analysis or {}
+    terms = _question_terms(question)
+    text = " ".join(f"{h.citation.path} {h.heading} {h.text}" for h in cited)
+    extra = analysis.get("legal_terms", "")
+    alternatives = set(content_terms(extra)) if extra else None
+    score = _coverage(terms, text, idf, vocabulary, alternatives) if terms else 0.0
+    relation = analysis.get("relation") or asked_relation(question)
+    defining = set(analysis.get("definitions", ()))
+    if relation == "definition":
+        states = any(h.chunk_id in defining for h in cited) or any(
+            states_relation("definition", h.text) for h in cited
+        )
+    else:
+        states = any(states_relation(relation, h.text) for h in cited)
+    if not states:
+        score *= _NO_RELATION_FACTOR
+    law = analysis.get("filters", {}).get("law_number")
+    if law and not any(
+        law in parse_legal_path(h.citation.path).law.replace(".", "") for h in cited
+    ):
+        score *= _NO_RELATION_FACTOR
+    if other_jurisdiction:
+        score *= _JURISDICTION_FACTOR
+    return round(min(score, 1.0), 4)
+
+
+def _article_of(hit: Hit) -> str:
+    ref = parse_legal_path(hit.citation.path)
+    return f"{ref.law}|{ref.article}" if ref.article else ""
+
+
+def citation_integrity(answer: CitedAnswer) -> float:
+    """0-1: how well a model's answer is carried by its checked citations (1 for extractive).
+
+    Half the share of citations that held, half the share of sentences that carry a held
+    citation (no citations: 0).
     """
     if answer.extractive:
-        cited = [grades.get(c.chunk_id, 0.0) for c in answer.citations]
-        return max(cited, default=0.0)
+        return 1.0 if answer.citations else 0.0
     total = len(answer.citations) + len(answer.rejected)
     if not answer.citations or total == 0:
         return 0.0
@@ -222,10 +325,53 @@ def answer_quality(answer: CitedAnswer, grades: dict[str, float]) -> float:
     return round(0.5 * support + 0.5 * coverage, 4)
 
 
+def answer_quality(
+    answer: CitedAnswer,
+    grades: dict[str, float] | None = None,
+    *,
+    analysis: dict[str, Any] | None = None,
+    idf: Callable[[str], float] | None = None,
+    other_jurisdiction: bool = False,
+    context: Sequence[Hit] = (),
+    vocabulary: Collection[str] | None = None,
+) -> float:
+    """0-1: whether the answer answers its question, on passages that hold.
+
+    The product of :func:`citation_integrity` (the citations hold and carry the statements)
+    and :func:`answering_score` (the cited passages cover the question's terms and state the
+    asked relation). Citations that hold are not enough: LGPD Art. 12 §2º cited for "quais
+    dados pessoais são considerados sensíveis?" holds, but defines nothing.
+    """
+    integrity = citation_integrity(answer)
+    if integrity == 0.0:
+        return 0.0
+    by_id = {h.chunk_id: h for h in answer.passages}
+    cited = [by_id[c.chunk_id] for c in answer.citations if c.chunk_id in by_id]
+    # A paragraph or inciso is read with its article's caput (LC 95/1998, art. 11): the caput
+    # given as context counts as said by the citation.
+    articles = {_article_of(h) for h in cited} - {""}
+    seen = {h.chunk_id for h in cited}
+    for h in [*answer.passages, *context]:
+        if h.chunk_id not in seen and _article_of(h) in articles:
+            cited.append(h)
+            seen.add(h.chunk_id)
+    answers = answering_score(
+        answer.question,
+        cited,
+        analysis,
+        idf,
+        other_jurisdiction=other_jurisdiction,
+        vocabulary=vocabulary,
+    )
+    return round(integrity * answers, 4)
+
+
 class RagState(TypedDict, total=False):
     question: str
     context: str
     attachments: list[str]
+    missing: str
+    jurisdiction: str
     analysis: dict[str, Any]
     query: str
     tried: list[str]
@@ -300,10 +446,14 @@ class RagPipeline:
         return {"ready": report.documents > 0}
 
     async def analyze(self, state: RagState) -> RagState:
-        """Original and processed query, type, complexity and filters."""
+        """Original and processed query, type, complexity and filters; whether the question
+        names a norm the collection lacks, or a state body when the collection is federal."""
         question = state["question"]
         analysis = analyze_query(question)
+        catalogue = NormCatalogue.for_collection(self.store, self.collection)
         return {
+            "missing": missing_norm(question, catalogue) or "",
+            "jurisdiction": jurisdiction_note(question, catalogue) or "",
             "analysis": analysis,
             "query": analysis["processed"],
             "tried": [],
@@ -367,15 +517,11 @@ class RagPipeline:
         best passage of each article whose grade reaches the threshold (best article first)."""
         analysis = state.get("analysis", {})
         question = state["question"]
-        extra = analysis.get("legal_terms", "")
         grades: dict[str, float] = dict(state.get("grades", {}))
         stats = DefinitionIndex.for_collection(self.store, self.collection)
         hits = state.get("hits", [])
         for hit in hits:
-            g = grade_passage(question, hit, analysis, stats.idf)
-            if extra:  # the law's own words for the question's everyday ones count too
-                g = max(g, grade_passage(f"{question} {extra}", hit, analysis, stats.idf))
-            grades[hit.chunk_id] = g
+            grades[hit.chunk_id] = grade_passage(question, hit, analysis, stats.idf)
         relation = analysis.get("relation", "other")
         weights: dict[str, float] = analysis.get("definition_weights", {})
 
@@ -501,10 +647,24 @@ class RagPipeline:
     async def validate(self, state: RagState) -> RagState:
         """Score the answer; keep the best so far."""
         answer = state.get("answer")
-        score = answer_quality(answer, state.get("grades", {})) if answer else 0.0
+        stats = DefinitionIndex.for_collection(self.store, self.collection)
+        score = (
+            answer_quality(
+                answer,
+                analysis=state.get("analysis", {}),
+                idf=stats.idf,
+                other_jurisdiction=bool(state.get("jurisdiction")),
+                context=state.get("passages", []),
+                vocabulary=stats.df,
+            )
+            if answer
+            else 0.0
+        )
         best = state.get("best")
         update: RagState = {"quality": score}
-        if best is None or score > best["quality"]:
+        # A reformulated query must do clearly better to replace an earlier answer: the
+        # question's own words, ranked first, are the likelier reading of it.
+        if best is None or score > best["quality"] + _RETRY_MARGIN:
             update["best"] = {
                 "answer": answer,
                 "quality": score,
@@ -516,18 +676,25 @@ class RagPipeline:
     async def prepare(self, state: RagState) -> RagState:
         """The result handed back to the coordinator: answer, citations, quality, notes."""
         notes = list(state.get("notes", []))
+        if state.get("missing"):
+            return {"result": _result(state["missing"], None, 0.0, False, state, notes)}
         best = state.get("best") or {}
         answer: CitedAnswer | None = best.get("answer")
         quality = float(best.get("quality", 0.0))
         attempts = state.get("retries", 0)
         passed = quality > self.config.quality
+        warning = state.get("jurisdiction", "")
         if answer is None or not answer.citations or not best.get("relevant"):
             text = (
                 "Não encontrei nos documentos oficiais disponíveis trechos que respondam a "
                 "esta pergunta."
             )
+            if warning:
+                text = f"{warning}\n\n{text}"
             return {"result": _result(text, None, quality, False, state, notes)}
         text = answer.answer
+        if warning:  # said before any federal rule is stated
+            text = f"{warning}\n\n{text}"
         for c in answer.citations:
             hit = next((h for h in answer.passages if h.chunk_id == c.chunk_id), None)
             v = validity(hit.text, hit.doc_id) if hit else None
@@ -549,7 +716,10 @@ class RagPipeline:
         return "analyze" if state.get("ready") else "prepare"
 
     def _after_analyze(self, state: RagState) -> str:
-        return "ingest_attachments" if state.get("attachments") else "retrieve"
+        if state.get("attachments"):
+            return "ingest_attachments"
+        # A norm the collection does not hold: another law's passages would not answer.
+        return "prepare" if state.get("missing") else "retrieve"
 
     def _after_grade(self, state: RagState) -> str:
         enough = len(state.get("relevant", [])) >= self.config.min_relevant

@@ -45,7 +45,8 @@ _DEFINITION_Q = re.compile(
 # *conceito* de X". A passage defining X does not repeat them; grading leaves them out.
 _RELATION_WORDS = re.compile(
     r"\b(?:significa\w*|conceito|definicao|defin[ei]\w*|considerad[oa]s?|considera|"
-    r"entende-se|entende|entendid[oa]s?|caracteriza\w*)\b"
+    r"entende-se|entende|entendid[oa]s?|caracteriza\w*|quant[oa]s?|qual|quais|quando|onde|"
+    r"quem|como|posso|preciso)\b"
 )
 _WHO_Q = re.compile(r"^\W*(?:e\s+)?(?:quem|a quem|de quem|qual (?:o )?orgao|que orgao)\b")
 _DEADLINE_Q = re.compile(
@@ -64,7 +65,7 @@ _SPAN = re.compile(
     r"semanas?)\b|\bprazo\b|\bimediat\w+"
 )
 _DEFINES = re.compile(
-    r"(?:^|[;:]\s*|\s[ivxlcdm]+\s*[-–]\s*)[a-z][a-z\- ]{2,50}?:\s|"
+    r"(?:^\W*(?:[ivxlcdm]+\s*[-–]\s*)?|[;:]\s*|\s[ivxlcdm]+\s*[-–]\s*)[a-z][a-z\- ]{2,50}?:\s|"
     r"\b(?:considera-se|consideram-se|entende-se por|entendem-se por|denomina-se)\b|"
     r"^\W*(?:[a-z][a-z\- ]{2,40}?)\s(?:e|sao)\s(?:o|a|os|as|um|uma|toda|todo|aquel\w*)\b"
 )
@@ -172,6 +173,8 @@ _LEGAL_TERMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"(?:apag|delet|exclu)\w*", "eliminação"),
         (r"vaz(?:ou|amento)\w*", "incidente de segurança"),
         (r"(?:gratis|gratuit)\w*", "gratuito"),
+        (r"troc(?:a|ar|as)\b", "substituição"),
+        (r"consert\w*", "sanado reparo"),
         (r"motiv(?:o|os|ar)\b", "motivos"),
         (r"empresa estatal|estatais", "empresa pública sociedade de economia mista"),
         (r"(?:comeca|começa|entra) a vigorar|entra em vigor", "vigor vigorar"),
