@@ -170,3 +170,31 @@ async def test_with_a_model_the_scope_answer_costs_no_model_call(
     result = await bot.ask("scope-model", "Qual a previsão do tempo em Belém amanhã?")
     assert "Posso ajudar com" in result.answer and result.citations == []
     assert roles.seen["main"] == []  # the model never got to invent a forecast
+
+
+def _cites_only_the_last(req: Any) -> dict[str, Any]:
+    from assistant_helpers import passages
+
+    pid, (_, text) = list(passages(req).items())[-1]
+    quote = " ".join(text.split()[:8])
+    return {
+        "answer": f"Segundo o texto, {quote} [{pid}].",
+        "citations": [{"passage": pid, "quote": quote}],
+    }
+
+
+async def test_a_model_answer_never_loses_the_passage_ranked_first(
+    assistant: Callable[..., Any], scripted: Callable[[Roles], Any]
+) -> None:
+    # A small model cites only its last passage (seen on the 1.5B model); the best-ranked
+    # passage, LGPD Art. 5º II here, stays the first source. Red without keep_first_passage.
+    from assistant_helpers import call
+
+    roles = Roles(main=[call("transfer_to_rag", task=SENSITIVE)], answer=[_cites_only_the_last])
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("first", SENSITIVE)
+    assert result.agent == "rag" and len(result.citations) == 2
+    first = result.citations[0]
+    assert (first["law"], first["article"], first["inciso"]) == ("Lei 13.709/2018", "5", "II")
+    assert first["passage"] == "P1" and "[P1]" in result.answer
+    assert result.citations[1]["passage"] != "P1"  # what the model cited is kept

@@ -46,7 +46,7 @@ from colmeia.apps.assistant.scope import NormCatalogue, jurisdiction_note, missi
 from colmeia.errors import ColmeiaError, ModelError, QueryError
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
-from colmeia.rag.generate import AnswerSink, CitedAnswer, answer_question
+from colmeia.rag.generate import AnswerSink, CheckedCitation, CitedAnswer, answer_question
 from colmeia.rag.index.lexical import Analyzer, fold_accents
 from colmeia.rag.retrieve import Citation, Filters, Hit, Retriever
 from colmeia.store.base import Store, StoredChunk
@@ -60,6 +60,7 @@ __all__ = [
     "answering_score",
     "citation_integrity",
     "grade_passage",
+    "keep_first_passage",
 ]
 
 log = logging.getLogger(__name__)
@@ -642,6 +643,8 @@ class RagPipeline:
             from colmeia.rag.generate import extractive_answer
 
             answer = extractive_answer(state["question"], passages)
+        if self.model is not None and passages and not answer.extractive and answer.citations:
+            keep_first_passage(answer, passages[: self.config.max_passages])
         return {"answer": answer}
 
     async def validate(self, state: RagState) -> RagState:
@@ -804,6 +807,34 @@ class RagPipeline:
             _SINK.reset(token)
         result: dict[str, Any] = out["result"]
         return result
+
+
+def keep_first_passage(answer: CitedAnswer, passages: Sequence[Hit]) -> None:
+    """A model's answer keeps the best-ranked passage among its sources, in rank order.
+
+    A small model cites one or two passages, often not the one ranked first (seen on the 1.5B
+    local model: the gold article retrieved first, the answer citing its neighbours). What the
+    model wrote stands, but the first passage is listed as a source too (its marker added at
+    the end of the text) and citations are ordered by rank, so an answer never shows less
+    evidence than the extractive one would.
+    """
+    order = {h.chunk_id: i for i, h in enumerate(passages)}
+    first = passages[0]
+    if all(c.chunk_id != first.chunk_id for c in answer.citations):
+        answer.citations.append(
+            CheckedCitation(
+                "P1",
+                True,
+                "melhor trecho recuperado; acrescentado às fontes",
+                " ".join(first.text.split()[:12]),
+                first.chunk_id,
+                first.doc_id,
+                first.citation,
+            )
+        )
+        if "[P1]" not in answer.answer:
+            answer.answer = f"{answer.answer} [P1]"
+    answer.citations.sort(key=lambda c: order.get(c.chunk_id, len(order)))
 
 
 def _fuse(lists: Sequence[Sequence[Hit]], k: int = 60) -> list[Hit]:
