@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from assistant_helpers import Roles, call
 
 from colmeia.apps.assistant.conversations import (
@@ -17,7 +18,6 @@ from colmeia.apps.assistant.conversations import (
     run_conversations,
     score_turn,
 )
-from colmeia.apps.assistant.evaluation import evaluate
 from colmeia.apps.assistant.session import TurnResult
 from colmeia.eval.assistant import TurnOutcome, summarise_conversations
 from colmeia.sim.engine import Reply
@@ -109,10 +109,21 @@ def test_conversations_pass_only_when_every_turn_passes() -> None:
     assert m["turn_pass_rate_by_kind"] == {"law": 0.5, "scope": 1.0}
 
 
-async def test_the_offline_figures_on_the_shipped_conversations() -> None:
-    report = await evaluate("conversations", DATA_DIR, None)
-    m = report.metrics
-    assert report.problems == []
+def test_the_command_gives_the_offline_figures_on_the_shipped_conversations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from typer.testing import CliRunner
+
+    from colmeia.cli import app
+
+    monkeypatch.delenv("COLMEIA_LLM_BASE_URL", raising=False)
+    result = CliRunner().invoke(
+        app, ["eval", "assistant", "--set", "conversations", "--data", str(DATA_DIR), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    m = report["metrics"]
+    assert report["mode"] == "offline-rules" and report["problems"] == []
     assert m["model_calls_per_turn"] == 0.0
     # Measured offline: 20 of 21 turns, 10 of 11 conversations of conversations_answers.json
     # (in-sample: written with the rules in view). Scope, missing norm and jurisdiction turns
@@ -120,7 +131,7 @@ async def test_the_offline_figures_on_the_shipped_conversations() -> None:
     assert m["turn_pass_rate_by_kind"]["scope"] == 1.0
     assert m["turn_pass_rate_by_kind"]["missing_norm"] == 1.0
     assert m["turn_pass_rate"] >= 0.9
-    failed = {(f["conversation"], f["turn"]) for f in report.as_dict()["failures"]}
+    failed = {(f["conversation"], f["turn"]) for f in report["failures"]}
     assert ("jurisdicao-tce-pa", 1) not in failed
 
 
