@@ -103,3 +103,19 @@ def test_a_passage_stating_the_asked_relation_wins_a_tie() -> None:
     assert rank_articles(hits, grades, "other")[0].key == "9784:58"
     # Red when states_relation ignores spelled-out numbers ("dez dias").
     assert rank_articles(hits, grades, "deadline")[0].key == "9784:59"
+
+
+@pytest.mark.parametrize(
+    ("question", "inciso"),
+    [
+        ("O que a LGPD entende por tratamento de dados?", "X"),
+        # "quem é o X": who X is, i.e. its definition when the law defines X. Red when _WHO_IS
+        # is not consulted: Art. 41 (what the encarregado does) comes first.
+        ("Quem é o encarregado segundo a LGPD?", "VIII"),
+    ],
+)
+async def test_other_definition_phrasings_reach_article_5(
+    laws_store: Store, question: str, inciso: str
+) -> None:
+    result = await RagPipeline(laws_store, "leis").run(question)
+    assert _first(result) == ("Lei 13.709/2018", "5", "", inciso)

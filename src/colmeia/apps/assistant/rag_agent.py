@@ -68,6 +68,7 @@ _PKG = "colmeia.apps.assistant"
 _analyzer = Analyzer()
 _DEFINITION_BOOST = 0.3
 _RETRY_MARGIN = 0.05
+_WHO_IS = re.compile(r"^\W*(?:e\s+)?quem\s+(?:e|sao)\s+(?:o|a|os|as)\s")
 # Where the answer being generated streams to (set by `run` for one pipeline run; a context
 # variable, not state: the state may be checkpointed and a sink is not data).
 _SINK: contextvars.ContextVar[AnswerSink | None] = contextvars.ContextVar(
@@ -501,8 +502,15 @@ class RagPipeline:
         index = DefinitionIndex.for_collection(self.store, self.collection)
         term = analysis.get("filters", {}).get("defines")
         weights = dict.fromkeys(index.lookup(term) if term else [], 1.0)
-        if analysis.get("relation") == "definition":
-            for cid, w in index.lookup_within(state["question"]).items():
+        relation = analysis.get("relation")
+        # "Quem é o encarregado?" asks who the encarregado is: a definition when the
+        # collection defines the term ("VIII – encarregado: pessoa indicada…").
+        asks_who_is = relation == "who" and _WHO_IS.match(_fold(state["question"]))
+        if relation == "definition" or asks_who_is:
+            within = index.lookup_within(state["question"])
+            if within and asks_who_is:
+                analysis["relation"] = "definition"
+            for cid, w in within.items():
                 weights[cid] = max(w, weights.get(cid, 0.0))
         defining = list(weights)
         if defining:

@@ -39,7 +39,7 @@ _DEFINITION_Q = re.compile(
     r"\b(?:o que (?:e|sao|seria|significa|caracteriza|se considera|se entende)|"
     r"que (?:e|sao) (?:um|uma|o|a)\b|"
     r"(?:quem|quais|qual|que)\b[\w\s,]{0,60}?\b(?:e|sao|sera|serao) considerad[oa]s?|"
-    r"considera-se|entende-se por|conceito|definicao|defin[ei]\w*|significado)\b"
+    r"considera-se|entende-se por|entende\w* por|conceito|definicao|defin[ei]\w*|significado)\b"
 )
 # Words that say which relation is asked, not what about: "o que *significa* X", "qual o
 # *conceito* de X". A passage defining X does not repeat them; grading leaves them out.
