@@ -139,6 +139,9 @@ def test_out_of_scope_questions_are_recognised(question: str, kind: str) -> None
         "Onde está o processo 1950/2023?",
         "O que é dado pessoal sensível?",
         "Quais são as instruções para pedir acesso à informação?",
+        "Há processo sobre os danos da chuva em Belém?",
+        "Qual o andamento do processo contra a GOL Linhas Aéreas?",
+        "Existe processo sobre jogo do bicho na prefeitura?",
     ],
 )
 def test_questions_in_scope_are_left_alone(question: str) -> None:

@@ -90,15 +90,17 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
     (
         "weather",
         re.compile(
-            r"\b(?:previsao do tempo|tempo (?:amanha|hoje)|vai chover|chuva|temperatura|"
-            r"clima (?:em|de|hoje|amanha)|meteorolog\w*)\b"
+            r"\b(?:previsao do tempo|(?:como (?:esta|estara|vai estar) o )?tempo (?:amanha|hoje|"
+            r"agora)|vai chover|vai fazer (?:sol|frio|calor)|qual a temperatura|temperatura "
+            r"(?:em|hoje|amanha|agora)|clima (?:em|hoje|amanha))\b"
         ),
     ),
     (
+        # Not "jogo" or "gol" alone: "jogo do bicho" is a legal topic, GOL an airline (a party).
         "sport",
         re.compile(
-            r"\b(?:futebol|campeonato|placar|copa do mundo|brasileirao|jogo d[oa]s?|"
-            r"quem ganhou o jogo|gols?|partida de|time de futebol|olimpiadas?)\b"
+            r"\b(?:futebol|campeonato|placar|copa do mundo|brasileirao|quem ganhou|"
+            r"resultado do jogo|jogo (?:de )?(?:ontem|hoje|amanha)|olimpiadas)\b"
         ),
     ),
 )
