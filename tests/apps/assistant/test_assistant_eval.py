@@ -27,6 +27,8 @@ async def test_laws_set_offline_figures() -> None:
     assert m["hit_at_5"] >= 0.95  # measured 0.967 (in-sample)
     assert m["handoff_accuracy"] >= 0.95  # measured 1.0 (in-sample)
     assert m["tokens_per_answer"] == 0.0  # no model offline
+    not_first = report.as_dict()["gold_not_first"]
+    assert len(not_first) == round((1 - m["hit_at_1"]) * m["with_gold_citations"])
     statuses = {o.id: o.status for o in report.outcomes}
     assert statuses["case-04"] == "waiting_clarification"
 

@@ -42,6 +42,7 @@ from colmeia.eval.assistant import (
     AssistantOutcome,
     GoldCitation,
     TurnOutcome,
+    gold_rank,
     summarise_conversations,
     summarise_outcomes,
 )
@@ -109,6 +110,13 @@ class EvalReport:
                 }
                 for o in self.outcomes
                 if o.agent != o.expected_agent
+            ],
+            # Questions whose gold article is not the answer's first citation, with where it
+            # came (1-based among citations then sources; null: not in the answer at all).
+            "gold_not_first": [
+                {"id": o.id, "rank": gold_rank([*o.citations, *o.sources], o.gold)}
+                for o in self.outcomes
+                if o.gold and gold_rank([*o.citations, *o.sources], o.gold) != 1
             ],
         }
 
