@@ -201,3 +201,24 @@ async def test_a_model_answer_never_loses_the_passage_ranked_first(
     assert (first["law"], first["article"], first["inciso"]) == ("Lei 13.709/2018", "5", "II")
     assert first["passage"] == "P1" and "[P1]" in result.answer
     assert result.citations[1]["passage"] != "P1"  # what the model cited is kept
+
+
+async def test_a_model_answer_whose_citations_all_fail_falls_back_to_the_passages(
+    assistant: Callable[..., Any], scripted: Callable[[Roles], Any]
+) -> None:
+    # Seen on small models: a quote the passage does not contain. Red without the fallback:
+    # the person reads "não encontrei…" although Art. 5º II was retrieved first.
+    from assistant_helpers import call
+
+    invented = {
+        "answer": "Sensíveis são os dados do unicórnio azul de noventa anos [P1].",
+        "citations": [{"passage": "P1", "quote": "unicórnio azul de noventa anos"}],
+    }
+    roles = Roles(main=[call("transfer_to_rag", task=SENSITIVE)], answer=[invented])
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("fallback", SENSITIVE)
+    assert result.agent == "rag"
+    assert "unicórnio" not in result.answer
+    first = result.citations[0]
+    assert (first["law"], first["article"], first["inciso"]) == ("Lei 13.709/2018", "5", "II")
+    assert len(roles.seen["answer"]) == 1  # no retry needed: the quoted passages answer

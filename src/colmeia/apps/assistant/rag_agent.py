@@ -630,11 +630,7 @@ class RagPipeline:
             question = f"{question}\n\nContexto: {state['context']}"
         passages = list(state.get("passages", []))
         if self.model is None and passages:
-            # Quoted as the answer: only the articles ranked about as high as the best one.
-            scores = state.get("scores", {})
-            best = max(scores.get(h.chunk_id, 0.0) for h in passages)
-            close = [h for h in passages if scores.get(h.chunk_id, 0.0) >= best - 0.15]
-            passages = close[:3] or passages[:1]
+            passages = _closest(passages, state.get("scores", {}))
         sink = _SINK.get()
         if sink is not None and state.get("answer") is not None:
             sink.replace("", "retry")  # a new attempt after the quality check: withdraw the last
@@ -651,8 +647,23 @@ class RagPipeline:
             from colmeia.rag.generate import extractive_answer
 
             answer = extractive_answer(state["question"], passages)
-        if self.model is not None and passages and not answer.extractive and answer.citations:
-            keep_first_passage(answer, passages[: self.config.max_passages])
+        if self.model is not None and passages and not answer.extractive:
+            if answer.citations:
+                keep_first_passage(answer, passages[: self.config.max_passages])
+            elif not answer.withheld:
+                # Not one of the model's citations held (a small model quoting words the
+                # passage does not have): its text rests on nothing checked. The person gets
+                # the best passages quoted, as without a model, not "nothing found".
+                from colmeia.rag.generate import extractive_answer
+
+                fallback = extractive_answer(
+                    state["question"], _closest(passages, state.get("scores", {}))
+                )
+                fallback.model, fallback.rejected = answer.model, answer.rejected
+                fallback.withheld = "no_citation_held"
+                if sink is not None:
+                    sink.replace(fallback.answer, "no_citation_held")
+                answer = fallback
         return {"answer": answer}
 
     async def validate(self, state: RagState) -> RagState:
@@ -815,6 +826,14 @@ class RagPipeline:
             _SINK.reset(token)
         result: dict[str, Any] = out["result"]
         return result
+
+
+def _closest(passages: Sequence[Hit], scores: dict[str, float]) -> list[Hit]:
+    """The passages quoted as an extractive answer: the articles ranked about as high as the
+    best one (at most three), else the first."""
+    best = max(scores.get(h.chunk_id, 0.0) for h in passages)
+    close = [h for h in passages if scores.get(h.chunk_id, 0.0) >= best - 0.15]
+    return close[:3] or list(passages[:1])
 
 
 def keep_first_passage(answer: CitedAnswer, passages: Sequence[Hit]) -> None:
