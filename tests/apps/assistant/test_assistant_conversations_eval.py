@@ -133,6 +133,9 @@ def test_the_command_gives_the_offline_figures_on_the_shipped_conversations(
     assert m["turn_pass_rate"] >= 0.9
     failed = {(f["conversation"], f["turn"]) for f in report["failures"]}
     assert ("jurisdicao-tce-pa", 1) not in failed
+    args = ["eval", "assistant", "--set", "conversations", "--data", str(DATA_DIR)]
+    missing = CliRunner().invoke(app, [*args, "--conversations", str(DATA_DIR / "nope")])
+    assert missing.exit_code == 2 and "not a folder" in missing.output
 
 
 async def test_a_reply_to_a_clarification_is_sent_as_its_answer(

@@ -253,7 +253,12 @@ async def evaluate(
                     raise ConfigurationError(
                         f"{laws} not found: pass --data (the repository's data/)"
                     )
+                _check_folder(conversations_dir)
                 conversations, problems = load_conversations(conversations_dir)
+                if not conversations and not problems:
+                    raise ConfigurationError(
+                        f"no conversations_*.json in {conversations_dir or 'the package data'}"
+                    )
                 if limit is not None:
                     conversations = conversations[:limit]
                 ingest(store, "docs", [laws])
@@ -314,6 +319,11 @@ async def evaluate(
         outcomes,
         problems,
     )
+
+
+def _check_folder(folder: Path | None) -> None:
+    if folder is not None and not folder.is_dir():
+        raise ConfigurationError(f"--conversations {folder}: not a folder")
 
 
 def _write_csv(path: Path, docs: list[dict[str, str]]) -> None:
