@@ -417,12 +417,21 @@ def _decision(pending: dict[str, Any], text: str) -> Any:
 
 def eval_assistant(
     which: str = typer.Option(
-        "laws", "--set", help="laws (shipped laws, gold articles) or faquad."
+        "laws",
+        "--set",
+        help="laws (shipped laws, gold articles), faquad, or conversations (multi-turn).",
     ),
     data: str | None = typer.Option(
         None, "--data", help="The data folder (default: the repo's data/)."
     ),
-    limit: int | None = typer.Option(None, "--limit", help="Only the first N questions."),
+    limit: int | None = typer.Option(
+        None, "--limit", help="Only the first N questions (conversations)."
+    ),
+    conversations: str | None = typer.Option(
+        None,
+        "--conversations",
+        help="A folder of conversations_*.json (default: the ones shipped with colmeia).",
+    ),
     simulated: bool = typer.Option(
         False,
         "--simulated",
@@ -440,6 +449,7 @@ def eval_assistant(
 
     root = Path(data) if data else _data_dir()
     settings = get_settings()
+    folder = Path(conversations) if conversations else None
 
     async def main(bar: Progress) -> Any:
         def tick(done: int, total: int) -> None:
@@ -454,14 +464,24 @@ def eval_assistant(
             with SimServer(SimulatedModel(responder=assistant_responder)) as srv:
                 async with OpenAIChatModel(base_url=srv.base_url, model="sim") as model:
                     return await evaluate(
-                        which, root, model, limit=limit, progress=tick, mode="simulated"
+                        which,
+                        root,
+                        model,
+                        limit=limit,
+                        progress=tick,
+                        mode="simulated",
+                        conversations_dir=folder,
                     )
         if settings.llm.base_url and not offline:
             from colmeia.llm import OpenAIChatModel
 
             async with OpenAIChatModel.from_settings(settings.llm) as model:
-                return await evaluate(which, root, model, limit=limit, progress=tick)
-        return await evaluate(which, root, None, limit=limit, progress=tick)
+                return await evaluate(
+                    which, root, model, limit=limit, progress=tick, conversations_dir=folder
+                )
+        return await evaluate(
+            which, root, None, limit=limit, progress=tick, conversations_dir=folder
+        )
 
     try:
         with Progress(
@@ -485,6 +505,13 @@ def eval_assistant(
     console.print(table)
     for p in report.problems:
         console.print(f"[yellow]skipped:[/yellow] {escape(p)}")
+    for t in report.turns:
+        if not t.passed:
+            console.print(
+                f"[red]failed:[/red] {escape(t.conversation)} turn {t.turn} "
+                f"({escape(t.user[:60])}): {escape('; '.join(t.failures))}",
+                highlight=False,
+            )
 
 
 def _data_dir() -> Any:

@@ -5,11 +5,16 @@ the assistant did); :func:`summarise_outcomes` gives
 
 * **citation hit rate** — a gold article (law + article) among the answer's citations; also
   at paragraph level when the gold names a paragraph or inciso;
+* **hit@1 / hit@5** — the gold article is the answer's first citation / among the first five
+  passages the answer gives (its citations in order, then the further sources it lists);
 * **answer contains gold span** — the normalised answer text contains one of the gold
   answer spans (FaQuAD), where spans are given;
 * **handoff accuracy** — the agent that answered is the one expected (``rag`` for
   documents, ``search`` for cases, ``main`` for general questions);
 * **turns and tokens per answer** — model calls, handoffs and tokens each answer cost.
+
+Multi-turn conversations are scored per turn (:class:`TurnOutcome`: the failures found, none
+means passed) and per conversation (every turn passed): :func:`summarise_conversations`.
 """
 
 from __future__ import annotations
@@ -23,9 +28,12 @@ from typing import Any
 __all__ = [
     "AssistantOutcome",
     "GoldCitation",
+    "TurnOutcome",
     "citation_hit",
     "contains_span",
+    "gold_rank",
     "normalise_text",
+    "summarise_conversations",
     "summarise_outcomes",
 ]
 
@@ -58,6 +66,7 @@ class AssistantOutcome:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    sources: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _digits(text: str) -> str:
@@ -91,6 +100,19 @@ def citation_hit(
     return False
 
 
+def gold_rank(passages: Sequence[dict[str, Any]], gold: Sequence[GoldCitation]) -> int | None:
+    """1-based position of the first passage citing a gold article (None: none does)."""
+    for position, passage in enumerate(passages, start=1):
+        if citation_hit([passage], gold):
+            return position
+    return None
+
+
+def _hit_at(o: AssistantOutcome, k: int) -> float:
+    rank = gold_rank([*o.citations, *o.sources], o.gold)
+    return float(rank is not None and rank <= k)
+
+
 def normalise_text(text: str) -> str:
     """Lower case, no accents, no punctuation, single spaces (SQuAD-style)."""
     folded = unicodedata.normalize("NFKD", text.lower())
@@ -121,6 +143,8 @@ def summarise_outcomes(outcomes: Sequence[AssistantOutcome]) -> dict[str, Any]:
         "citation_hit_rate_paragraph": _mean(
             [float(citation_hit(o.citations, o.gold, level="paragraph")) for o in paragraph]
         ),
+        "hit_at_1": _mean([_hit_at(o, 1) for o in cited]),
+        "hit_at_5": _mean([_hit_at(o, 5) for o in cited]),
         "with_gold_citations": len(cited),
         "answer_contains_gold_span": _mean(
             [float(contains_span(o.answer, o.spans)) for o in spanned]
@@ -134,4 +158,50 @@ def summarise_outcomes(outcomes: Sequence[AssistantOutcome]) -> dict[str, Any]:
         ),
         "prompt_tokens_per_answer": _mean([float(o.prompt_tokens) for o in outcomes]),
         "seconds_per_answer": _mean([o.seconds for o in outcomes]),
+    }
+
+
+# ---------------------------------------------------------------- multi-turn conversations
+@dataclass(slots=True)
+class TurnOutcome:
+    """One turn of a scripted conversation: what was expected, what happened, what failed."""
+
+    conversation: str
+    turn: int
+    user: str
+    expected_kind: str
+    kind: str
+    failures: list[str] = field(default_factory=list)
+    model_calls: int = 0
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+def summarise_conversations(turns: Sequence[TurnOutcome]) -> dict[str, Any]:
+    """Per-turn and per-conversation pass rates, and the pass rate of each expected kind.
+
+    A conversation passes when every one of its turns does.
+    """
+    by_conv: dict[str, list[TurnOutcome]] = {}
+    for t in turns:
+        by_conv.setdefault(t.conversation, []).append(t)
+    kinds: dict[str, list[float]] = {}
+    for t in turns:
+        kinds.setdefault(t.expected_kind or "any", []).append(float(t.passed))
+    passed_convs = sum(1 for ts in by_conv.values() if all(t.passed for t in ts))
+    return {
+        "conversations": len(by_conv),
+        "conversations_passed": passed_convs,
+        "conversation_pass_rate": _mean(
+            [float(all(t.passed for t in ts)) for ts in by_conv.values()]
+        ),
+        "turns": len(turns),
+        "turns_passed": sum(1 for t in turns if t.passed),
+        "turn_pass_rate": _mean([float(t.passed) for t in turns]),
+        "turn_pass_rate_by_kind": {k: _mean(v) for k, v in sorted(kinds.items())},
+        "model_calls_per_turn": _mean([float(t.model_calls) for t in turns]),
+        "seconds_per_turn": _mean([t.seconds for t in turns]),
     }

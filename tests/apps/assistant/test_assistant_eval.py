@@ -20,9 +20,15 @@ async def test_laws_set_offline_figures() -> None:
     report = await evaluate("laws", DATA_DIR, None)
     m = report.metrics
     assert m["questions"] == 67 and report.problems == []
-    assert m["citation_hit_rate"] >= 0.8  # measured 0.87 (in-sample)
+    assert m["citation_hit_rate"] >= 0.8  # measured 0.88 (in-sample)
+    # The gold article first / among the first five passages given (citations, then sources);
+    # plain `colmeia search` measures 0.667 / 0.867 on the same questions.
+    assert m["hit_at_1"] >= 0.8  # measured 0.833 (in-sample)
+    assert m["hit_at_5"] >= 0.95  # measured 0.967 (in-sample)
     assert m["handoff_accuracy"] >= 0.95  # measured 1.0 (in-sample)
     assert m["tokens_per_answer"] == 0.0  # no model offline
+    not_first = report.as_dict()["gold_not_first"]
+    assert len(not_first) == round((1 - m["hit_at_1"]) * m["with_gold_citations"])
     statuses = {o.id: o.status for o in report.outcomes}
     assert statuses["case-04"] == "waiting_clarification"
 
@@ -59,4 +65,4 @@ def test_the_command_prints_the_figures_as_json(monkeypatch: pytest.MonkeyPatch)
     out = json.loads(result.stdout)
     assert out["mode"] == "offline-rules" and out["metrics"]["questions"] == 4
     bad = CliRunner().invoke(app, ["eval", "assistant", "--set", "nope", "--data", str(DATA_DIR)])
-    assert bad.exit_code == 2 and "laws or faquad" in bad.output
+    assert bad.exit_code == 2 and "laws, faquad or conversations" in bad.output

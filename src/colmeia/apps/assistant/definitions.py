@@ -20,6 +20,7 @@ import math
 import re
 import threading
 
+from colmeia.apps.assistant.relations import content_terms
 from colmeia.rag.index.lexical import Analyzer
 from colmeia.store.base import Store
 
@@ -35,11 +36,13 @@ _CONSIDERA = re.compile(
     r"(?:considera-se|consideram-se|entende-se por|entendem-se por)\s+"
     r"([a-zà-ú][a-zà-ú\- ]{2,40}?)[\s,:]"
 )
+# "São direitos básicos do consumidor:" — a list that says what X are.
+_ARE = re.compile(r"^\W*s[ãa]o\s+([a-zà-ú][a-zà-ú\- ]{2,50}?)\s*:")
 _ITEM = re.compile(r"^\W*(?:[ivxlcdm]+\s*[-–]\s*)?([a-zà-ú][a-zà-ú\- ]{2,40}?)\s*:\s")
 
 
 def _key(term: str) -> str:
-    return " ".join(_analyzer.tokens(term))
+    return " ".join(content_terms(term))
 
 
 class DefinitionIndex:
@@ -61,10 +64,10 @@ class DefinitionIndex:
         df: dict[str, int] = {}
         chunks = store.chunks(collection)
         for chunk in chunks:
-            for word in set(_analyzer.tokens(f"{chunk.path} {chunk.text}")):
+            for word in set(content_terms(f"{chunk.path} {chunk.text}")):
                 df[word] = df.get(word, 0) + 1
             text = chunk.text[:300].lower()
-            for pattern in (_STARTS, _CONSIDERA, _ITEM):
+            for pattern in (_STARTS, _CONSIDERA, _ARE, _ITEM):
                 m = pattern.search(text)
                 if m:
                     key = _key(m.group(1))
@@ -102,3 +105,29 @@ class DefinitionIndex:
             if found:
                 return list(found)[:5]
         return []
+
+    def lookup_within(self, question: str) -> dict[str, float]:
+        """Passages defining a term all of whose words the question uses, in any order or
+        inflection ("quais dados pessoais são considerados sensíveis" uses every word of "dado
+        pessoal sensível"), each with a weight: 1 for the longest such term and for terms one
+        word shorter, less for shorter ones (their share of its length). {} when the question
+        uses no defined term.
+
+        Shorter terms are kept: "serviço público adequado na concessão" uses both "concessão de
+        serviço público" and "serviço adequado", and the ranking that follows tells which
+        definition the question is about; a one-word term inside a three-word one weighs less
+        ("direitos básicos do consumidor" is about those rights, not about who a consumer is)."""
+        words = set(content_terms(question))
+        found = [
+            (len(key.split()), ids)
+            for key, ids in self.terms.items()
+            if key and set(key.split()) <= words
+        ]
+        if not found:
+            return {}
+        longest = max(n for n, _ in found)
+        weights: dict[str, float] = {}
+        for n, ids in sorted(found, key=lambda x: -x[0]):
+            for i in ids[:5]:
+                weights.setdefault(i, 1.0 if n >= longest - 1 else n / longest)
+        return weights

@@ -1,12 +1,15 @@
 """``colmeia eval assistant``: run question sets through the assistant and measure it.
 
-Two sets:
+Three sets:
 
 * ``laws`` — questions on the shipped federal laws with gold article citations, plus case and
   general questions with the agent that should answer (``data/assistant/questions.jsonl``,
   written for this project: in-sample);
 * ``faquad`` — FaQuAD questions (``data/faquad/dataset.json``): the gold paragraph should be
-  cited and the answer should contain a gold span.
+  cited and the answer should contain a gold span;
+* ``conversations`` — scripted multi-turn conversations (every ``conversations_*.json`` of
+  the package's ``data/``, :mod:`colmeia.apps.assistant.conversations`) on the shipped laws and
+  a synthetic registry, scored per turn and per conversation.
 
 Each run builds its own store (the laws or the FaQuAD paragraphs ingested into a temporary
 SQLite file), a synthetic registry and in-memory threads, so nothing of the user's is touched.
@@ -25,12 +28,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from colmeia.apps.assistant.conversations import (
+    Conversation,
+    load_conversations,
+    run_conversations,
+)
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.session import Assistant, open_assistant
 from colmeia.apps.assistant.settings import AssistantSettings
 from colmeia.apps.assistant.synthetic import generate_registry
 from colmeia.errors import ConfigurationError, RecordError
-from colmeia.eval.assistant import AssistantOutcome, GoldCitation, summarise_outcomes
+from colmeia.eval.assistant import (
+    AssistantOutcome,
+    GoldCitation,
+    TurnOutcome,
+    gold_rank,
+    summarise_conversations,
+    summarise_outcomes,
+)
 from colmeia.llm.base import ChatModel
 
 __all__ = ["EvalItem", "EvalReport", "evaluate", "load_faquad", "load_questions"]
@@ -59,8 +74,28 @@ class EvalReport:
     metrics: dict[str, Any]
     outcomes: list[AssistantOutcome]
     problems: list[str] = field(default_factory=list)
+    turns: list[TurnOutcome] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
+        if self.turns:
+            return {
+                "set": self.set,
+                "mode": self.mode,
+                "metrics": self.metrics,
+                "problems": self.problems,
+                "failures": [
+                    {
+                        "conversation": t.conversation,
+                        "turn": t.turn,
+                        "user": t.user,
+                        "expected_kind": t.expected_kind,
+                        "kind": t.kind,
+                        "failures": t.failures,
+                    }
+                    for t in self.turns
+                    if not t.passed
+                ],
+            }
         return {
             "set": self.set,
             "mode": self.mode,
@@ -75,6 +110,13 @@ class EvalReport:
                 }
                 for o in self.outcomes
                 if o.agent != o.expected_agent
+            ],
+            # Questions whose gold article is not the answer's first citation, with where it
+            # came (1-based among citations then sources; null: not in the answer at all).
+            "gold_not_first": [
+                {"id": o.id, "rank": gold_rank([*o.citations, *o.sources], o.gold)}
+                for o in self.outcomes
+                if o.gold and gold_rank([*o.citations, *o.sources], o.gold) != 1
             ],
         }
 
@@ -168,6 +210,7 @@ async def run_items(
                 prompt_tokens=int(usage.get("prompt_tokens", 0)),
                 completion_tokens=int(usage.get("completion_tokens", 0)),
                 seconds=time.perf_counter() - started,
+                sources=result.sources,
             )
         )
         if progress is not None:
@@ -183,19 +226,43 @@ async def evaluate(
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     mode: str = "",
+    conversations_dir: Path | None = None,
 ) -> EvalReport:
-    """Evaluate the assistant on ``laws`` or ``faquad`` from ``data_dir`` (the repo's data/)."""
+    """Evaluate the assistant on ``laws``, ``faquad`` or ``conversations`` from ``data_dir``
+    (the repo's data/; conversations come from the package's data/ or ``conversations_dir``);
+    ``limit`` keeps the first N questions (conversations)."""
     from colmeia.rag.pipeline import CsvColumns, ingest
     from colmeia.store import open_store
 
-    if which not in ("laws", "faquad"):
-        raise ConfigurationError(f"unknown evaluation set {which!r}: use laws or faquad")
+    if which not in ("laws", "faquad", "conversations"):
+        raise ConfigurationError(
+            f"unknown evaluation set {which!r}: use laws, faquad or conversations"
+        )
     with tempfile.TemporaryDirectory(prefix="colmeia-eval-") as tmp:
         work = Path(tmp)
         store = open_store(f"sqlite:///{work / 'eval.db'}")
         problems: list[str] = []
+        conversations: list[Conversation] = []
+        items: list[EvalItem] = []
+        outcomes: list[AssistantOutcome] = []
+        turns: list[TurnOutcome] = []
         try:
-            if which == "laws":
+            if which == "conversations":
+                laws = data_dir / "laws" / "lexml"
+                if not laws.exists():
+                    raise ConfigurationError(
+                        f"{laws} not found: pass --data (the repository's data/)"
+                    )
+                _check_folder(conversations_dir)
+                conversations, problems = load_conversations(conversations_dir)
+                if not conversations and not problems:
+                    raise ConfigurationError(
+                        f"no conversations_*.json in {conversations_dir or 'the package data'}"
+                    )
+                if limit is not None:
+                    conversations = conversations[:limit]
+                ingest(store, "docs", [laws])
+            elif which == "laws":
                 questions = data_dir / "assistant" / "questions.jsonl"
                 laws = data_dir / "laws" / "lexml"
                 for needed in (questions, laws):
@@ -215,7 +282,7 @@ async def evaluate(
                 csv_path = work / "faquad.csv"
                 _write_csv(csv_path, docs)
                 ingest(store, "docs", [csv_path], csv_columns=CsvColumns("id", "text", "title"))
-            if limit is not None:
+            if limit is not None and which != "conversations":
                 items = items[:limit]
             registry = SQLiteCaseRegistry(work / "registry.db")
             generate_registry(registry, processes=2000, expedientes=500, as_of=AS_OF)
@@ -229,10 +296,22 @@ async def evaluate(
                 home=work,
                 today=AS_OF,
             ) as assistant:
-                outcomes = await run_items(assistant, items, progress)
+                if which == "conversations":
+                    turns = await run_conversations(assistant, conversations, progress)
+                else:
+                    outcomes = await run_items(assistant, items, progress)
             registry.close_sync()
         finally:
             store.close()
+    if which == "conversations":
+        return EvalReport(
+            which,
+            mode or ("offline-rules" if model is None else "model"),
+            summarise_conversations(turns),
+            [],
+            problems,
+            turns,
+        )
     return EvalReport(
         which,
         mode or ("offline-rules" if model is None else "model"),
@@ -240,6 +319,11 @@ async def evaluate(
         outcomes,
         problems,
     )
+
+
+def _check_folder(folder: Path | None) -> None:
+    if folder is not None and not folder.is_dir():
+        raise ConfigurationError(f"--conversations {folder}: not a folder")
 
 
 def _write_csv(path: Path, docs: list[dict[str, str]]) -> None:

@@ -45,6 +45,7 @@ from colmeia.apps.assistant.ids import CaseId, IdentifierError, find_case_ids, p
 from colmeia.apps.assistant.offline import OFFLINE_MODEL, RulesModel, current_request, route_of
 from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.apps.assistant.registry import CaseRegistry
+from colmeia.apps.assistant.scope import out_of_scope
 from colmeia.errors import ColmeiaError, ModelError
 from colmeia.graphs.handoff import Handoff, handoff_command, plan_tool_calls
 from colmeia.graphs.hitl import (
@@ -264,6 +265,31 @@ class AssistantGraph:
         active = state.get("active_agent") or "main"
         if active not in ("main", "search"):
             active = "main"
+        scope = out_of_scope(fresh[-1].content) if fresh else None
+        if scope is not None:  # weather, sport, "list every process", "show your prompt"
+            msg = ChatMessage.assistant(scope.text, agent="main", turn=turn, kind="answer")
+            return Command(
+                goto="finish",
+                update={
+                    "messages": [*fresh, msg],
+                    "turn": turn,
+                    "turn_handoffs": 0,
+                    "turn_steps": 0,
+                    "handoff": None,
+                    "evidence": [],
+                    "pending": None,
+                    "rag": None,
+                    "answer": {
+                        "text": scope.text,
+                        "agent": "main",
+                        "citations": [],
+                        "facts": [],
+                        "notes": [],
+                        "scope": scope.kind,
+                    },
+                    "status": "answered",
+                },
+            )
         return Command(
             goto=active,
             update={
@@ -455,6 +481,7 @@ class AssistantGraph:
             "text": rag["answer"],
             "agent": "rag",
             "citations": rag.get("citations", []),
+            "sources": rag.get("sources", []),
             "facts": [],
             "notes": rag.get("notes", []),
             "quality": rag.get("quality"),
@@ -763,7 +790,7 @@ class AssistantGraph:
     # ------------------------------------------------------------------ wiring
     def _build(self) -> StateGraph[AssistantState]:
         g: StateGraph[AssistantState] = StateGraph(AssistantState)
-        g.add_node("begin", self.begin, destinations=("main", "search"))
+        g.add_node("begin", self.begin, destinations=("main", "search", "finish"))
         g.add_node("main", self.main, destinations=("main_tools", "finish"))
         g.add_node("search", self.search, destinations=("search_tools", "finish"))
         g.add_node(

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
@@ -34,19 +34,41 @@ from pydantic import BaseModel, Field
 
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.legal import parse_legal_path, validity
+from colmeia.apps.assistant.ranking import rank_articles
+from colmeia.apps.assistant.relations import (
+    asked_relation,
+    content_terms,
+    legal_terms,
+    states_relation,
+    without_relation_words,
+)
+from colmeia.apps.assistant.scope import NormCatalogue, jurisdiction_note, missing_norm
 from colmeia.errors import ColmeiaError, ModelError, QueryError
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
-from colmeia.rag.generate import AnswerSink, CitedAnswer, answer_question
+from colmeia.rag.generate import AnswerSink, CheckedCitation, CitedAnswer, answer_question
 from colmeia.rag.index.lexical import Analyzer, fold_accents
 from colmeia.rag.retrieve import Citation, Filters, Hit, Retriever
 from colmeia.store.base import Store, StoredChunk
 
-__all__ = ["RagConfig", "RagPipeline", "RagState", "analyze_query", "answer_quality"]
+__all__ = [
+    "RagConfig",
+    "RagPipeline",
+    "RagState",
+    "analyze_query",
+    "answer_quality",
+    "answering_score",
+    "citation_integrity",
+    "grade_passage",
+    "keep_first_passage",
+]
 
 log = logging.getLogger(__name__)
 _PKG = "colmeia.apps.assistant"
 _analyzer = Analyzer()
+_DEFINITION_BOOST = 0.3
+_RETRY_MARGIN = 0.05
+_WHO_IS = re.compile(r"^\W*(?:e\s+)?quem\s+(?:e|sao)\s+(?:o|a|os|as)\s")
 # Where the answer being generated streams to (set by `run` for one pipeline run; a context
 # variable, not state: the state may be checkpointed and a sink is not data).
 _SINK: contextvars.ContextVar[AnswerSink | None] = contextvars.ContextVar(
@@ -57,6 +79,7 @@ _SINK: contextvars.ContextVar[AnswerSink | None] = contextvars.ContextVar(
 _ALIASES: dict[str, tuple[str, str]] = {
     "lgpd": ("13709", "proteção de dados pessoais"),
     "lei geral de protecao de dados": ("13709", "proteção de dados pessoais"),
+    "lei de protecao de dados": ("13709", "proteção de dados pessoais"),
     "cdc": ("8078", "consumidor"),
     "codigo de defesa do consumidor": ("8078", "consumidor"),
     "lai": ("12527", "acesso à informação"),
@@ -140,6 +163,8 @@ def analyze_query(question: str) -> dict[str, Any]:
         "type": kind,
         "complexity": complexity,
         "filters": filters,
+        "relation": asked_relation(question),
+        "legal_terms": legal_terms(question),
     }
 
 
@@ -158,20 +183,56 @@ class QueryRewrite(BaseModel):
     query: str = Field(description="A better search query: keywords of the law's own wording.")
 
 
+def _question_terms(query: str) -> set[str]:
+    # Law names ("CDC", "LGPD") are matched through the law's number, not as words; words
+    # that only name the relation ("significa", "conceito") are not what the passage must say.
+    folded = without_relation_words(query)
+    return set(content_terms(_ALIAS_RE.sub(" ", _REFERENCE.sub(" ", folded))))
+
+
+def _coverage(
+    terms: set[str],
+    text: str,
+    idf: Callable[[str], float] | None,
+    vocabulary: Collection[str] | None = None,
+    alternatives: set[str] | None = None,
+) -> float:
+    """Share of the question's terms present in ``text``, each weighted by its rarity.
+
+    With ``vocabulary``, terms no passage of the collection uses are left out (no passage could
+    cover them: they are the asker's words, not the law's). ``alternatives`` are the law's words
+    for the question's everyday ones ("interposição" for "interpor"): present, they count as
+    covered; absent, they cost nothing.
+    """
+    if vocabulary is not None:
+        terms = {t for t in terms if t in vocabulary} or terms
+    if not terms:
+        return 0.0
+    have = set(content_terms(text))
+    weight = idf or (lambda _w: 1.0)
+    total = sum(weight(t) for t in terms)
+    if not total:
+        return 0.0
+    covered = sum(weight(t) for t in terms & have)
+    if alternatives:
+        covered += sum(weight(t) for t in (alternatives - terms) & have)
+    return min(covered / total, 1.0)
+
+
 def grade_passage(
     query: str, hit: Hit, analysis: dict[str, Any], idf: Callable[[str], float] | None = None
 ) -> float:
     """Coverage of the query's words by the passage (and its path), each word weighted by how
     rare it is in the collection (``idf``), with a bonus for the law or article the question
     names. 0 = unrelated, 1 = every content word present."""
-    # Law names ("CDC", "LGPD") are matched through the law's number, not as words.
-    terms = set(_analyzer.tokens(_ALIAS_RE.sub(" ", _REFERENCE.sub(" ", _fold(query)))))
+    terms = _question_terms(query)
     if not terms:
         return 0.0
-    have = set(_analyzer.tokens(f"{hit.citation.path} {hit.heading} {hit.text}"))
-    weight = idf or (lambda _w: 1.0)
-    total = sum(weight(t) for t in terms)
-    score = sum(weight(t) for t in terms & have) / total
+    extra = analysis.get("legal_terms", "")
+    alternatives = set(content_terms(extra)) if extra else None
+    score = _coverage(
+        terms, f"{hit.citation.path} {hit.heading} {hit.text}", idf, alternatives=alternatives
+    )
     filters = analysis.get("filters", {})
     ref = parse_legal_path(hit.citation.path)
     if filters.get("law_number"):
@@ -186,16 +247,72 @@ def grade_passage(
     return max(0.0, min(score, 1.0))
 
 
-def answer_quality(answer: CitedAnswer, grades: dict[str, float]) -> float:
-    """0-1: how well the answer is supported by its checked citations.
+# How much an answer is worth when its cited text does not state the asked relation (no time
+# span for "qual o prazo", no definition for "o que é"), or when it states a federal rule for
+# a question about a state body: it may be on topic, but it does not answer.
+_NO_RELATION_FACTOR = 0.6
+_JURISDICTION_FACTOR = 0.6
 
-    Model answers: half the share of citations that held, half the share of sentences that
-    carry a held citation (no citations: 0). Extractive answers quote passages, so the score
-    is the relevance grade of the best quoted passage.
+
+def answering_score(
+    question: str,
+    cited: Sequence[Hit],
+    analysis: dict[str, Any] | None = None,
+    idf: Callable[[str], float] | None = None,
+    *,
+    other_jurisdiction: bool = False,
+    vocabulary: Collection[str] | None = None,
+) -> float:
+    """0-1: whether the cited passages answer the question, not only mention it.
+
+    The cited text (all cited passages together, with their paths) must cover the question's
+    terms, each weighted by its rarity, and state the relation the question asks for (a
+    definition, a deadline, who, when, an amount; :mod:`colmeia.apps.assistant.relations`).
+    A definition question is answered by a passage defining the term: one found in the
+    collection's definition index, or drafted as a definition. The law the question names, if
+    any, must be the cited one.
+    """
+    if not cited:
+        return 0.0
+    analysis = analysis or {}
+    terms = _question_terms(question)
+    text = " ".join(f"{h.citation.path} {h.heading} {h.text}" for h in cited)
+    extra = analysis.get("legal_terms", "")
+    alternatives = set(content_terms(extra)) if extra else None
+    score = _coverage(terms, text, idf, vocabulary, alternatives) if terms else 0.0
+    relation = analysis.get("relation") or asked_relation(question)
+    defining = set(analysis.get("definitions", ()))
+    if relation == "definition":
+        states = any(h.chunk_id in defining for h in cited) or any(
+            states_relation("definition", h.text) for h in cited
+        )
+    else:
+        states = any(states_relation(relation, h.text) for h in cited)
+    if not states:
+        score *= _NO_RELATION_FACTOR
+    law = analysis.get("filters", {}).get("law_number")
+    if law and not any(
+        law in parse_legal_path(h.citation.path).law.replace(".", "") for h in cited
+    ):
+        score *= _NO_RELATION_FACTOR
+    if other_jurisdiction:
+        score *= _JURISDICTION_FACTOR
+    return round(min(score, 1.0), 4)
+
+
+def _article_of(hit: Hit) -> str:
+    ref = parse_legal_path(hit.citation.path)
+    return f"{ref.law}|{ref.article}" if ref.article else ""
+
+
+def citation_integrity(answer: CitedAnswer) -> float:
+    """0-1: how well a model's answer is carried by its checked citations (1 for extractive).
+
+    Half the share of citations that held, half the share of sentences that carry a held
+    citation (no citations: 0).
     """
     if answer.extractive:
-        cited = [grades.get(c.chunk_id, 0.0) for c in answer.citations]
-        return max(cited, default=0.0)
+        return 1.0 if answer.citations else 0.0
     total = len(answer.citations) + len(answer.rejected)
     if not answer.citations or total == 0:
         return 0.0
@@ -210,10 +327,53 @@ def answer_quality(answer: CitedAnswer, grades: dict[str, float]) -> float:
     return round(0.5 * support + 0.5 * coverage, 4)
 
 
+def answer_quality(
+    answer: CitedAnswer,
+    grades: dict[str, float] | None = None,
+    *,
+    analysis: dict[str, Any] | None = None,
+    idf: Callable[[str], float] | None = None,
+    other_jurisdiction: bool = False,
+    context: Sequence[Hit] = (),
+    vocabulary: Collection[str] | None = None,
+) -> float:
+    """0-1: whether the answer answers its question, on passages that hold.
+
+    The product of :func:`citation_integrity` (the citations hold and carry the statements)
+    and :func:`answering_score` (the cited passages cover the question's terms and state the
+    asked relation). Citations that hold are not enough: LGPD Art. 12 §2º cited for "quais
+    dados pessoais são considerados sensíveis?" holds, but defines nothing.
+    """
+    integrity = citation_integrity(answer)
+    if integrity == 0.0:
+        return 0.0
+    by_id = {h.chunk_id: h for h in answer.passages}
+    cited = [by_id[c.chunk_id] for c in answer.citations if c.chunk_id in by_id]
+    # A paragraph or inciso is read with its article's caput (LC 95/1998, art. 11): the caput
+    # given as context counts as said by the citation.
+    articles = {_article_of(h) for h in cited} - {""}
+    seen = {h.chunk_id for h in cited}
+    for h in [*answer.passages, *context]:
+        if h.chunk_id not in seen and _article_of(h) in articles:
+            cited.append(h)
+            seen.add(h.chunk_id)
+    answers = answering_score(
+        answer.question,
+        cited,
+        analysis,
+        idf,
+        other_jurisdiction=other_jurisdiction,
+        vocabulary=vocabulary,
+    )
+    return round(integrity * answers, 4)
+
+
 class RagState(TypedDict, total=False):
     question: str
     context: str
     attachments: list[str]
+    missing: str
+    jurisdiction: str
     analysis: dict[str, Any]
     query: str
     tried: list[str]
@@ -225,6 +385,8 @@ class RagState(TypedDict, total=False):
     hits: list[Hit]
     grades: dict[str, float]
     relevant: list[Hit]
+    scores: dict[str, float]
+    ranked: list[Hit]
     passages: list[Hit]
     answer: CitedAnswer | None
     quality: float
@@ -286,10 +448,14 @@ class RagPipeline:
         return {"ready": report.documents > 0}
 
     async def analyze(self, state: RagState) -> RagState:
-        """Original and processed query, type, complexity and filters."""
+        """Original and processed query, type, complexity and filters; whether the question
+        names a norm the collection lacks, or a state body when the collection is federal."""
         question = state["question"]
         analysis = analyze_query(question)
+        catalogue = NormCatalogue.for_collection(self.store, self.collection)
         return {
+            "missing": missing_norm(question, catalogue) or "",
+            "jurisdiction": jurisdiction_note(question, catalogue) or "",
             "analysis": analysis,
             "query": analysis["processed"],
             "tried": [],
@@ -311,38 +477,89 @@ class RagPipeline:
         return {"ingested": [str(p) for p in paths], "notes": notes, "ready": True}
 
     async def retrieve(self, state: RagState) -> RagState:
-        """Hybrid retrieval (lexical, + dense when the store has vectors)."""
+        """Hybrid retrieval (lexical, + dense when the store has vectors).
+
+        The query runs as written and, when the question uses everyday words the law words
+        otherwise ("recorrer" → "recurso"), once more with the law's words; the two lists are
+        fused by reciprocal rank. A definition question also gets the passages that define
+        its term, found in the collection's definition index.
+        """
         query = state["query"]
-        year = state.get("analysis", {}).get("filters", {}).get("year")
+        analysis = dict(state.get("analysis", {}))
+        year = analysis.get("filters", {}).get("year")
         filters = Filters(year=year) if year else None
-        try:
-            hits = await self.retriever.asearch(query, self.config.k * 3, filters=filters)
-        except QueryError:
-            hits = []
-        term = state.get("analysis", {}).get("filters", {}).get("defines")
-        if term:
-            index = DefinitionIndex.for_collection(self.store, self.collection)
-            defining = index.lookup(term)
+        queries = [query]
+        extra = analysis.get("legal_terms", "")
+        if extra:
+            queries.append(f"{query} {extra}")
+        lists: list[list[Hit]] = []
+        for q in queries:
+            try:
+                lists.append(await self.retriever.asearch(q, self.config.k * 3, filters=filters))
+            except QueryError:
+                lists.append([])
+        hits = _fuse(lists)
+        index = DefinitionIndex.for_collection(self.store, self.collection)
+        term = analysis.get("filters", {}).get("defines")
+        weights = dict.fromkeys(index.lookup(term) if term else [], 1.0)
+        relation = analysis.get("relation")
+        # "Quem é o encarregado?" asks who the encarregado is: a definition when the
+        # collection defines the term ("VIII – encarregado: pessoa indicada…").
+        asks_who_is = relation == "who" and _WHO_IS.match(_fold(state["question"]))
+        if relation == "definition" or asks_who_is:
+            within = index.lookup_within(state["question"])
+            if within and asks_who_is:
+                analysis["relation"] = "definition"
+            for cid, w in within.items():
+                weights[cid] = max(w, weights.get(cid, 0.0))
+        defining = list(weights)
+        if defining:
             ids = [i for i in defining if i not in {h.chunk_id for h in hits}]
             found = self.store.get_chunks(self.collection, ids) if ids else {}
             hits = [_hit(found[i], self.collection) for i in ids if i in found] + hits
-            analysis = {**state.get("analysis", {}), "definitions": defining}
-            return {"hits": hits, "tried": [*state.get("tried", []), query], "analysis": analysis}
-        return {"hits": hits, "tried": [*state.get("tried", []), query]}
+            analysis["definitions"] = defining
+            analysis["definition_weights"] = weights
+        return {"hits": hits, "tried": [*state.get("tried", []), query], "analysis": analysis}
 
     async def grade(self, state: RagState) -> RagState:
-        """Grade each passage's relevance; keep those above the threshold."""
+        """Grade each passage's relevance, rank them as parts of their articles, keep the
+        best passage of each article whose grade reaches the threshold (best article first)."""
         analysis = state.get("analysis", {})
         question = state["question"]
         grades: dict[str, float] = dict(state.get("grades", {}))
-        relevant: list[Hit] = []
         stats = DefinitionIndex.for_collection(self.store, self.collection)
-        for hit in state.get("hits", []):
-            g = grade_passage(question, hit, analysis, stats.idf)
-            grades[hit.chunk_id] = g
-            if g >= self.config.relevance:
-                relevant.append(hit)
-        return {"grades": grades, "relevant": relevant}
+        hits = state.get("hits", [])
+        for hit in hits:
+            grades[hit.chunk_id] = grade_passage(question, hit, analysis, stats.idf)
+        relation = analysis.get("relation", "other")
+        weights: dict[str, float] = analysis.get("definition_weights", {})
+
+        def boost(hit: Hit) -> float:
+            # A definition question: the passage drafted as the term's definition goes first.
+            if relation != "definition":
+                return 0.0
+            return _DEFINITION_BOOST * weights.get(hit.chunk_id, 0.0)
+
+        ranked = rank_articles(hits, grades, relation, boost=boost)
+        scores = {a.best.chunk_id: round(a.score, 4) for a in ranked}
+        relevant = [
+            h
+            for article in ranked
+            for h in article.hits[:1]
+            if grades.get(h.chunk_id, 0.0) >= self.config.relevance
+        ]
+        if not relevant and ranked and hits:
+            # Nothing reaches the threshold: the passage retrieval put first still stands if
+            # its article also ranks first (both signals agree on it).
+            top = ranked[0].best
+            if top.chunk_id == hits[0].chunk_id or any(h is hits[0] for h in ranked[0].hits):
+                relevant = [top]
+        return {
+            "grades": grades,
+            "relevant": relevant,
+            "scores": scores,
+            "ranked": [a.best for a in ranked[: self.config.max_passages]],
+        }
 
     async def rewrite(self, state: RagState) -> RagState:
         """A new query: by the model when there is one, else by rules."""
@@ -413,12 +630,7 @@ class RagPipeline:
             question = f"{question}\n\nContexto: {state['context']}"
         passages = list(state.get("passages", []))
         if self.model is None and passages:
-            # Quoted as the answer: only the passages about as relevant as the best one.
-            grades = state.get("grades", {})
-            best = max(grades.get(h.chunk_id, 0.0) for h in passages)
-            floor = max(self.config.relevance, best - 0.15)
-            close = [h for h in passages if grades.get(h.chunk_id, 0.0) >= floor]
-            passages = close[:3] or passages[:1]
+            passages = _closest(passages, state.get("scores", {}))
         sink = _SINK.get()
         if sink is not None and state.get("answer") is not None:
             sink.replace("", "retry")  # a new attempt after the quality check: withdraw the last
@@ -435,15 +647,46 @@ class RagPipeline:
             from colmeia.rag.generate import extractive_answer
 
             answer = extractive_answer(state["question"], passages)
+        if self.model is not None and passages and not answer.extractive:
+            if answer.citations:
+                keep_first_passage(answer, passages[: self.config.max_passages])
+            elif not answer.withheld:
+                # Not one of the model's citations held (a small model quoting words the
+                # passage does not have): its text rests on nothing checked. The person gets
+                # the best passages quoted, as without a model, not "nothing found".
+                from colmeia.rag.generate import extractive_answer
+
+                fallback = extractive_answer(
+                    state["question"], _closest(passages, state.get("scores", {}))
+                )
+                fallback.model, fallback.rejected = answer.model, answer.rejected
+                fallback.withheld = "no_citation_held"
+                if sink is not None:
+                    sink.replace(fallback.answer, "no_citation_held")
+                answer = fallback
         return {"answer": answer}
 
     async def validate(self, state: RagState) -> RagState:
         """Score the answer; keep the best so far."""
         answer = state.get("answer")
-        score = answer_quality(answer, state.get("grades", {})) if answer else 0.0
+        stats = DefinitionIndex.for_collection(self.store, self.collection)
+        score = (
+            answer_quality(
+                answer,
+                analysis=state.get("analysis", {}),
+                idf=stats.idf,
+                other_jurisdiction=bool(state.get("jurisdiction")),
+                context=state.get("passages", []),
+                vocabulary=stats.df,
+            )
+            if answer
+            else 0.0
+        )
         best = state.get("best")
         update: RagState = {"quality": score}
-        if best is None or score > best["quality"]:
+        # A reformulated query must do clearly better to replace an earlier answer: the
+        # question's own words, ranked first, are the likelier reading of it.
+        if best is None or score > best["quality"] + _RETRY_MARGIN:
             update["best"] = {
                 "answer": answer,
                 "quality": score,
@@ -455,18 +698,25 @@ class RagPipeline:
     async def prepare(self, state: RagState) -> RagState:
         """The result handed back to the coordinator: answer, citations, quality, notes."""
         notes = list(state.get("notes", []))
+        if state.get("missing"):
+            return {"result": _result(state["missing"], None, 0.0, False, state, notes)}
         best = state.get("best") or {}
         answer: CitedAnswer | None = best.get("answer")
         quality = float(best.get("quality", 0.0))
         attempts = state.get("retries", 0)
         passed = quality > self.config.quality
+        warning = state.get("jurisdiction", "")
         if answer is None or not answer.citations or not best.get("relevant"):
             text = (
                 "Não encontrei nos documentos oficiais disponíveis trechos que respondam a "
                 "esta pergunta."
             )
+            if warning:
+                text = f"{warning}\n\n{text}"
             return {"result": _result(text, None, quality, False, state, notes)}
         text = answer.answer
+        if warning:  # said before any federal rule is stated
+            text = f"{warning}\n\n{text}"
         for c in answer.citations:
             hit = next((h for h in answer.passages if h.chunk_id == c.chunk_id), None)
             v = validity(hit.text, hit.doc_id) if hit else None
@@ -488,7 +738,10 @@ class RagPipeline:
         return "analyze" if state.get("ready") else "prepare"
 
     def _after_analyze(self, state: RagState) -> str:
-        return "ingest_attachments" if state.get("attachments") else "retrieve"
+        if state.get("attachments"):
+            return "ingest_attachments"
+        # A norm the collection does not hold: another law's passages would not answer.
+        return "prepare" if state.get("missing") else "retrieve"
 
     def _after_grade(self, state: RagState) -> str:
         enough = len(state.get("relevant", [])) >= self.config.min_relevant
@@ -575,6 +828,55 @@ class RagPipeline:
         return result
 
 
+def _closest(passages: Sequence[Hit], scores: dict[str, float]) -> list[Hit]:
+    """The passages quoted as an extractive answer: the articles ranked about as high as the
+    best one (at most three), else the first."""
+    best = max(scores.get(h.chunk_id, 0.0) for h in passages)
+    close = [h for h in passages if scores.get(h.chunk_id, 0.0) >= best - 0.15]
+    return close[:3] or list(passages[:1])
+
+
+def keep_first_passage(answer: CitedAnswer, passages: Sequence[Hit]) -> None:
+    """A model's answer keeps the best-ranked passage among its sources, in rank order.
+
+    A small model cites one or two passages, often not the one ranked first (seen on the 1.5B
+    local model: the gold article retrieved first, the answer citing its neighbours). What the
+    model wrote stands, but the first passage is listed as a source too (its marker added at
+    the end of the text) and citations are ordered by rank, so an answer never shows less
+    evidence than the extractive one would.
+    """
+    order = {h.chunk_id: i for i, h in enumerate(passages)}
+    first = passages[0]
+    if all(c.chunk_id != first.chunk_id for c in answer.citations):
+        answer.citations.append(
+            CheckedCitation(
+                "P1",
+                True,
+                "melhor trecho recuperado; acrescentado às fontes",
+                " ".join(first.text.split()[:12]),
+                first.chunk_id,
+                first.doc_id,
+                first.citation,
+            )
+        )
+        if "[P1]" not in answer.answer:
+            answer.answer = f"{answer.answer} [P1]"
+    answer.citations.sort(key=lambda c: order.get(c.chunk_id, len(order)))
+
+
+def _fuse(lists: Sequence[Sequence[Hit]], k: int = 60) -> list[Hit]:
+    """Reciprocal rank fusion of hit lists (one list: itself)."""
+    if len(lists) == 1:
+        return list(lists[0])
+    score: dict[str, float] = {}
+    first: dict[str, Hit] = {}
+    for hits in lists:
+        for rank, hit in enumerate(hits):
+            score[hit.chunk_id] = score.get(hit.chunk_id, 0.0) + 1.0 / (k + rank)
+            first.setdefault(hit.chunk_id, hit)
+    return sorted(first.values(), key=lambda h: -score[h.chunk_id])
+
+
 def _hit(chunk: StoredChunk, collection: str) -> Hit:
     """A stored passage as a hit (for passages found other than by search)."""
     return Hit(
@@ -621,9 +923,21 @@ def _result(
                     "validity": validity(hit_text, c.doc_id).as_dict(),
                 }
             )
+    cited = {c["chunk_id"] for c in citations}
+    sources = [
+        {
+            "label": h.citation.label(),
+            **parse_legal_path(h.citation.path, h.citation.page).as_dict(),
+            "doc_id": h.doc_id,
+            "chunk_id": h.chunk_id,
+        }
+        for h in state.get("ranked", [])
+        if h.chunk_id not in cited and answer is not None
+    ]
     return {
         "answer": text,
         "citations": citations,
+        "sources": sources,
         "rejected": [r.as_dict() for r in answer.rejected] if answer else [],
         "extractive": bool(answer.extractive) if answer else True,
         "quality": quality,

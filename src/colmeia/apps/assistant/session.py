@@ -65,6 +65,8 @@ class TurnResult:
     usage: dict[str, Any] = field(default_factory=dict)
     quality: float | None = None
     turn: int = 0
+    # Further passages the RAG agent ranked for the question, best first (after the citations).
+    sources: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def waiting_for(self) -> str | None:
@@ -86,6 +88,7 @@ class TurnResult:
             "mode": self.mode,
             "quality": self.quality,
             "usage": self.usage,
+            "sources": self.sources,
         }
 
 
@@ -289,6 +292,7 @@ class Assistant:
             usage,
             answer.get("quality"),
             turn,
+            sources=list(answer.get("sources", [])),
         )
 
     async def history(self, thread_id: str) -> list[dict[str, Any]]:

@@ -1,0 +1,288 @@
+"""Scripted multi-turn conversations with the assistant, scored turn by turn.
+
+Every ``conversations_*.json`` file of the package's ``data/`` folder (or of a folder given) is
+a list of conversations::
+
+    {"id": "lgpd-definicao",
+     "turns": [{"user": "O que é dado pessoal sensível?",
+                "expect": {"case": null, "facts": {}, "article": "13709:5",
+                           "kind": "law", "says": ["dado pessoal sensível"]}}]}
+
+``expect`` holds what a right turn shows, each key optional:
+
+* ``kind`` — ``case`` (registry facts, no law), ``law`` (cited passages, no facts), ``mixed``
+  (both), ``clarify`` (the assistant asks back), ``scope`` (the scope answer), ``missing_norm``
+  (the norm is not in the collection), ``search_list`` (several cases offered to pick from);
+* ``case`` — the case number (any typing) whose registry facts the turn shows;
+* ``facts`` — ``{field: value}`` the shown facts must hold (searched in the record, its
+  location and the fact itself; values compared without case, accents or punctuation);
+* ``article`` — ``"LAW:ARTICLE"`` (``"13709:5"``, ``"9784:59"``) the answer must cite;
+* ``says`` — phrases the answer's text must contain (normalised the same way).
+
+A turn that follows one left waiting for a clarification is sent as the reply to it
+(:meth:`Assistant.resume`), as a person typing in the chat would. Each conversation runs in a
+thread of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from colmeia.apps.assistant.ids import IdentifierError, parse_case_id
+from colmeia.apps.assistant.legal import article_key
+from colmeia.apps.assistant.scope import is_missing_norm_answer, is_scope_answer
+from colmeia.apps.assistant.session import Assistant, TurnResult
+from colmeia.errors import ColmeiaError, RecordError
+from colmeia.eval.assistant import TurnOutcome, normalise_text
+
+__all__ = [
+    "KINDS",
+    "Conversation",
+    "Turn",
+    "load_conversations",
+    "observed_kind",
+    "run_conversations",
+    "score_turn",
+]
+
+KINDS = ("case", "law", "mixed", "clarify", "scope", "missing_norm", "search_list")
+
+
+@dataclass(slots=True)
+class Turn:
+    """What the person types, and what a right turn shows."""
+
+    user: str
+    kind: str | None = None
+    case: str | None = None
+    facts: dict[str, str] = field(default_factory=dict)
+    article: str | None = None
+    says: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Conversation:
+    id: str
+    turns: list[Turn]
+    source: str = ""
+
+
+def _turn(raw: Any, where: str) -> Turn:
+    if not isinstance(raw, dict) or not isinstance(raw.get("user"), str) or not raw["user"]:
+        raise ValueError(f"{where}: a turn needs a non-empty 'user' text")
+    expect = raw.get("expect") or {}
+    if not isinstance(expect, dict):
+        raise ValueError(f"{where}: 'expect' must be an object")
+    kind = expect.get("kind")
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"{where}: unknown kind {kind!r} (use one of {', '.join(KINDS)})")
+    facts = expect.get("facts") or {}
+    if not isinstance(facts, dict):
+        raise ValueError(f"{where}: 'facts' must be an object of field: value")
+    article = expect.get("article")
+    if article is not None and not re.fullmatch(r"\d[\d.]*:\d+[A-Za-z\-]*", str(article)):
+        raise ValueError(f"{where}: 'article' must read LAW:ARTICLE, e.g. 13709:5")
+    says = expect.get("says") or []
+    if isinstance(says, str):
+        says = [says]
+    return Turn(
+        raw["user"],
+        kind,
+        str(expect["case"]) if expect.get("case") else None,
+        {str(k): str(v) for k, v in facts.items()},
+        str(article) if article else None,
+        [str(s) for s in says],
+    )
+
+
+def _files(folder: Path | None) -> list[tuple[str, str]]:
+    if folder is not None:
+        return [
+            (str(p), p.read_text(encoding="utf-8"))
+            for p in sorted(folder.glob("conversations_*.json"))
+        ]
+    data = resources.files("colmeia.apps.assistant").joinpath("data")
+    return [
+        (f"data/{entry.name}", entry.read_text(encoding="utf-8"))
+        for entry in sorted(data.iterdir(), key=lambda e: e.name)
+        if entry.name.startswith("conversations_") and entry.name.endswith(".json")
+    ]
+
+
+def load_conversations(folder: Path | None = None) -> tuple[list[Conversation], list[str]]:
+    """Every ``conversations_*.json`` (the package's data/ by default); a bad file or
+    conversation is reported (file, conversation id, turn) and the rest kept."""
+    out: list[Conversation] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+    for name, text in _files(folder):
+        try:
+            rows = json.loads(text)
+        except ValueError as exc:
+            problems.append(str(RecordError(name, f"not JSON: {exc}")))
+            continue
+        if not isinstance(rows, list):
+            problems.append(str(RecordError(name, "must be a list of conversations")))
+            continue
+        for n, row in enumerate(rows, start=1):
+            cid = str(row.get("id", "")) if isinstance(row, dict) else ""
+            where = f"{name} conversation {cid or n}"
+            try:
+                if not cid:
+                    raise ValueError(f"{where}: needs an 'id'")
+                if cid in seen:
+                    raise ValueError(f"{where}: the id is used twice")
+                turns = row.get("turns")
+                if not isinstance(turns, list) or not turns:
+                    raise ValueError(f"{where}: needs a non-empty list of 'turns'")
+                parsed = [_turn(t, f"{where} turn {i}") for i, t in enumerate(turns, start=1)]
+            except ValueError as exc:
+                problems.append(str(exc))
+                continue
+            seen.add(cid)
+            out.append(Conversation(cid, parsed, name))
+    return out, problems
+
+
+def _case_numbers(facts: Iterable[dict[str, Any]]) -> set[str]:
+    return {str(f.get("number")) for f in facts if f.get("status") == "found" and f.get("number")}
+
+
+def observed_kind(result: TurnResult) -> str:
+    """What the turn was, from what the person got."""
+    if result.status == "waiting_clarification":
+        cases = _case_numbers(result.facts)
+        return "search_list" if len(cases) > 1 else "clarify"
+    if is_scope_answer(result.answer):
+        return "scope"
+    if is_missing_norm_answer(result.answer):
+        return "missing_norm"
+    cases = _case_numbers(result.facts)
+    if result.citations and cases:
+        return "mixed"
+    if len(cases) > 1:
+        return "search_list"
+    if cases:
+        return "case"
+    if result.citations:
+        return "law"
+    return "other"
+
+
+def _canonical(typed: str) -> str:
+    try:
+        return parse_case_id(typed).canonical
+    except (IdentifierError, ColmeiaError):
+        return typed.strip().upper()
+
+
+def _same_case(expected: str, shown: str) -> bool:
+    """Whether two typings name one case ("4506/2023" and "TC/004506/2023": the same numbers,
+    leading zeros aside, whatever the prefix)."""
+    if _canonical(expected) == _canonical(shown):
+        return True
+    numbers = [int(n) for n in re.findall(r"\d+", expected)]
+    return bool(numbers) and numbers == [int(n) for n in re.findall(r"\d+", shown)]
+
+
+def _fact_value(fact: dict[str, Any], name: str) -> list[str]:
+    values: list[str] = []
+    for source in (fact, fact.get("record") or {}, fact.get("location") or {}):
+        if isinstance(source, dict) and name in source and source[name] is not None:
+            value = source[name]
+            values += (
+                [json.dumps(v, ensure_ascii=False) for v in value]
+                if isinstance(value, list)
+                else [str(value)]
+            )
+    return values
+
+
+def score_turn(turn: Turn, result: TurnResult) -> tuple[str, list[str]]:
+    """The observed kind and what failed (nothing: the turn passed)."""
+    kind = observed_kind(result)
+    failures: list[str] = []
+    if turn.kind and kind != turn.kind:
+        failures.append(f"kind: expected {turn.kind}, got {kind}")
+    found = [f for f in result.facts if f.get("status") == "found"]
+    if turn.case:
+        found = [f for f in found if _same_case(turn.case, str(f.get("number", "")))]
+        if not found:
+            failures.append(f"case: {turn.case} not among the facts shown")
+    for name, value in turn.facts.items():
+        want = normalise_text(value)
+        if not any(want in normalise_text(v) for f in found for v in _fact_value(f, name)):
+            failures.append(f"facts: {name}={value!r} not shown")
+    if turn.article:
+        law, art = turn.article.split(":", 1)
+        keys = {
+            article_key(str(c.get("law", "")), str(c.get("article", ""))) for c in result.citations
+        }
+        if article_key(law, art) not in keys:
+            failures.append(f"article: {turn.article} not cited")
+    text = normalise_text(result.answer)
+    for phrase in turn.says:
+        if normalise_text(phrase) not in text:
+            failures.append(f"says: {phrase!r} not in the answer")
+    return kind, failures
+
+
+async def run_conversations(
+    assistant: Assistant,
+    conversations: list[Conversation],
+    progress: Callable[[int, int], None] | None = None,
+) -> list[TurnOutcome]:
+    """Play each conversation in its own thread; score every turn."""
+    outcomes: list[TurnOutcome] = []
+    total = sum(len(c.turns) for c in conversations)
+    done = 0
+    for c_index, conv in enumerate(conversations, start=1):
+        thread = f"conv-{c_index}"
+        waiting = False
+        for t_index, turn in enumerate(conv.turns, start=1):
+            started = time.perf_counter()
+            try:
+                if waiting:
+                    result = await assistant.resume(thread, turn.user)
+                else:
+                    result = await assistant.ask(thread, turn.user)
+            except ColmeiaError as exc:
+                outcomes.append(
+                    TurnOutcome(
+                        conv.id,
+                        t_index,
+                        turn.user,
+                        turn.kind or "",
+                        "error",
+                        [f"error: {exc}"],
+                        seconds=time.perf_counter() - started,
+                    )
+                )
+                waiting = False
+                done += 1
+                continue
+            kind, failures = score_turn(turn, result)
+            outcomes.append(
+                TurnOutcome(
+                    conv.id,
+                    t_index,
+                    turn.user,
+                    turn.kind or "",
+                    kind,
+                    failures,
+                    int(result.usage.get("calls", 0)),
+                    time.perf_counter() - started,
+                )
+            )
+            waiting = result.waiting is not None
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    return outcomes

@@ -1,0 +1,280 @@
+"""What the assistant can answer, and what it should say when it cannot.
+
+Three checks, each a plain rule over the question (no model; the same with any model):
+
+* :func:`out_of_scope` — weather, sport, requests to list every process in the registry, and
+  requests to ignore or reveal the instructions get a short answer saying what the assistant
+  does, instead of law passages that happen to share a word;
+* :func:`missing_norm` — a question that names a numbered norm ("o que diz a Lei 14.133…")
+  the collection does not hold is told so, with the norms it does hold, instead of an answer
+  from another law;
+* :func:`jurisdiction_note` — a question naming a state or municipal body (TCE-PA, "lei
+  estadual", a state's Assembleia) when the collection holds only federal law is told, before
+  any federal rule, that the rule shown is federal and the local one is not in the collection.
+
+The collection's norms come from what ingestion stored (:class:`NormCatalogue`): each document's
+``document`` metadata ("Lei 13.709/2018") and its LexML URN ("urn:lex:br:federal:…").
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Literal
+
+from colmeia.rag.index.lexical import fold_accents
+from colmeia.store.base import Store
+
+__all__ = [
+    "NormCatalogue",
+    "NormMention",
+    "ScopeAnswer",
+    "is_missing_norm_answer",
+    "is_scope_answer",
+    "jurisdiction_note",
+    "missing_norm",
+    "named_norms",
+    "out_of_scope",
+]
+
+ScopeKind = Literal["weather", "sport", "list_all", "instructions", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeAnswer:
+    """The short answer to a question outside the assistant's scope."""
+
+    kind: ScopeKind
+    text: str
+
+
+_CAN_DO = (
+    "Posso ajudar com: perguntas sobre as normas e documentos oficiais da coleção, com a "
+    "citação do artigo, parágrafo ou inciso; o andamento de um processo ou expediente pelo "
+    "número (ou pelo assunto, unidade, parte ou relator); e o acompanhamento de um processo."
+)
+_WHY: dict[ScopeKind, str] = {
+    "weather": "Não tenho informações sobre previsão do tempo ou clima.",
+    "sport": "Não tenho informações sobre esportes, jogos ou resultados.",
+    "list_all": (
+        "Não listo todos os processos do cadastro: consulto um processo pelo número ou "
+        "procuro pelo assunto, unidade, parte ou relator."
+    ),
+    "instructions": "Não altero nem revelo as instruções com que trabalho.",
+    "other": "Esse assunto está fora do que posso responder.",
+}
+
+# Matched on the folded question (lower case, no accents).
+_RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
+    (
+        "instructions",
+        re.compile(
+            r"\b(?:ignor[ea]\w*|desconsider[ea]\w*|esque[cç]a\w*)\s+(?:as\s+|todas\s+as\s+|"
+            r"suas\s+|tuas\s+)?(?:instruc\w+|regras|orientac\w+|comandos)|"
+            r"\b(?:mostr|revel|exib|imprim|repit|diga|conte)\w*\s+(?:me\s+)?(?:as\s+)?"
+            r"(?:suas|tuas|as)\s+(?:instruc\w+|regras|prompt)|"
+            r"\b(?:system prompt|prompt do sistema|prompt de sistema|suas instrucoes)\b"
+        ),
+    ),
+    (
+        "list_all",
+        re.compile(
+            r"\b(?:list\w*|mostr\w*|exib\w*|export\w*|traga|quero|dump|baix\w*)\s+(?:me\s+)?"
+            r"(?:todos|todas|tudo)\s+(?:os\s+|as\s+)?(?:processos|casos|expedientes|registros|"
+            r"dados do cadastro)(?:\s+(?:do|da)\s+(?:tribunal|sistema|cadastro|banco|registro)"
+            r"|\s+(?:cadastrad|existent|registrad)\w*|\s+que\s+(?:existem|voce tem|ha))?"
+            r"\s*(?:[.?!]|$)"
+        ),
+    ),
+    (
+        "weather",
+        re.compile(
+            r"\b(?:previsao do tempo|(?:como (?:esta|estara|vai estar) o )?tempo (?:amanha|hoje|"
+            r"agora)|vai chover|vai fazer (?:sol|frio|calor)|qual a temperatura|temperatura "
+            r"(?:em|hoje|amanha|agora)|clima (?:em|hoje|amanha))\b"
+        ),
+    ),
+    (
+        # Not "jogo" or "gol" alone: "jogo do bicho" is a legal topic, GOL an airline (a party).
+        "sport",
+        re.compile(
+            r"\b(?:futebol|campeonato|placar|copa do mundo|brasileirao|quem ganhou|"
+            r"resultado do jogo|jogo (?:de )?(?:ontem|hoje|amanha)|olimpiadas)\b"
+        ),
+    ),
+)
+
+
+def _fold(text: str) -> str:
+    return fold_accents(text.lower())
+
+
+def is_scope_answer(text: str) -> bool:
+    """Whether ``text`` is a scope answer of :func:`out_of_scope`."""
+    return _CAN_DO in text
+
+
+def is_missing_norm_answer(text: str) -> bool:
+    """Whether ``text`` is the answer of :func:`missing_norm`."""
+    return "entre os documentos desta coleção" in text and "A coleção contém:" in text
+
+
+def out_of_scope(question: str) -> ScopeAnswer | None:
+    """The scope answer for a question the assistant should not answer, else None."""
+    q = " ".join(_fold(question).split())
+    for kind, pattern in _RULES:
+        if pattern.search(q):
+            return ScopeAnswer(kind, f"{_WHY[kind]} {_CAN_DO}")
+    return None
+
+
+# ------------------------------------------------------------------ norms of the collection
+_NORM = re.compile(
+    r"\b(?P<kind>lei complementar|lei|decreto-lei|decreto lei|decreto|medida provisoria|"
+    r"resolucao|instrucao normativa|portaria)\s*(?:federal\s+|estadual\s+|municipal\s+)?"
+    r"(?:n(?:[.ºo°]|um(?:ero)?\.?)?\s*)?(?P<number>\d{1,3}(?:\.\d{3})+|\d+)(?![\d.]\d)"
+    r"(?:\s*/\s*(?P<year>\d{2,4}))?",
+)
+_KINDS = {
+    "lei complementar": "Lei Complementar",
+    "lei": "Lei",
+    "decreto-lei": "Decreto-Lei",
+    "decreto lei": "Decreto-Lei",
+    "decreto": "Decreto",
+    "medida provisoria": "Medida Provisória",
+    "resolucao": "Resolução",
+    "instrucao normativa": "Instrução Normativa",
+    "portaria": "Portaria",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class NormMention:
+    """A numbered norm named in a question ("Lei 14.133/2021")."""
+
+    kind: str
+    number: str
+    year: str = ""
+
+    def label(self) -> str:
+        number = f"{int(self.number):,}".replace(",", ".") if self.number.isdigit() else ""
+        return f"{self.kind} {number or self.number}" + (f"/{self.year}" if self.year else "")
+
+
+def named_norms(question: str) -> list[NormMention]:
+    """The numbered norms a question names, in order."""
+    out: list[NormMention] = []
+    for m in _NORM.finditer(_fold(question)):
+        number = m.group("number").replace(".", "")
+        year = m.group("year") or ""
+        mention = NormMention(_KINDS[m.group("kind")], number, year)
+        if mention not in out:
+            out.append(mention)
+    return out
+
+
+@dataclass(slots=True)
+class NormCatalogue:
+    """The norms a collection holds: label ("Lei 13.709/2018") by (kind, number), and whether
+    each is federal (from its LexML URN)."""
+
+    norms: dict[tuple[str, str], str] = field(default_factory=dict)
+    federal: dict[tuple[str, str], bool] = field(default_factory=dict)
+    other_documents: int = 0
+
+    @classmethod
+    def build(cls, store: Store, collection: str) -> NormCatalogue:
+        cat = cls()
+        for doc in store.documents(collection):
+            name = str(doc.metadata.get("document") or "")
+            found = named_norms(name) if name else []
+            if not found:
+                cat.other_documents += 1
+                continue
+            key = (found[0].kind, found[0].number)
+            cat.norms.setdefault(key, name)
+            urn = doc.doc_id.lower()
+            federal = urn.startswith("urn:lex:br:federal:")
+            cat.federal[key] = cat.federal.get(key, True) and federal
+        return cat
+
+    @classmethod
+    def for_collection(cls, store: Store, collection: str) -> NormCatalogue:
+        """The catalogue of ``collection``, rebuilt when the collection changed."""
+        info = store.collection(collection)
+        generation = info.generation if info else -1
+        key = (store.url, collection, generation)
+        with _CATALOGUE_LOCK:
+            found = _CATALOGUES.get(key)
+            if found is None:
+                found = cls.build(store, collection) if info else cls()
+                for old in [k for k in _CATALOGUES if k[:2] == key[:2]]:
+                    del _CATALOGUES[old]
+                _CATALOGUES[key] = found
+            return found
+
+    def holds(self, norm: NormMention) -> bool:
+        return (norm.kind, norm.number) in self.norms
+
+    def labels(self) -> list[str]:
+        return sorted(self.norms.values(), key=_label_order)
+
+    @property
+    def only_federal(self) -> bool:
+        return bool(self.norms) and all(self.federal.values()) and self.other_documents == 0
+
+
+_CATALOGUES: dict[tuple[str, str, int], NormCatalogue] = {}
+_CATALOGUE_LOCK = threading.Lock()
+
+
+def _label_order(label: str) -> tuple[int, str]:
+    year = re.search(r"/(\d{4})", label)
+    return (int(year.group(1)) if year else 0, label)
+
+
+def missing_norm(question: str, catalogue: NormCatalogue) -> str | None:
+    """What to say when the question names a norm the collection does not hold (else None).
+
+    Only a collection of numbered norms can tell: if it also holds other documents (a PDF
+    that may quote the norm), nothing is said.
+    """
+    if not catalogue.norms or catalogue.other_documents:
+        return None
+    missing = [n for n in named_norms(question) if not catalogue.holds(n)]
+    if not missing:
+        return None
+    names = ", ".join(n.label() for n in missing)
+    verb = "não está" if len(missing) == 1 else "não estão"
+    return (
+        f"{names} {verb} entre os documentos desta coleção, por isso não posso dizer o que "
+        f"{'ela diz' if len(missing) == 1 else 'elas dizem'}. A coleção contém: "
+        f"{'; '.join(catalogue.labels())}."
+    )
+
+
+# A state or municipal body or norm: TCE-PA, Tribunal de Contas do Estado, TCM, lei estadual,
+# Assembleia Legislativa, Câmara Municipal, Estado do Pará…
+_STATES = "ac|al|ap|am|ba|ce|df|es|go|ma|mt|ms|mg|pa|pb|pr|pe|pi|rj|rn|rs|ro|rr|sc|sp|se|to"
+_LOCAL = re.compile(
+    rf"\b(?:tce|tcm|tj|trt|tre|mp|pge|sefaz)[\s\-/]?(?:{_STATES})\b|"
+    r"\btribunal de contas d[oae]s? (?:estado|municipio)|\btribunal de justica d[oe]\b|"
+    r"\b(?:lei|decreto|constituicao|norma|regimento) (?:estadual|municipal)\b|"
+    r"\bassembleia legislativa\b|\bcamara municipal\b|\bregimento interno d[oe] (?:tce|tcm)\b"
+)
+
+
+def jurisdiction_note(question: str, catalogue: NormCatalogue) -> str | None:
+    """A warning when the question names a state/municipal body and the collection is federal."""
+    m = _LOCAL.search(_fold(question))
+    if m is None or not catalogue.only_federal:
+        return None
+    named = m.group(0).strip()
+    if re.fullmatch(r"[a-z]{2,5}[\s\-/]?[a-z]{2}", named):  # an acronym: TCE-PA
+        named = named.upper()
+    return (
+        f"Atenção: a pergunta se refere a {named}, mas esta coleção só contém normas federais. "
+        "As regras abaixo são federais; a norma estadual ou municipal (e o regimento do "
+        "órgão) pode fixar outra regra e não está entre os documentos consultados."
+    )
