@@ -66,7 +66,7 @@ from colmeia.apps.assistant.offline import (
 )
 from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.apps.assistant.registry import CaseRegistry
-from colmeia.errors import ColmeiaError, ModelError
+from colmeia.errors import ColmeiaError, InputError, ModelError
 from colmeia.graphs.handoff import Handoff, handoff_command, plan_tool_calls
 from colmeia.graphs.hitl import (
     ApprovalRequest,
@@ -82,7 +82,7 @@ from colmeia.llm.base import ChatModel, Message, ToolCall, ToolSpec, stream_to
 from colmeia.llm.prompts import render_prompt
 from colmeia.tools.registry import Tool
 
-__all__ = ["AGENTS", "AssistantGraph", "AssistantState", "Flags", "GraphConfig"]
+__all__ = ["AGENTS", "FLAG_NAMES", "AssistantGraph", "AssistantState", "Flags", "GraphConfig"]
 
 log = logging.getLogger(__name__)
 _PKG = "colmeia.apps.assistant"
@@ -186,8 +186,39 @@ class Flags:
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: bool(v) for k, v in data.items() if k in names})
 
+    @classmethod
+    def parse(cls, data: dict[str, Any] | None) -> Flags:
+        """Flags from a request, by their short (``web``, ``system``, ``rag``) or long names
+        (``enable_web_search``…); an unknown name raises :class:`InputError` listing them."""
+        out: dict[str, bool] = {}
+        for key, value in (data or {}).items():
+            name = FLAG_NAMES.get(str(key).strip().lower())
+            if name is None:
+                raise InputError(
+                    f"unknown flag {key!r}: use one of {', '.join(sorted(FLAG_NAMES))}"
+                )
+            if not isinstance(value, bool):
+                raise InputError(f"flag {key!r} must be true or false, not {value!r}")
+            out[name] = value
+        return cls(**out)
+
     def as_dict(self) -> dict[str, bool]:
         return dataclasses.asdict(self)
+
+
+FLAG_NAMES = {
+    "web": "enable_web_search",
+    "web_search": "enable_web_search",
+    "enable_web_search": "enable_web_search",
+    "system": "enable_system_search",
+    "system_search": "enable_system_search",
+    "registry": "enable_system_search",
+    "enable_system_search": "enable_system_search",
+    "rag": "enable_rag_processing",
+    "rag_processing": "enable_rag_processing",
+    "documents": "enable_rag_processing",
+    "enable_rag_processing": "enable_rag_processing",
+}
 
 
 @dataclass(slots=True)
