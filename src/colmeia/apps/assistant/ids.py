@@ -256,7 +256,7 @@ def read_case_ids(
         return strict
     read_as: CaseKind = kind or "process"
     out: list[CaseId] = []
-    if read_as == "expediente":
+    if kind in ("expediente", None):
         for m in _BARE_EXP_RE.finditer(text):
             if _is_year(m.group("year"), today):
                 try:
