@@ -68,6 +68,25 @@ async def test_a_reply_to_a_question_for_an_expediente_is_read_as_an_expediente(
     assert done.answer.startswith("Expediente EXP-2022-00007")
 
 
+async def test_a_number_sent_after_an_answer_that_asked_for_it_is_read(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="andamento")],
+        search=[
+            Reply(content="Claro! Qual é o número do processo?"),
+            Reply(content="Vou consultar."),  # a model that does not look it up: the guard does
+            Reply(content="ok"),
+        ],
+    )
+    bot = await assistant(scripted(roles))
+    asked = await bot.ask("t1", "Preciso saber do andamento do meu processo")
+    assert asked.status == "answered" and asked.answer.endswith("?")
+    done = await bot.ask("t1", "32/2023")
+    assert _numbers(done) == [CASE]
+    assert [(t["tool"], t["guard"]) for t in done.tools] == [("lookup_case", True)]
+
+
 async def test_a_list_of_matches_is_picked_from_by_position(assistant: Any) -> None:
     bot = await assistant(None)
     asked = await bot.ask("t1", "Não sei o número, é sobre a merenda de Três Barras")

@@ -340,6 +340,11 @@ class AssistantGraph:
         if active not in ("main", "search"):
             active = "main"
         text = fresh[-1].content if fresh else ""
+        reading = await self._reply_to_answer(state, text)
+        if reading:
+            # the last answer asked for the number in words (not with ask_user): the person's
+            # "32/2023" is that number, read as ask_user's replies are
+            fresh[-1] = dataclasses.replace(fresh[-1], content=f"{text} (lido como {reading})")
         parts = split_mixed(text)
         return Command(
             goto=active,
@@ -1008,6 +1013,23 @@ class AssistantGraph:
             turn=turn,
         )
         return Command(goto=agent, update={"messages": [msg], "pending": None})
+
+    async def _reply_to_answer(self, state: AssistantState, text: str) -> str:
+        """The case a new message gives when the previous answer asked for its number."""
+        if not text or any(isinstance(i, CaseId) for i in find_case_ids(text)):
+            return ""
+        last = next(
+            (
+                m.content
+                for m in reversed(state.get("messages", []))
+                if m.role == "assistant" and m.kind == "answer"
+            ),
+            "",
+        )
+        expects = _expected_kind(last) if "?" in last else None
+        if expects is None or len(text.split()) > 8:
+            return ""
+        return await self._read_reply(text, {"expects": expects, "options": []})
 
     async def _read_reply(self, reply: str, pending: dict[str, Any]) -> str:
         """A reply to "qual é o número?" read in the light of the question: ``4506/2023``,
