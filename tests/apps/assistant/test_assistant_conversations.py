@@ -87,6 +87,23 @@ async def test_a_number_sent_after_an_answer_that_asked_for_it_is_read(
     assert [(t["tool"], t["guard"]) for t in done.tools] == [("lookup_case", True)]
 
 
+async def test_a_number_sent_after_a_case_question_without_one_is_read(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="andamento")],
+        search=[
+            Reply(content="Posso ajudar com processos."),
+            Reply(content="ok"),
+            Reply(content="ok"),
+        ],
+    )
+    bot = await assistant(scripted(roles))
+    await bot.ask("t1", "Preciso saber do andamento do meu processo")
+    done = await bot.ask("t1", "é o 32 de 2023")
+    assert _numbers(done) == [CASE]
+
+
 async def test_a_list_of_matches_is_picked_from_by_position(assistant: Any) -> None:
     bot = await assistant(None)
     asked = await bot.ask("t1", "Não sei o número, é sobre a merenda de Três Barras")

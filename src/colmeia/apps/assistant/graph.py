@@ -54,6 +54,7 @@ from colmeia.apps.assistant.ids import (
     IdentifierError,
     bare_number,
     find_case_ids,
+    mentions_case_words,
     read_case_id,
     read_case_ids,
 )
@@ -1027,6 +1028,11 @@ class AssistantGraph:
             "",
         )
         expects = _expected_kind(last) if "?" in last else None
+        if expects is None:
+            # or the previous question was about a case without its number ("meu processo")
+            asked = [m.content for m in state.get("messages", []) if m.role == "user" and m.turn]
+            if asked and mentions_case_words(asked[-1]) and not find_case_ids(asked[-1]):
+                expects = "case"
         if expects is None or len(text.split()) > 8:
             return ""
         return await self._read_reply(text, {"expects": expects, "options": []})
