@@ -290,6 +290,31 @@ async def test_a_mixed_question_with_a_model(scripted: Any, assistant: Any) -> N
     assert roles.seen["main"] == []
 
 
+async def test_a_model_splits_a_mixed_question_the_rules_cannot(
+    scripted: Any, assistant: Any
+) -> None:
+    question = f"O processo {CASE} está parado há meses, a Lei 9.784 permite isso?"
+    split = {
+        "case_part": f"Onde está o processo {CASE} e desde quando?",
+        "law_part": "Qual o prazo da Lei 9.784 para a administração decidir um processo?",
+    }
+    roles = Roles(
+        other=[split],
+        search=[call("lookup_case", number=CASE), Reply(content="ok")],
+        answer=[cited_answer],
+        rewrite=[lambda r: {"query": r.last_user_text}],
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", question)
+    assert [(h["from"], h["to"]) for h in result.handoffs] == [
+        ("main", "search"),
+        ("search", "rag"),
+        ("rag", "main"),
+    ]
+    assert _numbers(result) == [CASE] and result.citations
+    assert roles.seen["answer"][0].last_user_text.startswith("Qual o prazo da Lei 9.784")
+
+
 async def test_the_search_agents_hand_back_is_not_rewritten_into_a_lookup(
     scripted: Any, assistant: Any
 ) -> None:

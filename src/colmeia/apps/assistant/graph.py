@@ -39,6 +39,7 @@ import orjson
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
+from pydantic import BaseModel
 
 from colmeia.apps.assistant.cases import (
     case_card,
@@ -62,6 +63,7 @@ from colmeia.apps.assistant.offline import (
     OFFLINE_MODEL,
     RulesModel,
     current_request,
+    mentions_case_and_norm,
     route_of,
     split_mixed,
 )
@@ -347,6 +349,8 @@ class AssistantGraph:
             # "32/2023" is that number, read as ask_user's replies are
             fresh[-1] = dataclasses.replace(fresh[-1], content=f"{text} (lido como {reading})")
         parts = split_mixed(text)
+        if parts is None and not self.offline and mentions_case_and_norm(text):
+            parts = await self._model_split(text)
         return Command(
             goto=active,
             update={
@@ -1015,6 +1019,27 @@ class AssistantGraph:
         )
         return Command(goto=agent, update={"messages": [msg], "pending": None})
 
+    async def _model_split(self, text: str) -> tuple[str, str] | None:
+        """The model's split of a question the rules could not split (no conjunction between
+        the parts); kept only when the case part holds a case number and the legal part none."""
+        try:
+            out = await self.model.structured(
+                [Message.system(render_prompt(_PKG, "split.j2")), Message.user(text)],
+                _Split,
+                max_tokens=200,
+            )
+        except ColmeiaError as exc:
+            log.info("the model did not split %r: %s", text[:80], exc)
+            return None
+        case, law = out.case_part.strip(), out.law_part.strip()
+
+        def has_case(part: str) -> bool:
+            return any(isinstance(i, CaseId) for i in find_case_ids(part))
+
+        if not law or not has_case(case) or has_case(law):
+            return None
+        return case, law
+
     async def _reply_to_answer(self, state: AssistantState, text: str) -> str:
         """The case a new message gives when the previous answer asked for its number."""
         if not text or any(isinstance(i, CaseId) for i in find_case_ids(text)):
@@ -1168,6 +1193,13 @@ class AssistantGraph:
         g.add_edge(START, "begin")
         g.add_edge("finish", END)
         return g
+
+
+class _Split(BaseModel):
+    """A question's case part and legal part (see :meth:`AssistantGraph._model_split`)."""
+
+    case_part: str = ""
+    law_part: str = ""
 
 
 _REGISTRY_TOOLS = frozenset({"lookup_case", "case_movements", "subscribe_updates"})

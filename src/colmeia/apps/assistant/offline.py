@@ -41,6 +41,7 @@ __all__ = [
     "RulesModel",
     "current_request",
     "is_general_question",
+    "mentions_case_and_norm",
     "route_of",
     "split_mixed",
 ]
@@ -122,6 +123,11 @@ def split_mixed(text: str) -> tuple[str, str] | None:
         return joined[:1].upper() + joined[1:] + "?"
 
     return sentence(case), sentence(law)
+
+
+def mentions_case_and_norm(text: str) -> bool:
+    """Whether ``text`` writes a case number and names a norm (it may ask about both)."""
+    return any(isinstance(i, CaseId) for i in find_case_ids(text)) and bool(_LAW_PART.search(text))
 
 
 def route_of(text: str) -> str:
