@@ -1267,11 +1267,14 @@ def _pick(reply: str, options: list[str], today: Any) -> str | None:
 
 def _has_number(canonical: str, number: int, year: int | None = None) -> bool:
     """Whether a canonical identifier has this number (and year)."""
-    if canonical.startswith("TC/"):
-        _, n, y = canonical.split("/")
-    else:
-        _, y, n = canonical.split("-")
-    return int(n) == number and (year is None or int(y) == year)
+    try:
+        if canonical.startswith("TC/"):
+            _, n, y = canonical.split("/")
+        else:
+            _, y, n = canonical.split("-")
+        return int(n) == number and (year is None or int(y) == year)
+    except ValueError:  # not a canonical number (a registry of another system): no match
+        return False
 
 
 def _named(canonical: str) -> str:
