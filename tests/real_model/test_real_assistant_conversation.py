@@ -7,7 +7,8 @@ registry's record of TC/000032/2023 (whether the model asked with ``ask_user`` o
 "E quem são as partes?" is answered from that case (a lookup, or the model's own answer from the
 context its view carries, which must then hold only the registry's facts); the mixed question
 gets the case's record and the legal part goes to the documents. Kept short: a small registry,
-one law, short answers, no RAG rewrite or quality retry.
+one law, short answers, no RAG rewrite or quality retry (passed on the packaged 0.5B model in
+75 s, 2 shared cores under load).
 """
 
 from __future__ import annotations
