@@ -153,7 +153,7 @@ def _library_assistant(
     home: Path, tenant: str, model_url: str, sessions: int, turns: int
 ) -> dict[str, float]:
     """The same conversations through the library at the same concurrency, no HTTP (the peer)."""
-    from colmeia.apps.assistant.registry import open_registry
+    from colmeia.apps.assistant.registry_url import open_registry
     from colmeia.apps.assistant.session import open_assistant
     from colmeia.apps.assistant.settings import AssistantSettings
     from colmeia.llm import OpenAIChatModel

@@ -106,7 +106,7 @@ def show(
     from colmeia.apps.assistant.cases import case_card, lookup_case
 
     async def run() -> dict[str, object]:
-        from colmeia.apps.assistant.registry import open_registry
+        from colmeia.apps.assistant.registry_url import open_registry
 
         reg = open_registry(_url(registry))
         try:
@@ -134,8 +134,8 @@ def serve(
     """Serve the registry's HTTP API on 127.0.0.1 until Ctrl-C."""
     import time
 
-    from colmeia.apps.assistant.registry import open_registry
     from colmeia.apps.assistant.registry_http import RegistryServer
+    from colmeia.apps.assistant.registry_url import open_registry
 
     try:
         server = RegistryServer(open_registry(_url(registry)), port=port).start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 
@@ -10,8 +11,10 @@ from colmeia.apps.assistant.ids import (
     CaseId,
     IdentifierError,
     IdentifierProblem,
+    bare_number,
     find_case_ids,
     parse_case_id,
+    read_case_ids,
 )
 
 TODAY = dt.date(2026, 11, 24)
@@ -66,3 +69,32 @@ def test_every_identifier_in_a_sentence_is_found_in_order() -> None:
 
 def test_law_numbers_are_not_mistaken_for_cases() -> None:
     assert find_case_ids("o art. 5º da Lei 8.666/1993 e a Lei nº 13.709/2018", today=TODAY) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind", "canonical"),
+    [
+        ("4506/2023", None, "TC/004506/2023"),
+        ("004506/2023", None, "TC/004506/2023"),
+        ("4506 de 2023", None, "TC/004506/2023"),
+        ("é o 4506 de 2023", "process", "TC/004506/2023"),
+        ("4.506/2023", None, "TC/004506/2023"),
+        ("123/2024", "expediente", "EXP-2024-00123"),
+        ("2024-00123", None, "EXP-2024-00123"),
+        ("TC 32/2023", "expediente", "TC/000032/2023"),  # a prefix wins over the kind asked
+    ],
+)
+def test_a_reply_without_prefix_is_read_as_the_kind_asked_for(
+    reply: str, kind: Any, canonical: str
+) -> None:
+    today = dt.date(2026, 11, 1)
+    assert [c.canonical for c in read_case_ids(reply, kind=kind, today=today)] == [canonical]
+
+
+def test_a_bare_number_is_read_only_from_a_short_reply_and_not_from_a_law() -> None:
+    assert bare_number("é o 4506") == 4506
+    assert bare_number("4.506") == 4506
+    assert bare_number("é o 4506 de 2023") is None  # that has its year
+    assert bare_number("os processos 12 e 13") is None  # two numbers: no guess
+    # general text is never read leniently: "Lei 9.784/1999" is not a process
+    assert find_case_ids("segundo a Lei 9.784/1999") == []

@@ -41,6 +41,7 @@ def test_each_invented_fact_is_named() -> None:
         "date 2023-05-11 is not in the registry's answer",
         "1201 days is not in the registry's answer",
         "'Min. Júlio Prates' is not in the registry's answer",
+        "the name 'Júlio Prates' is not in the registry's answer",
     ]
 
 
@@ -71,5 +72,6 @@ def test_when_nothing_was_found_any_detail_is_invented_and_saying_so_is_fine() -
     # a registry answer with dates but not found (a search listing) still flags a description
     listing = {"status": "not_found", "searched": "2024-02-01"}
     assert check_case_answer("O processo foi autuado.", [listing]) == [
-        "nothing was found, so the answer may not describe a case"
+        "'autuado' is not in the registry's status or movements",
+        "nothing was found, so the answer may not describe a case",
     ]

@@ -15,10 +15,26 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from colmeia.apps.assistant.ids import CaseId, IdentifierError, find_case_ids, parse_case_id
+from colmeia.apps.assistant.ids import (
+    CaseId,
+    CaseKind,
+    IdentifierError,
+    IdentifierProblem,
+    find_case_ids,
+    read_case_id,
+)
 from colmeia.apps.assistant.registry import CaseRegistry, Expediente, Process
+from colmeia.errors import ConfigurationError, StoreError
 
-__all__ = ["case_card", "check_case_answer", "evidence_cards", "lookup_case"]
+__all__ = [
+    "REGISTRY_DOWN",
+    "case_answer",
+    "case_card",
+    "check_case_answer",
+    "evidence_cards",
+    "lookup_case",
+    "search_cases",
+]
 
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _BR = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
@@ -46,20 +62,48 @@ async def lookup_case(
     *,
     today: dt.date | None = None,
     movements: int = 5,
+    kind: CaseKind | None = None,
 ) -> dict[str, Any]:
-    """Everything the registry holds about the case ``typed`` refers to (no model involved)."""
-    try:
-        case = parse_case_id(typed, today=today)
-    except IdentifierError as exc:
-        from colmeia.apps.assistant.ids import IdentifierProblem
+    """Everything the registry holds about the case ``typed`` refers to (no model involved).
 
+    ``typed`` is read as leniently as a person types (:func:`read_case_id`): a bare
+    ``1950/2023`` is a process (``kind`` when given), and when no such process exists, the
+    expediente of that number and year is tried.
+    """
+    try:
+        case = read_case_id(typed, kind=kind, today=today)
+    except IdentifierError as exc:
         problem = IdentifierProblem(exc.text, exc.reason, exc.kind, exc.code)
         return {"status": "invalid", "typed": typed, "message": problem.message_pt}
+    bare = not find_case_ids(typed, today=today)
+    try:
+        found = await _read(registry, case, typed, today, movements)
+        if found is None and bare and kind is None:
+            other = CaseId(
+                "expediente" if case.kind == "process" else "process", case.number, case.year
+            )
+            found = await _read(registry, other, typed, today, movements)
+    except (StoreError, ConfigurationError) as exc:
+        return {
+            "status": "unavailable",
+            "number": case.canonical,
+            "kind": case.kind,
+            "typed": typed,
+            "message": str(exc),
+        }
+    if found is None:
+        return {"status": "not_found", "kind": case.kind, "number": case.canonical, "typed": typed}
+    return found
+
+
+async def _read(
+    registry: CaseRegistry, case: CaseId, typed: str, today: dt.date | None, movements: int
+) -> dict[str, Any] | None:
     record: Process | Expediente | None = (
         await registry.process(case) if case.kind == "process" else await registry.expediente(case)
     )
     if record is None:
-        return {"status": "not_found", "kind": case.kind, "number": case.canonical, "typed": typed}
+        return None
     location = await registry.location(case, today)
     return {
         "status": "found",
@@ -74,6 +118,12 @@ async def lookup_case(
     }
 
 
+REGISTRY_DOWN = (
+    "O cadastro de processos não respondeu agora; tente novamente em instantes "
+    "(quem administra o serviço confere a configuração COLMEIA_ASSISTANT_REGISTRY)."
+)
+
+
 def _kind_pt(kind: str) -> str:
     return "processo" if kind == "process" else "expediente"
 
@@ -81,6 +131,10 @@ def _kind_pt(kind: str) -> str:
 def case_card(found: dict[str, Any]) -> str:
     """The lookup rendered in Portuguese, straight from the registry's fields."""
     status = found.get("status")
+    if status == "search":
+        return search_card(found)
+    if status == "unavailable":
+        return str(found.get("message") or REGISTRY_DOWN)
     if status == "invalid":
         return f"{found['message']} Confira o número e envie novamente."
     kind = _kind_pt(str(found.get("kind", "process")))
@@ -91,26 +145,30 @@ def case_card(found: dict[str, Any]) -> str:
             f"Não encontrei o {kind} {number} no cadastro. Confira o número (formato {fmt}); "
             "se ele estiver correto, o caso pode não estar registrado neste sistema."
         )
-    r = found["record"]
+    # .get throughout: a registry behind HTTP may leave fields out, and the card still shows
+    # what it did say (the facts check renders cards of whatever evidence it holds)
+    r = found.get("record") or {}
     loc = found.get("location") or {}
     lines: list[str] = []
     if kind == "processo":
-        kind_line = " / ".join(x for x in (r["case_class"], r["subclass"]) if x)
+        kind_line = " / ".join(x for x in (r.get("case_class"), r.get("subclass")) if x)
         lines.append(f"Processo {number} — {kind_line}")
         lines.append(
-            f"Autuado em {_br(r['filed_on'])} · Unidade técnica: {r['unit']} · "
-            f"Relator: {r['rapporteur']}"
+            f"Autuado em {_br(str(r.get('filed_on', '')))} · Unidade técnica: "
+            f"{r.get('unit', '')} · Relator: {r.get('rapporteur', '')}"
         )
     else:
-        lines.append(f"Expediente {number} — {r['type']}")
-        lines.append(f"Aberto em {_br(r['opened_on'])} · Origem: {r['origin_unit']}")
+        lines.append(f"Expediente {number} — {r.get('type', '')}")
+        lines.append(
+            f"Aberto em {_br(str(r.get('opened_on', '')))} · Origem: {r.get('origin_unit', '')}"
+        )
         if r.get("process"):
             lines.append(f"Vinculado ao processo {r['process']}")
-    lines.append(f"Situação atual: {r['status']}")
+    lines.append(f"Situação atual: {r.get('status', '')}")
     if loc:
         lines.append(
-            f"Onde está: {loc['location']}, desde {_br(loc['since'])} "
-            f"(há {_thousands(int(loc['days']))} dias)"
+            f"Onde está: {loc.get('location', '')}, desde {_br(str(loc.get('since', '')))} "
+            f"(há {_thousands(int(loc.get('days') or 0))} dias)"
         )
         last = loc.get("last_movement")
         if last:
@@ -121,6 +179,190 @@ def case_card(found: dict[str, Any]) -> str:
     if parties:
         lines.append("Partes: " + "; ".join(f"{p['name']} ({p['role']})" for p in parties))
     return "\n".join(lines)
+
+
+def case_answer(found: dict[str, Any], aspect: str | None) -> str:
+    """The part of the card a follow-up asks about ("e as partes?" → the parties), with the
+    case's number; the whole card when the aspect is unknown or the case was not found."""
+    if found.get("status") != "found" or aspect is None:
+        return case_card(found)
+    kind = _kind_pt(str(found.get("kind", "process")))
+    head = f"{kind.capitalize()} {found.get('number', '')}"
+    r = found["record"]
+    loc = found.get("location") or {}
+    if aspect == "parties" and found.get("parties"):
+        names = "; ".join(f"{p['name']} ({p['role']})" for p in found["parties"])
+        return f"Partes do {kind} {found['number']}: {names}"
+    if aspect in ("since", "location") and loc:
+        return (
+            f"{head} — onde está: {loc['location']}, desde {_br(loc['since'])} "
+            f"(há {_thousands(int(loc['days']))} dias). Situação atual: {r['status']}"
+        )
+    if aspect == "rapporteur" and r.get("rapporteur"):
+        return f"{head} — Relator: {r['rapporteur']}"
+    if aspect == "status":
+        return f"{head} — Situação atual: {r['status']}" + (
+            f"; onde está: {loc['location']}, desde {_br(loc['since'])}" if loc else ""
+        )
+    if aspect == "movements" and found.get("movements"):
+        lines = [f"Últimas movimentações do {kind} {found['number']}:"]
+        lines += [
+            f"- {_br(m['at'])} — {m['description']} ({m['to_unit']})" for m in found["movements"]
+        ]
+        return "\n".join(lines)
+    if aspect == "subject" and r.get("subject"):
+        return f"{head} — Assunto: {r['subject']}"
+    if aspect == "class" and r.get("case_class"):
+        return f"{head} — Classe: " + " / ".join(
+            x for x in (r.get("case_class"), r.get("subclass")) if x
+        )
+    return case_card(found)
+
+
+def search_card(found: dict[str, Any]) -> str:
+    """A registry search rendered: none found, or the short list to pick from."""
+    cases = found.get("cases") or []
+    query = found.get("query", "")
+    if not cases:
+        return (
+            f"Não encontrei no cadastro nenhum processo ou expediente sobre “{query}”. "
+            "Se tiver o número (TC/XXXXXX/AAAA ou EXP-AAAA-XXXXX), envie-o; ou descreva de "
+            "outra forma (assunto, unidade, parte ou relator)."
+        )
+    lines = [f"Encontrei {found.get('total', len(cases))} casos no cadastro sobre “{query}”:"]
+    lines += [f"{i}. {_summary_line(c)}" for i, c in enumerate(cases, start=1)]
+    return "\n".join(lines)
+
+
+def _summary_line(c: dict[str, Any]) -> str:
+    kind = "Processo" if c.get("kind") == "process" else "Expediente"
+    return f"{kind} {c['number']} — {c.get('subject') or c.get('type', '')} ({c.get('status', '')})"
+
+
+_STOP = frozenset(
+    [
+        "a",
+        "o",
+        "as",
+        "os",
+        "um",
+        "uma",
+        "uns",
+        "umas",
+        "de",
+        "da",
+        "do",
+        "das",
+        "dos",
+        "em",
+        "na",
+        "no",
+        "nas",
+        "nos",
+        "por",
+        "pela",
+        "pelo",
+        "para",
+        "com",
+        "sem",
+        "sobre",
+        "que",
+        "qual",
+        "quais",
+        "e",
+        "ou",
+        "é",
+        "eu",
+        "meu",
+        "minha",
+        "não",
+        "sei",
+        "numero",
+        "número",
+        "processo",
+        "processos",
+        "expediente",
+        "expedientes",
+        "caso",
+        "casos",
+        "tem",
+        "ter",
+        "isso",
+        "esse",
+        "essa",
+        "este",
+        "esta",
+        "sobre",
+        "onde",
+        "está",
+        "esta",
+        "quero",
+        "saber",
+        "preciso",
+        "gostaria",
+        "algum",
+        "alguma",
+        "tribunal",
+        "contas",
+        "favor",
+    ]
+)
+_WORD = re.compile(r"[\wÀ-ú]+(?:\.)?", re.UNICODE)
+SEARCH_LIST = 5
+
+
+def search_terms(text: str) -> list[str]:
+    """The words of a description worth searching the registry for (no stop words)."""
+    out: list[str] = []
+    for m in _WORD.finditer(text):
+        word = m.group(0).rstrip(".")
+        if len(word) >= 3 and word.lower() not in _STOP and not word.isdigit():
+            out.append(word)
+    return list(dict.fromkeys(out))
+
+
+async def search_cases(
+    registry: CaseRegistry, query: str, *, today: dt.date | None = None
+) -> dict[str, Any]:
+    """Cases matching a description (subject, unit, party, rapporteur): every word is
+    searched in the registry and the cases matching the most words are kept. One match comes
+    back as its full lookup (``status`` ``found``); several as ``status`` ``search`` with the
+    first :data:`SEARCH_LIST`; none as ``search`` with an empty list."""
+    terms = search_terms(query)
+    scores: dict[str, int] = {}
+    summaries: dict[str, dict[str, Any]] = {}
+    try:
+        # the words as one phrase first: a party's or a unit's whole name
+        phrase = " ".join(terms)
+        _, whole = await registry.find(phrase, limit=500) if len(terms) > 1 else (0, [])
+        for c in whole:
+            scores[c.number] = len(terms)
+            summaries[c.number] = c.as_dict()
+        for term in terms if not whole else ():
+            _, found = await registry.find(term, limit=500)
+            for c in found:
+                scores[c.number] = scores.get(c.number, 0) + 1
+                summaries[c.number] = c.as_dict()
+    except (StoreError, ConfigurationError) as exc:
+        return {"status": "unavailable", "typed": query, "message": str(exc)}
+    best = max(scores.values(), default=0)
+    # two thirds of the words must match: one common word ("prefeitura") finds nothing
+    if best == 0 or best * 3 < len(terms) * 2:
+        return {"status": "search", "query": query, "total": 0, "cases": []}
+    top = sorted(
+        (n for n, v in scores.items() if v == best),
+        key=lambda n: (summaries[n].get("date", ""), n),
+        reverse=True,
+    )
+    if len(top) == 1:
+        found_one = await lookup_case(registry, top[0], today=today)
+        return {**found_one, "typed": query, "searched": query}
+    return {
+        "status": "search",
+        "query": query,
+        "total": len(top),
+        "cases": [summaries[n] for n in top[:SEARCH_LIST]],
+    }
 
 
 def evidence_cards(evidence: Sequence[dict[str, Any]]) -> str:
@@ -163,14 +405,137 @@ def _facts(evidence: Sequence[dict[str, Any]]) -> tuple[set[str], set[str], set[
     return numbers, dates, days, " ".join(text)
 
 
+# What a case is or went through, in the words a model uses; each one the answer writes
+# must be in the registry's status, location or movements (not in a document's title).
+_STATUS_WORDS = re.compile(
+    r"\b(arquiv\w*|julg\w*|regular(?:es)?|irregular(?:es)?|instru\w*|sobrest\w*|"
+    r"aguardando\s+\w+|pauta|conclus\w*|recurs\w*|autua\w*|recebid\w*|an[aá]lise|respondid\w*|"
+    r"juntad\w*|tr[aâ]nsit\w*|extint\w*|cancelad\w*|suspens\w*|encerrad\w*|finalizad\w*|"
+    r"baixad\w*|aprovad\w*|rejeitad\w*|condenad\w*|multad\w*|absolvid\w*|dilig[eê]ncia\w*|"
+    r"cita[cç][aã]o|citad\w*|parecer|distribu[ií]d\w*|devolvid\w*|conclu[ií]d\w*)",
+    re.IGNORECASE,
+)
+_UNIT = re.compile(
+    r"\b(?:Gabinete|Secretaria|Diretoria|Coordenadoria|Departamento|Divis[aã]o|Servi[cç]o|"
+    r"Protocolo|Plen[aá]rio|C[aâ]mara|Presid[eê]ncia|Ouvidoria|Corregedoria|Procuradoria|"
+    r"Assessoria|Arquivo|Minist[eé]rio\s+P[uú]blico)"
+    r"(?:[ ]+(?:d[aeo]s?[ ]+)?[A-ZÀ-Ú][\wÀ-ú]*)*"
+)
+_CLASSES = re.compile(
+    r"\b(Tomada de Contas(?: Especial)?|Presta[cç][aã]o de Contas|Representa[cç][aã]o|"
+    r"Den[uú]ncia|Auditoria|Consulta|Recurso de Reconsidera[cç][aã]o|Pedido de Reexame|"
+    r"Embargos de Declara[cç][aã]o|Admiss[aã]o de Pessoal|Aposentadoria|Pens[aã]o|Inspe[cç][aã]o|"
+    r"Monitoramento|Acompanhamento|Levantamento)\b"
+)
+_NAME = re.compile(
+    r"\b[A-ZÀ-Ú][\wÀ-ú]+(?:[ ]+(?:(?:d[aeo]s?|e)[ ]+)?[A-ZÀ-Ú][\wÀ-ú]+)+(?:[ ]+Ltda\.?)?"
+)
+_NOT_NAMES = frozenset(
+    [
+        "o",
+        "a",
+        "os",
+        "as",
+        "no",
+        "na",
+        "nos",
+        "nas",
+        "em",
+        "ao",
+        "segundo",
+        "conforme",
+        "pelo",
+        "pela",
+        "de",
+        "do",
+        "da",
+        "sobre",
+        "para",
+        "o",
+        "cons",
+        "conselheiro",
+        "conselheira",
+        "relator",
+        "relatora",
+        "sr",
+        "sra",
+        "dr",
+        "dra",
+        "ministro",
+        "ministra",
+        "processo",
+        "expediente",
+        "situação",
+        "partes",
+        "parte",
+        "onde",
+        "última",
+        "assunto",
+        "unidade",
+        "autuado",
+        "aberto",
+    ]
+)
+_GENERAL_NAMES = ("tribunal de contas",)
+
+
+def _allowed(evidence: Sequence[dict[str, Any]]) -> tuple[str, str]:
+    """The registry's words for a case's state (status, location, movements, the card's own
+    labels), and everything it said about the case (adds the subject, parties, documents'
+    kinds): what a model may repeat."""
+    state: list[str] = []
+    every: list[str] = []
+    for item in evidence:
+        if item.get("status") == "search":
+            for c in item.get("cases") or []:
+                every.extend(str(v) for v in c.values())
+                state.extend(str(c.get(k, "")) for k in ("status", "location"))
+            continue
+        if item.get("status") != "found":
+            continue
+        r = item.get("record") or {}
+        loc = item.get("location") or {}
+        state += [
+            str(r.get("status", "")),
+            str(r.get("location", "")),
+            str(loc.get("location", "")),
+        ]
+        state.append("autuado aberto" if r else "")
+        last = loc.get("last_movement") or {}
+        state += [str(last.get("description", "")), str(last.get("status", ""))]
+        for m in item.get("movements") or []:
+            state += [str(m.get(k, "")) for k in ("description", "status", "to_unit", "from_unit")]
+        every += state
+        every += [str(v) for v in r.values()]
+        every += [f"{p.get('name', '')} {p.get('role', '')}" for p in item.get("parties") or []]
+        every += [str(d.get("kind", "")) for d in item.get("documents") or []]
+        every.append(case_card(item))
+    return " ".join(state).lower(), " ".join(every).lower()
+
+
+def _state_claims(answer: str, allowed_state: str) -> list[str]:
+    problems: list[str] = []
+    for m in _STATUS_WORDS.finditer(answer):
+        word = m.group(0).lower()
+        stem = word.split()[-1][:6] if word.startswith("aguardando") else word[:6]
+        if stem not in allowed_state:
+            problems.append(f"{m.group(0)!r} is not in the registry's status or movements")
+    return problems
+
+
 def check_case_answer(answer: str, evidence: Sequence[dict[str, Any]]) -> list[str]:
     """What ``answer`` says about cases that the registry lookups did not return.
 
-    Checks case numbers, dates, day counts and rapporteur names; an empty list means every
-    such detail is backed by ``evidence``. When nothing was found, any detail is invented.
+    Checks case numbers, dates, day counts and rapporteur names, and every registry fact in
+    the wording: status and what happened ("foi arquivado", "julgado regular") against the
+    case's status and movements, units ("está no Gabinete da Presidência") against its
+    location and movements, classes against its class, and people's and bodies' names
+    against its parties and record. An empty list means every such detail is backed by
+    ``evidence``. When nothing was found, any detail is invented.
     """
     problems: list[str] = []
     numbers, dates, days, text = _facts(evidence)
+    allowed_state, allowed = _allowed(evidence)
     for found in find_case_ids(answer):
         if isinstance(found, CaseId) and found.canonical not in numbers:
             problems.append(f"case {found.canonical} was not looked up")
@@ -192,6 +557,23 @@ def check_case_answer(answer: str, evidence: Sequence[dict[str, Any]]) -> list[s
     for m in _RAPPORTEUR.finditer(answer):
         if m.group(1) not in text:
             problems.append(f"{m.group(0)!r} is not in the registry's answer")
+    problems += _state_claims(answer, allowed_state)
+    for m in _UNIT.finditer(answer):
+        if m.group(0).lower() not in allowed:
+            problems.append(f"the unit {m.group(0)!r} is not in the registry's answer")
+    for m in _CLASSES.finditer(answer):
+        if m.group(0).lower() not in allowed:
+            problems.append(f"the class {m.group(0)!r} is not in the registry's answer")
+    for m in _NAME.finditer(answer):
+        words = m.group(0).split()
+        while words and words[0].lower().rstrip(".") in _NOT_NAMES:
+            words = words[1:]
+        name = " ".join(words).lower()
+        if len(words) < 2 or name in allowed or any(g in name for g in _GENERAL_NAMES):
+            continue
+        if _UNIT.fullmatch(" ".join(words)) or _CLASSES.fullmatch(" ".join(words)):
+            continue  # judged above
+        problems.append(f"the name {' '.join(words)!r} is not in the registry's answer")
     if evidence and all(e.get("status") != "found" for e in evidence) and (dates or problems):
         problems.append("nothing was found, so the answer may not describe a case")
     return problems

@@ -16,7 +16,8 @@ a list of conversations::
 * ``case`` — the case number (any typing) whose registry facts the turn shows;
 * ``facts`` — ``{field: value}`` the shown facts must hold (searched in the record, its
   location and the fact itself; values compared without case, accents or punctuation);
-* ``article`` — ``"LAW:ARTICLE"`` (``"13709:5"``, ``"9784:59"``) the answer must cite;
+* ``article`` — ``"LAW:ARTICLE"`` (``"13709:5"``, ``"9784:59"``, or as a citation reads:
+  ``"Lei 9.784/1999, Art. 59"``) the answer must cite;
 * ``says`` — phrases the answer's text must contain (normalised the same way).
 
 A turn that follows one left waiting for a clarification is sent as the reply to it
@@ -72,6 +73,15 @@ class Conversation:
     id: str
     turns: list[Turn]
     source: str = ""
+    # the synthetic registry the file was written on: (processes, expedientes, seed, as_of)
+    registry: tuple[int, int, int, str] | None = None
+
+
+_CITED = re.compile(
+    r"(?:lei(?:\s+complementar)?|lc|decreto(?:-lei)?)\s*n?[º°.]?\s*(\d[\d.]*)(?:/\d{2,4})?"
+    r"\s*,?\s*art(?:igo)?\.?\s*(\d+[A-Za-z\-]*)[º°]?",
+    re.IGNORECASE,
+)
 
 
 def _turn(raw: Any, where: str) -> Turn:
@@ -87,8 +97,16 @@ def _turn(raw: Any, where: str) -> Turn:
     if not isinstance(facts, dict):
         raise ValueError(f"{where}: 'facts' must be an object of field: value")
     article = expect.get("article")
-    if article is not None and not re.fullmatch(r"\d[\d.]*:\d+[A-Za-z\-]*", str(article)):
-        raise ValueError(f"{where}: 'article' must read LAW:ARTICLE, e.g. 13709:5")
+    if article is not None:
+        # "Lei 9.784/1999, Art. 59" (as a citation reads) is the same as "9784:59"
+        cited = _CITED.fullmatch(str(article).strip())
+        if cited:
+            article = f"{cited.group(1).replace('.', '')}:{cited.group(2)}"
+        if not re.fullmatch(r"\d[\d.]*:\d+[A-Za-z\-]*", str(article)):
+            raise ValueError(
+                f"{where}: 'article' must read LAW:ARTICLE (13709:5) or as cited "
+                "(Lei 13.709/2018, Art. 5)"
+            )
     says = expect.get("says") or []
     if isinstance(says, str):
         says = [says]
@@ -128,8 +146,27 @@ def load_conversations(folder: Path | None = None) -> tuple[list[Conversation], 
         except ValueError as exc:
             problems.append(str(RecordError(name, f"not JSON: {exc}")))
             continue
+        spec: tuple[int, int, int, str] | None = None
+        if isinstance(rows, dict) and isinstance(rows.get("conversations"), list):
+            # {"registry": {...generate_registry's arguments}, "conversations": [...]}
+            reg = rows.get("registry") or {}
+            try:
+                spec = (
+                    int(reg.get("processes", 2000)),
+                    int(reg.get("expedientes", 500)),
+                    int(reg.get("seed", 7)),
+                    str(reg.get("as_of", "2026-11-01")),
+                )
+            except (TypeError, ValueError) as exc:
+                problems.append(str(RecordError(name, f"'registry' is not readable: {exc}")))
+                continue
+            rows = rows["conversations"]
         if not isinstance(rows, list):
-            problems.append(str(RecordError(name, "must be a list of conversations")))
+            problems.append(
+                str(
+                    RecordError(name, "must be a list of conversations or {'conversations': [...]}")
+                )
+            )
             continue
         for n, row in enumerate(rows, start=1):
             cid = str(row.get("id", "")) if isinstance(row, dict) else ""
@@ -147,7 +184,7 @@ def load_conversations(folder: Path | None = None) -> tuple[list[Conversation], 
                 problems.append(str(exc))
                 continue
             seen.add(cid)
-            out.append(Conversation(cid, parsed, name))
+            out.append(Conversation(cid, parsed, name, spec))
     return out, problems
 
 
@@ -157,6 +194,9 @@ def _case_numbers(facts: Iterable[dict[str, Any]]) -> set[str]:
 
 def observed_kind(result: TurnResult) -> str:
     """What the turn was, from what the person got."""
+    searched = [f for f in result.facts if f.get("status") == "search"]
+    if searched and not result.citations:
+        return "search_list"  # a registry search: the list to pick from, or none found
     if result.status == "waiting_clarification":
         cases = _case_numbers(result.facts)
         return "search_list" if len(cases) > 1 else "clarify"
@@ -202,6 +242,8 @@ def _fact_value(fact: dict[str, Any], name: str) -> list[str]:
                 if isinstance(value, list)
                 else [str(value)]
             )
+    if name in ("party", "parties"):
+        values += [str(p.get("name", "")) for p in fact.get("parties") or [] if isinstance(p, dict)]
     return values
 
 
@@ -216,6 +258,7 @@ def score_turn(turn: Turn, result: TurnResult) -> tuple[str, list[str]]:
         found = [f for f in found if _same_case(turn.case, str(f.get("number", "")))]
         if not found:
             failures.append(f"case: {turn.case} not among the facts shown")
+    found += [f for f in result.facts if f.get("status") == "search"]  # its total, its list
     for name, value in turn.facts.items():
         want = normalise_text(value)
         if not any(want in normalise_text(v) for f in found for v in _fact_value(f, name)):

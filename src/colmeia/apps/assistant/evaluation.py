@@ -284,23 +284,28 @@ async def evaluate(
                 ingest(store, "docs", [csv_path], csv_columns=CsvColumns("id", "text", "title"))
             if limit is not None and which != "conversations":
                 items = items[:limit]
-            registry = SQLiteCaseRegistry(work / "registry.db")
-            generate_registry(registry, processes=2000, expedientes=500, as_of=AS_OF)
-            settings = AssistantSettings(collection="docs")
-            async with open_assistant(
-                store=store,
-                model=model,
-                registry=registry,
-                checkpoints="memory://",
-                settings=settings,
-                home=work,
-                today=AS_OF,
-            ) as assistant:
-                if which == "conversations":
-                    turns = await run_conversations(assistant, conversations, progress)
-                else:
+            if which == "conversations":
+                # each file is played on the synthetic registry it was written on
+                specs = {c.registry or DEFAULT_REGISTRY for c in conversations}
+                for n, spec in enumerate(sorted(specs)):
+                    group = [c for c in conversations if (c.registry or DEFAULT_REGISTRY) == spec]
+                    turns += await _play(
+                        work / f"registry-{n}.db", spec, store, model, group, progress
+                    )
+            else:
+                registry = SQLiteCaseRegistry(work / "registry.db")
+                generate_registry(registry, processes=2000, expedientes=500, as_of=AS_OF)
+                async with open_assistant(
+                    store=store,
+                    model=model,
+                    registry=registry,
+                    checkpoints="memory://",
+                    settings=AssistantSettings(collection="docs"),
+                    home=work,
+                    today=AS_OF,
+                ) as assistant:
                     outcomes = await run_items(assistant, items, progress)
-            registry.close_sync()
+                registry.close_sync()
         finally:
             store.close()
     if which == "conversations":
@@ -319,6 +324,36 @@ async def evaluate(
         outcomes,
         problems,
     )
+
+
+DEFAULT_REGISTRY = (2000, 500, 7, AS_OF.isoformat())
+
+
+async def _play(
+    path: Path,
+    spec: tuple[int, int, int, str],
+    store: Any,
+    model: Any,
+    conversations: list[Conversation],
+    progress: Callable[[int, int], None] | None,
+) -> list[TurnOutcome]:
+    processes, expedientes, seed, as_of = spec
+    day = dt.date.fromisoformat(as_of)
+    registry = SQLiteCaseRegistry(path)
+    generate_registry(registry, processes=processes, expedientes=expedientes, seed=seed, as_of=day)
+    try:
+        async with open_assistant(
+            store=store,
+            model=model,
+            registry=registry,
+            checkpoints="memory://",
+            settings=AssistantSettings(collection="docs"),
+            home=path.parent,
+            today=day,
+        ) as assistant:
+            return await run_conversations(assistant, conversations, progress)
+    finally:
+        registry.close_sync()
 
 
 def _check_folder(folder: Path | None) -> None:

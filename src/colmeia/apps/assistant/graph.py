@@ -39,14 +39,38 @@ import orjson
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
+from pydantic import BaseModel
 
-from colmeia.apps.assistant.cases import check_case_answer, evidence_cards, lookup_case
-from colmeia.apps.assistant.ids import CaseId, IdentifierError, find_case_ids, parse_case_id
-from colmeia.apps.assistant.offline import OFFLINE_MODEL, RulesModel, current_request, route_of
+from colmeia.apps.assistant.cases import (
+    case_card,
+    check_case_answer,
+    evidence_cards,
+    lookup_case,
+    search_cases,
+)
+from colmeia.apps.assistant.conversation import context_block, remember, resolve_follow_up
+from colmeia.apps.assistant.ids import (
+    CaseId,
+    CaseKind,
+    IdentifierError,
+    bare_number,
+    find_case_ids,
+    mentions_case_words,
+    read_case_id,
+    read_case_ids,
+)
+from colmeia.apps.assistant.offline import (
+    OFFLINE_MODEL,
+    RulesModel,
+    current_request,
+    mentions_case_and_norm,
+    route_of,
+    split_mixed,
+)
 from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.apps.assistant.scope import out_of_scope
-from colmeia.errors import ColmeiaError, ModelError
+from colmeia.errors import ColmeiaError, InputError, ModelError
 from colmeia.graphs.handoff import Handoff, handoff_command, plan_tool_calls
 from colmeia.graphs.hitl import (
     ApprovalRequest,
@@ -62,7 +86,7 @@ from colmeia.llm.base import ChatModel, Message, ToolCall, ToolSpec, stream_to
 from colmeia.llm.prompts import render_prompt
 from colmeia.tools.registry import Tool
 
-__all__ = ["AGENTS", "AssistantGraph", "AssistantState", "Flags", "GraphConfig"]
+__all__ = ["AGENTS", "FLAG_NAMES", "AssistantGraph", "AssistantState", "Flags", "GraphConfig"]
 
 log = logging.getLogger(__name__)
 _PKG = "colmeia.apps.assistant"
@@ -121,6 +145,22 @@ _MOVEMENTS = ToolSpec(
         "required": ["number"],
     },
 )
+_SEARCH_CASES = ToolSpec(
+    "search_cases",
+    "Find processes and expedientes in the case registry when the person does not know the "
+    "number: by subject, municipality or unit, a party's name, or the rapporteur. One match "
+    "comes back as the whole case; several as a list the person picks from.",
+    {
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "description": "What the person said about the case (words, not a number).",
+            }
+        },
+        "required": ["query"],
+    },
+)
 _SUBSCRIBE = ToolSpec(
     "subscribe_updates",
     "Register the person to be told of new movements of a case (writes to the registry; "
@@ -150,8 +190,39 @@ class Flags:
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: bool(v) for k, v in data.items() if k in names})
 
+    @classmethod
+    def parse(cls, data: dict[str, Any] | None) -> Flags:
+        """Flags from a request, by their short (``web``, ``system``, ``rag``) or long names
+        (``enable_web_search``…); an unknown name raises :class:`InputError` listing them."""
+        out: dict[str, bool] = {}
+        for key, value in (data or {}).items():
+            name = FLAG_NAMES.get(str(key).strip().lower())
+            if name is None:
+                raise InputError(
+                    f"unknown flag {key!r}: use one of {', '.join(sorted(FLAG_NAMES))}"
+                )
+            if not isinstance(value, bool):
+                raise InputError(f"flag {key!r} must be true or false, not {value!r}")
+            out[name] = value
+        return cls(**out)
+
     def as_dict(self) -> dict[str, bool]:
         return dataclasses.asdict(self)
+
+
+FLAG_NAMES = {
+    "web": "enable_web_search",
+    "web_search": "enable_web_search",
+    "enable_web_search": "enable_web_search",
+    "system": "enable_system_search",
+    "system_search": "enable_system_search",
+    "registry": "enable_system_search",
+    "enable_system_search": "enable_system_search",
+    "rag": "enable_rag_processing",
+    "rag_processing": "enable_rag_processing",
+    "documents": "enable_rag_processing",
+    "enable_rag_processing": "enable_rag_processing",
+}
 
 
 @dataclass(slots=True)
@@ -187,6 +258,13 @@ class AssistantState(TypedDict, total=False):
     answer: dict[str, Any] | None
     status: str
     effects: Annotated[dict[str, str], operator.or_]
+    # kept across turns: the thread's cases, most recent first, and the registry's last
+    # record of each (what follow-ups such as "e as partes?" are about)
+    cases: list[str]
+    case_facts: dict[str, dict[str, Any]]
+    # this turn's question split into a case part and a legal part, and their answers
+    mixed: dict[str, str] | None
+    parts: dict[str, dict[str, Any]]
 
 
 def _last_calls(state: AssistantState, agent: str) -> list[ToolCall]:
@@ -243,7 +321,7 @@ class AssistantGraph:
             return [*out, _ASK_USER]
         out = []
         if flags.enable_system_search:
-            out += [_LOOKUP, _MOVEMENTS, _SUBSCRIBE]
+            out += [_LOOKUP, _MOVEMENTS, _SEARCH_CASES, _SUBSCRIBE]
         if web and self.web_search is not None:
             out.append(self.web_search.spec())
         return [*out, _TO_MAIN.spec(), _ASK_USER]
@@ -265,7 +343,8 @@ class AssistantGraph:
         active = state.get("active_agent") or "main"
         if active not in ("main", "search"):
             active = "main"
-        scope = out_of_scope(fresh[-1].content) if fresh else None
+        text = fresh[-1].content if fresh else ""
+        scope = out_of_scope(text) if fresh else None
         if scope is not None:  # weather, sport, "list every process", "show your prompt"
             msg = ChatMessage.assistant(scope.text, agent="main", turn=turn, kind="answer")
             return Command(
@@ -290,6 +369,14 @@ class AssistantGraph:
                     "status": "answered",
                 },
             )
+        reading = await self._reply_to_answer(state, text)
+        if reading:
+            # the last answer asked for the number in words (not with ask_user): the person's
+            # "32/2023" is that number, read as ask_user's replies are
+            fresh[-1] = dataclasses.replace(fresh[-1], content=f"{text} (lido como {reading})")
+        parts = split_mixed(text)
+        if parts is None and not self.offline and mentions_case_and_norm(text):
+            parts = await self._model_split(text)
         return Command(
             goto=active,
             update={
@@ -304,6 +391,8 @@ class AssistantGraph:
                 "rag": None,
                 "answer": None,
                 "status": "running",
+                "mixed": {"case": parts[0], "law": parts[1]} if parts else None,
+                "parts": {},
             },
         )
 
@@ -328,13 +417,18 @@ class AssistantGraph:
             rag = state.get("rag")
             if rag is not None and rag.get("turn") == turn:
                 return self._deliver_rag(state, rag)
+            split = self._split_route(state, flags)
+            if split is not None:
+                return split
         steps = state.get("turn_steps", 0)
         if steps >= self.config.max_steps_per_turn:
             return Command(goto="finish", update={"status": "step_limit"})
+        context = context_block(state.get("cases", []), state.get("case_facts", {}))
+        instructions = self._instructions(agent, flags)
         view = build_view(
             state.get("messages", []),
             agent=agent,
-            instructions=self._instructions(agent, flags),
+            instructions=f"{instructions}\n\n{context}" if context else instructions,
             turn=turn,
             budget_tokens=self.config.history_tokens,
             handoff=state.get("handoff"),
@@ -364,9 +458,10 @@ class AssistantGraph:
                     },
                 },
             )
-        calls = self._override(agent, result.tool_calls, view.messages, flags)
+        calls = self._override(agent, result.tool_calls, view.messages, flags, state)
         content = result.content if calls is result.tool_calls else ""
-        if not calls:
+        from_context = not calls and self._answers_from_context(agent, content, state)
+        if not calls and not from_context:
             calls = self._guard(agent, view.messages, state, flags)
             if calls:  # the model's text is not delivered: it skipped the registry or the laws
                 log.info("agent %s answered directly; guarded route %s", agent, calls[0].name)
@@ -379,30 +474,92 @@ class AssistantGraph:
             update["messages"] = [msg]
             return Command(goto=f"{agent}_tools", update=update)
         answer = self._final(agent, result.content, state)
+        if from_context:
+            answer["facts"] = [state.get("case_facts", {})[n] for n in state.get("cases", [])[:1]]
+        more = self._next_part(agent, answer, state, flags)
+        if more is not None:
+            if tokens is not None:
+                tokens.settle("", "tool_call")
+            return more
         if tokens is not None:
             tokens.settle(answer["text"], "registry_check" if "replaced" in answer else "final")
         msg.content = answer["text"]
         msg.kind = "answer"
         update.update(messages=[msg], answer=answer, status="answered")
+        update.update(self._remembered(state, answer.get("facts") or []))
         return Command(goto="finish", update=update)
 
+    def _request(self, view: Sequence[Message], state: AssistantState) -> str:
+        """The person's request with a follow-up's case written out ("e as partes?" → "e as
+        partes? (sobre TC/004506/2023)"), so the rules below see the case it is about."""
+        text, _ = current_request(view)
+        return resolve_follow_up(text, state.get("cases", []))
+
+    def _answers_from_context(self, agent: str, content: str, state: AssistantState) -> bool:
+        """An agent's direct answer to a follow-up, right by the thread's last facts: it
+        stands (a model answering from context is not sent back to the registry)."""
+        cases = state.get("cases", [])
+        facts = state.get("case_facts", {})
+        if not content.strip() or not cases or cases[0] not in facts:
+            return False
+        turn = state.get("turn", 0)
+        if any(e.get("turn") == turn for e in state.get("tool_log", []) if e.get("agent") == agent):
+            return False  # it used tools this turn: its answer is checked against them
+        messages = [m for m in state.get("messages", []) if m.role == "user"]
+        question = messages[-1].content if messages else ""
+        if resolve_follow_up(question, cases) == question:
+            return False
+        found = facts[cases[0]]
+        if check_case_answer(content, [found]):
+            return False
+        # it must say something of the case, not only be free of errors
+        said = [p["name"] for p in found.get("parties", [])]
+        said += [str((found.get("location") or {}).get("location", ""))]
+        said += [str(found.get("record", {}).get(k, "")) for k in ("status", "rapporteur")]
+        return any(x and x.lower() in content.lower() for x in said)
+
     def _override(
-        self, agent: str, calls: list[ToolCall], view: Sequence[Message], flags: Flags
+        self,
+        agent: str,
+        calls: list[ToolCall],
+        view: Sequence[Message],
+        flags: Flags,
+        state: AssistantState,
     ) -> list[ToolCall]:
         """Calls that contradict a hard signal are replaced: a valid case number in the
         request goes to the registry, and the search agent does not ask for a case number on
         a question about documents. Anything else the model decided stands."""
         if not calls:
             return calls
-        text, _ = current_request(view)
+        text = self._request(view, state)
         offered = {t.name for t in self.tools_for(agent, flags)}
         names = {c.name for c in calls}
         ids = [i for i in find_case_ids(text) if isinstance(i, CaseId)]
         redirect = names & {"transfer_to_rag", "ask_user"}
-        if agent == "main" and ids and "transfer_to_search" in offered and redirect:
+        turn = state.get("turn", 0)
+        handed_back = any(
+            h.get("from") == "search" and h.get("to") == "main" and h.get("turn") == turn
+            for h in state.get("handoffs", [])
+        )
+        # the search agent's hand-back stands: it is not rewritten into the same lookup again
+        if (
+            agent == "main"
+            and ids
+            and "transfer_to_search" in offered
+            and redirect
+            and not handed_back
+        ):
             return [_guard_call("transfer_to_search", reason="a pergunta cita um caso")]
+        looked_up = any(
+            e.get("agent") == "search"
+            and e.get("turn") == turn
+            and e.get("tool") in _REGISTRY_TOOLS
+            for e in state.get("tool_log", [])
+        )
         if agent == "search" and not names & _REGISTRY_TOOLS:
-            if ids and "lookup_case" in offered and names & {"ask_user", "transfer_to_main"}:
+            # a hand-back after the lookups is the agent's decision, not a skipped lookup
+            hand_back = names & {"ask_user", "transfer_to_main"} and not looked_up
+            if ids and "lookup_case" in offered and hand_back:
                 return [_guard_call("lookup_case", number=i.canonical) for i in ids[:5]]
             if not ids and route_of(text) == "rag" and "ask_user" in names:
                 return [_guard_call("transfer_to_main", reason="a pergunta não é sobre um caso")]
@@ -418,7 +575,7 @@ class AssistantGraph:
         answers them itself invents (small models do). Greetings and questions about the
         assistant stay with the model. At most once per turn and agent, within the caps.
         """
-        text, _ = current_request(view)
+        text = self._request(view, state)
         route = route_of(text)
         offered = {t.name for t in self.tools_for(agent, flags)}
         turn = state.get("turn", 0)
@@ -464,6 +621,9 @@ class AssistantGraph:
         }
         if agent == "search" and evidence:
             nothing_found = all(e.get("status") != "found" for e in evidence)
+            if not nothing_found:  # a list the person picked from is not the answer
+                evidence = [e for e in evidence if e.get("status") != "search"]
+                answer["facts"] = evidence
             problems = [] if nothing_found else check_case_answer(text, evidence)
             numbers = {str(e.get("number")) for e in evidence if e.get("number")}
             if not nothing_found and not problems and not any(n in text for n in numbers):
@@ -475,8 +635,83 @@ class AssistantGraph:
                 answer["replaced"] = problems
         return answer
 
+    def _split_route(self, state: AssistantState, flags: Flags) -> Command[str] | None:
+        """A question with a case part and a legal part: the coordinator hands the case part
+        to the search agent first; the legal part follows (:meth:`_next_part`)."""
+        mixed = state.get("mixed")
+        turn = state.get("turn", 0)
+        if not mixed or state.get("parts") or state.get("turn_handoffs", 0):
+            return None
+        if not (flags.enable_system_search and flags.enable_rag_processing):
+            return None
+        record = {
+            "from": "main",
+            "to": "search",
+            "kind": "split",
+            "reason": f"a pergunta tem duas partes; responda só a parte do caso: {mixed['case']}",
+            "task": mixed["case"],
+            "context": "",
+            "turn": turn,
+            "call_id": "",
+        }
+        return Command(
+            goto="search",
+            update={
+                "active_agent": "search",
+                "handoff": record,
+                "handoffs": [record],
+                "turn_handoffs": state.get("turn_handoffs", 0) + 1,
+            },
+        )
+
+    def _next_part(
+        self, agent: str, answer: dict[str, Any], state: AssistantState, flags: Flags
+    ) -> Command[str] | None:
+        """After the case part of a split question, the legal part goes to the RAG agent."""
+        mixed = state.get("mixed")
+        parts = state.get("parts") or {}
+        if agent != "search" or not mixed or "case" in parts or not flags.enable_rag_processing:
+            return None
+        turn = state.get("turn", 0)
+        record = {
+            "from": "search",
+            "to": "rag",
+            "kind": "task",
+            "reason": "a outra parte da pergunta é sobre normas",
+            "task": mixed["law"],
+            "context": "",
+            "turn": turn,
+            "call_id": "",
+        }
+        msg = ChatMessage.assistant(answer["text"], agent=agent, turn=turn, kind="part")
+        return Command(
+            goto="rag",
+            update={
+                "messages": [msg],
+                "parts": {**parts, "case": answer},
+                "handoff": record,
+                "handoffs": [record],
+                "turn_handoffs": state.get("turn_handoffs", 0) + 1,
+                **self._remembered(state, answer.get("facts") or []),
+            },
+        )
+
+    @staticmethod
+    def _remembered(state: AssistantState, evidence: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """The thread's cases and their last facts after ``evidence`` (see conversation)."""
+        found = [e for e in evidence if e.get("status") == "found" and e.get("number")]
+        if not found:
+            return {}
+        facts = dict(state.get("case_facts", {}))
+        facts.update({str(e["number"]): e for e in found})
+        cases = remember(state.get("cases", []), found)
+        return {"cases": cases, "case_facts": {n: facts[n] for n in cases if n in facts}}
+
     def _deliver_rag(self, state: AssistantState, rag: dict[str, Any]) -> Command[str]:
         turn = state.get("turn", 0)
+        case_part = (state.get("parts") or {}).get("case")
+        if case_part is not None:
+            return self._deliver_both(state, case_part, rag)
         answer = {
             "text": rag["answer"],
             "agent": "rag",
@@ -491,6 +726,34 @@ class AssistantGraph:
             "mode": OFFLINE_MODEL if self.offline else "model",
         }
         msg = ChatMessage.assistant(rag["answer"], agent="main", turn=turn, kind="answer")
+        return Command(
+            goto="finish", update={"messages": [msg], "answer": answer, "status": "answered"}
+        )
+
+    def _deliver_both(
+        self, state: AssistantState, case_part: dict[str, Any], rag: dict[str, Any]
+    ) -> Command[str]:
+        """One answer for a split question: the case facts, then the cited passages."""
+        turn = state.get("turn", 0)
+        mixed = state.get("mixed") or {}
+        text = (
+            f"Sobre o processo ({mixed.get('case', '')}):\n{case_part['text']}\n\n"
+            f"Sobre a norma ({mixed.get('law', '')}):\n{rag['answer']}"
+        )
+        answer = {
+            "text": text,
+            "agent": "main",
+            "citations": rag.get("citations", []),
+            "facts": case_part.get("facts", []),
+            "notes": rag.get("notes", []),
+            "quality": rag.get("quality"),
+            "passed": rag.get("passed"),
+            "attempts": rag.get("attempts"),
+            "extractive": rag.get("extractive"),
+            "mode": OFFLINE_MODEL if self.offline else "model",
+            "parts": {"case": case_part["text"], "law": rag["answer"]},
+        }
+        msg = ChatMessage.assistant(text, agent="main", turn=turn, kind="answer")
         return Command(
             goto="finish", update={"messages": [msg], "answer": answer, "status": "answered"}
         )
@@ -514,6 +777,7 @@ class AssistantGraph:
         evidence = list(state.get("evidence", []))
         approvals: list[dict[str, Any]] = []
         question: tuple[ToolCall, str] | None = None
+        options: list[str] = []
 
         def answer(call: ToolCall, text: str) -> None:
             out.append(ChatMessage.tool(call.id, call.name, text, agent=agent, turn=turn))
@@ -541,6 +805,11 @@ class AssistantGraph:
                     question = (call, str(call.arguments.get("question") or "").strip())
                 else:
                     answer(call, "Refused: ask one question at a time.")
+            elif (unsourced := self._unsourced(call, state)) is not None:
+                answer(call, unsourced)
+                log_items.append(
+                    {"turn": turn, "agent": agent, "tool": call.name, "refused": "unsourced number"}
+                )
             elif call.name in self.config.approval_tools:
                 approvals.append(
                     {"call_id": call.id, "tool": call.name, "arguments": call.arguments}
@@ -550,6 +819,13 @@ class AssistantGraph:
                 if isinstance(value, dict) and "status" in value:
                     evidence.append(value)
                 answer(call, text)
+                several = isinstance(value, dict) and len(value.get("cases") or []) > 1
+                if several and question is None and isinstance(value, dict):
+                    # several matches: the person picks one (read as a clarification reply)
+                    pick = _guard_call("ask_user", question=case_card(value) + _PICK)
+                    out.append(ChatMessage.assistant("", agent=agent, turn=turn, tool_calls=[pick]))
+                    question = (pick, str(pick.arguments["question"]))
+                    options = [str(c["number"]) for c in value["cases"]]
                 log_items.append(
                     {
                         "turn": turn,
@@ -563,8 +839,14 @@ class AssistantGraph:
         if plan.calls and repeats == len(plan.calls) and not plan.handoff and evidence:
             # A model repeating the lookups it already has is stuck: answer from the registry.
             final = self._final(agent, "", {**state, "evidence": evidence})
+            more = self._next_part(agent, final, state, flags)
+            if more is not None:
+                return Command(
+                    goto=more.goto, update={**update, **(more.update or {}), "messages": out}
+                )
             msg = ChatMessage.assistant(final["text"], agent=agent, turn=turn, kind="answer")
             update.update(messages=[*out, msg], answer=final, status="answered")
+            update.update(self._remembered(state, evidence))
             return Command(goto="finish", update=update)
         if plan.handoff is not None:
             call, handoff = plan.handoff
@@ -596,6 +878,8 @@ class AssistantGraph:
                 "agent": agent,
                 "question": text or "Pode dar mais detalhes?",
                 "call_id": call.id,
+                "expects": _expected_kind(text),
+                "options": options,
             }
             return Command(goto="clarify", update=update)
         return Command(goto=agent, update=update)
@@ -606,9 +890,46 @@ class AssistantGraph:
     async def search_tools(self, state: AssistantState, config: RunnableConfig) -> Command[str]:
         return await self._tools("search", state, config)
 
+    def _unsourced(self, call: ToolCall, state: AssistantState) -> str | None:
+        """Why a registry call's number is refused: a model must take it from the person or a
+        tool's result (a search), never make one up (small models invent
+        ``TC/001001/2023`` for "o processo da empresa X"). ``None`` when it is sourced."""
+        if call.name not in _REGISTRY_TOOLS or call.id.startswith("guard_"):
+            return None
+        try:
+            case = read_case_id(str(call.arguments.get("number", "")), today=self.config.today)
+        except IdentifierError:
+            return None  # the tool itself says what is wrong with it
+        known = set(state.get("cases", []))
+        for m in state.get("messages", []):
+            if m.role == "user" or m.role == "tool":
+                known.update(c.canonical for c in read_case_ids(m.content or ""))
+                known.update(
+                    i.canonical for i in find_case_ids(m.content or "") if isinstance(i, CaseId)
+                )
+        if case.canonical in known:
+            return None
+        # a bare number the person typed, read with the other kind, is theirs too
+        if any(
+            k.endswith(f"/{case.number:06d}/{case.year}")
+            or k.endswith(f"-{case.year}-{case.number:05d}")
+            for k in known
+        ):
+            return None
+        return (
+            f"Refused: {case.canonical} was not given by the person nor found by a tool; do not "
+            "make up numbers. To find a case by a name, subject or unit, call search_cases; or "
+            "ask the person for the number with ask_user."
+        )
+
     async def _run_tool(self, call: ToolCall) -> tuple[str, Any]:
         args = call.arguments
         try:
+            if call.name == "search_cases":
+                found = await search_cases(
+                    self.registry, str(args.get("query", "")), today=self.config.today
+                )
+                return _as_tool_text(found), found
             if call.name == "lookup_case":
                 found = await lookup_case(
                     self.registry, str(args.get("number", "")), today=self.config.today
@@ -622,7 +943,7 @@ class AssistantGraph:
 
     async def _movements(self, args: dict[str, Any]) -> tuple[str, Any]:
         try:
-            case = parse_case_id(str(args.get("number", "")))
+            case = read_case_id(str(args.get("number", "")), today=self.config.today)
         except IdentifierError as exc:
             return f"Error: {exc}", None
         limit = max(1, min(int(args.get("limit") or 10), 50))
@@ -636,7 +957,7 @@ class AssistantGraph:
         """Run an approved side effect under ``key`` (the registry keeps it once per key)."""
         if tool == "subscribe_updates":
             try:
-                case = parse_case_id(str(args.get("number", "")))
+                case = read_case_id(str(args.get("number", "")), today=self.config.today)
             except IdentifierError as exc:
                 return f"Error: {exc}"
             contact = str(args.get("contact", "")).strip()
@@ -682,8 +1003,10 @@ class AssistantGraph:
         elif key in effects:
             text, done = effects[key], {}
         else:
+            # an edit changes the arguments it names and keeps the others
+            # (resume --edit '{"contact": "..."}' keeps the case number)
             args = (
-                decision.arguments
+                {**item["arguments"], **decision.arguments}
                 if decision.action == "edit" and decision.arguments
                 else item["arguments"]
             )
@@ -713,14 +1036,101 @@ class AssistantGraph:
         reply = ask_clarification(
             Clarification(question=str(pending.get("question", "")), agent=agent)
         )
+        reading = await self._read_reply(str(reply), pending)
         msg = ChatMessage.tool(
             str(pending.get("call_id", "")),
             "ask_user",
-            f"Resposta da pessoa: {reply}",
+            f"Resposta da pessoa: {reply}" + (f" (lido como {reading})" if reading else ""),
             agent=agent,
             turn=turn,
         )
         return Command(goto=agent, update={"messages": [msg], "pending": None})
+
+    async def _model_split(self, text: str) -> tuple[str, str] | None:
+        """The model's split of a question the rules could not split (no conjunction between
+        the parts); kept only when the case part holds a case number and the legal part none."""
+        try:
+            out = await self.model.structured(
+                [Message.system(render_prompt(_PKG, "split.j2")), Message.user(text)],
+                _Split,
+                max_tokens=200,
+            )
+        except ColmeiaError as exc:
+            log.info("the model did not split %r: %s", text[:80], exc)
+            return None
+        case, law = out.case_part.strip(), out.law_part.strip()
+
+        def has_case(part: str) -> bool:
+            return any(isinstance(i, CaseId) for i in find_case_ids(part))
+
+        if not law or not has_case(case) or has_case(law):
+            return None
+        return case, law
+
+    async def _reply_to_answer(self, state: AssistantState, text: str) -> str:
+        """The case a new message gives when the previous answer asked for its number."""
+        if not text or any(isinstance(i, CaseId) for i in find_case_ids(text)):
+            return ""
+        last = next(
+            (
+                m.content
+                for m in reversed(state.get("messages", []))
+                if m.role == "assistant" and m.kind == "answer"
+            ),
+            "",
+        )
+        expects = _expected_kind(last) if "?" in last else None
+        if expects is None:
+            # or the previous question was about a case without its number ("meu processo")
+            asked = [m.content for m in state.get("messages", []) if m.role == "user" and m.turn]
+            if asked and mentions_case_words(asked[-1]) and not find_case_ids(asked[-1]):
+                expects = "case"
+        if expects is None or len(text.split()) > 8:
+            return ""
+        return await self._read_reply(text, {"expects": expects, "options": []})
+
+    async def _read_reply(self, reply: str, pending: dict[str, Any]) -> str:
+        """A reply to "qual é o número?" read in the light of the question: ``4506/2023``,
+        ``004506/2023``, "é o 4506 de 2023" or "é o 4506" (the registry finds the year) as
+        the kind asked for, and "2" or "o segundo" as that item of a list. Returns the case
+        as ``processo TC/004506/2023`` (``""`` when the reply is not a number), so the agent
+        — model or rules — and the number check both see the canonical form."""
+        expects = pending.get("expects")
+        options = [str(o) for o in pending.get("options") or []]
+        if expects is None:
+            return ""
+        if options:
+            picked = _pick(reply, options, self.config.today)
+            if picked is not None:
+                return _named(picked)
+        kind: CaseKind | None = expects if expects in ("process", "expediente") else None
+        ids = read_case_ids(reply, kind=kind, today=self.config.today)
+        if ids:
+            if any(isinstance(i, CaseId) for i in find_case_ids(reply)) or kind is not None:
+                return _named(ids[0].canonical)
+            return _named(await self._either_kind(ids[0]))
+        number = bare_number(reply)
+        if number is None:
+            return ""
+        try:
+            _, found = await self.registry.find(
+                f"-{number:05d}" if kind == "expediente" else f"/{number:06d}/", limit=5
+            )
+        except ColmeiaError:
+            return ""
+        matching = [c.number for c in found if _has_number(c.number, number)]
+        return _named(matching[0]) if len(matching) == 1 else ""
+
+    async def _either_kind(self, case: CaseId) -> str:
+        """A bare number asked as "processo ou expediente": whichever the registry has."""
+        try:
+            if await self.registry.process(case) is None:
+                other = CaseId("expediente", case.number, case.year)
+                if await self.registry.expediente(other) is not None:
+                    return other.canonical
+        except ColmeiaError:
+            pass
+        return case.canonical
 
     async def rag(self, state: AssistantState, config: RunnableConfig) -> Command[str]:
         """The RAG pipeline on the task it was handed; the result goes back to main.
@@ -791,8 +1201,8 @@ class AssistantGraph:
     def _build(self) -> StateGraph[AssistantState]:
         g: StateGraph[AssistantState] = StateGraph(AssistantState)
         g.add_node("begin", self.begin, destinations=("main", "search", "finish"))
-        g.add_node("main", self.main, destinations=("main_tools", "finish"))
-        g.add_node("search", self.search, destinations=("search_tools", "finish"))
+        g.add_node("main", self.main, destinations=("main_tools", "search", "finish"))
+        g.add_node("search", self.search, destinations=("search_tools", "rag", "finish"))
         g.add_node(
             "main_tools",
             self.main_tools,
@@ -801,7 +1211,7 @@ class AssistantGraph:
         g.add_node(
             "search_tools",
             self.search_tools,
-            destinations=("search", "main", "approve", "clarify", "finish"),
+            destinations=("search", "main", "rag", "approve", "clarify", "finish"),
         )
         g.add_node("approve", self.approve, destinations=("approve", "main", "search"))
         g.add_node("clarify", self.clarify, destinations=("main", "search"))
@@ -812,7 +1222,28 @@ class AssistantGraph:
         return g
 
 
+class _Split(BaseModel):
+    """A question's case part and legal part (see :meth:`AssistantGraph._model_split`)."""
+
+    case_part: str = ""
+    law_part: str = ""
+
+
 _REGISTRY_TOOLS = frozenset({"lookup_case", "case_movements", "subscribe_updates"})
+_PICK = "\n\nQual deles? Responda com o número do caso ou a posição na lista (1, 2, …)."
+
+
+def _expected_kind(question: str) -> str | None:
+    """What a clarifying question asks for: ``process``, ``expediente``, ``case`` (either
+    number) or ``None`` (not a number)."""
+    q = question.lower()
+    if "expediente" in q and "processo" not in q:
+        return "expediente"
+    if "processo" in q and "expediente" not in q:
+        return "process"
+    if "número" in q or "numero" in q or "expediente" in q or "qual deles" in q:
+        return "case"
+    return None
 
 
 def _answered_calls(state: AssistantState, agent: str, turn: int) -> set[tuple[str, bytes]]:
@@ -826,6 +1257,56 @@ def _answered_calls(state: AssistantState, agent: str, turn: int) -> set[tuple[s
         for c in m.tool_calls
         if c["id"] in answered
     }
+
+
+_ORDINALS = {
+    "primeir": 1,
+    "segund": 2,
+    "terceir": 3,
+    "quart": 4,
+    "quint": 5,
+    "últim": -1,
+    "ultim": -1,
+}
+
+
+def _pick(reply: str, options: list[str], today: Any) -> str | None:
+    """Which of ``options`` a reply picks: its number in any typing, a position ("2", "o
+    segundo", "o último"), or ``None``."""
+    for i in read_case_ids(reply, today=today):
+        for o in options:
+            if o == i.canonical or _has_number(o, i.number, i.year):
+                return o
+    words = reply.lower().split()
+    for stem, pos in _ORDINALS.items():
+        if any(w.startswith(stem) for w in words):
+            return options[pos - 1 if pos > 0 else pos] if abs(pos) <= len(options) else None
+    digits = [int(w.strip(".,)º°ª")) for w in words if w.strip(".,)º°ª").isdigit()]
+    if len(digits) == 1 and 1 <= digits[0] <= len(options):
+        return options[digits[0] - 1]
+    number = bare_number(reply)
+    if number is not None:
+        hits = [o for o in options if _has_number(o, number)]
+        if len(hits) == 1:
+            return hits[0]
+    return None
+
+
+def _has_number(canonical: str, number: int, year: int | None = None) -> bool:
+    """Whether a canonical identifier has this number (and year)."""
+    try:
+        if canonical.startswith("TC/"):
+            _, n, y = canonical.split("/")
+        else:
+            _, y, n = canonical.split("-")
+        return int(n) == number and (year is None or int(y) == year)
+    except ValueError:  # not a canonical number (a registry of another system): no match
+        return False
+
+
+def _named(canonical: str) -> str:
+    kind = "expediente" if canonical.startswith("EXP-") else "processo"
+    return f"{kind} {canonical}"
 
 
 def _guard_call(name: str, **arguments: Any) -> ToolCall:

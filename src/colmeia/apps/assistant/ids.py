@@ -21,9 +21,12 @@ __all__ = [
     "CaseKind",
     "IdentifierError",
     "IdentifierProblem",
+    "bare_number",
     "find_case_ids",
     "mentions_case_words",
     "parse_case_id",
+    "read_case_id",
+    "read_case_ids",
 ]
 
 CaseKind = Literal["process", "expediente"]
@@ -35,6 +38,7 @@ _EXPEDIENTE_DIGITS = 5
 # A number may carry thousands dots ("001.234") as people copy them from letters.
 _NUM = r"\d{1,3}(?:\.\d{3})+|\d+"
 _SEP = r"[\s/\\\-_.:,;nº°#]*"
+_SEP_BARE = r"\s*(?:/|-|\\|\s+de\s+|\s+do\s+ano\s+(?:de\s+)?)\s*"
 _PROCESS_PREFIX = r"(?:tc|proc(?:esso)?\.?(?:\s+n[º°o.]*)?)"
 _EXP_PREFIX = r"(?:exp(?:ediente)?\.?(?:\s+n[º°o.]*)?)"
 # "TC 1234/2024", "TC-001234-2024", "processo nº 1.234/2024"
@@ -225,3 +229,71 @@ def find_case_ids(text: str, *, today: dt.date | None = None) -> list[CaseId | I
 def mentions_case_words(text: str) -> bool:
     """Whether ``text`` talks about a case ("meu processo", "andamento", "expediente")."""
     return bool(_CASE_WORDS.search(text))
+
+
+# Without a prefix: "4506/2023", "004506/2023", "4506 de 2023", "4.506/2023", "4506-2023".
+_BARE_RE = re.compile(
+    rf"(?<![\w/.-])(?P<num>{_NUM}){_SEP_BARE}(?P<year>\d{{4}})(?![\w/])", re.IGNORECASE
+)
+# An expediente in its canonical order without the prefix: "2024-00123", "2024/123".
+_BARE_EXP_RE = re.compile(r"(?<![\w/.-])(?P<year>\d{4})[-/](?P<num>\d{1,5})(?![\w/])")
+_LONE_NUMBER = re.compile(r"(?<![\w/.,-])(\d{1,3}(?:\.\d{3})+|\d{1,6})(?![\w/,-]|\.\d)")
+
+
+def read_case_ids(
+    text: str, *, kind: CaseKind | None = None, today: dt.date | None = None
+) -> list[CaseId]:
+    """The identifiers in ``text`` read as leniently as a reply to "qual é o número?".
+
+    Prefixed identifiers (:func:`find_case_ids`) come first; without any, a bare
+    ``NNNN/AAAA`` or ``NNNN de AAAA`` is read as ``kind`` (a process when the question did
+    not say), and with ``kind="expediente"`` also ``AAAA-NNNNN``. Invalid readings are left
+    out: a reply that holds no usable number gives ``[]``.
+    """
+    today = today or dt.date.today()
+    strict = [i for i in find_case_ids(text, today=today) if isinstance(i, CaseId)]
+    if strict:
+        return strict
+    read_as: CaseKind = kind or "process"
+    out: list[CaseId] = []
+    if kind in ("expediente", None):
+        for m in _BARE_EXP_RE.finditer(text):
+            if _is_year(m.group("year"), today):
+                try:
+                    out.append(
+                        _check("expediente", m.group(0), m.group("num"), m.group("year"), today)
+                    )
+                except IdentifierError:
+                    continue
+    if not out:
+        for m in _BARE_RE.finditer(text):
+            try:
+                out.append(_check(read_as, m.group(0), m.group("num"), m.group("year"), today))
+            except IdentifierError:
+                continue
+    return list(dict.fromkeys(out))
+
+
+def read_case_id(
+    text: str, *, kind: CaseKind | None = None, today: dt.date | None = None
+) -> CaseId:
+    """One identifier in ``text``, strict first (:func:`parse_case_id`), then read leniently
+    (:func:`read_case_ids`) as ``kind``; raises the strict parser's error when neither works."""
+    try:
+        return parse_case_id(text, today=today)
+    except IdentifierError as exc:
+        if exc.code not in ("format",):
+            raise
+        found = read_case_ids(text, kind=kind, today=today)
+        if len(found) == 1:
+            return found[0]
+        raise
+
+
+def bare_number(text: str) -> int | None:
+    """The one number in a short reply with no year ("é o 4506", "4.506"), else ``None``."""
+    if read_case_ids(text) or len(text.split()) > 8:
+        return None
+    found = {int(_digits(m.group(1))) for m in _LONE_NUMBER.finditer(text)}
+    found.discard(0)
+    return found.pop() if len(found) == 1 else None

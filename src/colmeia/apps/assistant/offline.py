@@ -19,8 +19,9 @@ from typing import Any, TypeVar
 import orjson
 from pydantic import BaseModel
 
-from colmeia.apps.assistant.cases import evidence_cards
-from colmeia.apps.assistant.ids import find_case_ids, mentions_case_words
+from colmeia.apps.assistant.cases import case_answer, evidence_cards, search_terms
+from colmeia.apps.assistant.conversation import aspect_of, cases_in_context, resolve_follow_up
+from colmeia.apps.assistant.ids import CaseId, find_case_ids, mentions_case_words
 from colmeia.errors import ModelOutputError
 from colmeia.llm.base import (
     NOT_GIVEN,
@@ -35,7 +36,15 @@ from colmeia.llm.base import (
     Usage,
 )
 
-__all__ = ["OFFLINE_MODEL", "RulesModel", "current_request", "is_general_question", "route_of"]
+__all__ = [
+    "OFFLINE_MODEL",
+    "RulesModel",
+    "current_request",
+    "is_general_question",
+    "mentions_case_and_norm",
+    "route_of",
+    "split_mixed",
+]
 
 T = TypeVar("T", bound=BaseModel)
 OFFLINE_MODEL = "offline-rules"
@@ -55,6 +64,29 @@ _WEB = re.compile(
 )
 _SUBSCRIBE = re.compile(r"\b(acompanhar|avis\w+|notifi\w+|alert\w+|inscrev\w+)\b", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# "não sei o número", "sem o número": a case to find by what the person knows about it
+_NO_NUMBER = re.compile(
+    r"\b(n[aã]o\s+(?:sei|tenho|lembro|encontro|achei)\b.{0,25}\bn[uú]mero|sem\s+o\s+n[uú]mero|"
+    r"esqueci\s+o\s+n[uú]mero)",
+    re.IGNORECASE,
+)
+# "o processo da Construtora X", "o processo sobre a merenda": described, not numbered
+_DESCRIBED = re.compile(
+    r"\b(?:processos?|expedientes?|casos?)\s+(?:(?:d[aeo]s?|contra|envolvendo)\s+"
+    r"(?:[A-ZÀ-Ú]|empresa|prefeitura|munic[ií]pio|c[aâ]mara|secretaria)|sobre\s+\S|"
+    r"(?:relatad[oa]\s+por|cujo\s+relator))",
+)
+# A part of a question that asks about a norm (for splitting mixed questions).
+_LAW_PART = re.compile(
+    r"\b(lei|leis|artigo|art\.|lgpd|constitui\w+|decreto|resolu[cç][aã]o|c[oó]digo|norma|"
+    r"prazo\s+legal|segundo\s+a|de\s+acordo\s+com)\b",
+    re.IGNORECASE,
+)
+_JOIN = re.compile(
+    r"\s*[?;,]?\s+e\s+(?=(?:qual|quais|o\s+que|como|quando|quem|onde|o\s+prazo|a\s+lei|"
+    r"segundo|pela|de\s+acordo|h[aá]))|\?\s+|;\s+",
+    re.IGNORECASE,
+)
 HELP = (
     "Sou o assistente do Tribunal de Contas. Posso consultar o andamento de processos "
     "(TC/XXXXXX/AAAA) e expedientes (EXP-AAAA-XXXXX), dizer onde estão e desde quando, e "
@@ -66,10 +98,44 @@ ASK_NUMBER = (
 )
 
 
+def split_mixed(text: str) -> tuple[str, str] | None:
+    """``(case part, legal part)`` of a question that asks both ("Qual o status do processo
+    4506/2023 e qual o prazo legal segundo a Lei 9.784?"), or ``None``.
+
+    The case part is every clause with a case number; the legal part every clause without one
+    that names a norm. Routing of both halves is in :mod:`colmeia.apps.assistant.graph`;
+    other modules (scope, legal) may call this to tell a mixed question from a legal one.
+    """
+    if not any(isinstance(i, CaseId) for i in find_case_ids(text)) or not _LAW_PART.search(text):
+        return None
+    pieces = [p.strip(" ,;?") for p in _JOIN.split(text) if p and p.strip(" ,;?")]
+
+    def has_case(p: str) -> bool:
+        return any(isinstance(i, CaseId) for i in find_case_ids(p))
+
+    case = [p for p in pieces if has_case(p)]
+    law = [p for p in pieces if not has_case(p) and _LAW_PART.search(p)]
+    if not case or not law:
+        return None
+
+    def sentence(parts: list[str]) -> str:
+        joined = " e ".join(parts)
+        return joined[:1].upper() + joined[1:] + "?"
+
+    return sentence(case), sentence(law)
+
+
+def mentions_case_and_norm(text: str) -> bool:
+    """Whether ``text`` writes a case number and names a norm (it may ask about both)."""
+    return any(isinstance(i, CaseId) for i in find_case_ids(text)) and bool(_LAW_PART.search(text))
+
+
 def route_of(text: str) -> str:
     """Who should answer ``text`` by the rules: ``search`` (cases, web), ``main`` (greetings,
     questions about the assistant) or ``rag`` (everything else: documents)."""
     if find_case_ids(text) or mentions_case_words(text) or _WEB.search(text):
+        return "search"
+    if _NO_NUMBER.search(text) or _DESCRIBED.search(text):
         return "search"
     return "main" if is_general_question(text) else "rag"
 
@@ -100,6 +166,16 @@ def current_request(messages: Sequence[Message]) -> tuple[str, list[Message]]:
     return "", []
 
 
+def _is_reply(messages: Sequence[Message]) -> bool:
+    """Whether the person's latest words answer a clarifying question (not a new question)."""
+    for m in reversed(messages):
+        if m.role == "user":
+            return False
+        if m.role == "tool" and (m.content or "").startswith("Resposta da pessoa: "):
+            return True
+    return False
+
+
 class RulesModel:
     """A ChatModel that routes by rules (see the module docstring)."""
 
@@ -119,9 +195,12 @@ class RulesModel:
         deadline: float | NotGiven = NOT_GIVEN,
     ) -> ChatResult:
         names = {t.name for t in tools or ()}
-        text, after = current_request(messages)
+        asked, after = current_request(messages)
+        # a follow-up ("e as partes?") is about the thread's case the view names
+        text = resolve_follow_up(asked, cases_in_context(messages))
+        aspect = aspect_of(asked) if text != asked else None
         if "lookup_case" in names or "web_search" in names or "transfer_to_main" in names:
-            content, calls = self._search(text, after, names)
+            content, calls = self._search(text, after, names, aspect, _is_reply(messages))
         else:
             content, calls = self._main(text, after, names)
         usage = Usage(calls=1)
@@ -149,11 +228,16 @@ class RulesModel:
 
     # ------------------------------------------------------------------ search agent
     def _search(
-        self, text: str, after: list[Message], names: set[str]
+        self,
+        text: str,
+        after: list[Message],
+        names: set[str],
+        aspect: str | None = None,
+        reply: bool = False,
     ) -> tuple[str, list[ToolCall]]:
         results = [m for m in after if m.role == "tool"]
         if results:
-            return self._phrase(results), []
+            return self._phrase(results, aspect), []
         ids = find_case_ids(text)
         if _WEB.search(text) and "web_search" in names:
             return "", [_call("web_search", query=text, max_results=5)]
@@ -169,7 +253,10 @@ class RulesModel:
                 for i in ids[:5]
             ]
             return "", calls
-        if ids or mentions_case_words(text):
+        described = _NO_NUMBER.search(text) or _DESCRIBED.search(text) or reply
+        if not ids and described and "search_cases" in names and search_terms(text):
+            return "", [_call("search_cases", query=" ".join(search_terms(text)))]
+        if ids or mentions_case_words(text) or described:
             if "lookup_case" not in names:
                 return "A consulta ao cadastro de processos está desativada nesta solicitação.", []
             if "ask_user" in names:
@@ -179,7 +266,7 @@ class RulesModel:
         return HELP, []
 
     @staticmethod
-    def _phrase(results: list[Message]) -> str:
+    def _phrase(results: list[Message], aspect: str | None = None) -> str:
         evidence: list[dict[str, Any]] = []
         other: list[str] = []
         for m in results:
@@ -191,7 +278,13 @@ class RulesModel:
                 evidence.append(value)
             elif m.content:
                 other.append(m.content)
-        parts = [evidence_cards(evidence)] if evidence else []
+        found = [e for e in evidence if e.get("status") == "found"]
+        if found:  # a list the person picked from is not repeated
+            evidence = found
+        if aspect is not None and len(found) == 1:
+            parts = [case_answer(found[0], aspect)]
+        else:
+            parts = [evidence_cards(evidence)] if evidence else []
         return "\n\n".join([*parts, *other]).strip() or HELP
 
     # ------------------------------------------------------------------ unsupported

@@ -7,6 +7,9 @@ model for case data: whatever it says about a case comes from here. Backends:
 * :class:`~colmeia.apps.assistant.registry_http.HTTPCaseRegistry` — a registry served over
   HTTP (``http://host:port``), e.g. by ``colmeia registry serve``.
 
+:func:`~colmeia.apps.assistant.registry_url.open_registry` opens either from a URL (it lives
+apart so that this module does not import the HTTP client that imports it).
+
 Methods take canonical identifiers (:class:`~colmeia.apps.assistant.ids.CaseId`); parsing and
 normalising what a person typed happens before, in the tools.
 """
@@ -37,7 +40,6 @@ __all__ = [
     "SQLiteCaseRegistry",
     "Subscription",
     "locate",
-    "open_registry",
 ]
 
 
@@ -203,6 +205,11 @@ class CaseRegistry(Protocol):
         """How many processes, expedientes, movements… the registry holds."""
         ...
 
+    async def find(self, text: str, limit: int = 20) -> tuple[int, list[CaseSummary]]:
+        """Cases whose number, subject, class, unit, rapporteur or parties contain ``text``
+        (newest first): the total and the first ``limit``."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -275,7 +282,7 @@ class SQLiteCaseRegistry:
         if not create and not self.path.exists():
             raise ConfigurationError(
                 f"no case registry at {self.path}; create one with `colmeia registry demo` "
-                "or `colmeia registry import`, or set COLMEIA_REGISTRY"
+                "or `colmeia registry import`, or set COLMEIA_ASSISTANT_REGISTRY"
             )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -441,6 +448,9 @@ class SQLiteCaseRegistry:
         )
         return total, [CaseSummary(*r) for r in rows]
 
+    async def find(self, text: str, limit: int = 20) -> tuple[int, list[CaseSummary]]:
+        return self.search(text, limit=limit)
+
     def known_numbers(self) -> set[str]:
         """Every process and expediente number (for import checks)."""
         rows = self._rows("SELECT number FROM processes UNION SELECT number FROM expedientes", ())
@@ -491,17 +501,3 @@ class RegistryBatch:
 
     def __len__(self) -> int:
         return len(self.processes) + len(self.expedientes)
-
-
-def open_registry(url: str, *, create: bool = False) -> CaseRegistry:
-    """The registry at ``url``: ``sqlite:///path``, a plain path, or ``http(s)://…``."""
-    if url.startswith(("http://", "https://")):
-        from colmeia.apps.assistant.registry_http import HTTPCaseRegistry
-
-        return HTTPCaseRegistry(url)
-    path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url
-    if "://" in path:
-        raise ConfigurationError(
-            f"unsupported registry URL {url!r}: use sqlite:///path.db or http(s)://host:port"
-        )
-    return SQLiteCaseRegistry(path, create=create)

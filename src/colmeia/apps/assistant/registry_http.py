@@ -9,6 +9,7 @@ API (identifiers in paths use their URL-safe form, ``TC-000123-2024`` / ``EXP-20
     GET  /v1/cases/{id}/location?today  → {"location", "since", "days", ...} | 404
     POST /v1/subscriptions              {"case", "contact", "key"} → {"key", ..., "created"}
     GET  /v1/counts                     → {"processes": n, ...}
+    GET  /v1/cases?q=&limit             → {"total": n, "cases": [{"kind", "number", ...}]}
 
 :func:`registry_app` serves any :class:`CaseRegistry` with that API (``colmeia registry
 serve``); :class:`HTTPCaseRegistry` reads one, so an institution's own system can stand
@@ -30,6 +31,7 @@ from colmeia.apps.assistant.ids import CaseId, IdentifierError, parse_case_id
 from colmeia.apps.assistant.registry import (
     CaseDocument,
     CaseRegistry,
+    CaseSummary,
     Expediente,
     Location,
     Movement,
@@ -66,17 +68,21 @@ class HTTPCaseRegistry:
             resp = await self._client.get(path, params={k: v for k, v in params.items() if v})
         except httpx.HTTPError as exc:
             raise StoreError(
-                f"the case registry at {self.url} could not be reached ({type(exc).__name__}); "
-                "check COLMEIA_REGISTRY and that the service is running"
+                f"o cadastro de processos em {self.url} não respondeu ({type(exc).__name__}); "
+                "confira COLMEIA_ASSISTANT_REGISTRY e se o serviço do cadastro está no ar"
             ) from None
         if resp.status_code == 404:
             return None
         if resp.status_code >= 400:
-            raise StoreError(f"the case registry at {self.url} answered HTTP {resp.status_code}")
+            raise StoreError(
+                f"o cadastro de processos em {self.url} respondeu HTTP {resp.status_code}"
+            )
         try:
             return resp.json()
         except ValueError:
-            raise StoreError(f"the case registry at {self.url} did not answer JSON") from None
+            raise StoreError(
+                f"o cadastro de processos em {self.url} não respondeu em JSON"
+            ) from None
 
     async def _case(self, case: CaseId) -> dict[str, Any] | None:
         data = await self._get(f"/v1/cases/{case_slug(case)}")
@@ -126,16 +132,26 @@ class HTTPCaseRegistry:
             )
         except httpx.HTTPError as exc:
             raise StoreError(
-                f"the case registry at {self.url} could not be reached ({type(exc).__name__})"
+                f"o cadastro de processos em {self.url} não respondeu ({type(exc).__name__}); "
+                "confira COLMEIA_ASSISTANT_REGISTRY e se o serviço do cadastro está no ar"
             ) from None
         if resp.status_code >= 400:
-            raise StoreError(f"the case registry at {self.url} answered HTTP {resp.status_code}")
+            raise StoreError(
+                f"o cadastro de processos em {self.url} respondeu HTTP {resp.status_code}"
+            )
         sub: Subscription = _build(Subscription, resp.json())
         return sub
 
     async def counts(self) -> dict[str, int]:
         data = await self._get("/v1/counts")
         return {str(k): int(v) for k, v in (data or {}).items()}
+
+    async def find(self, text: str, limit: int = 20) -> tuple[int, list[CaseSummary]]:
+        data = await self._get("/v1/cases", q=text, limit=limit)
+        if not isinstance(data, dict):
+            return 0, []
+        cases = [_build(CaseSummary, r) for r in data.get("cases") or []]
+        return int(data.get("total") or len(cases)), cases
 
     async def close(self) -> None:
         await self._client.aclose()
@@ -207,11 +223,16 @@ def registry_app(registry: CaseRegistry) -> Any:
     async def counts(request: Request) -> JSONResponse:
         return JSONResponse(await registry.counts())
 
+    async def find(request: Request) -> JSONResponse:
+        total, found = await registry.find(request.query_params.get("q", ""), limit_of(request))
+        return JSONResponse({"total": total, "cases": [c.as_dict() for c in found]})
+
     async def bad_id(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=400)
 
     return Starlette(
         routes=[
+            Route("/v1/cases", find),
             Route("/v1/cases/{case}", get_case),
             Route("/v1/cases/{case}/parties", parties),
             Route("/v1/cases/{case}/movements", movements),

@@ -22,7 +22,8 @@ from langgraph.types import Command
 from colmeia.apps.assistant.graph import AssistantGraph, Flags, GraphConfig
 from colmeia.apps.assistant.offline import OFFLINE_MODEL
 from colmeia.apps.assistant.rag_agent import RagConfig, RagPipeline
-from colmeia.apps.assistant.registry import CaseRegistry, open_registry
+from colmeia.apps.assistant.registry import CaseRegistry
+from colmeia.apps.assistant.registry_url import UnconfiguredRegistry, open_registry
 from colmeia.apps.assistant.settings import AssistantSettings
 from colmeia.errors import InputError
 from colmeia.graphs.checkpoint import ThreadInfo, delete_thread, list_threads, open_checkpointer
@@ -359,7 +360,13 @@ async def open_assistant(
     from colmeia.graphs.messages import ChatMessage as _Msg
 
     s = settings or AssistantSettings()
-    reg = registry or open_registry(s.registry_url(home))
+    if registry is not None:
+        reg = registry
+    elif s.registry is None and not (home / "registry.db").exists():
+        # no registry at all: law questions still work, case questions say so
+        reg = UnconfiguredRegistry()
+    else:
+        reg = open_registry(s.registry_url(home))
     url = checkpoints or s.checkpoints_url(home)
     tools = frozenset(t.strip() for t in s.approval_tools.split(",") if t.strip())
     config = GraphConfig(

@@ -16,11 +16,11 @@ from typing import Any, Literal
 
 import orjson
 from fastapi import APIRouter, HTTPException, Query, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sse_starlette.sse import EventSourceResponse
 
 from colmeia.errors import ColmeiaError, InputError
-from colmeia.service.auth import Caller, Metered, Principal, state_of
+from colmeia.service.auth import Admin, Caller, Metered, Principal, state_of
 from colmeia.service.names import ExistingName
 from colmeia.service.state import ServiceState
 
@@ -41,7 +41,22 @@ class MessageIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: str = Field(min_length=1, max_length=8000)
-    flags: dict[str, bool] = Field(default_factory=dict, description="e.g. {'web': true}")
+    flags: dict[str, bool] = Field(
+        default_factory=dict,
+        description="Capabilities on or off for this message, by short or long name: "
+        "web (enable_web_search), system (enable_system_search), rag (enable_rag_processing); "
+        "e.g. {'web': true}. An unknown name is refused (422).",
+    )
+
+    @field_validator("flags")
+    @classmethod
+    def _known_flags(cls, value: dict[str, bool]) -> dict[str, bool]:
+        from colmeia.apps.assistant.graph import Flags
+
+        try:
+            return Flags.parse(value).as_dict() if value else {}
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
 
 
 class ResumeIn(BaseModel):
@@ -60,6 +75,7 @@ class ThreadOut(BaseModel):
     collection: str
     status: str
     pending: dict[str, Any] | None
+    shared: bool = False
     created_at: float
     updated_at: float
 
@@ -72,8 +88,24 @@ def _thread_out(row: dict[str, Any]) -> ThreadOut:
         collection=str(meta.get("collection", "")),
         status=row["status"],
         pending=meta.get("waiting"),
+        shared=bool(meta.get("shared")),
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+    )
+
+
+def _meta(row: dict[str, Any]) -> dict[str, Any]:
+    meta = orjson.loads(row["pending"]) if row["pending"] else {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _visible(row: dict[str, Any], principal: Principal) -> bool:
+    """A thread belongs to the key (or user) that made it; an admin of the tenant sees all,
+    and a thread an admin shared is open to the whole tenant."""
+    return (
+        row["created_by"] == principal.actor
+        or principal.role == "admin"
+        or bool(_meta(row).get("shared"))
     )
 
 
@@ -81,7 +113,8 @@ def _row(state: ServiceState, principal: Principal, thread_id: str) -> dict[str,
     row = state.db.one(
         "SELECT * FROM threads WHERE id = ? AND tenant_id = ?", (thread_id, principal.tenant)
     )
-    if row is None:
+    # another user's thread is answered like a missing one: its id tells nothing
+    if row is None or not _visible(row, principal):
         raise HTTPException(404, f"no thread {thread_id!r}")
     return row
 
@@ -137,7 +170,8 @@ def _busy(state: ServiceState, tenant: str, thread_id: str) -> asyncio.Lock:
 
 
 def _record(state: ServiceState, row: dict[str, Any], result: dict[str, Any]) -> None:
-    meta = {"collection": _collection_of(row), "waiting": result.get("waiting")}
+    current = state.db.one("SELECT pending FROM threads WHERE id = ?", (row["id"],))
+    meta = {**_meta(current or row), "waiting": result.get("waiting")}
     status = str(result.get("status") or "answered")
     state.db.execute(
         "UPDATE threads SET status = ?, pending = ?, updated_at = ? WHERE id = ?",
@@ -174,10 +208,10 @@ async def list_threads(
 ) -> list[ThreadOut]:
     rows = await asyncio.to_thread(
         state_of(request).db.query,
-        "SELECT * FROM threads WHERE tenant_id = ? ORDER BY updated_at DESC LIMIT ?",
-        (principal.tenant, limit),
+        "SELECT * FROM threads WHERE tenant_id = ? ORDER BY updated_at DESC",
+        (principal.tenant,),
     )
-    return [_thread_out(r) for r in rows]
+    return [_thread_out(r) for r in rows if _visible(r, principal)][:limit]
 
 
 @router.get(
@@ -191,7 +225,7 @@ async def pending(request: Request, principal: Caller) -> list[ThreadOut]:
         "SELECT * FROM threads WHERE tenant_id = ? AND status LIKE 'waiting%' ORDER BY updated_at",
         (principal.tenant,),
     )
-    return [_thread_out(r) for r in rows]
+    return [_thread_out(r) for r in rows if _visible(r, principal)]
 
 
 @router.get("/threads/{thread_id}", summary="A thread with its conversation so far")
@@ -203,6 +237,21 @@ async def get_thread(request: Request, thread_id: str, principal: Caller) -> dic
         return {**out, "messages": []}
     assistant = await assistant_for(state, principal.tenant, _collection_of(row))
     return {**out, "messages": await assistant.history(thread_id)}
+
+
+@router.post(
+    "/threads/{thread_id}/share",
+    response_model=ThreadOut,
+    summary="Share a thread with every key and user of the tenant (admin)",
+)
+async def share_thread(request: Request, thread_id: str, principal: Admin) -> ThreadOut:
+    state = state_of(request)
+    row = await asyncio.to_thread(_row, state, principal, thread_id)
+    meta = orjson.dumps({**_meta(row), "shared": True}).decode()
+    await asyncio.to_thread(
+        state.db.execute, "UPDATE threads SET pending = ? WHERE id = ?", (meta, thread_id)
+    )
+    return _thread_out(await asyncio.to_thread(_row, state, principal, thread_id))
 
 
 @router.delete("/threads/{thread_id}", status_code=204, summary="Delete a thread")
