@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
+from typer._click.globals import get_current_context
 
 from colmeia.cli.plumbing import command_usage, fail, say_if_simulated
 from colmeia.cli.progress import Progress
@@ -30,6 +31,8 @@ from colmeia.errors import ColmeiaError, ConfigurationError
 
 if TYPE_CHECKING:
     from colmeia.apps.moderation.batch import BatchProgress
+    from colmeia.apps.moderation.graph import Moderator
+    from colmeia.apps.moderation.policy import PolicySet
     from colmeia.apps.moderation.report import ReportOptions
     from colmeia.apps.moderation.review import ReviewItem, VerdictLog, VerdictRecord
 
@@ -89,7 +92,16 @@ def run(
         None, "--max-rewrites", min=1, help="Hard cap on rewrites per item (default 3)."
     ),
     policy: Path | None = typer.Option(
-        None, "--policy", help="Store policy file (YAML/TOML/JSON): forbidden content, language."
+        None,
+        "--policy",
+        help="Store policy file (YAML/TOML/JSON), or 'none' for the pure-model review (no rule "
+        "checked). Default: the built-in policy (see `colmeia moderate policy show`).",
+    ),
+    prompts: Path | None = typer.Option(
+        None,
+        "--prompts",
+        help="Folder of templates overriding the packaged prompts (as COLMEIA_PROMPTS_DIR; "
+        "start from `colmeia prompts export DIR`).",
     ),
     audit_language: str | None = typer.Option(
         None, "--audit-language", help="Language of justifications: en (default), pt-BR or es."
@@ -103,9 +115,15 @@ def run(
     """Moderate every record into --out, one line each, with a run manifest beside it."""
     from colmeia.apps.moderation.batch import open_batch
     from colmeia.apps.moderation.roles import load_config
+    from colmeia.llm.prompts import prompts_dir, use_prompts_dir
 
     used = command_usage()
+    if prompts is not None:
+        # For this command only (in-process callers get the previous choice back after it).
+        get_current_context().with_resource(prompts_dir(None))
     try:
+        if prompts is not None:
+            use_prompts_dir(prompts)
         cfg = load_config(
             config,
             threshold=threshold,
@@ -130,6 +148,7 @@ def run(
         )
     except ColmeiaError as exc:
         raise fail(exc) from None
+    _say_settings(batch.moderator)
     with (
         batch,
         Progress(
@@ -184,6 +203,24 @@ def run(
             highlight=False,
         )
         raise typer.Exit(EXIT_ERRORS)
+
+
+def _say_settings(moderator: Moderator) -> None:
+    """What decides the results, before any item: policy, prompts, temperatures, threshold."""
+    err_console.print(escape(moderator.policy.summary()), highlight=False)
+    if moderator.prompts is not None:
+        p = moderator.prompts
+        err_console.print(
+            f"prompts: {escape(str(p.path))} overrides {escape(', '.join(p.overrides) or '-')} "
+            f"(sha256 {p.sha256[:12]})",
+            highlight=False,
+        )
+    temps = sorted({str(rm.temperature) for rm in moderator.models.values()})
+    err_console.print(
+        f"threshold {moderator.threshold:g}, rewrite cap {moderator.max_rewrites}, "
+        f"temperature {', '.join(temps)}",
+        highlight=False,
+    )
 
 
 def _error_kinds(out: Path) -> tuple[int, int]:
@@ -277,6 +314,50 @@ def compare(
         raise fail(exc) from None
     console.print(f"comparison: {files.html}", highlight=False)
     console.print(f"data:       {files.summary}", highlight=False)
+
+
+# ---------------------------------------------------------------------------------- policy
+
+policy_app = typer.Typer(help="The store policy: explain it, validate a policy file.")
+app.add_typer(policy_app, name="policy")
+
+
+def _policy_set(file: Path | None) -> PolicySet:
+    from colmeia.apps.moderation.policy import NO_POLICY, PolicySet, load_policy
+
+    if file is None:
+        return PolicySet()
+    if str(file) == NO_POLICY and not file.exists():
+        return PolicySet.none()
+    return load_policy(file)
+
+
+@policy_app.command("show")
+def policy_show(
+    file: Path | None = typer.Argument(
+        None, help="A policy file, or 'none'; without it, the built-in default."
+    ),
+) -> None:
+    """Explain each rule of a policy (the built-in default when no file is given)."""
+    try:
+        policy = _policy_set(file)
+    except ColmeiaError as exc:
+        raise fail(exc) from None
+    for line in policy.explain():
+        console.print(escape(line), highlight=False, soft_wrap=True)
+
+
+@policy_app.command("check")
+def policy_check(file: Path = typer.Argument(..., help="The policy file to validate.")) -> None:
+    """Validate a policy file: every problem on its own line with the file's line number."""
+    from colmeia.apps.moderation.policy import policy_problems
+
+    policy, problems = policy_problems(file)
+    if policy is None or problems:
+        for problem in problems:
+            err_console.print(escape(problem), highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_USAGE)
+    console.print(f"{file}: valid — {escape(policy.summary())}", highlight=False, soft_wrap=True)
 
 
 # ---------------------------------------------------------------------------------- review

@@ -3,7 +3,9 @@ with the schemas they ask for."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -79,3 +81,80 @@ async def test_the_audit_language_reaches_every_agent(sim_server: Any) -> None:
         await Moderator(model, audit_language="pt-BR").moderate(ModerationItem.model_validate(raw))
     systems = [str(r.messages[0]["content"]) for r in sim.requests]
     assert len(systems) >= 2 and all("Brazilian Portuguese" in s for s in systems)
+
+
+# -- a team's own prompts -----------------------------------------------------------------------
+
+
+def test_an_overriding_template_is_used_and_its_hash_recorded(
+    tmp_path: Path, colmeia_cli: Any, sim_server: Any
+) -> None:
+    from colmeia.apps.moderation.manifest import read_manifest
+    from colmeia.llm.prompts import PromptsDir, export_prompts
+
+    export_prompts(tmp_path / "exported")
+    folder = tmp_path / "ours" / "moderation"
+    folder.mkdir(parents=True)
+    packaged = (tmp_path / "exported" / "moderation" / "semantic.j2").read_text("utf-8")
+    ours = packaged.replace(
+        "Semantic reviewer of a store's answer", "REVISOR DA LOJA CENTRO. Semantic reviewer"
+    )
+    (folder / "semantic.j2").write_text(ours, encoding="utf-8")
+    sim = SimulatedModel(schema_mode=True, seed=3)
+    srv = sim_server(sim)
+    items = tmp_path / "items.json"
+    items.write_text(json.dumps(_sample()[:3]), encoding="utf-8")
+    out = tmp_path / "results.jsonl"
+    code, _, err = colmeia_cli(
+        "moderate", "run", str(items), "--out", str(out), "--prompts", str(tmp_path / "ours"),
+        env={"COLMEIA_LLM_BASE_URL": srv.base_url, "COLMEIA_LLM_MODEL": "sim"},
+    )  # fmt: skip
+    assert code == 0, err
+    assert "prompts: " in err and "overrides moderation/semantic.j2" in err
+    systems = [str(r.messages[0]["content"]) for r in sim.requests]
+    semantic = [s for s in systems if "Semantic reviewer" in s]
+    assert semantic and all(s.startswith("REVISOR DA LOJA CENTRO.") for s in semantic)
+    assert not any("REVISOR" in s for s in systems if s not in semantic)  # the others: packaged
+    manifest = read_manifest(out)
+    assert manifest is not None
+    recorded = manifest.settings["prompts_dir"]
+    assert recorded["sha256"] == PromptsDir.load(tmp_path / "ours").sha256
+    assert recorded["overrides"] == ["moderation/semantic.j2"]
+    assert (
+        manifest.settings["prompts"]["semantic.j2"]
+        == hashlib.sha256(ours.encode("utf-8")).hexdigest()
+    )
+
+    # Resuming with the packaged prompts is a change of settings, named as such.
+    code, _, err = colmeia_cli(
+        "moderate", "run", str(items), "--out", str(out), "--resume",
+        env={"COLMEIA_LLM_BASE_URL": srv.base_url, "COLMEIA_LLM_MODEL": "sim"},
+    )  # fmt: skip
+    assert code == 2 and "prompt template semantic.j2 changed" in err
+
+
+def test_a_bad_prompts_folder_stops_the_run_before_any_request(
+    tmp_path: Path, colmeia_cli: Any, sim_server: Any
+) -> None:
+    (tmp_path / "ours" / "moderation").mkdir(parents=True)
+    bad = tmp_path / "ours" / "moderation" / "decider.j2"
+    bad.write_text("{{ question }} {{ margin }}", encoding="utf-8")
+    sim = SimulatedModel(schema_mode=True, seed=3)
+    srv = sim_server(sim)
+    items = tmp_path / "items.json"
+    items.write_text(json.dumps(_sample()[:2]), encoding="utf-8")
+    code, _, err = colmeia_cli(
+        "moderate", "run", str(items), "--out", str(tmp_path / "r.jsonl"),
+        env={"COLMEIA_LLM_BASE_URL": srv.base_url, "COLMEIA_LLM_MODEL": "sim",
+             "COLMEIA_PROMPTS_DIR": str(tmp_path / "ours")},
+    )  # fmt: skip
+    assert code == 2
+    assert err.strip() == (
+        f"configuration error: {bad}: uses variable(s) margin unknown to this template; "
+        + err.split("unknown to this template; ", 1)[1].strip()
+    )
+    assert sim.requests == []
+
+
+def _sample() -> list[dict[str, Any]]:
+    return list(json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text("utf-8")))

@@ -51,7 +51,7 @@ from colmeia.apps.moderation.manifest import (
     run_settings,
     write_manifest,
 )
-from colmeia.apps.moderation.policy import load_policy
+from colmeia.apps.moderation.policy import NO_POLICY, PolicySet, load_policy
 from colmeia.apps.moderation.results import (
     atomic_write,
     complete_lines,
@@ -525,7 +525,10 @@ async def run_batch(
 
 def moderator_from_config(config: ModerationConfig, llm: LLMSettings | None = None) -> Moderator:
     """A moderator with the configured models per role, policy and audit language."""
-    policy = load_policy(config.policy) if config.policy else None
+    policy: PolicySet | None = None
+    if config.policy is not None:
+        none = str(config.policy) == NO_POLICY and not config.policy.exists()
+        policy = PolicySet.none() if none else load_policy(config.policy)
     return Moderator(
         build_role_models(config, llm),
         threshold=config.threshold,

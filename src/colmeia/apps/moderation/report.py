@@ -151,6 +151,21 @@ def _share_table(counts: Mapping[str, int]) -> dict[str, dict[str, float | int |
     return {k: {"n": n, "share": ratio_or_none(n, total)} for k, n in counts.items()}
 
 
+def _policy_label(policy: Mapping[str, Any], t: Callable[..., str]) -> str:
+    if policy.get("source") == "none":
+        return t("none: pure-model review, no rule checked")
+    if policy.get("source"):
+        return f"{policy.get('source')} (sha256 {str(policy.get('sha256'))[:12]})"
+    return t("built-in default (no policy file)")
+
+
+def _prompts_label(prompts: Mapping[str, Any] | None, t: Callable[..., str]) -> str:
+    if not prompts:
+        return t("packaged templates only")
+    names = ", ".join(prompts.get("overrides") or [])
+    return f"{prompts.get('dir')} (sha256 {str(prompts.get('sha256'))[:12]}): {names}"
+
+
 def _run_info(manifest: Manifest | None) -> dict[str, Any] | None:
     if manifest is None:
         return None
@@ -163,8 +178,14 @@ def _run_info(manifest: Manifest | None) -> dict[str, Any] | None:
         "threshold": s.get("threshold"),
         "max_rewrites": s.get("max_rewrites"),
         "audit_language": s.get("audit_language"),
-        "policy": {"source": policy.get("source"), "sha256": policy.get("sha256")},
+        "policy": {
+            "source": policy.get("source"),
+            "sha256": policy.get("sha256"),
+            "label": policy.get("label"),
+            "checks": policy.get("checks"),
+        },
         "roles": s.get("roles", {}),
+        "prompts_dir": s.get("prompts_dir"),
         "prompts": {k: str(v)[:12] for k, v in (s.get("prompts") or {}).items()},
         "mixed": manifest.mixed,
         "simulated": manifest.simulated,
@@ -487,16 +508,18 @@ def render_run(run: Mapping[str, Any] | None, page: HtmlReport, t: Callable[...,
             [t("threshold"), run["threshold"]],
             [t("rewrite cap"), run["max_rewrites"]],
             [t("audit language"), run["audit_language"]],
+            [t("policy"), _policy_label(policy, t)],
             [
-                t("policy"),
-                f"{policy.get('source')} (sha256 {str(policy.get('sha256'))[:12]})"
-                if policy.get("source")
-                else t("default policy (no file)"),
-            ],
+                t("policy checks"),
+                ", ".join(policy["checks"]) if policy.get("checks") else t("none"),
+            ]
+            if policy.get("checks") is not None
+            else [t("policy checks"), t("not recorded")],
             [
                 t("prompt templates"),
                 ", ".join(f"{k} {v}" for k, v in run["prompts"].items()),
             ],
+            [t("prompts folder"), _prompts_label(run.get("prompts_dir"), t)],
         ],
     )
     page.table(

@@ -60,6 +60,15 @@ PT_BR: dict[str, str] = {
     "audit language": "idioma da auditoria",
     "policy": "política",
     "default policy (no file)": "política padrão (sem arquivo)",
+    "built-in default (no policy file)": "padrão embutida (sem arquivo de política)",
+    "none: pure-model review, no rule checked": (
+        "nenhuma: revisão só pelos modelos, nenhuma regra verificada"
+    ),
+    "policy checks": "verificações da política",
+    "none": "nenhuma",
+    "not recorded": "não registrado",
+    "prompts folder": "pasta de prompts",
+    "packaged templates only": "só os modelos de prompt do pacote",
     "prompt templates": "modelos de prompt",
     "role": "papel",
     "model": "modelo",

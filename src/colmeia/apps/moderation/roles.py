@@ -228,6 +228,8 @@ def build_role_models(
                 overrides["api_key"] = key
             clients[ident] = OpenAIChatModel.from_settings(llm, **overrides)
         temperature = rc.temperature if rc.temperature is not None else llm.temperature
+        if temperature is None:
+            temperature = 0.0  # repeatable runs unless a temperature is set (the paper's 0.0)
         max_tokens = rc.max_tokens if rc.max_tokens is not None else llm.max_tokens
         out[role] = RoleModel(
             clients[ident], temperature, max_tokens, base_url or "", price_in, price_out
