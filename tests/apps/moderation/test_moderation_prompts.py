@@ -158,3 +158,53 @@ def test_a_bad_prompts_folder_stops_the_run_before_any_request(
 
 def _sample() -> list[dict[str, Any]]:
     return list(json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text("utf-8")))
+
+
+# -- the paper's criteria, in the templates ------------------------------------------------------
+
+CRITERIA = {
+    "semantic": ["every part of the question", "category and intent", "spelling and grammar",
+                 "vague", "one language", "Ignore greetings and signatures"],
+    "contextual": ["consistent with the product context", "claim anything they do not support",
+                   "critical fact of the context", "stay on the question"],
+    "suggester": ["concrete, actionable fixes", "Do not rewrite the answer"],
+    "rewriter": ["following the suggestions", "only facts from the context",
+                 "greeting and signature once", "this intent", "this category",
+                 "Spelling, accents and grammar must be correct", "can_rewrite false"],
+    "decider": ['"answer"', '"rewrite_again"', '"do_not_answer"', "Tone:", "polite",
+                "category and intent", "vague or incorrect"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("role", list(CRITERIA))
+def test_each_agent_is_told_the_papers_criteria(role: str) -> None:
+    prompt = system(role)
+    missing = [c for c in CRITERIA[role] if c not in prompt]
+    assert missing == []
+
+
+async def test_rewriter_and_decider_receive_the_category_and_intent(sim_server: Any) -> None:
+    def agents(req: Any) -> dict[str, Any]:
+        title = str((req.schema or {}).get("title"))
+        if title in ("SemanticReview", "ContextualReview"):
+            return {"justification": "Vaga.", "score": 1}
+        if title == "Suggestions":
+            return {"suggestions": ["Diga que é sem fio."]}
+        if title == "Rewrite":
+            return {"can_rewrite": True, "answer": "Olá! Sim, é sem fio. Att.", "reason": ""}
+        return {"reasoning": "Boa.", "decision": "answer"}
+
+    sim = SimulatedModel(responder=agents)
+    srv = sim_server(sim)
+    raw = _sample()[1]
+    async with OpenAIChatModel(base_url=srv.base_url, model="sim") as model:
+        result = await Moderator(model).moderate(ModerationItem.model_validate(raw))
+    assert result["outcome"] == "ANSWER_REVISED"
+    expected = f"CATEGORY: {raw['category']}   INTENT: {raw['intent']['name']}"
+    by_role = {
+        str((r.schema or {}).get("title")): str(r.messages[1]["content"]) for r in sim.requests
+    }
+    assert expected in by_role["Rewrite"]
+    assert expected in by_role["Decision"]
+    # temperature 0 unless set: every call asked for it.
+    assert {r.body.get("temperature") for r in sim.requests} == {0.0}

@@ -408,6 +408,8 @@ class Moderator:
             language=language_name(policy.language)
             if policy.language
             else "the question's language",
+            category=v.category,
+            intent=v.intent,
         )
         value = await self._call(state, "rewriter", revision, Rewrite, user)
         if not value.can_rewrite:
@@ -453,6 +455,8 @@ class Moderator:
             suggestions=state.get("suggestions", []),
             semantic=sem,
             contextual=ctx,
+            category=v.category,
+            intent=v.intent,
         )
         value = await self._call(state, "decider", revisions, Decision, user)
         if value.decision == "answer":
