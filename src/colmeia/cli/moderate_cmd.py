@@ -372,6 +372,8 @@ def _item_panel(item: ReviewItem, verdict: VerdictRecord | None) -> Panel:
 
     field("question", item.question)
     field("original", item.original)
+    if item.feedback:
+        field("merchant feedback", item.feedback, "blue")
     if item.proposed is not None:
         label = "rewrite" if item.outcome == "ANSWER_REVISED" else "last rewrite (withheld)"
         field(label, item.proposed)

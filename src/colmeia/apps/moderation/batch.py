@@ -151,6 +151,9 @@ def _line(record: LoadedRecord, run: int, result: dict[str, Any]) -> bytes:
         "intent": item.intent.name if item and item.intent else None,
         "question": item.question if item else None,
         "original_answer": item.answer if item else None,
+        # The merchant's feedback (often the corrected answer) is for the people who review the
+        # results; it never reaches an agent (see records.agent_view).
+        "feedback": item.feedback if item else None,
         **result,
     }
     try:

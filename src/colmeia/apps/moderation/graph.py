@@ -611,9 +611,8 @@ def _result(
     # node the graph's state is gone, but every step that finished is in the trail.
     trail = sorted(trail, key=lambda s: (s.round, _ORDER[s.role]))
     scores = _scores(trail)
-    revisions = sum(
-        1 for t in trail if t.role == "rewriter" and t.output and t.output.get("can_rewrite")
-    )
+    # Every answer of the rewriter is an attempt, "cannot rewrite" too (the paper counts it).
+    revisions = sum(1 for t in trail if t.role == "rewriter" and t.output)
     outcome = "ERROR" if error else (state.get("outcome") or "ERROR")
     if outcome == "ERROR" and not error:
         error, kind = "the graph ended without an outcome", "internal"
