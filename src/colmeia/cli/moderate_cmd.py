@@ -316,6 +316,65 @@ def compare(
     console.print(f"data:       {files.summary}", highlight=False)
 
 
+@app.command()
+def sample(
+    inputs: list[Path] = typer.Argument(..., help="Labelled record files or folders."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for sample_NNN.json, profile."),
+    size: int = typer.Option(
+        200, "--size", "-n", min=2, help="Records in the sample (half each label)."
+    ),
+    file_size: int = typer.Option(100, "--file-size", min=1, help="Records per file."),
+    min_confidence: float = typer.Option(
+        0.9,
+        "--min-confidence",
+        min=0,
+        max=1,
+        help="Keep records whose intent confidence is above this.",
+    ),
+    by: str = typer.Option(
+        "intent", "--by", help="Spread the sample evenly over: intent, category or none."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Same inputs and seed, same files."),
+    labels: Path | None = _LABELS,
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a sample already in --out."),
+) -> None:
+    """Build the paper's experiment sets: filter by intent confidence, balance correct and
+    incorrect answers over the intents, split into files, and profile the data (Tables 1-2)."""
+    from colmeia.apps.moderation.labels import LabelMap
+    from colmeia.apps.moderation.sample import sample_records
+
+    try:
+        if by not in ("intent", "category", "none"):
+            raise ConfigurationError(f"--by must be intent, category or none, not {by!r}")
+        result = sample_records(
+            inputs,
+            out,
+            size=size,
+            file_size=file_size,
+            min_confidence=min_confidence,
+            by=by,  # type: ignore[arg-type]
+            seed=seed,
+            labels=LabelMap.load(labels),
+            overwrite=overwrite,
+        )
+    except ColmeiaError as exc:
+        raise fail(exc) from None
+    left = ", ".join(f"{k} {v}" for k, v in sorted(result.left_out.items())) or "none"
+    console.print(
+        f"pool {result.pool} records (left out: {escape(left)}); sample {result.sampled} "
+        f"({result.correct} correct, {result.incorrect} incorrect) in {len(result.files)} "
+        f"file(s) → {out}",
+        highlight=False,
+    )
+    if result.shortfall:
+        err_console.print(
+            f"[yellow]warning:[/] {result.shortfall} fewer records than --size: the pool has "
+            "too few of one label to stay balanced",
+            highlight=False,
+        )
+    console.print(f"profile: {result.profile_html}", highlight=False)
+
+
 # ---------------------------------------------------------------------------------- policy
 
 policy_app = typer.Typer(help="The store policy: explain it, validate a policy file.")
