@@ -319,7 +319,9 @@ def compare(
 @app.command()
 def sample(
     inputs: list[Path] = typer.Argument(..., help="Labelled record files or folders."),
-    out: Path = typer.Option(..., "--out", "-o", help="Folder for sample_NNN.json, profile."),
+    out: Path = typer.Option(
+        ..., "--out", "-o", help="Folder for sets/sample_NNN.json, profile.html, sample.json."
+    ),
     size: int = typer.Option(
         200, "--size", "-n", min=2, help="Records in the sample (half each label)."
     ),
@@ -363,7 +365,7 @@ def sample(
     console.print(
         f"pool {result.pool} records (left out: {escape(left)}); sample {result.sampled} "
         f"({result.correct} correct, {result.incorrect} incorrect) in {len(result.files)} "
-        f"file(s) → {out}",
+        f"file(s) → {out / 'sets'}",
         highlight=False,
     )
     if result.shortfall:
@@ -373,6 +375,9 @@ def sample(
             highlight=False,
         )
     console.print(f"profile: {result.profile_html}", highlight=False)
+    console.print(
+        f"next:    colmeia moderate run {out / 'sets'} --out results.jsonl", highlight=False
+    )
 
 
 # ---------------------------------------------------------------------------------- policy

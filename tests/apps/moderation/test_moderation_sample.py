@@ -41,7 +41,7 @@ def test_sample_filters_balances_splits_and_profiles(tmp_path: Path, colmeia_cli
     )  # fmt: skip
     assert code == 0, err
     assert "sample 60 (30 correct, 30 incorrect) in 3 file(s)" in " ".join(stdout.split())
-    files = sorted(out.glob("sample_*.json"))
+    files = sorted((out / "sets").glob("*"))
     assert [f.name for f in files] == ["sample_001.json", "sample_002.json", "sample_003.json"]
     sampled = [r for f in files for r in json.loads(f.read_text(encoding="utf-8"))]
     assert [len(json.loads(f.read_text("utf-8"))) for f in files] == [25, 25, 10]
@@ -89,7 +89,7 @@ def test_the_same_seed_writes_the_same_files(tmp_path: Path, colmeia_cli: Any) -
             "--seed", seed,
         )  # fmt: skip
         assert code == 0, err
-        runs[name] = (tmp_path / name / "sample_001.json").read_bytes()
+        runs[name] = (tmp_path / name / "sets" / "sample_001.json").read_bytes()
     assert runs["a"] == runs["b"]
     assert runs["a"] != runs["c"]
     code, _, err = colmeia_cli(

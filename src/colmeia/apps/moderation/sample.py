@@ -9,7 +9,8 @@
    groups of ``by`` (the intent by default, pt/es labels merged as in the report): groups take
    turns giving one record of each label, so no intent crowds out the others;
 3. **split** — shuffle and write the sample as JSON files of ``file_size`` records
-   (``sample_001.json`` …), each a valid input of ``colmeia moderate run``;
+   (``OUT/sets/sample_001.json`` …), each a valid input of ``colmeia moderate run``; the
+   ``sets`` folder holds nothing else, so ``moderate run OUT/sets`` reads exactly the sample;
 4. **profile** — ``profile.html`` and ``profile.json``: the paper's Tables 1–2 (records per
    locale and label; per intent and category) for the input, the filtered pool and the sample.
 
@@ -43,7 +44,7 @@ Stratum = Literal["intent", "category", "none"]
 class SampleResult:
     """What :func:`sample_records` wrote and why records were left out."""
 
-    files: list[Path]
+    files: list[Path]  # OUT/sets/sample_NNN.json
     profile_html: Path
     manifest: Path
     pool: int
@@ -177,7 +178,8 @@ def sample_records(
         raise ConfigurationError(f"--file-size must be at least 1, not {file_size}")
     if not 0 <= min_confidence < 1:
         raise ConfigurationError(f"--min-confidence must be in [0, 1), not {min_confidence}")
-    existing = sorted(out_dir.glob("sample_*.json")) if out_dir.exists() else []
+    sets = out_dir / "sets"
+    existing = sorted(sets.glob("sample_*.json")) if sets.exists() else []
     if existing and not overwrite:
         raise ConfigurationError(
             f"{existing[0]}: a sample is already in {out_dir}; choose another folder or overwrite"
@@ -202,10 +204,10 @@ def sample_records(
     rng.shuffle(chosen)
     for old in existing:
         old.unlink()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    sets.mkdir(parents=True, exist_ok=True)
     files: list[Path] = []
     for start in range(0, len(chosen), file_size):
-        path = out_dir / f"sample_{start // file_size + 1:03d}.json"
+        path = sets / f"sample_{start // file_size + 1:03d}.json"
         part = [_record_json(r) for r in chosen[start : start + file_size]]
         path.write_text(json.dumps(part, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         files.append(path)
