@@ -25,7 +25,7 @@ from colmeia.apps.moderation.policy import (
     context_text,
     load_policy,
 )
-from colmeia.apps.moderation.records import ModerationItem
+from colmeia.apps.moderation.records import ModerationItem, agent_view
 from colmeia.errors import ConfigurationError
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.sim.engine import SimRequest, SimulatedModel
@@ -140,7 +140,8 @@ def test_forbidden_terms_and_checks_that_are_turned_off() -> None:
 
 def test_the_shipped_originals_that_break_the_default_policy_are_all_labelled_incorrect() -> None:
     """In-sample check of precision: every sample answer the default policy flags is one the
-    labels call incorrect (mixed languages, an invented lifetime warranty)."""
+    labels call incorrect (a phone number, an outside link, mixed languages, an invented
+    lifetime warranty); the support pages the store metadata gives are not among them."""
     raw = json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text(encoding="utf-8"))
     moderator_policy = PolicySet()
     flagged = []
@@ -154,8 +155,8 @@ def test_the_shipped_originals_that_break_the_default_policy_are_all_labelled_in
             threshold=8,
             max_rewrites=3,
         )
-        context = "\n".join(f"{k}: {v}" for k, v in item.context.items())
-        if p.check(item.answer, context):
+        view = agent_view(item)  # what the graph checks against: context and store metadata
+        if p.check(item.answer, context_text(view.context, view.rules)):
             flagged.append(item.correct)
     assert len(flagged) >= 20
     assert set(flagged) == {False}
