@@ -101,3 +101,73 @@ def test_a_three_record_batch_writes_one_result_line_per_record(
             assert line["error"]
         else:
             assert line["trail"] and not line["error"]
+
+
+@pytest.mark.timeout(4800)  # 2 runs x 20 items, 2-7 calls each, on a shared 2-core machine
+def test_the_papers_two_run_experiment_on_20_sampled_items(
+    local_llm: LocalModel, tmp_path: Path
+) -> None:
+    """`moderate sample` → the pure-model review and the built-in policy, side by side →
+    `moderate compare`. Asserted: the protocol (balanced sample, one known outcome per record,
+    temperature 0 and the policy in each manifest, compare on the shared items), not quality."""
+    import os
+    import shutil
+
+    def colmeia(*args: str) -> subprocess.Popen[str]:
+        env = local_llm.env(
+            COLMEIA_LLM_TIMEOUT="900", COLMEIA_LLM_DEADLINE="1200", COLMEIA_LLM_MAX_TOKENS="160"
+        )
+        return subprocess.Popen(
+            [sys.executable, "-m", "colmeia", *args],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def finish(proc: subprocess.Popen[str], codes: tuple[int, ...] = (0,)) -> str:
+        out, err = proc.communicate(timeout=4500)
+        assert proc.returncode in codes, err[-2000:]
+        return out + err
+
+    sets = tmp_path / "sample"
+    finish(colmeia("moderate", "sample", str(SAMPLE), "--out", str(sets), "--size", "20",
+                   "--file-size", "10", "--seed", "1"))  # fmt: skip
+    records = [
+        r for f in sorted((sets / "sets").glob("*.json")) for r in json.loads(f.read_text("utf-8"))
+    ]
+    assert len(records) == 20 and sum(r["correct"] for r in records) == 10
+    runs = {"pure": ("--policy", "none"), "policy": ()}
+    procs = {
+        name: colmeia("moderate", "run", str(sets / "sets"), "--out", str(tmp_path / f"{name}.jsonl"),
+                      "--concurrency", "1", "--max-rewrites", "1", *extra)
+        for name, extra in runs.items()
+    }  # fmt: skip
+    said = {name: finish(p, (0, 1)) for name, p in procs.items()}  # 1: some records ERROR
+    assert "policy: none (pure-model review" in said["pure"]
+    assert "policy: built-in default" in said["policy"]
+    for name in runs:
+        lines = [
+            json.loads(x) for x in (tmp_path / f"{name}.jsonl").read_text("utf-8").splitlines()
+        ]
+        assert sorted(str(x["key"]) for x in lines) == sorted(str(r["id"]) for r in records)
+        assert all(x["outcome"] in OUTCOMES for x in lines)
+        manifest = json.loads((tmp_path / f"{name}.manifest.json").read_text("utf-8"))
+        assert {r["temperature"] for r in manifest["settings"]["roles"].values()} == {0.0}
+        if name == "pure":
+            assert manifest["settings"]["policy"]["source"] == "none"
+            assert not any(s["role"] == "policy" for x in lines for s in x["trail"])
+    out = tmp_path / "cmp"
+    finish(colmeia("moderate", "compare", str(tmp_path / "pure.jsonl"),
+                   str(tmp_path / "policy.jsonl"), "--gold", str(sets / "sets"), "--out", str(out),
+                   "--name-a", "pure model", "--name-b", "built-in policy"))  # fmt: skip
+    data = json.loads((out / "compare.json").read_text("utf-8"))
+    assert data["shared"]["n"] + data["left_out"]["n"] == 20
+    metrics = {m["metric"]: m for m in data["metrics"]}
+    assert metrics["shared items compared"]["a"] == data["shared"]["n"]
+    assert data["differences"]["mcnemar"]["method"]
+    page = (out / "compare.html").read_text("utf-8")
+    assert "Table 4" in page and "Table 5" in page
+    keep = os.environ.get("COLMEIA_TEST_KEEP_EXPERIMENT")
+    if keep:  # the docs' figures come from here
+        shutil.copytree(tmp_path, keep, dirs_exist_ok=True)

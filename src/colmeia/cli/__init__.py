@@ -39,6 +39,7 @@ _LAZY: dict[str, tuple[str, bool]] = {
     "serve": ("colmeia.cli.serve_cmd", False),
     "keys": ("colmeia.cli.keys_cmd", True),
     "review": ("colmeia.cli.review_cmd", True),
+    "prompts": ("colmeia.cli.prompts_cmd", True),
 }
 
 

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.text import Text
+from typer._click.globals import get_current_context
 
 from colmeia.cli.plumbing import command_usage, fail, say_if_simulated
 from colmeia.cli.progress import Progress
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from colmeia.apps.moderation.batch import BatchProgress, BatchSummary, PreparedBatch
+    from colmeia.apps.moderation.graph import Moderator
+    from colmeia.apps.moderation.policy import PolicySet
     from colmeia.apps.moderation.report import ReportOptions
     from colmeia.apps.moderation.review import ReviewItem, VerdictLog, VerdictRecord
     from colmeia.apps.moderation.roles import ModerationConfig
@@ -92,7 +95,16 @@ def run(
         None, "--max-rewrites", min=1, help="Hard cap on rewrites per item (default 3)."
     ),
     policy: Path | None = typer.Option(
-        None, "--policy", help="Store policy file (YAML/TOML/JSON): forbidden content, language."
+        None,
+        "--policy",
+        help="Store policy file (YAML/TOML/JSON), or 'none' for the pure-model review (no rule "
+        "checked). Default: the built-in policy (see `colmeia moderate policy show`).",
+    ),
+    prompts: Path | None = typer.Option(
+        None,
+        "--prompts",
+        help="Folder of templates overriding the packaged prompts (as COLMEIA_PROMPTS_DIR; "
+        "start from `colmeia prompts export DIR`).",
     ),
     audit_language: str | None = typer.Option(
         None, "--audit-language", help="Language of justifications: en (default), pt-BR or es."
@@ -121,11 +133,17 @@ def run(
     """
     from colmeia.apps.moderation.batch import open_batch
     from colmeia.apps.moderation.roles import load_config
+    from colmeia.llm.prompts import prompts_dir, use_prompts_dir
 
     used = command_usage()
     if engine not in ("local", "ray"):
         raise fail(ConfigurationError(f"--engine {engine!r}: use local or ray"))
+    if prompts is not None:
+        # For this command only (in-process callers get the previous choice back after it).
+        get_current_context().with_resource(prompts_dir(None))
     try:
+        if prompts is not None:
+            use_prompts_dir(prompts)
         cfg = load_config(
             config,
             threshold=threshold,
@@ -150,6 +168,7 @@ def run(
         )
     except ColmeiaError as exc:
         raise fail(exc) from None
+    _say_settings(batch.moderator)
     with (
         batch,
         Progress(
@@ -253,6 +272,24 @@ async def _run_batch(
         )
 
 
+def _say_settings(moderator: Moderator) -> None:
+    """What decides the results, before any item: policy, prompts, temperatures, threshold."""
+    err_console.print(escape(moderator.policy.summary()), highlight=False)
+    if moderator.prompts is not None:
+        p = moderator.prompts
+        err_console.print(
+            f"prompts: {escape(str(p.path))} overrides {escape(', '.join(p.overrides) or '-')} "
+            f"(sha256 {p.sha256[:12]})",
+            highlight=False,
+        )
+    temps = sorted({str(rm.temperature) for rm in moderator.models.values()})
+    err_console.print(
+        f"threshold {moderator.threshold:g}, rewrite cap {moderator.max_rewrites}, "
+        f"temperature {', '.join(temps)}",
+        highlight=False,
+    )
+
+
 def _error_kinds(out: Path) -> tuple[int, int]:
     """ERROR lines of invalid input records, and of records the models failed on."""
     from colmeia.apps.moderation.results import read_results
@@ -346,6 +383,114 @@ def compare(
     console.print(f"data:       {files.summary}", highlight=False)
 
 
+@app.command()
+def sample(
+    inputs: list[Path] = typer.Argument(..., help="Labelled record files or folders."),
+    out: Path = typer.Option(
+        ..., "--out", "-o", help="Folder for sets/sample_NNN.json, profile.html, sample.json."
+    ),
+    size: int = typer.Option(
+        200, "--size", "-n", min=2, help="Records in the sample (half each label)."
+    ),
+    file_size: int = typer.Option(100, "--file-size", min=1, help="Records per file."),
+    min_confidence: float = typer.Option(
+        0.9,
+        "--min-confidence",
+        min=0,
+        max=1,
+        help="Keep records whose intent confidence is above this.",
+    ),
+    by: str = typer.Option(
+        "intent", "--by", help="Spread the sample evenly over: intent, category or none."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Same inputs and seed, same files."),
+    labels: Path | None = _LABELS,
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a sample already in --out."),
+) -> None:
+    """Build the paper's experiment sets: filter by intent confidence, balance correct and
+    incorrect answers over the intents, split into files, and profile the data (Tables 1-2)."""
+    from colmeia.apps.moderation.labels import LabelMap
+    from colmeia.apps.moderation.sample import sample_records
+
+    try:
+        if by not in ("intent", "category", "none"):
+            raise ConfigurationError(f"--by must be intent, category or none, not {by!r}")
+        result = sample_records(
+            inputs,
+            out,
+            size=size,
+            file_size=file_size,
+            min_confidence=min_confidence,
+            by=by,  # type: ignore[arg-type]
+            seed=seed,
+            labels=LabelMap.load(labels),
+            overwrite=overwrite,
+        )
+    except ColmeiaError as exc:
+        raise fail(exc) from None
+    left = ", ".join(f"{k} {v}" for k, v in sorted(result.left_out.items())) or "none"
+    console.print(
+        f"pool {result.pool} records (left out: {escape(left)}); sample {result.sampled} "
+        f"({result.correct} correct, {result.incorrect} incorrect) in {len(result.files)} "
+        f"file(s) → {out / 'sets'}",
+        highlight=False,
+    )
+    if result.shortfall:
+        err_console.print(
+            f"[yellow]warning:[/] {result.shortfall} fewer records than --size: the pool has "
+            "too few of one label to stay balanced",
+            highlight=False,
+        )
+    console.print(f"profile: {result.profile_html}", highlight=False)
+    console.print(
+        f"next:    colmeia moderate run {out / 'sets'} --out results.jsonl", highlight=False
+    )
+
+
+# ---------------------------------------------------------------------------------- policy
+
+policy_app = typer.Typer(help="The store policy: explain it, validate a policy file.")
+app.add_typer(policy_app, name="policy")
+
+
+def _policy_set(file: Path | None) -> PolicySet:
+    from colmeia.apps.moderation.policy import NO_POLICY, PolicySet, load_policy
+
+    if file is None:
+        return PolicySet()
+    if str(file) == NO_POLICY and not file.exists():
+        return PolicySet.none()
+    return load_policy(file)
+
+
+@policy_app.command("show")
+def policy_show(
+    file: Path | None = typer.Argument(
+        None, help="A policy file, or 'none'; without it, the built-in default."
+    ),
+) -> None:
+    """Explain each rule of a policy (the built-in default when no file is given)."""
+    try:
+        policy = _policy_set(file)
+    except ColmeiaError as exc:
+        raise fail(exc) from None
+    for line in policy.explain():
+        console.print(escape(line), highlight=False, soft_wrap=True)
+
+
+@policy_app.command("check")
+def policy_check(file: Path = typer.Argument(..., help="The policy file to validate.")) -> None:
+    """Validate a policy file: every problem on its own line with the file's line number."""
+    from colmeia.apps.moderation.policy import policy_problems
+
+    policy, problems = policy_problems(file)
+    if policy is None or problems:
+        for problem in problems:
+            err_console.print(escape(problem), highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_USAGE)
+    console.print(f"{file}: valid — {escape(policy.summary())}", highlight=False, soft_wrap=True)
+
+
 # ---------------------------------------------------------------------------------- review
 
 
@@ -358,6 +503,8 @@ def _item_panel(item: ReviewItem, verdict: VerdictRecord | None) -> Panel:
 
     field("question", item.question)
     field("original", item.original)
+    if item.feedback:
+        field("merchant feedback", item.feedback, "blue")
     if item.proposed is not None:
         label = "rewrite" if item.outcome == "ANSWER_REVISED" else "last rewrite (withheld)"
         field(label, item.proposed)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-__all__ = ["describe", "percentile"]
+__all__ = ["McNemar", "describe", "mcnemar", "percentile"]
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -34,3 +35,46 @@ def describe(values: Sequence[float], digits: int = 4) -> dict[str, float | int 
         "p95": None if p95 is None else round(p95, digits),
         "total": round(math.fsum(values), 8),
     }
+
+
+@dataclass(frozen=True, slots=True)
+class McNemar:
+    """McNemar's test on paired outcomes: ``b`` items right only in the first run, ``c`` only in
+    the second. ``p_value`` is two-sided; ``method`` says how it was computed."""
+
+    b: int
+    c: int
+    statistic: float | None
+    p_value: float | None
+    method: str
+
+    def as_dict(self) -> dict[str, float | int | str | None]:
+        return {
+            "b": self.b,
+            "c": self.c,
+            "statistic": self.statistic,
+            "p_value": self.p_value,
+            "method": self.method,
+        }
+
+
+def mcnemar(b: int, c: int) -> McNemar:
+    """McNemar's test for two classifiers on the same items.
+
+    Only the discordant pairs count. With fewer than 25 of them the exact binomial test is used
+    (B(b + c, 1/2), two-sided), else the chi-square statistic with continuity correction,
+    (|b − c| − 1)² / (b + c), on one degree of freedom. No discordant pair: no test (``None``).
+    """
+    if b < 0 or c < 0:
+        raise ValueError("counts must be non-negative")
+    n = b + c
+    if n == 0:
+        return McNemar(b, c, None, None, "no discordant pairs")
+    if n < 25:
+        k = min(b, c)
+        tail = math.fsum(math.comb(n, i) for i in range(k + 1)) / 2**n
+        return McNemar(b, c, float(k), round(min(1.0, 2 * tail), 6), "exact binomial")
+    stat = (abs(b - c) - 1) ** 2 / n
+    # Survival function of chi-square with 1 degree of freedom: erfc(sqrt(x / 2)).
+    p = math.erfc(math.sqrt(stat / 2))
+    return McNemar(b, c, round(stat, 6), round(p, 6), "chi-square, continuity-corrected")

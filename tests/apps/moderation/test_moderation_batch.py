@@ -138,7 +138,13 @@ async def test_retry_errors_redoes_errors_and_keeps_one_line_per_record(
     def flaky(req: SimRequest) -> str | dict[str, Any]:
         if target.question in json.dumps(req.messages, ensure_ascii=False):
             return "Não sei responder."  # prose: never valid, so this item ends in ERROR
-        return {"justification": "Boa resposta.", "score": 5}
+        # Every other item ends well: kept, or (an original the store policy flags) rewritten
+        # and accepted.
+        return {
+            "Suggestions": {"suggestions": ["Responda só o que o anúncio diz."]},
+            "Rewrite": {"can_rewrite": True, "answer": "Olá! Veja o anúncio. Att.", "reason": ""},
+            "Decision": {"reasoning": "Boa.", "decision": "answer"},
+        }.get(str((req.schema or {}).get("title")), {"justification": "Boa resposta.", "score": 5})
 
     out = tmp_path / "out.jsonl"
     first = await run_batch(

@@ -197,6 +197,7 @@ async def test_rewriter_that_cannot_rewrite_means_do_not_answer(
     assert "O contexto não cita o ano." in result["reason"]
     assert roles_in(result) == ["semantic", "contextual", "suggester", "rewriter"]
     assert script.calls("decider") == 0
+    assert result["revisions"] == 1  # "cannot rewrite" is an attempt, as the paper counts it
 
 
 async def test_rewrite_again_then_accepted(run: Any, item: ModerationItem) -> None:

@@ -22,9 +22,10 @@ from colmeia.apps.moderation.policy import (
     PolicyFile,
     PolicyRules,
     PolicySet,
+    context_text,
     load_policy,
 )
-from colmeia.apps.moderation.records import ModerationItem
+from colmeia.apps.moderation.records import ModerationItem, agent_view
 from colmeia.errors import ConfigurationError
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.sim.engine import SimRequest, SimulatedModel
@@ -139,7 +140,8 @@ def test_forbidden_terms_and_checks_that_are_turned_off() -> None:
 
 def test_the_shipped_originals_that_break_the_default_policy_are_all_labelled_incorrect() -> None:
     """In-sample check of precision: every sample answer the default policy flags is one the
-    labels call incorrect (mixed languages, an invented lifetime warranty)."""
+    labels call incorrect (a phone number, an outside link, mixed languages, an invented
+    lifetime warranty); the support pages the store metadata gives are not among them."""
     raw = json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text(encoding="utf-8"))
     moderator_policy = PolicySet()
     flagged = []
@@ -153,8 +155,8 @@ def test_the_shipped_originals_that_break_the_default_policy_are_all_labelled_in
             threshold=8,
             max_rewrites=3,
         )
-        context = "\n".join(f"{k}: {v}" for k, v in item.context.items())
-        if p.check(item.answer, context):
+        view = agent_view(item)  # what the graph checks against: context and store metadata
+        if p.check(item.answer, context_text(view.context, view.rules)):
             flagged.append(item.correct)
     assert len(flagged) >= 20
     assert set(flagged) == {False}
@@ -347,3 +349,115 @@ async def test_random_rewrites_never_let_a_violation_out(
             assert result["final_answer"] == CLEAN
         else:
             assert result["reason_code"] == "policy"
+
+
+# -- store metadata and the pure-model review ---------------------------------------------------
+
+SUPPORT = "https://www.loja.example.com.br/suporte-x200"
+
+
+def test_a_link_phone_or_email_the_store_metadata_gives_is_allowed() -> None:
+    given = context_text(
+        {"title": "Mouse Sem Fio"},
+        [{"support_url": SUPPORT, "sac": "(11) 4002-8922", "email": "sac@loja.example.com.br"}],
+    )
+    answer = (
+        f"Olá! O manual está em {SUPPORT}/ ; dúvidas: (11) 4002-8922 ou "
+        "sac@loja.example.com.br. Atenciosamente."
+    )
+    assert policy().check(answer, given) == []
+    # The same answer with what the store did NOT give is still three violations.
+    other = answer.replace("suporte-x200", "outra").replace("4002-8922", "3456-7890")
+    other = other.replace("sac@", "vendas@")
+    assert sorted(v.rule for v in policy().check(other, given)) == ["email", "link", "phone"]
+
+
+def test_the_store_site_alone_is_allowed_when_the_metadata_links_a_page_of_it() -> None:
+    given = context_text({}, [{"support_url": SUPPORT}])
+    assert policy().check("Veja em loja.example.com.br.", given) == []
+    assert [v.rule for v in policy().check("Veja em example.com.br.", given)] == ["link"]
+
+
+async def test_a_store_provided_link_in_the_original_answer_is_kept(
+    moderator_with: Any, item: ModerationItem
+) -> None:
+    with_link = item.model_copy(
+        update={
+            "answer": item.answer + f" Manual: {SUPPORT}",
+            "metadata": [*item.metadata, {"support_url": SUPPORT}],
+        }
+    )
+    agents = Agents([CLEAN], original_score=5)
+    result = await moderator_with(agents).moderate(with_link)
+    assert result["outcome"] == "KEEP_ORIGINAL"
+    assert SUPPORT in result["final_answer"]
+    assert result["policy"]["violations"] == []
+    assert agents.calls["suggester"] == []
+
+
+def test_policy_none_checks_nothing_and_says_so() -> None:
+    none = PolicySet.none()
+    rules = none.resolve(
+        category="Informática", store="", locale="pt", question="?", threshold=8, max_rewrites=3
+    )
+    assert rules.checks == frozenset()
+    assert rules.check(WITH_PHONE + " " + IN_SPANISH + " www.outra.com.br", CONTEXT) == []
+    assert rules.instructions() == []
+    assert none.describe()["source"] == "none" and none.describe()["checks"] == []
+    assert none.summary() == "policy: none (pure-model review: no rule is checked)"
+
+
+async def test_policy_none_is_the_pure_model_review(
+    moderator_with: Any, item: ModerationItem
+) -> None:
+    bad_original = item.model_copy(update={"answer": item.answer + " WhatsApp (11) 98765-4321."})
+    agents = Agents([WITH_PHONE], original_score=5)
+    result = await moderator_with(agents, policy=PolicySet.none()).moderate(bad_original)
+    # The reviewers' 5 + 5 alone decide: the phone number is not the policy's business.
+    assert result["outcome"] == "KEEP_ORIGINAL"
+    assert [s for s in result["trail"] if s["role"] == "policy"] == []
+    assert result["policy"]["violations"] == []
+
+    flagged = Agents([WITH_PHONE])  # scores 1 + 1: rewritten, and the phone rewrite accepted
+    result = await moderator_with(flagged, policy=PolicySet.none()).moderate(item)
+    assert result["outcome"] == "ANSWER_REVISED" and result["final_answer"] == WITH_PHONE
+    prompts = [
+        str(m["content"])
+        for r in flagged.calls["suggester"] + flagged.calls["rewriter"]
+        for m in r.messages
+    ]
+    assert not any("STORE POLICY" in p for p in prompts)
+
+
+def test_policy_check_names_each_problem_with_its_line(tmp_path: Path, colmeia_cli: Any) -> None:
+    bad = tmp_path / "policy.yaml"
+    bad.write_text(
+        "default:\n  checks: [phone, fax]\n  allow: [loja.com.br]\n  colour: red\n"
+        "stores:\n  Loja A: {threshold: 12}\n",
+        encoding="utf-8",
+    )
+    code, out, err = colmeia_cli("moderate", "policy", "check", str(bad))
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert lines[0].startswith(f"{bad}:2: default.checks.1: ")
+    assert lines[1].startswith(f"{bad}:4: default.colour: unknown setting")
+    assert lines[2].startswith(f"{bad}:6: stores.Loja A.threshold: ")
+    toml = tmp_path / "policy.toml"
+    toml.write_text('[default]\nchecks = ["phone"]\n\n[stores."Loja A"]\nthreshold = 12\n')
+    code, _, err = colmeia_cli("moderate", "policy", "check", str(toml))
+    assert code == 2 and err.startswith(f"{toml}:5: stores.Loja A.threshold: ")
+    good = tmp_path / "good.yaml"
+    good.write_text("default:\n  checks: [phone, link]\n  allow: [loja.com.br]\n")
+    code, out, _ = colmeia_cli("moderate", "policy", "check", str(good))
+    assert code == 0 and "valid" in out and "checks phone, link" in " ".join(out.split())
+
+
+def test_policy_show_explains_every_rule_of_the_default(colmeia_cli: Any) -> None:
+    code, out, _ = colmeia_cli("moderate", "policy", "show")
+    text = " ".join(out.split())
+    assert code == 0 and "built-in default" in text
+    for check in ("phone", "email", "link", "competitor", "warranty", "language", "terms"):
+        assert f"{check}: " in text
+    assert "given by the context/metadata" in text
+    code, out, _ = colmeia_cli("moderate", "policy", "show", "none")
+    assert "no check runs" in out

@@ -257,3 +257,40 @@ def test_compare_shows_two_runs_side_by_side_with_the_differences(
         "compare_outcomes.png",
         "compare_matrix.png",
     }
+
+
+def test_merchant_feedback_is_shown_beside_the_original_in_report_and_review(
+    sample_runs: SampleRuns, tmp_path: Path
+) -> None:
+    from colmeia.apps.moderation.review import export
+
+    raw = read_json(sample_runs.gold)
+    with_feedback = next(r for r in raw if r.get("feedback"))
+    key = str(with_feedback["id"])
+    results = read_results(sample_runs.a)
+    assert results[key]["feedback"] == with_feedback["feedback"]  # carried on the result line
+    item = next(i for i in review_items(results) if i.key == key)
+    assert item.feedback == with_feedback["feedback"]
+    path = export([item], {}, tmp_path / "queue.csv")
+    header, row = path.read_text(encoding="utf-8-sig").splitlines()[:2]
+    columns = header.split(",")
+    assert columns.index("merchant_feedback") == columns.index("original_answer") + 1
+    assert with_feedback["feedback"] in row
+
+    write_report(sample_runs.a, [sample_runs.gold], tmp_path / "r")
+    summary = read_json(tmp_path / "r" / "summary.json")
+    row = next(r for r in summary["feedback"] if r["key"] == key)
+    assert (row["original"], row["feedback"]) == (
+        with_feedback["answer"],
+        with_feedback["feedback"],
+    )
+    page = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
+    assert "Merchant feedback beside the original" in page
+    # Table 4: shares are of each label group, and each group adds up to its labelled items.
+    groups = summary["label_groups"]
+    n_correct = sum(1 for r in raw if r["correct"] is True)
+    assert groups["label correct"]["n"] == n_correct
+    outcomes = ("KEEP_ORIGINAL", "ANSWER_REVISED", "DO_NOT_ANSWER")
+    assert sum(groups["label correct"][o]["share"] for o in outcomes) == pytest.approx(1.0)
+    assert "Outcomes by label group (Table 4)" in page
+    assert "mean rewrites of flagged items" in page

@@ -51,7 +51,7 @@ from colmeia.apps.moderation.manifest import (
     run_settings,
     write_manifest,
 )
-from colmeia.apps.moderation.policy import load_policy
+from colmeia.apps.moderation.policy import NO_POLICY, PolicySet, load_policy
 from colmeia.apps.moderation.records import ModerationItem
 from colmeia.apps.moderation.results import (
     atomic_write,
@@ -152,6 +152,9 @@ def _line(record: LoadedRecord, run: int, result: dict[str, Any]) -> bytes:
         "intent": item.intent.name if item and item.intent else None,
         "question": item.question if item else None,
         "original_answer": item.answer if item else None,
+        # The merchant's feedback (often the corrected answer) is for the people who review the
+        # results; it never reaches an agent (see records.agent_view).
+        "feedback": item.feedback if item else None,
         **result,
     }
     try:
@@ -534,7 +537,10 @@ async def run_batch(
 
 def moderator_from_config(config: ModerationConfig, llm: LLMSettings | None = None) -> Moderator:
     """A moderator with the configured models per role, policy and audit language."""
-    policy = load_policy(config.policy) if config.policy else None
+    policy: PolicySet | None = None
+    if config.policy is not None:
+        none = str(config.policy) == NO_POLICY and not config.policy.exists()
+        policy = PolicySet.none() if none else load_policy(config.policy)
     return Moderator(
         build_role_models(config, llm),
         threshold=config.threshold,

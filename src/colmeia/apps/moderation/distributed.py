@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from colmeia.apps.moderation.graph import Moderator
@@ -25,10 +26,15 @@ __all__ = ["WorkerModerator", "ray_moderation"]
 class WorkerModerator:
     """What a Ray worker holds: a moderator built from the configuration, and its clients."""
 
-    def __init__(self, config: ModerationConfig, llm: LLMSettings | None) -> None:
+    def __init__(
+        self, config: ModerationConfig, llm: LLMSettings | None, prompts: Path | None = None
+    ) -> None:
         # Imported here: the batch module (and LangGraph under it) loads in the worker only.
         from colmeia.apps.moderation.batch import moderator_from_config
+        from colmeia.llm.prompts import use_prompts_dir
 
+        if prompts is not None:  # the driver's prompts folder, so workers render the same text
+            use_prompts_dir(prompts)
         self.moderator: Moderator = moderator_from_config(config, llm)
 
     async def moderate(self, item: ModerationItem) -> dict[str, Any]:
@@ -41,8 +47,10 @@ class WorkerModerator:
                 await close()
 
 
-def _worker(config: ModerationConfig, llm: LLMSettings | None) -> WorkerModerator:
-    return WorkerModerator(config, llm)
+def _worker(
+    config: ModerationConfig, llm: LLMSettings | None, prompts: Path | None
+) -> WorkerModerator:
+    return WorkerModerator(config, llm, prompts)
 
 
 @contextlib.asynccontextmanager
@@ -60,8 +68,11 @@ async def ray_moderation(
     ``address``: ``None`` starts a local Ray on 127.0.0.1 for this run; ``auto`` or
     ``ray://HOST:PORT`` use a running cluster.
     """
+    from colmeia.llm.prompts import active_prompts
+
+    active = active_prompts()  # a prompts folder chosen in this process (--prompts) goes along
     pool = RayPool(
-        functools.partial(_worker, config, llm),
+        functools.partial(_worker, config, llm, active.path if active else None),
         method="moderate",
         workers=workers,
         per_worker=per_worker,

@@ -63,7 +63,7 @@ from colmeia.errors import (
     ModelUnreachableError,
 )
 from colmeia.llm.base import NOT_GIVEN, ChatModel, Message, Usage
-from colmeia.llm.prompts import render_prompt
+from colmeia.llm.prompts import active_prompts, render_prompt
 
 __all__ = [
     "ENDPOINT_ERRORS",
@@ -210,8 +210,14 @@ class _State(TypedDict, total=False):
     reason: str
 
 
-@lru_cache(maxsize=64)
 def _system_prompt(role: str, audit_language: str) -> str:
+    chosen = active_prompts()
+    return _cached_system_prompt(role, audit_language, chosen.sha256 if chosen else "")
+
+
+@lru_cache(maxsize=64)
+def _cached_system_prompt(role: str, audit_language: str, prompts: str) -> str:
+    # ``prompts`` (the prompts folder's hash) is part of the key: another folder, another text.
     return render_prompt(
         _PKG,
         f"{role}.j2",
@@ -266,11 +272,16 @@ class Moderator:
                 raise ConfigurationError(f"no model configured for role(s): {', '.join(missing)}")
             self.models: dict[Role, RoleModel] = {r: models[r] for r in ROLES}
         else:
-            self.models = {r: RoleModel(models, None, None) for r in ROLES}
+            # Temperature 0 unless told otherwise: a moderation run should be repeatable (the
+            # paper's setting); None would leave it to the server's default.
+            self.models = {r: RoleModel(models, 0.0, None) for r in ROLES}
         self.threshold = threshold
         self.max_rewrites = max_rewrites
         self.policy = policy or PolicySet()
         self.audit_language = audit_language
+        # The prompts folder is validated now, before any item: a bad template stops the run at
+        # start with one line naming the file, not on the first item.
+        self.prompts = active_prompts()
         self._graph = self._build().compile(name="moderation")
 
     @staticmethod
@@ -397,6 +408,8 @@ class Moderator:
             language=language_name(policy.language)
             if policy.language
             else "the question's language",
+            category=v.category,
+            intent=v.intent,
         )
         value = await self._call(state, "rewriter", revision, Rewrite, user)
         if not value.can_rewrite:
@@ -442,6 +455,8 @@ class Moderator:
             suggestions=state.get("suggestions", []),
             semantic=sem,
             contextual=ctx,
+            category=v.category,
+            intent=v.intent,
         )
         value = await self._call(state, "decider", revisions, Decision, user)
         if value.decision == "answer":
@@ -596,9 +611,8 @@ def _result(
     # node the graph's state is gone, but every step that finished is in the trail.
     trail = sorted(trail, key=lambda s: (s.round, _ORDER[s.role]))
     scores = _scores(trail)
-    revisions = sum(
-        1 for t in trail if t.role == "rewriter" and t.output and t.output.get("can_rewrite")
-    )
+    # Every answer of the rewriter is an attempt, "cannot rewrite" too (the paper counts it).
+    revisions = sum(1 for t in trail if t.role == "rewriter" and t.output)
     outcome = "ERROR" if error else (state.get("outcome") or "ERROR")
     if outcome == "ERROR" and not error:
         error, kind = "the graph ended without an outcome", "internal"

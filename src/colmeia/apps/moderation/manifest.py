@@ -2,7 +2,8 @@
 
 Beside ``results.jsonl`` lives ``results.manifest.json``: the colmeia version, each role's model
 and endpoint, temperatures and prices, the threshold and rewrite cap, the audit language, the
-policy (its file, SHA-256 and rules), a SHA-256 of every prompt template, and one entry per run
+policy (its file, SHA-256 and rules), a SHA-256 of every prompt template in use and the prompts
+folder's path, hash and overridden templates (``prompts_dir``), and one entry per run
 that wrote to the file (start, end, status, counts, usage, whether the model was colmeia's
 simulated one). Every result line carries ``run``, the index of the run that wrote it.
 
@@ -19,8 +20,6 @@ import json
 import os
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -28,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from colmeia import __version__
 from colmeia.errors import InputError
+from colmeia.llm.prompts import active_prompts, packaged_templates
 
 if TYPE_CHECKING:
     from colmeia.apps.moderation.graph import Moderator
@@ -57,7 +57,13 @@ _PROMPTS = (
 # Settings that may differ between runs of one file without mixing results. The endpoint is one:
 # the model name, prompts, threshold and cap decide the results, and the usual fix after a run
 # stopped on a dead endpoint is a corrected URL (each run's own settings still record it).
-_NOT_COMPARED = ("price_input_per_mtok", "price_output_per_mtok", "source", "base_url")
+_NOT_COMPARED = (
+    "price_input_per_mtok",
+    "price_output_per_mtok",
+    "source",
+    "base_url",
+    "dir",  # where the prompts folder is: its content is compared through the hashes
+)
 
 RunStatus = Literal[
     "running", "complete", "complete_with_errors", "stopped", "interrupted", "failed"
@@ -123,11 +129,17 @@ def manifest_path(results: Path) -> Path:
     return results.with_name(f"{results.stem if results.suffix else results.name}.manifest.json")
 
 
-@lru_cache(maxsize=1)
 def prompt_hashes() -> dict[str, str]:
-    """SHA-256 of each moderation prompt template (what the models were told)."""
-    folder = resources.files("colmeia.apps.moderation") / "prompts"
-    return {name: hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in _PROMPTS}
+    """SHA-256 of each moderation prompt template in use (what the models were told): the
+    prompts folder's copy where it has one, else the packaged one."""
+    chosen = active_prompts()
+    packaged = packaged_templates()["moderation"][1]
+    out = {}
+    for name in _PROMPTS:
+        own = chosen.path / "moderation" / name if chosen else None
+        path = own if own is not None and own.is_file() else packaged / name
+        out[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
 
 
 def run_settings(moderator: Moderator) -> dict[str, Any]:
@@ -149,6 +161,7 @@ def run_settings(moderator: Moderator) -> dict[str, Any]:
         "policy": moderator.policy.describe(),
         "roles": roles,
         "prompts": prompt_hashes(),
+        "prompts_dir": moderator.prompts.describe() if moderator.prompts else None,
     }
 
 

@@ -31,6 +31,14 @@ The checks aim at precision (a false alarm costs a rewrite, a miss reaches a cus
   of the answer's language; a bare digit run that also appears in the product context is a
   product code, not a phone number;
 * ``email`` and ``link``: addresses, URLs and bare domains, except those in ``allow``;
+
+A phone number, e-mail address or link that the record's own product context or store metadata
+gives is allowed whatever the checks say: the store told the answer to give it (the paper's
+decider rule), so the check can't call it a violation.
+
+Without a policy file the built-in default runs every check in the record's language. ``none``
+(``--policy none``) runs no check at all: the paper's pure-model review, where only the agents
+judge an answer.
 * ``competitor``: a listed name, case and accents ignored, unless the product context names it
   (a compatible product, an accessory);
 * ``warranty``: a warranty duration, lifetime or extended warranty the context does not state;
@@ -67,15 +75,19 @@ from colmeia.errors import ConfigurationError
 
 __all__ = [
     "CHECKS",
+    "NO_POLICY",
+    "RULE_HELP",
     "Policy",
     "PolicyFile",
     "PolicyRules",
     "PolicySet",
     "Violation",
     "load_policy",
+    "policy_problems",
 ]
 
 Check = Literal["phone", "email", "link", "competitor", "warranty", "language", "terms"]
+NO_POLICY = "none"  # --policy none: no rule runs
 CHECKS: tuple[Check, ...] = (
     "phone",
     "email",
@@ -85,6 +97,23 @@ CHECKS: tuple[Check, ...] = (
     "language",
     "terms",
 )
+
+
+# What each check does, in the words `colmeia moderate policy show` and the docs use.
+RULE_HELP: dict[str, str] = {
+    "phone": "no phone number (numbers libphonenumber accepts for the answer's language's "
+    "regions); a number the product context or store metadata gives, or a product code from "
+    "the context, is allowed",
+    "email": "no e-mail address, except those in `allow` or given by the context/metadata",
+    "link": "no URL or bare domain, except those in `allow` or given by the context/metadata "
+    "(the same link, or its site)",
+    "competitor": "no name from `competitors` (case and accents ignored) unless the product "
+    "context names it (a compatible product, an accessory)",
+    "warranty": "no warranty duration, lifetime or extended warranty the context does not state",
+    "language": "the answer is in the required language (`language`: question = the record's "
+    "locale, or pt/es/en) with no sentence in another",
+    "terms": "none of `forbidden_terms` (whole words, case and accents ignored)",
+}
 
 
 class PolicyRules(BaseModel):
@@ -284,19 +313,22 @@ class Policy:
         """Every rule ``text`` breaks; ``context`` is the product context and store rules."""
         found: list[Violation] = []
         checks = self.checks
+        if not checks:
+            return found
         if "phone" in checks:
             found += self._phones(text, context)
         emails: list[str] = []
         if "email" in checks or "link" in checks:
             emails = _EMAIL.findall(text)
         if "email" in checks:
+            given = {e.casefold() for e in _EMAIL.findall(context)}
             found += [
                 Violation("email", e, f"remove the e-mail address {e}")
                 for e in emails
-                if not self._allowed(e)
+                if not self._allowed(e) and e.casefold() not in given
             ]
         if "link" in checks:
-            found += self._links(_EMAIL.sub(" ", text))
+            found += self._links(_EMAIL.sub(" ", text), _given_links(context))
         if "competitor" in checks and self.competitors:
             folded, folded_context = _fold(text), _fold(context)
             for name in self.competitors:
@@ -356,12 +388,14 @@ class Policy:
                 before = text[match.start - 1 : match.start] if match.start else ""
                 if before and (before.isdigit() or before in "./-"):
                     continue  # the tail of a longer number (a CNPJ, a part number)
-                if raw.isdigit() and digits in context_digits:
-                    continue  # a product code from the context, not a phone number
+                if digits in context_digits:
+                    # A product code from the context, or a phone number the product context or
+                    # store metadata gives: either way the answer may repeat it.
+                    continue
                 out[raw] = Violation("phone", raw, f"remove the phone number {raw}")
         return list(out.values())
 
-    def _links(self, text: str) -> list[Violation]:
+    def _links(self, text: str, given: frozenset[str] = frozenset()) -> list[Violation]:
         out: list[Violation] = []
         spans: list[tuple[int, int]] = []
         for m in [*_URL.finditer(text), *_DOMAIN.finditer(text)]:
@@ -369,7 +403,7 @@ class Policy:
                 continue  # the same link, found by both patterns
             spans.append(m.span())
             link = m.group(0).rstrip(".,;:!?")
-            if not self._allowed(link):
+            if not self._allowed(link) and _link_key(link) not in given:
                 out.append(Violation("link", link, f"remove the link {link}"))
         return out
 
@@ -401,6 +435,24 @@ class Policy:
                     )
                 )
         return out
+
+
+def _link_key(link: str) -> str:
+    """A link as compared with the ones the context gives: no scheme, ``www.``, case, or
+    trailing slash (``https://www.Loja.com/x/`` and ``loja.com/x`` are the same link)."""
+    key = re.sub(r"^(?:https?://)?(?:www\.)?", "", link.strip().casefold())
+    return key.rstrip("/.,;:!?")
+
+
+def _given_links(context: str) -> frozenset[str]:
+    """Every link of the product context and store metadata, and each one's host alone (an
+    answer may name the store's site without the page)."""
+    keys: set[str] = set()
+    for m in [*_URL.finditer(context), *_DOMAIN.finditer(context)]:
+        key = _link_key(m.group(0))
+        keys.add(key)
+        keys.add(key.split("/", 1)[0])
+    return frozenset(keys)
 
 
 def context_text(context: Mapping[str, Any], rules: Iterable[Mapping[str, Any]]) -> str:
@@ -441,10 +493,76 @@ class PolicySet:
         self._stores = {_fold(k): v for k, v in self.spec.stores.items()}
         self._cache: dict[tuple[str, str, str, float, int], Policy] = {}
 
+    @classmethod
+    def none(cls) -> PolicySet:
+        """No check at all: the paper's pure-model review (``--policy none``)."""
+        return cls(PolicyFile(default=PolicyRules(checks=[])), source=NO_POLICY)
+
+    @property
+    def label(self) -> str:
+        """How the policy is named on screen, in the manifest and in the report."""
+        if self.source == NO_POLICY:
+            return "none (pure-model review: no rule is checked)"
+        return self.source or "built-in default (no policy file)"
+
+    def default_checks(self) -> list[str]:
+        """The checks of the ``default`` section (every check unless it says otherwise)."""
+        checks = self.spec.default.checks
+        return list(CHECKS) if checks is None else list(checks)
+
+    def summary(self) -> str:
+        """One line: which policy, which checks, what is allowed (printed at the start of a run)."""
+        checks = self.default_checks()
+        if not checks:
+            return f"policy: {self.label}"
+        d = self.spec.default
+        parts = [f"policy: {self.label}", f"checks {', '.join(checks)}"]
+        if "language" in checks:
+            parts.append(f"language: {d.language or 'question'}")
+        if d.allow:
+            parts.append(f"allowed: {', '.join(d.allow)}")
+        parts.append("links/phones/e-mails given by the context or store metadata allowed")
+        extra = len(self.spec.categories) + len(self.spec.stores)
+        if extra:
+            parts.append(f"{extra} category/store section(s)")
+        return "; ".join(parts)
+
+    def explain(self) -> list[str]:
+        """Every section and the rules it sets, as lines a person reads."""
+        lines = [f"policy: {self.label}"]
+        if self.digest:
+            lines.append(f"sha256 {self.digest}")
+        if self.spec.store_field != "store":
+            lines.append(f"store name read from the record field {self.spec.store_field!r}")
+        sections = [("default", self.spec.default)]
+        sections += [(f"category {k!r}", v) for k, v in self.spec.categories.items()]
+        sections += [(f"store {k!r}", v) for k, v in self.spec.stores.items()]
+        for name, rules in sections:
+            lines.append(f"[{name}]")
+            checks = rules.checks
+            if name == "default" and checks is None:
+                checks = list(CHECKS)
+            if checks is not None:
+                if not checks:
+                    lines.append("  no check runs: only the agents judge the answers")
+                for check in checks:
+                    lines.append(f"  {check}: {RULE_HELP[check]}")
+            for key in ("threshold", "max_rewrites", "language"):
+                value = getattr(rules, key)
+                if value is not None:
+                    lines.append(f"  {key} = {value}")
+            for key in ("competitors", "forbidden_terms", "allow"):
+                values = getattr(rules, key)
+                if values:
+                    lines.append(f"  {key} += {', '.join(values)}")
+        return lines
+
     def describe(self) -> dict[str, Any]:
         """What the run manifest records about the policy."""
         return {
             "source": self.source,
+            "label": self.label,
+            "checks": self.default_checks(),
             "sha256": self.digest,
             "rules": self.spec.model_dump(mode="json", exclude_defaults=True),
         }
@@ -517,44 +635,105 @@ class PolicySet:
         )
 
 
-def load_policy(path: Path | str) -> PolicySet:
-    """Read a policy file (``.yaml``/``.yml``, ``.toml`` or ``.json``)."""
+def _line_of(text: str, suffix: str, loc: tuple[Any, ...]) -> int | None:
+    """The line (1-based) where ``loc`` (a path of keys/indexes) is written in the file."""
+    if suffix in (".yaml", ".yml", ".json"):
+        try:
+            node: Any = yaml.compose(text)  # JSON is YAML too, and composing keeps positions
+        except yaml.YAMLError:
+            return None
+        line: int | None = node.start_mark.line + 1 if node is not None else None
+        for part in loc:
+            if isinstance(node, yaml.MappingNode):
+                found = next(
+                    ((k, v) for k, v in node.value if str(getattr(k, "value", "")) == str(part)),
+                    None,
+                )
+                if found is None:
+                    break
+                line, node = found[0].start_mark.line + 1, found[1]
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+                if part >= len(node.value):
+                    break
+                node = node.value[part]
+                line = node.start_mark.line + 1
+            else:
+                break
+        return line
+    # TOML: tomllib keeps no positions; the last key named in the path, as `key =` or a table
+    # header, is where the problem is written.
+    keys = [str(p) for p in loc if not isinstance(p, int)]
+    for depth in range(len(keys), 0, -1):
+        key = re.escape(keys[depth - 1])
+        header = re.escape(".".join(keys[:depth]))
+        pattern = re.compile(rf'^\s*(?:\[{header}\]|"?{key}"?\s*=)')
+        for n, text_line in enumerate(text.splitlines(), start=1):
+            if pattern.match(text_line):
+                return n
+    return None
+
+
+def policy_problems(path: Path | str) -> tuple[PolicySet | None, list[str]]:
+    """Read a policy file; return it (``None`` when unusable) and every problem found, each
+    one line ``FILE:LINE: where: what`` (the line when it can be told)."""
     path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise ConfigurationError(f"{path}: cannot read the policy file ({exc.strerror})") from None
+        return None, [f"{path}: cannot read the policy file ({exc.strerror})"]
     suffix = path.suffix.lower()
+    if suffix not in (".toml", ".json", ".yaml", ".yml"):
+        return None, [f"{path}: a policy file must end in .yaml, .yml, .toml or .json"]
     try:
         text = data.decode("utf-8-sig")
         if suffix == ".toml":
             raw: Any = tomllib.loads(text)
         elif suffix == ".json":
             raw = json.loads(text)
-        elif suffix in (".yaml", ".yml"):
-            raw = yaml.safe_load(text)
         else:
-            raise ConfigurationError(
-                f"{path}: a policy file must end in .yaml, .yml, .toml or .json"
-            )
-    except (
-        UnicodeDecodeError,
-        tomllib.TOMLDecodeError,
-        json.JSONDecodeError,
-        yaml.YAMLError,
-    ) as exc:
+            raw = yaml.safe_load(text)
+    except UnicodeDecodeError as exc:
+        return None, [f"{path}: not UTF-8 text (byte {exc.start})"]
+    except json.JSONDecodeError as exc:
+        return None, [f"{path}:{exc.lineno}: not a valid policy file (JSON: {exc.msg})"]
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f":{mark.line + 1}" if mark is not None else ""
+        return None, [f"{path}{where}: not a valid policy file (YAML: {exc.problem or exc})"]
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+        # tomllib says "(at line 3, column 7)" in its message
         detail = str(exc).splitlines()[0]
-        raise ConfigurationError(f"{path}: not a valid policy file ({detail})") from None
+        m = re.search(r"line (\d+)", detail)
+        where = f":{m.group(1)}" if m else ""
+        return None, [f"{path}{where}: not a valid policy file ({detail})"]
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        raise ConfigurationError(f"{path}: the policy must be a mapping at the top level")
+        return None, [f"{path}:1: the policy must be a mapping at the top level"]
     try:
         spec = PolicyFile.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {str(e['msg']).removeprefix('Value error, ')}"
-            for e in exc.errors(include_url=False)
-        )
-        raise ConfigurationError(f"{path}: policy is invalid: {problems}") from None
-    return PolicySet(spec, source=str(path), digest=hashlib.sha256(data).hexdigest())
+        problems = []
+        for e in exc.errors(include_url=False):
+            loc = tuple(e["loc"])
+            line = _line_of(text, suffix, loc)
+            where = f"{path}:{line}" if line else str(path)
+            msg = str(e["msg"]).removeprefix("Value error, ")
+            if e["type"] == "extra_forbidden":
+                msg = f"unknown setting; a section takes {', '.join(PolicyRules.model_fields)}"
+                if len(loc) == 1:
+                    msg = (
+                        f"unknown setting; the top level takes {', '.join(PolicyFile.model_fields)}"
+                    )
+            problems.append(f"{where}: {'.'.join(str(p) for p in loc)}: {msg}")
+        return None, problems
+    return PolicySet(spec, source=str(path), digest=hashlib.sha256(data).hexdigest()), []
+
+
+def load_policy(path: Path | str) -> PolicySet:
+    """Read a policy file (``.yaml``/``.yml``, ``.toml`` or ``.json``); a problem raises
+    :class:`ConfigurationError` naming the file and line."""
+    policy, problems = policy_problems(path)
+    if policy is None or problems:
+        raise ConfigurationError("; ".join(problems))
+    return policy

@@ -151,6 +151,21 @@ def _share_table(counts: Mapping[str, int]) -> dict[str, dict[str, float | int |
     return {k: {"n": n, "share": ratio_or_none(n, total)} for k, n in counts.items()}
 
 
+def _policy_label(policy: Mapping[str, Any], t: Callable[..., str]) -> str:
+    if policy.get("source") == "none":
+        return t("none: pure-model review, no rule checked")
+    if policy.get("source"):
+        return f"{policy.get('source')} (sha256 {str(policy.get('sha256'))[:12]})"
+    return t("built-in default (no policy file)")
+
+
+def _prompts_label(prompts: Mapping[str, Any] | None, t: Callable[..., str]) -> str:
+    if not prompts:
+        return t("packaged templates only")
+    names = ", ".join(prompts.get("overrides") or [])
+    return f"{prompts.get('dir')} (sha256 {str(prompts.get('sha256'))[:12]}): {names}"
+
+
 def _run_info(manifest: Manifest | None) -> dict[str, Any] | None:
     if manifest is None:
         return None
@@ -163,8 +178,14 @@ def _run_info(manifest: Manifest | None) -> dict[str, Any] | None:
         "threshold": s.get("threshold"),
         "max_rewrites": s.get("max_rewrites"),
         "audit_language": s.get("audit_language"),
-        "policy": {"source": policy.get("source"), "sha256": policy.get("sha256")},
+        "policy": {
+            "source": policy.get("source"),
+            "sha256": policy.get("sha256"),
+            "label": policy.get("label"),
+            "checks": policy.get("checks"),
+        },
         "roles": s.get("roles", {}),
+        "prompts_dir": s.get("prompts_dir"),
         "prompts": {k: str(v)[:12] for k, v in (s.get("prompts") or {}).items()},
         "mixed": manifest.mixed,
         "simulated": manifest.simulated,
@@ -185,6 +206,55 @@ def _run_info(manifest: Manifest | None) -> dict[str, Any] | None:
             for r in manifest.runs
         ],
     }
+
+
+def label_groups(
+    results: Mapping[str, Mapping[str, Any]], gold: Sequence[LoadedRecord]
+) -> dict[str, dict[str, Any]]:
+    """The paper's Table 4: for the items labelled correct and those labelled incorrect, how
+    many ended in each outcome, as counts and as shares of the label group (ERROR results and
+    unlabelled items are not in either group)."""
+    out: dict[str, dict[str, Any]] = {}
+    for label, name in ((True, "label correct"), (False, "label incorrect")):
+        outcomes = Counter(
+            str(results[r.key]["outcome"])
+            for r in gold
+            if r.item is not None
+            and r.item.correct is label
+            and r.key in results
+            and results[r.key].get("outcome") != "ERROR"
+        )
+        n = sum(outcomes.values())
+        out[name] = {
+            "n": n,
+            **{
+                o: {"n": outcomes.get(o, 0), "share": ratio_or_none(outcomes.get(o, 0), n)}
+                for o in _OUTCOMES[:3]
+            },
+        }
+    return out
+
+
+def _feedback_rows(
+    results: Mapping[str, Mapping[str, Any]], gold: Sequence[LoadedRecord], limit: int = 100
+) -> list[dict[str, Any]]:
+    """Items whose record carries the merchant's feedback, with the original and the outcome."""
+    rows = []
+    for rec in gold:
+        res = results.get(rec.key)
+        if rec.item is None or not rec.item.feedback or res is None:
+            continue
+        rows.append(
+            {
+                "key": rec.key,
+                "question": rec.item.question,
+                "original": rec.item.answer,
+                "feedback": rec.item.feedback,
+                "outcome": res.get("outcome"),
+                "final_answer": res.get("final_answer"),
+            }
+        )
+    return rows[:limit]
 
 
 def build_summary(
@@ -301,6 +371,8 @@ def build_summary(
             "by_outcome": flagged_rows,
             "mean_rewrites": describe(all_revs)["mean"],
         },
+        "label_groups": label_groups(results, gold),
+        "feedback": _feedback_rows(results, gold),
         "withheld_reasons": _share_table({k: withheld.get(k, 0) for k in WITHHOLD_REASONS}),
         "policy": _policy_summary(results),
         "accuracy_by": {
@@ -487,16 +559,18 @@ def render_run(run: Mapping[str, Any] | None, page: HtmlReport, t: Callable[...,
             [t("threshold"), run["threshold"]],
             [t("rewrite cap"), run["max_rewrites"]],
             [t("audit language"), run["audit_language"]],
+            [t("policy"), _policy_label(policy, t)],
             [
-                t("policy"),
-                f"{policy.get('source')} (sha256 {str(policy.get('sha256'))[:12]})"
-                if policy.get("source")
-                else t("default policy (no file)"),
-            ],
+                t("policy checks"),
+                ", ".join(policy["checks"]) if policy.get("checks") else t("none"),
+            ]
+            if policy.get("checks") is not None
+            else [t("policy checks"), t("not recorded")],
             [
                 t("prompt templates"),
                 ", ".join(f"{k} {v}" for k, v in run["prompts"].items()),
             ],
+            [t("prompts folder"), _prompts_label(run.get("prompts_dir"), t)],
         ],
     )
     page.table(
@@ -680,6 +754,7 @@ def _render(summary: Mapping[str, Any], page: HtmlReport) -> None:
     page.metrics(
         {
             t("flagged items"): fl["total"],
+            t("mean rewrites of flagged items"): fl["mean_rewrites"],
             t("mean rewrites of accepted items"): fl["by_outcome"]["ANSWER_REVISED"][
                 "mean_rewrites"
             ],
@@ -707,8 +782,10 @@ def _render(summary: Mapping[str, Any], page: HtmlReport) -> None:
             ),
         )
 
+    _render_label_groups(summary, page, t)
     _render_withheld(summary, page, t)
     _render_policy(summary, page, t)
+    _render_feedback(summary, page, t)
     _render_groups(summary, page, t)
     _render_score_change(summary, page, t)
     _render_review(summary, page, t)
@@ -724,6 +801,41 @@ def _render(summary: Mapping[str, Any], page: HtmlReport) -> None:
         page.table([t("key"), t("reason")], [[r["key"], r["reason"]] for r in ne["items"][:50]])
     else:
         page.paragraph(t("Every item was evaluated."))
+
+
+def _render_label_groups(
+    summary: Mapping[str, Any], page: HtmlReport, t: Callable[..., str]
+) -> None:
+    page.heading(t("Outcomes by label group (Table 4)"))
+    rows = []
+    for group, row in summary["label_groups"].items():
+        rows.append(
+            [
+                t(group),
+                row["n"],
+                *(
+                    f"{row[o]['n']} ({percent(row[o]['share'])})" if row["n"] else "0"
+                    for o in _OUTCOMES[:3]
+                ),
+            ]
+        )
+    page.table([t("label group"), "n", *_OUTCOMES[:3]], rows)
+
+
+def _render_feedback(summary: Mapping[str, Any], page: HtmlReport, t: Callable[..., str]) -> None:
+    rows = summary["feedback"]
+    if not rows:
+        return
+    page.heading(t("Merchant feedback beside the original"))
+    page.table(
+        [t("key"), t("question"), t("original"), t("merchant feedback"), t("outcome"),
+         t("final answer")],
+        [
+            [r["key"], r["question"], r["original"], r["feedback"], r["outcome"],
+             r["final_answer"] or "—"]
+            for r in rows
+        ],
+    )  # fmt: skip
 
 
 def _render_withheld(summary: Mapping[str, Any], page: HtmlReport, t: Callable[..., str]) -> None:

@@ -129,6 +129,7 @@ class ReviewItem:
     reviews: list[tuple[str, str]] = field(default_factory=list)  # (role, justification)
     violations: list[str] = field(default_factory=list)
     run: int | None = None
+    feedback: str = ""  # the merchant's feedback on the original, shown beside it
 
     @property
     def answer_sha(self) -> str:
@@ -189,6 +190,7 @@ def review_items(results: Mapping[str, Mapping[str, Any]]) -> list[ReviewItem]:
                     for v in (r.get("policy") or {}).get("violations", [])
                 ],
                 run=r.get("run"),
+                feedback=str(r.get("feedback") or ""),
             )
         )
     return out
@@ -362,6 +364,7 @@ _COLUMNS = (
     "intent",
     "question",
     "original_answer",
+    "merchant_feedback",
     "proposed_answer",
     "diff",
     "scores_original",
@@ -394,6 +397,7 @@ def _rows(
             item.intent,
             item.question,
             item.original,
+            item.feedback,
             item.proposed or "",
             _diff_text(item.diff()) if item.proposed else "",
             item.scores_original,
@@ -445,7 +449,13 @@ def _xlsx(path: Path, rows: list[list[Any]]) -> None:
                 cell.data_type = "s"  # text from a model is never a formula
     for cell in ws[1]:
         cell.font = Font(bold=True)
-    wide = {"question": 40, "original_answer": 60, "proposed_answer": 60, "diff": 60}
+    wide = {
+        "question": 40,
+        "original_answer": 60,
+        "merchant_feedback": 40,
+        "proposed_answer": 60,
+        "diff": 60,
+    }
     for i, name in enumerate(_COLUMNS, start=1):
         ws.column_dimensions[get_column_letter(i)].width = wide.get(name, 16)
         if name in wide or name in ("system_reason", "edited_answer", "note"):

@@ -9,7 +9,7 @@ or a TOML/JSON file::
     COLMEIA_MODERATION_THRESHOLD=8
     COLMEIA_MODERATION_MAX_REWRITES=3
     COLMEIA_MODERATION_AUDIT_LANGUAGE=pt-BR           # justifications always in one language
-    COLMEIA_MODERATION_POLICY=policy.yaml             # see colmeia.apps.moderation.policy
+    COLMEIA_MODERATION_POLICY=policy.yaml             # or none: see colmeia.apps.moderation.policy
     COLMEIA_MODERATION_CONFIG=moderation.toml        # same keys, file form below
 
     threshold = 8
@@ -170,7 +170,8 @@ def load_config(
     file = path or env.get(_ENV_PREFIX + "CONFIG")
     if file:
         data = _from_file(Path(file))
-        if isinstance(data.get("policy"), str) and not Path(data["policy"]).is_absolute():
+        policy = data.get("policy")
+        if isinstance(policy, str) and policy != "none" and not Path(policy).is_absolute():
             data["policy"] = str(Path(file).parent / data["policy"])  # relative to the file
     from_env = _from_env(env)
     for role, values in from_env.pop("roles", {}).items():
@@ -228,6 +229,8 @@ def build_role_models(
                 overrides["api_key"] = key
             clients[ident] = OpenAIChatModel.from_settings(llm, **overrides)
         temperature = rc.temperature if rc.temperature is not None else llm.temperature
+        if temperature is None:
+            temperature = 0.0  # repeatable runs unless a temperature is set (the paper's 0.0)
         max_tokens = rc.max_tokens if rc.max_tokens is not None else llm.max_tokens
         out[role] = RoleModel(
             clients[ident], temperature, max_tokens, base_url or "", price_in, price_out
