@@ -38,6 +38,14 @@ __all__ = [
 #: A busy 2-core machine makes the 0.5B ten times slower: generous per-test timeouts.
 REAL_MODEL = [pytest.mark.xdist_group("real_model"), pytest.mark.slow, pytest.mark.timeout(1200)]
 
+#: Real-model runs that take many minutes on two cores (a 20-item two-run experiment, a
+#: literature review read by the model): outside `make test`, whose CI run must stay short;
+#: `COLMEIA_REAL_MODEL_LONG=1 make pytest PYTEST_ARGS=tests/real_model` runs them.
+LONG = pytest.mark.skipif(
+    os.environ.get("COLMEIA_REAL_MODEL_LONG", "").strip() not in {"1", "true", "yes"},
+    reason="a long real-model run (minutes on 2 cores): set COLMEIA_REAL_MODEL_LONG=1",
+)
+
 #: How long loading may take (a cold disk cache and a busy machine are slow).
 START_TIMEOUT_S = 180.0
 

@@ -17,7 +17,7 @@ import pytest
 from colmeia.apps.moderation.records import agent_view, parse_item
 from colmeia.apps.moderation.schemas import ROLE_SCHEMAS
 from colmeia.llm import Message, OpenAIChatModel
-from local_model import REAL_MODEL, LocalModel
+from local_model import LONG, REAL_MODEL, LocalModel
 from shared_data import DATA_DIR
 
 pytestmark = REAL_MODEL
@@ -103,6 +103,7 @@ def test_a_three_record_batch_writes_one_result_line_per_record(
             assert line["trail"] and not line["error"]
 
 
+@LONG
 @pytest.mark.timeout(4800)  # 2 runs x 20 items, 2-7 calls each, on a shared 2-core machine
 def test_the_papers_two_run_experiment_on_20_sampled_items(
     local_llm: LocalModel, tmp_path: Path

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from local_model import REAL_MODEL, LocalModel
+from local_model import LONG, REAL_MODEL, LocalModel
 from shared_data import DATA_DIR
 
 pytestmark = REAL_MODEL
@@ -60,6 +60,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
+@LONG
 @pytest.mark.xfail(
     strict=False,
     reason="seen twice on the shared 2-core machine (load 12-15): the 0.5B gave no usable "
