@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from moderation_helpers import SampleRuns, read_json, strict_model
 
 from colmeia.apps.moderation.batch import run_batch
 from colmeia.apps.moderation.compare import compare_runs
@@ -24,7 +25,6 @@ from colmeia.eval.stats import mcnemar
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.sim.engine import SimRequest, SimulatedModel
 from colmeia.sim.server import SimServer
-from conftest import SampleRuns, read_json, strict_model
 
 
 def _failing_on(questions: set[str], name: str) -> SimulatedModel:

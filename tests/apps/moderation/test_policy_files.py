@@ -43,17 +43,17 @@ def test_an_empty_yaml_file_is_the_default_policy(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("lista.json", "[1, 2]", "lista.json: the policy must be a mapping at the top level"),
+        ("lista.json", "[1, 2]", "lista.json:1: the policy must be a mapping at the top level"),
         (
             "quebrada.json",
             '{"default": ',
-            "quebrada.json: not a valid policy file (Expecting value: line 1 column 13 (char 12))",
+            "quebrada.json:1: not a valid policy file (JSON: Expecting value)",
         ),
         (
             "dois.json",
             json.dumps({"default": {"competitors": "X", "allow": 3}}),
-            "dois.json: policy is invalid: default.competitors: Input should be a valid list; "
-            "default.allow: Input should be a valid list",
+            "dois.json:1: default.competitors: Input should be a valid list; "
+            "{tmp}/dois.json:1: default.allow: Input should be a valid list",
         ),
     ],
 )
@@ -64,7 +64,8 @@ def test_a_bad_file_is_one_error_naming_the_file_and_every_problem(
     path.write_text(content, encoding="utf-8")
     with pytest.raises(ConfigurationError) as err:
         load_policy(path)
-    assert str(err.value) == f"{tmp_path}/{message}"
+    # every problem names the file and its line (`moderate policy check` prints them one a line)
+    assert str(err.value) == f"{tmp_path}/{message}".replace("{tmp}", str(tmp_path))
     assert "https://" not in str(err.value)
 
 
@@ -141,6 +142,8 @@ def test_the_manifest_records_the_policy_file_its_digest_and_only_the_rules_writ
     path.write_text(json.dumps(RULES), encoding="utf-8")
     assert load_policy(path).describe() == {
         "source": str(path),
+        "label": str(path),
+        "checks": ["phone", "email", "link", "competitor", "warranty", "language", "terms"],
         "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
         "rules": RULES,
     }
