@@ -269,5 +269,8 @@ def test_cli_shows_the_outcome_of_each_record(site: Site, colmeia_cli, tmp_path:
         env={"COLMEIA_SEARCH_ALLOW_PRIVATE": "true"},
     )
     assert code == 0, err
-    assert "landing page without PDF" in out
-    assert f"{site.base}/restrito" in out
+    # the table may fold a cell over lines (its console's width is fixed when the CLI module is
+    # first imported): read the words, not the line
+    words = out.split()
+    assert all(w in words for w in ("landing", "page", "without", "PDF")), out
+    assert "restrito" in out
