@@ -151,3 +151,25 @@ async def test_plan_and_reflection_pass_their_temperature_to_every_call(
     reflect = await ReflectionAgent(client(srv), temperature=0.3).run("x")
     assert plan.settings == reflect.settings == {"temperature": 0.3}
     assert {r.body.get("temperature") for r in sim.requests} == {0.3}
+
+
+async def test_a_call_that_only_restates_the_tools_result_is_the_answer(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    """Seen on the 0.5B model: after the calculator said 397.8 it "calculated" 397.8 again,
+    three times, and the loop detector ended the run with no answer. The restated result is
+    the answer (it came from the tool), and the run ends there, without a second run of it."""
+    sim = SimulatedModel(
+        script=[
+            "Thought: compute\nAction: calculator[17% de 2340]",
+            "Thought: the result\nAction: calculator[397.8]",
+        ]
+    )
+    trace = await ReActAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="text").run(
+        "Quanto é 17% de 2340?"
+    )
+    assert trace.status is RunStatus.FINISHED
+    assert trace.stop_reason == "restated_result"
+    assert trace.answer == "397.8"
+    assert [s.input for s in trace.tool_calls] == [{"expression": "17% de 2340"}]
+    assert sim.stats()["script_remaining"] == 0

@@ -41,7 +41,7 @@ from colmeia.agents.text_protocol import (
     parse_reply,
     thought_before_call,
 )
-from colmeia.agents.trace import RunStatus, StepCallback, Trace
+from colmeia.agents.trace import RunStatus, Step, StepCallback, Trace
 from colmeia.errors import ConfigurationError, ModelError, ModelHTTPError, ModelOutputError
 from colmeia.llm.base import ChatModel, ChatResult, Message, ToolCall, ToolSpec, track_usage
 from colmeia.llm.capabilities import Speed
@@ -838,6 +838,21 @@ class ReActAgent:
         *,
         text: bool = False,
     ) -> _Stop | None:
+        restated = _restated_call(run.trace.steps, call)
+        if restated is not None:
+            # The call's whole input is a result this tool already gave ("397.8" after the
+            # calculator returned 397.8): the model is pointing at its answer, and that answer
+            # came from the tool. Running it again would only start a loop.
+            run.trace.add(
+                "answer",
+                thought=thought,
+                observation=restated,
+                latency_s=latency,
+                meta={"restated_call": call.name},
+                **tokens,
+            )
+            run.trace.finish(RunStatus.FINISHED, restated, stop_reason="restated_result")
+            return _Stop(RunStatus.FINISHED, "restated_result")
         key = _call_key(call.name, call.arguments, call.raw_arguments)
         run.calls[key] += 1
         seen = run.calls[key]
@@ -949,6 +964,11 @@ class ReActAgent:
         # Protocol text ("Thought: …\nAction: tool[…]") is not an answer: then there is none.
         answer = answer_from(result.content, self.registry.names())
         if answer is None:
+            # ...unless the call only restates a result the tool already gave (a small model
+            # "calculating" 397.8 again after the calculator said 397.8): that result is what
+            # it is pointing at, and it came from the tool, not from the model.
+            answer = _restated_result(run.trace.steps, parsed)
+        if answer is None:
             run.trace.add(
                 "no_answer",
                 thought=result.content,
@@ -971,3 +991,29 @@ class ReActAgent:
                 latency_s=result.usage.latency_s,
                 meta={"after_stop": stop.reason},
             )
+
+
+def _restated_result(steps: list[Step], parsed: ParsedReply) -> str | None:
+    """The tool result a final tool call merely repeats as its whole input, if any."""
+    if parsed.action is None:
+        return None
+    given = [str(v).strip() for v in (parsed.arguments or {}).values()]
+    if parsed.raw_input:
+        given.append(parsed.raw_input.strip().strip("\"'"))
+    results = {s.observation.strip() for s in steps if s.kind == "tool" and s.ok and s.observation}
+    for value in given:
+        if value and value in results:
+            return value
+    return None
+
+
+def _restated_call(steps: list[Step], call: ToolCall) -> str | None:
+    """A result of ``call``'s own tool that the call repeats as its only input, if any."""
+    values = [str(v).strip() for v in (call.arguments or {}).values()]
+    if len(values) != 1 or not values[0]:
+        return None
+    for step in steps:
+        restates = step.ok and step.observation.strip() == values[0]
+        if step.kind == "tool" and step.tool == call.name and restates:
+            return values[0]
+    return None
