@@ -154,6 +154,7 @@ class RayPool:
         address: str | None = None,
         num_cpus: int | None = None,
         worker_cpus: float = 0.5,
+        background_start: bool = False,
     ) -> None:
         if workers < 1:
             raise ConfigurationError("--workers must be at least 1")
@@ -167,6 +168,7 @@ class RayPool:
         self.address = None if address == "local" else address
         self.num_cpus = num_cpus
         self.worker_cpus = worker_cpus
+        self.background_start = background_start and address is not None
         self.actors: list[Any] = []
         self.stats = RayPoolStats(workers=workers)
         self._inflight: list[int] = []
@@ -245,12 +247,11 @@ class RayPool:
                 ray.shutdown()
 
     async def __aenter__(self) -> RayPool:
-        if self.address is None:
-            self.start()  # starting Ray sets signal handlers: only from the main thread
-        else:
-            # Joining a running cluster takes seconds: not on the event loop (a service
-            # replica keeps answering meanwhile).
+        if self.background_start:
+            # A service replica keeps answering while it joins the cluster (seconds).
             await asyncio.to_thread(self.start)
+        else:
+            self.start()  # starting Ray sets signal handlers: from the main thread
         return self
 
     async def __aexit__(self, *exc: object) -> None:

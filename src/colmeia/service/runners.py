@@ -184,6 +184,7 @@ async def _moderate_on_ray(
             workers=workers,
             per_worker=per_worker,
             address=settings.ray_address,
+            background_start=True,
         ) as (moderate, pool):
             return await batch.run(
                 concurrency=pool.concurrency,

@@ -62,11 +62,13 @@ async def ray_moderation(
     per_worker: int = 16,
     address: str | None = None,
     num_cpus: int | None = None,
+    background_start: bool = False,
 ) -> AsyncIterator[tuple[Callable[[ModerationItem], Awaitable[dict[str, Any]]], RayPool]]:
     """A per-record moderation function backed by ``workers`` Ray actors, and the pool.
 
     ``address``: ``None`` starts a local Ray on 127.0.0.1 for this run; ``auto`` or
-    ``ray://HOST:PORT`` use a running cluster.
+    ``ray://HOST:PORT`` use a running cluster (joined off the event loop with
+    ``background_start``, for a service that must keep answering meanwhile).
     """
     from colmeia.llm.prompts import active_prompts
 
@@ -78,6 +80,7 @@ async def ray_moderation(
         per_worker=per_worker,
         address=address,
         num_cpus=num_cpus,
+        background_start=background_start,
     )
     async with pool:
         yield pool.call, pool
