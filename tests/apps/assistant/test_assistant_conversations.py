@@ -455,3 +455,22 @@ async def test_an_unreachable_registry_gets_one_portuguese_sentence(
     assert result.status == "answered"
     assert result.answer.startswith("o cadastro de processos em http://127.0.0.1:")
     assert "COLMEIA_ASSISTANT_REGISTRY" in result.answer and "Traceback" not in result.answer
+
+
+async def test_a_model_that_echoes_the_lookups_json_gives_the_person_the_card(
+    scripted: Any, assistant: Any
+) -> None:
+    """Seen on the 0.5B model: the answer to "e quem são as partes?" was the lookup's JSON.
+    Every fact in it is the registry's, but it is no answer for a person: the card replaces it."""
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        search=[
+            call("lookup_case", number=CASE),
+            Reply(content='{"status": "found", "kind": "process", "number": "' + CASE + '"}'),
+        ],
+    )
+    bot = await assistant(scripted(roles))
+    done = await bot.ask("t1", f"Onde está o processo {CASE}?")
+    assert not done.answer.lstrip().startswith("{")
+    assert done.answer.startswith(f"Processo {CASE}")
+    assert "Situação atual:" in done.answer

@@ -628,6 +628,9 @@ class AssistantGraph:
             numbers = {str(e.get("number")) for e in evidence if e.get("number")}
             if not nothing_found and not problems and not any(n in text for n in numbers):
                 problems = ["the answer does not name the case it looked up"]
+            if not problems and _is_json_payload(text):
+                # a small model echoing the tool's JSON: the person gets the card, not the dump
+                problems = ["the answer is the tool's raw JSON"]
             if nothing_found or problems or not text.strip():
                 if problems:
                     log.info("case answer replaced by the registry's cards: %s", problems)
@@ -1322,3 +1325,16 @@ def _describe(tool: str, args: dict[str, Any]) -> str:
     if tool == "web_search":
         return f"Pesquisar na internet: {args.get('query', '')!r}."
     return f"Executar {tool} com {args}."
+
+
+def _is_json_payload(text: str) -> bool:
+    """Whether ``text`` is a JSON object (a tool result echoed), not words for a person."""
+    stripped = text.strip()
+    if stripped.startswith('{"status"'):  # a lookup's own payload, whole or cut off
+        return True
+    if not (stripped.startswith("{") and stripped.endswith("}")):
+        return False
+    try:
+        return isinstance(orjson.loads(stripped), dict)
+    except orjson.JSONDecodeError:
+        return False
