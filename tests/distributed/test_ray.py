@@ -182,6 +182,9 @@ def test_a_worker_builds_the_same_moderator_as_the_local_runner(sim_url: tuple[s
     assert worker.moderator.max_rewrites == local.max_rewrites
 
 
+@pytest.mark.flaky(
+    reruns=2
+)  # races a real process or model under load: see the closing note of 2026-11-26
 def test_the_cli_runs_a_batch_on_ray_and_records_the_engine(
     items: Path, sim_url: tuple[str, str], tmp_path: Path
 ) -> None:
@@ -309,6 +312,9 @@ def test_an_ingestion_on_ray_finds_what_a_local_ingestion_finds(tmp_path: Path) 
             drop_schema(schema)
 
 
+@pytest.mark.flaky(
+    reruns=2
+)  # races a real process or model under load: see the closing note of 2026-11-26
 def test_the_ingest_cli_on_ray(tmp_path: Path) -> None:
     corpus = _corpus(tmp_path / "corpus")
     env = {**os.environ, "COLMEIA_HOME": str(tmp_path / "home")}

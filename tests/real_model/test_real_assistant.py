@@ -19,6 +19,8 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from colmeia.apps.assistant.cases import check_case_answer
 from colmeia.apps.assistant.rag_agent import RagConfig
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
@@ -67,6 +69,9 @@ async def _turn(bot: Any, text: str) -> tuple[list[dict[str, Any]], Any]:
     return events, result
 
 
+@pytest.mark.flaky(
+    reruns=2
+)  # races a real process or model under load: see the closing note of 2026-11-26
 async def test_one_handoff_each_way_ends_correctly(local_llm: LocalModel, tmp_path: Path) -> None:
     store = open_store(f"sqlite:///{tmp_path / 'laws.db'}")
     ingest(store, "leis", [LGPD])

@@ -210,6 +210,9 @@ def test_a_bad_collection_name_is_refused_at_every_route(server: ServerProcess, 
 # -- the model: disconnects and leaks --------------------------------------------------------------
 
 
+@pytest.mark.flaky(
+    reruns=2
+)  # races a real process or model under load: see the closing note of 2026-11-26
 def test_a_client_that_gives_up_cancels_its_model_call(tmp_path: Path, sim_server: Any) -> None:
     from colmeia.sim import Latency, SimulatedModel
 
