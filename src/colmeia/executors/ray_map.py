@@ -10,11 +10,10 @@ bad item never stops the rest.
 from __future__ import annotations
 
 import collections
-import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from colmeia.executors.ray_pool import LOOPBACK_ENV, check_address, init_local_ray
+from colmeia.executors.ray_pool import check_address, connect_ray
 
 __all__ = ["ray_map_ordered"]
 
@@ -36,18 +35,7 @@ def ray_map_ordered(
     An exception raised by ``fn`` (or a task Ray gave up on) is yielded in place of the result.
     """
     check_address(address)
-    local = address in (None, "local")
-    if local:
-        os.environ.update(LOOPBACK_ENV)
-    import ray
-
-    started = False
-    if not ray.is_initialized():
-        if local:
-            init_local_ray()
-        else:
-            ray.init(address=address, log_to_driver=False)
-        started = True
+    ray, started = connect_ray(address)
     task: Any = ray.remote(num_cpus=1, max_retries=3)(fn)
     try:
         window: collections.deque[tuple[T, Any]] = collections.deque()

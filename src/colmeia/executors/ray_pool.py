@@ -58,6 +58,23 @@ def init_local_ray(num_cpus: int | None = None) -> None:
     )
 
 
+def connect_ray(address: str | None, num_cpus: int | None = None) -> tuple[Any, bool]:
+    """The ``ray`` module, connected: an initialised Ray is reused; ``None``/``local`` start a
+    one-machine Ray on 127.0.0.1, anything else joins that cluster. Also whether this call did
+    the initialising (so the caller knows whether to shut it down)."""
+    local = address in (None, "local")
+    if local:
+        os.environ.update(LOOPBACK_ENV)
+    ray = _import_ray()
+    if ray.is_initialized():
+        return ray, False
+    if local:
+        init_local_ray(num_cpus)
+    else:
+        ray.init(address=address, log_to_driver=False)
+    return ray, True
+
+
 def _import_ray() -> Any:
     try:
         import ray
@@ -182,15 +199,10 @@ class RayPool:
         return self.workers * self.per_worker
 
     def start(self) -> None:
-        if self.address is None:
-            os.environ.update(LOOPBACK_ENV)
-        ray = self._ray = _import_ray()
-        if not ray.is_initialized():
-            if self.address is None:
-                init_local_ray(self.num_cpus)
-                self._started_ray = True
-            else:
-                ray.init(address=self.address, log_to_driver=False)
+        ray, started = connect_ray(self.address, self.num_cpus)
+        self._ray = ray
+        # A cluster it only joined is left running (and connected) for its other users.
+        self._started_ray = started and self.address is None
         remote_cls = ray.remote(max_restarts=-1, max_task_retries=-1)(_Worker)
         self.actors = [
             remote_cls.options(max_concurrency=self.per_worker, num_cpus=self.worker_cpus).remote(
