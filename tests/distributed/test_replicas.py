@@ -85,10 +85,16 @@ def test_a_replica_killed_mid_job_leaves_the_job_to_the_other(
     batch = tmp_path / "batch.json"
     batch.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
     sim = sim_server(SimulatedModel(schema_mode=True, latency=Latency(fixed_s=0.05), seed=5))
+    # The replica that runs the job stops at its 8th finished record until told to go (the
+    # service's test gate): it is killed there, mid-job, whatever the machine's speed.
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    (gate / "moderation.at").write_text("8")
     env = {
         "COLMEIA_LLM_BASE_URL": sim.base_url,
         "COLMEIA_LLM_MODEL": "sim",
         "COLMEIA_SERVICE_DB": service_db,
+        "COLMEIA_SERVICE_TEST_GATE": str(gate),
     }
     home = tmp_path / "shared-home"
     replicas = [start_server(home, simulated=False, env=env) for _ in range(2)]
@@ -96,16 +102,13 @@ def test_a_replica_killed_mid_job_leaves_the_job_to_the_other(
     by_pid = {r.process.pid: r for r in replicas}
     try:
         job_id = submit_moderation(replicas[0].url, h, batch, concurrency=2)
-        # Wait until some replica holds the job and has written some results.
+        # Wait until the replica holding the job has reached the gate (8 results written).
         deadline = time.monotonic() + 120
-        while True:
-            job = _job(replicas[1].url, h, job_id)
-            owner = _job_owner_pid(service_db, job_id)
-            if owner in by_pid and (job["progress"].get("finished") or 0) >= 8:
-                break
-            assert job["status"] not in ("succeeded", "failed"), job
-            assert time.monotonic() < deadline, f"no replica took the job: {job}"
-            time.sleep(0.1)
+        while not (gate / "moderation.reached").exists():
+            assert time.monotonic() < deadline, "no replica reached the 8th record"
+            time.sleep(0.05)
+        owner = _job_owner_pid(service_db, job_id)
+        assert owner in by_pid, owner
         holder = by_pid[owner]
         other = next(x for x in replicas if x is not holder)
         kill_server(holder)
