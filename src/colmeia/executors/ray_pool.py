@@ -55,6 +55,11 @@ def init_local_ray(num_cpus: int | None = None) -> None:
         include_dashboard=False,
         log_to_driver=False,
         _node_ip_address="127.0.0.1",
+        # Every node of a one-machine Ray is on this machine: a node that misses health checks
+        # is starved of CPU (a busy laptop or CI box), not lost. Ray's default (5 misses of 3 s)
+        # declared such a node dead under load and failed the tasks it held; a dead *worker* is
+        # still seen at once (its process exits), so restarts and retries are unchanged.
+        _system_config={"health_check_failure_threshold": 20, "health_check_timeout_ms": 30000},
     )
 
 
