@@ -116,3 +116,30 @@ def test_the_help_listed_without_loading_a_command_is_the_commands_own(name: str
 
     assert command is not None
     assert command.help == _LAZY[name].help
+
+
+# `colmeia COMMAND --help` parses options (typer brings pydantic) and reads the settings, but
+# runs nothing: no model client or server, index, store, app or agent. (The light parts of the
+# model layer may load: `llm serve --help` lists the packaged models.)
+NOT_FOR_A_COMMANDS_HELP = (
+    *(n for n in NOT_FOR_A_SEARCH if n not in ("colmeia.llm", "rich.progress", "rich.table")),
+    "colmeia.llm.openai_compat",
+    "colmeia.llm.local_server",
+    "numpy",
+    "starlette",
+    "uvicorn",
+    "colmeia.rag",
+    "colmeia.store",
+    "colmeia.sim",
+    "colmeia.tools",
+)
+
+
+@pytest.mark.parametrize("name", sorted(_LAZY))
+def test_a_commands_help_imports_none_of_what_the_command_runs(
+    name: str, env: dict[str, str]
+) -> None:
+    printed, modules = _run([name, "--help"], env)
+
+    assert f"Usage: colmeia {name}" in printed
+    assert _loaded(modules, NOT_FOR_A_COMMANDS_HELP) == []
