@@ -73,10 +73,13 @@ def env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def test_a_lexical_search_imports_only_the_store_the_index_and_its_own_command(
-    tmp_path: Path, env: dict[str, str]
-) -> None:
-    doc = tmp_path / "cdc.txt"
+@pytest.fixture(scope="module")
+def laws(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of a home whose collection 'leis' holds one article."""
+    tmp = tmp_path_factory.mktemp("lean")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
+    env["COLMEIA_HOME"] = str(tmp / "home")
+    doc = tmp / "cdc.txt"
     doc.write_text(
         "Art. 26. O direito de reclamar pelos vícios aparentes caduca em trinta dias.\n",
         encoding="utf-8",
@@ -86,13 +89,28 @@ def test_a_lexical_search_imports_only_the_store_the_index_and_its_own_command(
         env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert ingest.returncode == 0, ingest.stderr
+    return env
 
-    printed, modules = _run(["search", "prazo de reclamação", "-c", "leis"], env)
+
+def test_a_lexical_search_imports_only_the_store_the_index_and_its_own_command(
+    laws: dict[str, str],
+) -> None:
+    printed, modules = _run(["search", "prazo de reclamação", "-c", "leis"], laws)
 
     assert "trinta dias" in printed
     assert _loaded(modules, NOT_FOR_A_SEARCH) == []
     commands = {m for m in modules if m.startswith("colmeia.cli")}
     assert commands == SEARCH_CLI_MODULES
+
+
+def test_listing_collections_opens_the_store_without_numpy_or_the_index(
+    laws: dict[str, str],
+) -> None:
+    printed, modules = _run(["collections"], laws)
+
+    assert "leis" in printed
+    not_needed = ("numpy", "colmeia.rag", "bm25s", "aiohttp", "colmeia.llm", "colmeia.apps")
+    assert _loaded(modules, not_needed) == []
 
 
 @pytest.mark.parametrize("args", [["--help"], ["--version"]])
