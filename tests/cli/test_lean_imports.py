@@ -103,6 +103,19 @@ def test_a_lexical_search_imports_only_the_store_the_index_and_its_own_command(
     assert commands == SEARCH_CLI_MODULES
 
 
+def test_a_search_process_leaves_its_store_closed(laws: dict[str, str]) -> None:
+    # The CLI skips the interpreter's last garbage collections at exit (cli.main): a store
+    # connection must still be closed, or SQLite leaves its -wal and -shm files beside the db.
+    code = subprocess.run(
+        [sys.executable, "-m", "colmeia", "search", "vícios aparentes", "-c", "leis"],
+        env=laws, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+    assert "trinta dias" in code.stdout, code.stderr
+    home = Path(laws["COLMEIA_HOME"])
+    assert sorted(p.name for p in home.iterdir()) == ["colmeia.db", "colmeia.db.indexes"]
+
+
 def test_listing_collections_opens_the_store_without_numpy_or_the_index(
     laws: dict[str, str],
 ) -> None:

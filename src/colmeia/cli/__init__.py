@@ -6,6 +6,8 @@ friends, and ``colmeia search`` should not wait for them.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import importlib
 import logging
 from gettext import gettext as _
@@ -210,6 +212,17 @@ def _root(
     )
 
 
+def _freeze() -> None:
+    # When the process ends, the interpreter's last garbage collections walk every object the
+    # imports made, only to free memory the OS takes back anyway: ~0.1 s CPU after a search, a
+    # quarter of it. One collection first, so that what is already garbage (a store somebody
+    # forgot to close) is still finalised, then the rest is frozen and those passes skip it.
+    # atexit handlers, flushing and refcount-driven closing still run.
+    gc.collect()
+    gc.freeze()
+
+
 def main(*args: Any, **kwargs: Any) -> None:
     """Entry point of the ``colmeia`` script."""
+    atexit.register(_freeze)
     app(*args, **kwargs)
