@@ -103,6 +103,15 @@ def test_a_lexical_search_imports_only_the_store_the_index_and_its_own_command(
     assert commands == SEARCH_CLI_MODULES
 
 
+def test_an_answer_without_a_model_imports_no_model_client_and_no_templates(
+    laws: dict[str, str],
+) -> None:
+    printed, modules = _run(["ask", "qual o prazo para reclamar de vícios aparentes?"], laws)
+
+    assert "[P1] cdc: Art. 26. O direito de reclamar pelos vícios aparentes" in printed
+    assert _loaded(modules, ("aiohttp", "colmeia.llm.openai_compat", "jinja2", "bm25s")) == []
+
+
 def test_a_search_process_leaves_its_store_closed(laws: dict[str, str]) -> None:
     # The CLI skips the interpreter's last garbage collections at exit (cli.main): a store
     # connection must still be closed, or SQLite leaves its -wal and -shm files beside the db.
