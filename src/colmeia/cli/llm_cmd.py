@@ -13,16 +13,15 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from colmeia.cli.plumbing import command_usage, run_and_close, say_if_simulated
 from colmeia.config import get_settings
 from colmeia.errors import ConfigurationError
-from colmeia.llm import OpenAIChatModel
-from colmeia.llm.check import check_endpoint
 from colmeia.llm.gguf import PACKAGED, resolve_gguf
-from colmeia.llm.local_server import start_local_server
 from colmeia.llm.notice import NO_MODEL_HINT
+
+# The model client (aiohttp) and the llama.cpp server are imported by the command that uses
+# each: `colmeia llm --help` needs neither.
 
 app = typer.Typer(
     help="The language model: serve one locally, check it is reachable and what it supports."
@@ -45,6 +44,11 @@ def check(
 
     Exits 1 when any check fails.
     """
+    from rich.table import Table
+
+    from colmeia.llm import OpenAIChatModel
+    from colmeia.llm.check import check_endpoint
+
     used = command_usage()
     settings = get_settings().llm
     url = base_url or settings.base_url
@@ -125,6 +129,8 @@ def serve(
 
     Prints the COLMEIA_LLM_* lines to export; `colmeia -v llm serve` shows llama.cpp's log.
     """
+    from colmeia.llm.local_server import start_local_server
+
     verbose = logging.getLogger().isEnabledFor(logging.INFO)
     try:
         path = resolve_gguf(gguf)

@@ -8,7 +8,6 @@ import typer
 from rich.console import Console
 
 from colmeia.errors import ColmeiaError
-from colmeia.llm.prompts import PromptsDir, export_prompts, packaged_templates
 
 app = typer.Typer(help="Prompt templates: export the packaged ones, check a prompts folder.")
 console = Console()
@@ -28,6 +27,7 @@ def export(
 ) -> None:
     """Write every packaged template as a starting point for COLMEIA_PROMPTS_DIR / --prompts."""
     from colmeia.cli.plumbing import fail
+    from colmeia.llm.prompts import export_prompts
 
     try:
         files = export_prompts(target, overwrite=overwrite)
@@ -49,6 +49,7 @@ def export(
 def check(folder: Path = typer.Argument(..., help="A prompts folder.")) -> None:
     """Validate a prompts folder: names, syntax, variables; print its hash."""
     from colmeia.cli.plumbing import fail
+    from colmeia.llm.prompts import PromptsDir
 
     try:
         found = PromptsDir.load(folder)
@@ -65,6 +66,8 @@ def check(folder: Path = typer.Argument(..., help="A prompts folder.")) -> None:
 @app.command("list")
 def list_() -> None:
     """The packaged templates, by package."""
+    from colmeia.llm.prompts import packaged_templates
+
     for short, (package, folder) in sorted(packaged_templates().items()):
         names = sorted(p.name for p in folder.glob("*.j2"))
         console.print(f"{short} ({package}): {', '.join(names)}", highlight=False)

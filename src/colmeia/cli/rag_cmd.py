@@ -11,22 +11,21 @@ from typing import TYPE_CHECKING
 import orjson
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from colmeia.cli.plumbing import command_usage, fail, run_and_close, say_if_simulated
-from colmeia.cli.progress import Progress
 from colmeia.cli.stores import open_store_for as _open
 from colmeia.cli.stores import opened_store as _opened
-from colmeia.config import Settings
 from colmeia.errors import ColmeiaError, ConfigurationError, MissingStoreError
-from colmeia.store import Store
 
 if TYPE_CHECKING:
+    from colmeia.config import Settings
     from colmeia.rag.retrieve import Filters, Hit, Retriever
+    from colmeia.store import Store
+
+# Tables and progress bars (rich.table, rich.progress) are imported by the commands that show
+# them: a search prints neither, and every module a command imports is start-up time.
 
 app = typer.Typer(help="Ingest documents, search them and answer with citations.")
-eval_app = typer.Typer(help="Measure quality against judged queries.")
-app.add_typer(eval_app, name="eval")
 
 console = Console()
 err_console = Console(stderr=True)
@@ -97,6 +96,9 @@ def ingest(
     ),
 ) -> None:
     """Add files, folders and CSV rows to a collection (unchanged documents are skipped)."""
+    from rich.table import Table
+
+    from colmeia.cli.progress import Progress
     from colmeia.rag.index.embedders import embedder_from_settings
     from colmeia.rag.pipeline import CsvColumns, IngestProgress
     from colmeia.rag.pipeline import ingest as run_ingest
@@ -342,6 +344,8 @@ def collections(
         ]
         sys.stdout.write(orjson.dumps(rows).decode() + "\n")
         return
+    from rich.table import Table
+
     table = Table()
     for col in ("collection", "documents", "chunks", "embedder"):
         table.add_column(col)
@@ -396,7 +400,6 @@ def _confirm(question: str) -> bool:
         return False
 
 
-@eval_app.command("retrieval")
 def eval_retrieval(
     collection: str = _COLLECTION,
     queries: Path = typer.Option(..., "--queries", help="CSV with ID,TEXT."),
@@ -407,6 +410,9 @@ def eval_retrieval(
     as_json: bool = typer.Option(False, "--json", help="JSON output."),
 ) -> None:
     """nDCG@k, MRR, P@1, Recall@k/@100, mean rank and not-found counts of document ranking."""
+    from rich.table import Table
+
+    from colmeia.cli.progress import Progress
     from colmeia.eval.retrieval import evaluate_run
 
     judged = _read_qrels(qrels)
@@ -481,14 +487,3 @@ def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
     for r in rows:
         out.setdefault(r[q], {})[r[d]] = int(float(r[s]))
     return out
-
-
-# `colmeia eval review` lives with the literature app's commands.
-from colmeia.cli.review_cmd import eval_review as _eval_review  # noqa: E402
-
-eval_app.command("review")(_eval_review)
-
-# `colmeia eval assistant` lives with the assistant's commands.
-from colmeia.cli.assistant_cmd import eval_assistant as _eval_assistant  # noqa: E402
-
-eval_app.command("assistant")(_eval_assistant)

@@ -6,8 +6,6 @@ import typer
 from rich.console import Console
 
 from colmeia.errors import ConfigurationError
-from colmeia.sim.engine import Faults, Latency, SimulatedModel
-from colmeia.sim.server import serve_forever
 
 app = typer.Typer(help="The simulated model: an OpenAI-compatible server for tests and demos.")
 console = Console()
@@ -65,6 +63,9 @@ def serve(
     ),
 ) -> None:
     """Serve the simulated model on HOST:PORT until Ctrl-C."""
+    from colmeia.sim.engine import Faults, Latency, SimulatedModel
+    from colmeia.sim.server import serve_forever
+
     try:
         sim = SimulatedModel(
             schema_mode=schema,

@@ -19,7 +19,6 @@ from pydantic_core import from_json
 
 from colmeia.llm.base import ChatModel, Message, stream_to
 from colmeia.llm.guard import repeats_instructions, words
-from colmeia.llm.prompts import render_prompt
 from colmeia.rag.index.lexical import Analyzer, fold_accents
 from colmeia.rag.retrieve import Citation, Hit
 
@@ -270,6 +269,9 @@ async def answer_question(
     passages = list(hits[:max_passages])
     if model is None or not passages:
         return extractive_answer(question, passages)
+    # Jinja2 (under render_prompt) loads only when a model writes the answer.
+    from colmeia.llm.prompts import render_prompt
+
     by_id = {f"P{i}": h for i, h in enumerate(passages, start=1)}
     prompt = render_prompt(
         "colmeia.rag",

@@ -16,11 +16,9 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-import numpy as np
-import numpy.typing as npt
 import orjson
 
 from colmeia.errors import MissingStoreError, StoreError
@@ -37,6 +35,11 @@ from colmeia.store.sql import (
     stack_vectors,
     vector_blobs,
 )
+
+# numpy is loaded by the methods that handle vectors (see store/base.py).
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["PostgresStore", "split_schema"]
 
@@ -272,6 +275,8 @@ class PostgresStore(SQLStore):
         vectors: npt.NDArray[np.float32] | None = None,
     ) -> None:
         if self.has_pgvector:
+            import numpy as np
+
             vecs: list[Any] = (
                 [None] * len(chunks)
                 if vectors is None
@@ -357,6 +362,8 @@ class PostgresStore(SQLStore):
         )
         rows.sort(key=lambda r: (r[1], r[2]))
         if self.has_pgvector:
+            import numpy as np
+
             blobs = [np.asarray(orjson.loads(r[3]), np.float32).tobytes() for r in rows]
         else:
             blobs = [bytes(r[3]) for r in rows]
@@ -400,6 +407,8 @@ class PostgresStore(SQLStore):
 
 
 def _pgvector_literal(v: npt.NDArray[np.float32]) -> str:
+    import numpy as np
+
     return "[" + ",".join(f"{float(x):.7g}" for x in np.asarray(v).ravel()) + "]"
 
 

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
-import numpy.typing as npt
 import orjson
 
 from colmeia.errors import StoreError
 from colmeia.store.base import CollectionInfo, StoredChunk, StoredDocument
+
+# numpy is loaded by the functions that handle vectors (see store/base.py).
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "CHUNK_COLS",
@@ -63,6 +66,8 @@ def vector_blobs(vectors: npt.NDArray[np.float32] | None, n: int) -> list[bytes 
         return [None] * n
     if len(vectors) != n:
         raise StoreError(f"{len(vectors)} vectors for {n} chunks: they must be row-aligned")
+    import numpy as np
+
     arr = np.ascontiguousarray(vectors, dtype=np.float32)
     return [row.tobytes() for row in arr]
 
@@ -71,6 +76,8 @@ def stack_vectors(
     ids: list[str], blobs: Sequence[bytes]
 ) -> tuple[list[str], npt.NDArray[np.float32]]:
     """Ids and the matrix of their float32 blobs, one row each."""
+    import numpy as np
+
     if not blobs:
         return [], np.empty((0, 0), np.float32)
     mat = np.vstack([np.frombuffer(b, dtype=np.float32) for b in blobs])

@@ -7,10 +7,8 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
 import orjson
 
 from colmeia.errors import MissingStoreError, StoreError
@@ -27,6 +25,11 @@ from colmeia.store.sql import (
     stack_vectors,
     vector_blobs,
 )
+
+# numpy is loaded by the methods that handle vectors (see store/base.py).
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["SQLiteStore"]
 

@@ -2,7 +2,7 @@
 
 The analyser folds accents *before* stemming, so "licitacao" and "licitação" become the same
 token; the Portuguese Snowball stemmer (PyStemmer) and the Portuguese stopword list come from
-bm25s/PyStemmer. Scoring uses bm25s's BM25 formulas (term-frequency and IDF components), but
+bm25s/PyStemmer (the list is copied in ``stopwords_pt.py``, so a search never imports bm25s). Scoring uses bm25s's BM25 formulas (term-frequency and IDF components), but
 the index is built with vectorised numpy (bm25s builds token by token in Python, which is two
 orders of magnitude slower at a million chunks) and kept in the same layout bm25s uses: one
 CSC matrix of precomputed term scores (``data``/``indices``/``indptr`` per term), so a query
@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import Stemmer
-from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
-from bm25s.stopwords import STOPWORDS_PORTUGUESE
+
+from colmeia.rag.index.stopwords_pt import STOPWORDS_PORTUGUESE
 
 __all__ = ["Analyzer", "LexicalConfig", "LexicalIndex", "fold_accents"]
 
@@ -406,6 +406,9 @@ def _assemble(
     data = np.empty(nnz, np.float32)
     if nnz == 0:
         return _Postings(data, indices, indptr, keys)
+    # Only building scores terms: bm25s (and the tqdm its package loads) stays out of a search.
+    from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
+
     avg_len = float(doc_lens.mean()) or 1.0
     idf_fn = _select_idf_scorer(config.method)
     present = np.flatnonzero(df)
