@@ -33,7 +33,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     home = tmp_path_factory.mktemp("hostile")
     srv = start_server(
         home,
-        env={"COLMEIA_SERVICE_MAX_REQUEST_MB": "50", "COLMEIA_SERVICE_MAX_UPLOAD_MB": "25"},
+        env={
+            "COLMEIA_SERVICE_MAX_REQUEST_MB": "50",
+            "COLMEIA_SERVICE_MAX_UPLOAD_MB": "25",
+            # the process reading one file may use 400 MB (the default is 2048)
+            "COLMEIA_INGEST_MEMORY_MB": "400",
+        },
     )
     db = open_database(f"sqlite:///{home / 'service.db'}")
     _, srv.key = create_key(db, "acme", "hostile tests")
@@ -208,6 +213,40 @@ def test_a_bad_collection_name_is_refused_at_every_route(server: ServerProcess, 
 
 
 # -- the model: disconnects and leaks --------------------------------------------------------------
+
+
+def test_a_file_that_needs_more_memory_than_the_bound_fails_alone(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    # 8 MB of HTML holding a million paragraphs: no zip, no PDF, under every upload limit, but
+    # its parse tree needs over a gigabyte. It is read in a child bounded to 400 MB.
+    bomb = b"<html><body>" + b"<p>a</p>" * 1_000_000 + b"</body></html>"
+    before = _peak_rss_mb(server)
+    r = httpx.post(
+        f"{server.url}/v1/collections/memoria/documents",
+        files=[
+            ("files", ("decreto.txt", LAW.encode(), "text/plain")),
+            ("files", ("paragrafos.html", bomb, "text/html")),
+        ],
+        headers={"X-API-Key": server.key},
+        timeout=120,
+    )
+    assert r.status_code == 202, r.text
+    job = _job(server, r.json()["id"])
+    assert job["status"] == "partial", job
+    result = job["result"]
+    assert isinstance(result, dict) and result["documents"] == 1
+    assert [e["source"] for e in result["errors"]] == ["paragrafos.html"]
+    assert result["errors"][0]["reason"].startswith("too much memory"), result["errors"]
+    assert "400 MB" in result["errors"][0]["reason"]
+    listed = httpx.get(
+        f"{server.url}/v1/collections/memoria/documents", headers={"X-API-Key": server.key}
+    )
+    assert [d["doc_id"] for d in listed.json()] == ["decreto.txt"]
+    assert httpx.get(f"{server.url}/healthz").status_code == 200  # the server keeps answering
+    assert server.process.poll() is None
+    # the server itself did not hold the tree: its peak RSS grew by less than 150 MB
+    assert _peak_rss_mb(server) - before < 150, (before, _peak_rss_mb(server))
 
 
 def test_a_client_that_gives_up_cancels_its_model_call(tmp_path: Path, sim_server: Any) -> None:
