@@ -27,6 +27,7 @@ def _said(description: str) -> dict[str, Any]:
 # What every API operation may answer besides its own statuses (the middleware, the auth
 # dependency and the error handlers stand in front of every route).
 COMMON: dict[int | str, dict[str, Any]] = {
+    400: _said("The body could not be parsed (not JSON, or a broken multipart form)"),
     401: _said("No or unknown credentials (checked before the body is read)"),
     403: _said("Not allowed: another tenant's resource, an admin operation, a cross-site form"),
     413: _said("The request body is larger than COLMEIA_SERVICE_MAX_REQUEST_MB"),
