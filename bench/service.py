@@ -16,9 +16,17 @@
 3. Moderation: the same records moderated through the API (a job) and through the CLI
    (``colmeia moderate run``), same model server, same concurrency; records per second.
 
+0. Hardening on vs off (issue 20: it may cost at most 5 % of ``/v1/ask`` throughput): the
+   chat turns of 1. against this tree's server ("on") and against the server of the tree before
+   the hardening (``--baseline``, default ``a8102c3``: extracted with ``git archive`` and run
+   with its ``src`` first on ``PYTHONPATH``; "off"), alternating off/on ``--rounds`` times (2)
+   on fresh homes, same model server, same client. ``hardening_cost_pct`` is the drop of the
+   mean turns per second; the spread of each side is printed with it, since on a loaded
+   machine run-to-run noise can exceed the difference. ``--rounds 0`` skips it.
+
 Prints ONE JSON line with the figures and the load average. Asserts nothing about time.
 
-    .venv/bin/python bench/service.py [--sessions 200] [--turns 3] [--latency-ms 50]
+    .venv/bin/python bench/service.py [--sessions 200] [--turns 3] [--latency-ms 50] [--rounds 2]
 """
 
 from __future__ import annotations
@@ -300,6 +308,92 @@ def _moderation_cli(model_url: str, batch: Path, out: Path, concurrency: int) ->
     return {"wall_s": wall, "run_s": float(found.group(1)) if found else wall}
 
 
+# the last commit before the hardening of issue 20 (the archive limits came next)
+BASELINE = "a8102c3"
+
+
+def _tree_at(ref: str, dest: Path) -> Path:
+    """The ``src`` folder of ``ref``, extracted read-only from the repository."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", ref, "src"], capture_output=True, check=True
+    ).stdout
+    dest.mkdir(parents=True)
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return dest / "src"
+
+
+def _ask_round(home: Path, env: dict[str, str], sessions: int, turns: int) -> dict[str, float]:
+    """One server (the code ``env``'s PYTHONPATH picks), one key, the laws ingested, then the
+    chat turns; turns per second and the load around them."""
+    home.mkdir(parents=True)
+    server = start_server(home, simulated=False, env=env)
+    try:
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
+        create = ["keys", "create", "-t", "bench", "-n", "bench", "--json"]
+        made = subprocess.run(
+            [sys.executable, "-m", "colmeia", *create],
+            env={**clean, **env, "COLMEIA_HOME": str(home)},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        key = str(json.loads(made.stdout)["key"])
+        h = {"X-API-Key": key}
+        laws = sorted((ROOT / "data" / "laws" / "lexml").glob("*.csv"))[:3]
+        files = [("files", (p.name, p.read_bytes(), "text/csv")) for p in laws]
+        job = httpx.post(
+            f"{server.url}/v1/collections/leis/documents", files=files, headers=h, timeout=120
+        ).json()
+        while httpx.get(f"{server.url}/v1/jobs/{job['id']}", headers=h).json()["status"] in (
+            "queued",
+            "running",
+        ):
+            time.sleep(0.2)
+        # which code answers: the hardened API documents its 401 on every operation
+        spec = httpx.get(f"{server.url}/openapi.json").json()
+        hardened = "401" in spec["paths"]["/v1/ask"]["post"]["responses"]
+        asyncio.run(_chat(server.url, key, 10, 1))  # warm-up
+        load = os.getloadavg()[0]
+        chat = asyncio.run(_chat(server.url, key, sessions, turns))
+    finally:
+        stop_server(server)
+    return {
+        "turns_per_s": len(chat["results"]) / chat["wall_s"],
+        "errors": chat["errors"],
+        "load": load,
+        "hardened": hardened,
+    }
+
+
+def _hardening_cost(
+    tmp: Path, model_url: str, env: dict[str, str], args: argparse.Namespace
+) -> dict[str, Any]:
+    """/v1/ask throughput with the hardening (this tree) and without (``args.baseline``),
+    alternating off/on so a drift of the machine's load falls on both."""
+    base_src = _tree_at(args.baseline, tmp / "baseline")
+    here = os.environ.get("PYTHONPATH", "")
+    off_env = {**env, "PYTHONPATH": os.pathsep.join(p for p in (str(base_src), here) if p)}
+    runs: dict[str, list[dict[str, float]]] = {"off": [], "on": []}
+    for i in range(args.rounds):
+        for side, side_env in (("off", off_env), ("on", env)):
+            home = tmp / f"hardening-{side}-{i}"
+            run = _ask_round(home, side_env, args.sessions, args.turns)
+            if run.pop("hardened") != (side == "on"):
+                raise SystemExit(f"the {side!r} server ran the wrong code (see {home})")
+            runs[side].append(run)
+    off = [r["turns_per_s"] for r in runs["off"]]
+    on = [r["turns_per_s"] for r in runs["on"]]
+    return {
+        "hardening_baseline": args.baseline,
+        "hardening_rounds": args.rounds,
+        "hardening_off_turns_per_s": [round(x, 1) for x in off],
+        "hardening_on_turns_per_s": [round(x, 1) for x in on],
+        "hardening_cost_pct": round(100 * (1 - statistics.mean(on) / statistics.mean(off)), 1),
+        "hardening_errors": int(sum(r["errors"] for rs in runs.values() for r in rs)),
+        "hardening_load_avg_1m": [round(r["load"], 2) for rs in runs.values() for r in rs],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, default=200)
@@ -307,17 +401,17 @@ def main() -> None:
     ap.add_argument("--latency-ms", type=float, default=50.0)
     ap.add_argument("--records", type=int, default=100)
     ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--rounds", type=int, default=2, help="hardening off/on pairs (0: skip)")
+    ap.add_argument("--baseline", default=BASELINE, help="the tree without the hardening")
+    ap.add_argument(
+        "--only-hardening", action="store_true", help="measure hardening on vs off, nothing else"
+    )
     args = ap.parse_args()
 
     with (
         tempfile.TemporaryDirectory(prefix="colmeia-bench-service-") as tmp,
         sim_process("--schema", "--latency-ms", str(args.latency_ms)) as model_url,
     ):
-        home = Path(tmp) / "home"
-        home.mkdir()
-        db = open_database(f"sqlite:///{home / 'service.db'}")
-        _, key = create_key(db, "bench", "bench/service.py")
-        db.close()
         env = {
             "COLMEIA_LLM_BASE_URL": model_url,
             "COLMEIA_LLM_MODEL": "sim",
@@ -325,6 +419,15 @@ def main() -> None:
             "COLMEIA_SERVICE_TOKEN_QUOTA": "1000000000",
             "COLMEIA_LLM_MAX_CONCURRENCY": "512",
         }
+        hardening = _hardening_cost(Path(tmp), model_url, env, args) if args.rounds else {}
+        if args.only_hardening:
+            print(json.dumps({"bench": "service", **hardening, "cpus": os.cpu_count()}))
+            return
+        home = Path(tmp) / "home"
+        home.mkdir()
+        db = open_database(f"sqlite:///{home / 'service.db'}")
+        _, key = create_key(db, "bench", "bench/service.py")
+        db.close()
         server = start_server(home, simulated=False, env=env)
         try:
             h = {"X-API-Key": key}
@@ -430,6 +533,7 @@ def main() -> None:
             args.records / cli["run_s"], 2
         ),
         "moderation_api_status": api["status"],
+        **hardening,
         "load_avg_1m_before": round(load_before, 2),
         "load_avg_1m_after": round(load_after, 2),
         "cpus": os.cpu_count(),

@@ -175,6 +175,12 @@ class Settings(SettingsSection):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
         default="WARNING", description="How much colmeia logs (-v is INFO)."
     )
+    ingest_memory_mb: int = Field(
+        default=2048,
+        description="Most memory (address space, MB) the process reading one file during "
+        "ingestion may use; a file that needs more fails with 'too much memory' and the rest "
+        "is ingested. 0 reads in the ingesting process itself, unbounded.",
+    )
 
     def __init__(self, **values: Any) -> None:
         # A section given as an object (Settings(llm=LLMSettings(...))) is used as is; the
@@ -186,6 +192,13 @@ class Settings(SettingsSection):
             if not isinstance(section, expected):
                 section = expected(**dict(section))
             self.__dict__[name] = section
+
+    @field_validator("ingest_memory_mb")
+    @classmethod
+    def _memory(cls, v: int) -> int:
+        if v != 0 and v < 64:
+            raise ValueError("use 0 (no bound) or at least 64 MB")
+        return v
 
     @field_validator("log_level", mode="before")
     @classmethod

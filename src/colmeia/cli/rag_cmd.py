@@ -156,6 +156,7 @@ def ingest(
             ray_workers=workers if engine == "ray" else 0,
             ray_address=address,
             ray_embedder=functools.partial(embedder_from_settings, settings.embeddings),
+            memory_mb=settings.ingest_memory_mb,
         )
         if report.documents:
             bar.update(bar.done, info="building the search index")

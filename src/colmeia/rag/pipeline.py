@@ -572,8 +572,13 @@ def ingest(
     ray_workers: int = 0,
     ray_address: str | None = None,
     ray_embedder: Callable[[], Embedder | None] | None = None,
+    memory_mb: int = 0,
 ) -> IngestReport:
     """Ingest files and folders (CSV files: one document per row) into ``collection``.
+
+    ``memory_mb`` > 0 reads, cleans and chunks each file in a child process bounded to that
+    many MB (:mod:`colmeia.rag.bounded`): a file that needs more fails with "too much memory"
+    and the others go on; 0 reads in this process, unbounded.
 
     ``ray_workers`` > 0 parses, cleans and chunks the files in that many Ray tasks at a time
     (``ray_address``: ``None`` starts a local Ray, ``auto``/``ray://…`` join a cluster); the
@@ -636,13 +641,22 @@ def ingest(
             if isinstance(prepared, Exception):  # a bug in a worker: this file fails, not all
                 reason = f"failed in a Ray worker: {type(prepared).__name__}: {prepared}"
                 report.errors.append(IngestError(str(path), reason.splitlines()[0]))
-                tick(done, str(path))
-                continue
-            report.errors.extend(prepared.errors)
-            for n, (doc, cleaned, chunks) in enumerate(prepared.documents):
-                vecs = prepared.vectors[n] if prepared.vectors else None
-                _guarded(report.errors, path, run.handle, doc, (cleaned, chunks), vecs)
+            else:
+                _take_prepared(run, path, prepared)
             tick(done, str(path))
+    elif memory_mb:
+        from colmeia.rag.bounded import BoundedReader, FileFailed
+
+        options = PrepareOptions(chunker, csv_columns, cut_front_matter, cut_references)
+        with BoundedReader(memory_mb) as reader:
+            for done, path in enumerate(files, start=1):
+                read = reader.read(prepare_file, path, options)
+                if isinstance(read, FileFailed):
+                    log.warning("not ingested: %s: %s", path, read.reason)
+                    report.errors.append(IngestError(str(path), read.reason))
+                else:
+                    _take_prepared(run, path, read)
+                tick(done, str(path))
     else:
         for done, path in enumerate(files, start=1):
             for doc in _read_file(path, csv_columns, report.errors):
@@ -653,6 +667,14 @@ def ingest(
         run.remove_stale(paths)
     tick(len(files), "")
     return report
+
+
+def _take_prepared(run: _Session, path: Path, prepared: PreparedFile) -> None:
+    """Store what a worker read of ``path`` (its errors go to the report)."""
+    run.report.errors.extend(prepared.errors)
+    for n, (doc, cleaned, chunks) in enumerate(prepared.documents):
+        vecs = prepared.vectors[n] if prepared.vectors else None
+        _guarded(run.report.errors, path, run.handle, doc, (cleaned, chunks), vecs)
 
 
 def ingest_documents(

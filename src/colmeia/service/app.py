@@ -29,9 +29,15 @@ from colmeia.errors import (
 )
 from colmeia.llm.base import track_usage
 from colmeia.service import audit
-from colmeia.service.db import open_database
+from colmeia.service.db import Database, open_database
 from colmeia.service.jobs import Job, JobContext, JobStore, Worker
-from colmeia.service.limits import Counters, Limiter, MemoryCounters, RedisCounters
+from colmeia.service.limits import (
+    Counters,
+    DatabaseCounters,
+    Limiter,
+    MemoryCounters,
+    RedisCounters,
+)
 from colmeia.service.observability import (
     Metrics,
     Tracing,
@@ -450,10 +456,17 @@ def _install_errors(app: FastAPI) -> None:
         return _error(500, "internal error; the request id identifies it in the logs", request)
 
 
-def _counters(service: ServiceSettings) -> Counters:
+def _limiter(service: ServiceSettings, db: Database) -> Limiter:
+    """Redis counts everything when configured; without it the token quotas are counted in the
+    service tables (shared by every process using them) and requests in this process."""
     if service.redis_url:
-        return RedisCounters(service.redis_url, service.redis_prefix)
-    return MemoryCounters()
+        shared: Counters = RedisCounters(service.redis_url, service.redis_prefix)
+        return Limiter(shared, quota_window_s=service.quota_window_s)
+    return Limiter(
+        MemoryCounters(),
+        quota_window_s=service.quota_window_s,
+        quota_counters=DatabaseCounters(db),
+    )
 
 
 def build_state(
@@ -472,7 +485,7 @@ def build_state(
         db=db,
         tenants=TenantSpace(settings.store_url(), settings.home),
         jobs=jobs,
-        limiter=Limiter(_counters(service), quota_window_s=service.quota_window_s),
+        limiter=_limiter(service, db),
         metrics=Metrics(jobs.depth),
         tracing=Tracing(service.otlp_endpoint),
     )

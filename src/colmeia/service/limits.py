@@ -1,9 +1,11 @@
-"""Per-key request rate limits and model-token quotas, in Redis or in this process.
+"""Per-key request rate limits and model-token quotas, in Redis, the service tables or this
+process.
 
 Both are fixed windows: at most N requests per minute, at most T tokens per quota window. A
 refused request learns how many seconds remain in the window (the ``Retry-After`` it gets).
-With Redis every process of a deployment shares the counters; without it each process counts
-its own (fine for one process, ``make serve``).
+With Redis every process of a deployment shares every counter. Without it the token quotas
+live in the service's tables (SQLite or PostgreSQL: every process using them shares them, each
+change one atomic upsert) and the per-minute request counts in each process.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from colmeia.errors import StoreError
+from colmeia.service.db import Database
 
 __all__ = [
     "Counters",
+    "DatabaseCounters",
     "LimitDecision",
     "Limiter",
     "MemoryCounters",
@@ -76,6 +80,55 @@ class MemoryCounters:
 
     async def aclose(self) -> None:
         return None
+
+
+class DatabaseCounters:
+    """Counters in the service tables (``counters``), shared by every process using them.
+
+    An add is one ``INSERT … ON CONFLICT DO UPDATE … RETURNING`` statement, atomic in SQLite
+    (one writer at a time) and in PostgreSQL (the conflicting row is locked), so concurrent
+    adds, from this process or another, each see the total including their own and no other
+    add's half. Expired rows are swept now and then.
+    """
+
+    _ADD = (
+        "INSERT INTO counters (name, value, expires_at) VALUES (?, ?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET "
+        "value = CASE WHEN counters.expires_at <= ? THEN excluded.value "
+        "ELSE counters.value + excluded.value END, "
+        "expires_at = CASE WHEN counters.expires_at <= ? THEN excluded.expires_at "
+        "ELSE counters.expires_at END "
+        "RETURNING value"
+    )
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._swept = 0.0
+
+    def _incr(self, key: str, amount: int, ttl_s: int) -> int:
+        now = time.time()
+        if now - self._swept > 60:
+            self._swept = now
+            self.db.execute("DELETE FROM counters WHERE expires_at <= ?", (now,))
+        rows = self.db.query(self._ADD, (key, amount, now + ttl_s, now, now))
+        return int(rows[0]["value"])
+
+    async def incr(self, key: str, amount: int, ttl_s: int) -> int:
+        return await asyncio.to_thread(self._incr, key, amount, ttl_s)
+
+    async def get(self, key: str) -> int:
+        row = await asyncio.to_thread(
+            self.db.one,
+            "SELECT value FROM counters WHERE name = ? AND expires_at > ?",
+            (key, time.time()),
+        )
+        return int(row["value"]) if row else 0
+
+    async def ping(self) -> None:
+        await asyncio.to_thread(self.db.one, "SELECT 1 AS ok FROM counters LIMIT 1")
+
+    async def aclose(self) -> None:
+        return None  # the tables belong to the service
 
 
 class RedisCounters:
@@ -142,10 +195,21 @@ class Reservation:
 
 
 class Limiter:
-    """Checks and counts requests and tokens per API key."""
+    """Checks and counts requests and tokens per API key.
 
-    def __init__(self, counters: Counters, *, quota_window_s: int) -> None:
+    ``counters`` count requests (and failed sign-ins); ``quota_counters`` (default: the same)
+    hold the token quotas, which must be shared by every process of a deployment.
+    """
+
+    def __init__(
+        self,
+        counters: Counters,
+        *,
+        quota_window_s: int,
+        quota_counters: Counters | None = None,
+    ) -> None:
         self.counters = counters
+        self.quota_counters = quota_counters or counters
         self.quota_window_s = quota_window_s
 
     @staticmethod
@@ -165,7 +229,7 @@ class Limiter:
     async def quota(self, key_id: str, quota: int) -> LimitDecision:
         """Refused when the key used its whole token quota in this window."""
         index, left = self._window(self.quota_window_s, time.time())
-        used = await self.counters.get(f"q:{key_id}:{index}")
+        used = await self.quota_counters.get(f"q:{key_id}:{index}")
         if used >= quota:
             return LimitDecision(False, "token quota", left, quota, 0)
         return LimitDecision(True, limit=quota, remaining=quota - used)
@@ -181,9 +245,9 @@ class Limiter:
         index, left = self._window(self.quota_window_s, time.time())
         counter = f"q:{key_id}:{index}"
         ttl = self.quota_window_s + 1
-        used = await self.counters.incr(counter, tokens, ttl)
+        used = await self.quota_counters.incr(counter, tokens, ttl)
         if used > quota:
-            await self.counters.incr(counter, -tokens, ttl)
+            await self.quota_counters.incr(counter, -tokens, ttl)
             return LimitDecision(
                 False, "token quota", left, quota, max(0, quota - used + tokens)
             ), None
@@ -194,7 +258,7 @@ class Limiter:
     async def settle(self, reservation: Reservation, tokens: int) -> None:
         """Replace the hold by what the request used (given back or, rarely, charged more)."""
         if tokens != reservation.tokens:
-            await self.counters.incr(
+            await self.quota_counters.incr(
                 reservation.counter, tokens - reservation.tokens, reservation.ttl_s
             )
 
@@ -203,4 +267,4 @@ class Limiter:
         if tokens <= 0:
             return
         index, _ = self._window(self.quota_window_s, time.time())
-        await self.counters.incr(f"q:{key_id}:{index}", tokens, self.quota_window_s + 1)
+        await self.quota_counters.incr(f"q:{key_id}:{index}", tokens, self.quota_window_s + 1)

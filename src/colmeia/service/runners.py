@@ -68,6 +68,7 @@ def _ingest(state: ServiceState) -> Runner:
             embedder=embedder,
             progress=on_progress,
             relative_to=root,
+            memory_mb=state.settings.ingest_memory_mb,
         )
         ctx.progress(
             files_done=report.files,

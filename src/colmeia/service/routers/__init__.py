@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
 
 __all__ = ["include_routers"]
+
+log = logging.getLogger(__name__)
 
 
 def _said(description: str) -> dict[str, Any]:
@@ -23,6 +27,7 @@ def _said(description: str) -> dict[str, Any]:
 # What every API operation may answer besides its own statuses (the middleware, the auth
 # dependency and the error handlers stand in front of every route).
 COMMON: dict[int | str, dict[str, Any]] = {
+    400: _said("The body could not be parsed (not JSON, or a broken multipart form)"),
     401: _said("No or unknown credentials (checked before the body is read)"),
     403: _said("Not allowed: another tenant's resource, an admin operation, a cross-site form"),
     413: _said("The request body is larger than COLMEIA_SERVICE_MAX_REQUEST_MB"),
@@ -72,17 +77,33 @@ _DOCS = """<!doctype html>
 <body>{body}</body></html>"""
 
 
+# ReDoc's footer fetches its logo from a CDN (no option turns it off); the CSP blocks that, a
+# console error on every /redoc. The script is served with the logo pointed at a local file.
+_REDOC_LOGO = b'src:"https://cdn.redoc.ly/redoc/logo-mini.svg"'
+
+
+def _local_redoc(script: Path) -> bytes:
+    """ReDoc's standalone script, its one remote asset (the footer logo) made local."""
+    code = script.read_bytes()
+    if _REDOC_LOGO not in code:
+        log.warning("ReDoc's script no longer names its CDN logo; serving it unchanged")
+    return code.replace(_REDOC_LOGO, b'src:"/static/redoc-logo.svg"')
+
+
 def mount_api_docs(app: FastAPI) -> None:
     """Swagger UI on /docs and ReDoc on /redoc from the assets the fastapi-offline package
     ships (works offline, versions pinned by the lock file), started by a local script."""
-    from pathlib import Path
-
     import fastapi_offline
-    from fastapi.responses import HTMLResponse
+    from fastapi.responses import HTMLResponse, Response
     from fastapi.staticfiles import StaticFiles
 
     assets = Path(fastapi_offline.__file__).parent / "static"
     app.mount("/docs-assets", StaticFiles(directory=assets), name="docs-assets")
+    redoc_js = _local_redoc(assets / "redoc.standalone.js")
+
+    @app.get("/redoc.standalone.js", include_in_schema=False)
+    async def redoc_script() -> Response:
+        return Response(redoc_js, media_type="text/javascript; charset=utf-8")
 
     @app.get("/docs", include_in_schema=False)
     async def swagger() -> HTMLResponse:
@@ -103,7 +124,7 @@ def mount_api_docs(app: FastAPI) -> None:
                 kind="ReDoc",
                 head="",
                 body='<redoc spec-url="/openapi.json"></redoc>'
-                '<script src="/docs-assets/redoc.standalone.js"></script>',
+                '<script src="/redoc.standalone.js"></script>',
             )
         )
 

@@ -37,7 +37,12 @@ async def readyz(request: Request) -> JSONResponse:
         checks["database"] = f"error: {exc}"
     try:
         await state.limiter.counters.ping()
-        checks["limits"] = "redis" if state.service.redis_url else "in-process"
+        await state.limiter.quota_counters.ping()
+        checks["limits"] = (
+            "redis"
+            if state.service.redis_url
+            else "token quotas in the database, request rates in this process"
+        )
     except ColmeiaError as exc:
         checks["limits"] = f"error: {exc}"
     if state.worker is not None:
