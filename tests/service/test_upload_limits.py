@@ -90,6 +90,7 @@ def test_an_uploaded_file_keeps_only_its_own_safe_name() -> None:
     assert safe_name("  nota.txt. ") == "nota.txt"
     assert safe_name("x" * 200 + ".txt") == "x" * 150
     assert safe_name(".env") == "env"  # never a hidden file
+    assert safe_name("XML relatório X.txt") == "XML relatório X.txt"
     for bad in ("..", " . ", "", None, "pasta/"):
         with pytest.raises(HTTPException) as err:
             safe_name(bad)

@@ -465,6 +465,7 @@ def _run(coro: Coroutine[Any, Any, T]) -> T:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro)
+    coro.close()  # never run: closed, so no "coroutine was never awaited" warning follows
     raise RuntimeError("use the async method (asearch) inside a running event loop")
 
 

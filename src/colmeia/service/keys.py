@@ -34,8 +34,8 @@ __all__ = [
 ]
 
 Role = Literal["member", "admin"]
-_TENANT = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
-_KEY = re.compile(r"^cmk_([0-9a-f]{12})_([A-Za-z0-9_-]{20,100})$")
+_TENANT = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+_KEY = re.compile(r"cmk_([0-9a-f]{12})_([A-Za-z0-9_-]{20,100})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +90,7 @@ def _info(row: dict[str, Any]) -> KeyInfo:
 
 def validate_tenant(tenant: str) -> str:
     """Tenant ids name folders and schemas: 1-32 of a-z, 0-9, '-' and '_'."""
-    if not _TENANT.match(tenant or ""):
+    if not _TENANT.fullmatch(tenant or ""):
         raise ConfigurationError(
             f"invalid tenant {tenant!r}: use 1-32 lowercase letters, digits, '-' or '_'"
         )
@@ -162,7 +162,7 @@ def revoke_key(db: Database, key_id: str, *, tenant: str | None = None) -> bool:
 
 def verify_key(db: Database, presented: str) -> KeyInfo | None:
     """The active key ``presented`` is, or ``None``."""
-    m = _KEY.match(presented.strip())
+    m = _KEY.fullmatch(presented.strip())
     if not m:
         return None
     row = db.one("SELECT * FROM api_keys WHERE id = ?", (m.group(1),))
