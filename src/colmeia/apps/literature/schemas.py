@@ -11,6 +11,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model, field_validator
 
 __all__ = [
+    "READING_MAX_CHARS",
+    "READING_MAX_TOKENS",
     "RELEVANCE_LEVELS",
     "CitedText",
     "Relevance",
@@ -98,29 +100,69 @@ class WorkAnalysis(BaseModel):
         return v
 
 
+#: Characters a guided model may write per field (``maxLength`` in the reading's JSON Schema):
+#: ~80, ~50 and ~50 words, the why two short sentences. With the passage ids an ``enum`` and
+#: ``maxItems`` the number given, the longest answer a grammar allows fits in
+#: :data:`READING_MAX_TOKENS`, so a small model cannot ramble into the token limit and be asked
+#: again with twice the room (what made one reading take many minutes on two cores).
+READING_MAX_CHARS = {"summary": 560, "objectives": 360, "conclusions": 360, "why": 240}
+#: Tokens that hold the longest answer the grammar allows (≈ 1,520 characters of text, at no
+#: fewer than ~2.5 characters per token, plus the JSON around it).
+READING_MAX_TOKENS = 800
+
+
 def reading_schema(ids: Sequence[str]) -> type[WorkAnalysis]:
-    """:class:`WorkAnalysis` whose JSON Schema allows only the passage ids given (``enum``),
-    so a model under a JSON grammar cannot cite a passage it was not shown. Validation stays
-    as lenient as :class:`CitedText` (an id not given is dropped and reported by the review,
-    not a failed reading); the schema is what guides the model."""
+    """:class:`WorkAnalysis` whose JSON Schema allows only the passage ids given (``enum``,
+    at most as many as given) and bounds every text field (``maxLength``:
+    :data:`READING_MAX_CHARS`), so a model under a JSON grammar cannot cite a passage it was not
+    shown nor write past :data:`READING_MAX_TOKENS`. Validation stays as lenient as
+    :class:`CitedText` (an id not given is dropped and reported by the review, not a failed
+    reading; the word limits are the dissertation's); the schema is what guides the model."""
     allowed = list(dict.fromkeys(ids))
     items: dict[str, Any] = {"type": "string", "enum": allowed} if allowed else {"type": "string"}
-    cited = create_model(
-        "CitedPassages",
-        __base__=CitedText,
-        passages=(
-            list[str],
-            Field(
-                default_factory=list,
-                description="Ids of the supporting passages, only among: " + ", ".join(allowed),
-                json_schema_extra={"items": items},
+    bound: dict[str, Any] = {"items": items}
+    if allowed:
+        bound["maxItems"] = len(allowed)
+
+    ids_said = "Ids of the supporting passages, only among: " + ", ".join(allowed)
+
+    def cited(name: str) -> Any:
+        return create_model(
+            f"Cited{name.capitalize()}",
+            __base__=CitedText,
+            text=(
+                str,
+                Field(
+                    description="The statement, in Portuguese.",
+                    json_schema_extra={"maxLength": READING_MAX_CHARS[name]},
+                ),
             ),
-        ),
-    )
+            passages=(
+                list[str],
+                Field(  # required: a guided model writes its citations, even an empty list
+                    description=ids_said,
+                    json_schema_extra=bound,
+                ),
+            ),
+        )
+
     return create_model(
         "WorkReading",
         __base__=WorkAnalysis,
-        summary=(cited, Field(description="Summary of the work, at most 200 words.")),
-        objectives=(cited, Field(description="The work's objectives, at most 100 words.")),
-        conclusions=(cited, Field(description="Its conclusions or results, at most 100 words.")),
+        summary=(cited("summary"), Field(description="Summary of the work, at most 80 words.")),
+        objectives=(
+            cited("objectives"),
+            Field(description="The work's objectives, at most 50 words."),
+        ),
+        conclusions=(
+            cited("conclusions"),
+            Field(description="Its conclusions or results, at most 50 words."),
+        ),
+        why=(
+            str,
+            Field(
+                description="Why that relevance, one or two short sentences.",
+                json_schema_extra={"maxLength": READING_MAX_CHARS["why"]},
+            ),
+        ),
     )
