@@ -234,6 +234,7 @@ def test_objectives_come_from_the_first_pages_and_conclusions_from_the_last() ->
 def test_a_model_reads_a_bounded_part_of_each_work_held_by_the_question(library) -> None:
     """The prompt of a small local model is what makes a reading slow: each work is given at
     most four passages of at most 110 words, the sentences holding most of the question."""
+    from colmeia.apps.literature.extractive import body_sentences
     from colmeia.apps.literature.model_passages import passages_for_model
 
     review = run_review(library, "teses", QUESTION, top=5)
@@ -249,6 +250,14 @@ def test_a_model_reads_a_bounded_part_of_each_work_held_by_the_question(library)
         assert " ".join(p.text.split()) in originals[p.chunk_id]
         assert p.pages == next(o.pages for o in full.passages if o.chunk_id == p.chunk_id)
     assert passages_for_model(QUESTION, given, title=full.title) == given  # already bounded
+    # The sample PDF's chapters repeat the abstract's sentences, so overlapping chunks do too:
+    # a passage is given only when it brings a sentence not given before.
+    seen: set[str] = set()
+    for p in given:
+        sentences = {" ".join(x.split()) for x in body_sentences(p.text)}
+        assert sentences - seen, p.id
+        seen |= sentences
+    assert len(given) < len(full.passages)
     for w in review.works:
         bounded = passages_for_model(QUESTION, w.passages, title=w.title)
         sections = {p.section for p in w.passages if p.section}

@@ -3,8 +3,8 @@
 A review passage is a retrieval chunk (up to ~500 words) and a work has up to eight of them; a
 small local model reading all of that (with the catalogue abstract repeated beside it) spent
 minutes per work on prompt alone on two cores. A model gets at most :data:`MODEL_PASSAGES`
-passages — one per section found (resumo, objetivos, conclusões), then the best-scored rest —
-and each is cut to the run of whole sentences, at most :data:`MODEL_PASSAGE_WORDS` words, that
+passages — one per section found (resumo, objetivos, conclusões), then the best-scored rest,
+leaving out one whose sentences were all given already (overlapping chunks) — and each is cut to the run of whole sentences, at most :data:`MODEL_PASSAGE_WORDS` words, that
 holds most of the question's words. The cut passages *are* the work's passages from then on
 (saved in the review, cited as P1…Pn, hashed into the cache key), so every citation points at
 text the model was shown.
@@ -69,26 +69,37 @@ def passages_for_model(
     words: int = MODEL_PASSAGE_WORDS,
     title: str = "",
 ) -> list[Passage]:
-    """At most ``limit`` of ``passages`` (one per section first, then by score, in their
-    original order), each cut by :func:`best_window`, renumbered P1…Pk. Idempotent: passages
-    already within the bounds come back unchanged."""
+    """At most ``limit`` of ``passages`` (one per section first, then by score; none whose
+    sentences were all given already), each cut by :func:`best_window`, in their original
+    order, renumbered P1…Pk. Idempotent: passages already within the bounds come back
+    unchanged."""
     if len(passages) <= limit and all(word_count(p.text) <= words for p in passages):
         return list(passages)
-    keep: list[int] = []
+    order: list[int] = []
     for section in _SECTION_ORDER:
         first = next((i for i, p in enumerate(passages) if p.section == section), None)
-        if first is not None and len(keep) < limit:
-            keep.append(first)
-    rest = sorted(
-        (i for i in range(len(passages)) if i not in keep),
-        key=lambda i: (-passages[i].score, i),
+        if first is not None:
+            order.append(first)
+    order.extend(
+        sorted(
+            (i for i in range(len(passages)) if i not in order),
+            key=lambda i: (-passages[i].score, i),
+        )
     )
-    keep.extend(rest[: max(0, limit - len(keep))])
     analyzer = Analyzer()
     question_terms = set(analyzer.tokens(question))
-    out: list[Passage] = []
-    for n, i in enumerate(sorted(keep), start=1):
-        p = passages[i]
-        text = best_window(p.text, question_terms, words, analyzer, title)
-        out.append(replace(p, id=f"P{n}", text=text))
-    return out
+    chosen: dict[int, str] = {}
+    given: set[str] = set()  # sentences already given: overlapping chunks repeat them
+    for i in order:
+        if len(chosen) == limit:
+            break
+        text = best_window(passages[i].text, question_terms, words, analyzer, title)
+        sentences = {" ".join(s.split()) for s in body_sentences(text, title)}
+        if sentences and sentences <= given:
+            continue  # nothing new for the model to read
+        chosen[i] = text
+        given |= sentences
+    return [
+        replace(passages[i], id=f"P{n}", text=chosen[i])
+        for n, i in enumerate(sorted(chosen), start=1)
+    ]
