@@ -178,6 +178,7 @@ def test_a_model_reading_is_held_to_the_passages_given_and_cites_pages(
         assert len({json.dumps(f["passages"]) for f in fields}) == 1, fields
         enums.append(fields[0]["passages"]["items"]["enum"])
         assert fields[0]["passages"]["maxItems"] == len(enums[-1])
+        assert fields[0]["passages"]["minItems"] == 1  # a small model left free cites nothing
         assert [f["text"]["maxLength"] for f in fields] == [560, 360, 360]
         assert s["properties"]["why"]["maxLength"] == 240
     assert sorted(map(len, enums)) == sorted(len(w.passages) for w in review.works)
@@ -294,3 +295,27 @@ def test_the_longest_reading_a_grammar_allows_fits_the_token_limit() -> None:
     ids = 3 * len('"passages": ["P1", "P2", "P3", "P4"], ')
     json_around = 3 * len('"summary": {"text": ""}, ') + len('"relevance": "nenhuma", "why": ""')
     assert (longest + ids + json_around) / 2.5 < READING_MAX_TOKENS  # ≥ ~2.5 chars a token
+
+
+def test_a_field_the_passages_do_not_inform_cites_nothing() -> None:
+    """The schema asks every field for a citation; "não informado" states nothing, so the
+    review keeps none for it (and does not flag it as uncited)."""
+    from colmeia.apps.literature.review import ReviewedWork, _check
+    from colmeia.apps.literature.schemas import CitedText, WorkAnalysis
+
+    work = ReviewedWork("d", "Uma tese", 1, 1.0)
+    work.passages = [Passage("P1", "d#1", "A tese analisa a formação docente em gênero.", "11")]
+    _check(
+        work,
+        WorkAnalysis(
+            summary=CitedText(text="A tese analisa a formação docente.", passages=["P1"]),
+            objectives=CitedText(text="Não informado.", passages=["P1"]),
+            conclusions=CitedText(text="não informado", passages=["P1"]),
+            relevance="alta",
+            why="Trata da formação docente.",
+        ),
+    )
+    assert work.summary is not None and work.summary.passages == ["P1"]
+    assert work.objectives is not None and work.objectives.passages == []
+    assert work.conclusions is not None and work.conclusions.passages == []
+    assert work.warnings == []

@@ -343,6 +343,9 @@ def _check(work: ReviewedWork, analysis: WorkAnalysis) -> None:
         if unknown:
             work.warnings.append(f"{name}: citations to passages not given removed: {unknown}")
         kept = [pid for pid in field_value.passages if pid in ids]
+        uninformed = field_value.text.strip().lower().rstrip(".") == "não informado"
+        if uninformed:
+            kept = []  # nothing stated, nothing cited (the schema asks every field for an id)
         field_value = CitedText(text=field_value.text, passages=kept)
         words = set(analyzer.tokens(field_value.text))
         if kept and words:
@@ -351,7 +354,7 @@ def _check(work: ReviewedWork, analysis: WorkAnalysis) -> None:
                 cited_words |= set(analyzer.tokens(ids[pid].text))
             if len(words & cited_words) < len(words) / 3:
                 work.warnings.append(f"{name}: most of its words are not in {', '.join(kept)}")
-        elif field_value.text.strip().lower() != "não informado" and not kept:
+        elif not uninformed and not kept:
             work.warnings.append(f"{name}: cites no passage")
         setattr(work, name, field_value)
     work.relevance = analysis.relevance

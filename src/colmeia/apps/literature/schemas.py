@@ -113,7 +113,7 @@ READING_MAX_TOKENS = 800
 
 def reading_schema(ids: Sequence[str]) -> type[WorkAnalysis]:
     """:class:`WorkAnalysis` whose JSON Schema allows only the passage ids given (``enum``,
-    at most as many as given) and bounds every text field (``maxLength``:
+    one to as many as given: a small model left free to cite nothing often does) and bounds every text field (``maxLength``:
     :data:`READING_MAX_CHARS`), so a model under a JSON grammar cannot cite a passage it was not
     shown nor write past :data:`READING_MAX_TOKENS`. Validation stays as lenient as
     :class:`CitedText` (an id not given is dropped and reported by the review, not a failed
@@ -121,8 +121,8 @@ def reading_schema(ids: Sequence[str]) -> type[WorkAnalysis]:
     allowed = list(dict.fromkeys(ids))
     items: dict[str, Any] = {"type": "string", "enum": allowed} if allowed else {"type": "string"}
     bound: dict[str, Any] = {"items": items}
-    if allowed:
-        bound["maxItems"] = len(allowed)
+    if allowed:  # at least one citation (a "não informado" keeps none: see the review's check)
+        bound["minItems"], bound["maxItems"] = 1, len(allowed)
 
     ids_said = "Ids of the supporting passages, only among: " + ", ".join(allowed)
 
