@@ -178,7 +178,7 @@ def test_a_model_reading_is_held_to_the_passages_given_and_cites_pages(
         assert len({json.dumps(f["passages"]) for f in fields}) == 1, fields
         enums.append(fields[0]["passages"]["items"]["enum"])
         assert fields[0]["passages"]["maxItems"] == len(enums[-1])
-        assert fields[0]["passages"]["minItems"] == 1  # a small model left free cites nothing
+        assert fields[0]["passages"]["minItems"] == 1
         assert [f["text"]["maxLength"] for f in fields] == [560, 360, 360]
         assert s["properties"]["why"]["maxLength"] == 240
     assert sorted(map(len, enums)) == sorted(len(w.passages) for w in review.works)
