@@ -38,7 +38,8 @@ def test_the_judge_schema_bounds_what_a_guided_judge_can_write() -> None:
     schema = judgement_schema(["P1", "P2", "P3"]).model_json_schema()
     assert schema["properties"]["passages"]["maxItems"] == 3
     assert schema["properties"]["claims"]["maxItems"] == JUDGE_MAX_CLAIMS
-    assert schema["$defs"]["ClaimVerdict"]["properties"]["claim"]["maxLength"] == JUDGE_CLAIM_CHARS
+    claim = schema["properties"]["claims"]["items"]["properties"]["claim"]
+    assert claim["maxLength"] == JUDGE_CLAIM_CHARS
     longest = 3 * len('{"id": "P1", "relevant": false}, ') + JUDGE_MAX_CLAIMS * (
         JUDGE_CLAIM_CHARS + len('{"claim": "", "supported": false}, ')
     )

@@ -174,7 +174,7 @@ def test_a_model_reading_is_held_to_the_passages_given_and_cites_pages(
     # every field, and bounds what a guided model can write.
     enums = []
     for s in schemas:
-        fields = [s["$defs"][f"Cited{n}"]["properties"] for n in CITED]
+        fields = [s["properties"][n.lower()]["properties"] for n in CITED]
         assert len({json.dumps(f["passages"]) for f in fields}) == 1, fields
         enums.append(fields[0]["passages"]["items"]["enum"])
         assert fields[0]["passages"]["maxItems"] == len(enums[-1])
@@ -289,7 +289,7 @@ def test_the_longest_reading_a_grammar_allows_fits_the_token_limit() -> None:
     from colmeia.apps.literature.schemas import READING_MAX_CHARS, reading_schema
 
     schema = reading_schema(["P1", "P2", "P3", "P4"]).model_json_schema()
-    texts = [schema["$defs"][f"Cited{n}"]["properties"]["text"]["maxLength"] for n in CITED]
+    texts = [schema["properties"][n.lower()]["properties"]["text"]["maxLength"] for n in CITED]
     longest = sum(texts) + schema["properties"]["why"]["maxLength"]
     assert longest == sum(READING_MAX_CHARS.values())
     ids = 3 * len('"passages": ["P1", "P2", "P3", "P4"], ')
@@ -319,3 +319,21 @@ def test_a_field_the_passages_do_not_inform_cites_nothing() -> None:
     assert work.objectives is not None and work.objectives.passages == []
     assert work.conclusions is not None and work.conclusions.passages == []
     assert work.warnings == []
+
+
+def test_the_schema_sent_has_no_ref_for_a_server_to_skip() -> None:
+    """llama.cpp (xllamacpp 0.2.14) left the objects behind a Pydantic $ref unconstrained: the
+    0.5B wrote passage ids outside the enum and no text. What is sent is inlined."""
+    from pydantic import BaseModel
+
+    from colmeia.apps.literature.schemas import inline_refs, reading_schema
+
+    sent = json.dumps(reading_schema(["P1", "P2"]).model_json_schema())
+    assert "$ref" not in sent and "$defs" not in sent
+    assert sent.count('"enum": ["P1", "P2"]') == 3
+
+    class Node(BaseModel):  # recursive: its $ref stays, with the definitions it needs
+        children: list[Node] = []
+
+    schema = inline_refs(Node.model_json_schema())
+    assert "$defs" in schema or "$ref" not in json.dumps(schema)

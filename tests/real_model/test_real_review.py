@@ -90,7 +90,11 @@ def test_a_review_read_by_the_model_cites_given_passages_and_pages(
         cwd=library,
     )
     review = json.loads(out.read_text(encoding="utf-8"))
-    print(json.dumps(review, ensure_ascii=False, indent=1)[:6000])  # shown when it fails
+    shown = ("rank", "title", "mode", "seconds", "relevance", "why", "warnings")
+    fields = ("summary", "objectives", "conclusions")
+    for w in review["works"]:  # shown when it fails
+        print(json.dumps({k: w[k] for k in (*shown, *fields)}, ensure_ascii=False))
+        print([(p["id"], p["pages"], len(p["text"].split())) for p in w["passages"]])
     assert review["model"]
     works = review["works"]
     assert len(works) == 2

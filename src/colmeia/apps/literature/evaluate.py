@@ -55,6 +55,7 @@ from colmeia.apps.literature.review import (
     work_chunks,
     work_passages,
 )
+from colmeia.apps.literature.schemas import with_inlined_schema
 from colmeia.errors import ConfigurationError, InputError, ModelError
 from colmeia.eval.retrieval import single_target_metrics
 from colmeia.llm.base import ChatModel, Message
@@ -650,23 +651,25 @@ def judgement_schema(ids: Sequence[str]) -> type[Judgement]:
             ),
         ),
     )
-    return create_model(
-        "Judgement",
-        __base__=Judgement,
-        passages=(
-            list[verdict],
-            Field(
-                description="One verdict per passage given.",
-                json_schema_extra={"maxItems": len(ids)},
+    return with_inlined_schema(
+        create_model(
+            "Judgement",
+            __base__=Judgement,
+            passages=(
+                list[verdict],
+                Field(
+                    description="One verdict per passage given.",
+                    json_schema_extra={"maxItems": len(ids)},
+                ),
             ),
-        ),
-        claims=(
-            list[claim],
-            Field(
-                description="Every claim of the answer, judged.",
-                json_schema_extra={"maxItems": JUDGE_MAX_CLAIMS},
+            claims=(
+                list[claim],
+                Field(
+                    description="Every claim of the answer, judged.",
+                    json_schema_extra={"maxItems": JUDGE_MAX_CLAIMS},
+                ),
             ),
-        ),
+        )
     )
 
 

@@ -4,9 +4,10 @@ through the model layer's repair loop, so a call yields a valid analysis or a ty
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, create_model, field_validator
 
@@ -17,7 +18,9 @@ __all__ = [
     "CitedText",
     "Relevance",
     "WorkAnalysis",
+    "inline_refs",
     "reading_schema",
+    "with_inlined_schema",
     "word_count",
 ]
 
@@ -111,6 +114,49 @@ READING_MAX_CHARS = {"summary": 560, "objectives": 360, "conclusions": 360, "why
 READING_MAX_TOKENS = 800
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with every ``{"$ref": "#/$defs/X", …}`` replaced by ``X``'s definition (the
+    ref's own keywords, a description, kept beside it) and ``$defs`` dropped. The llama.cpp
+    server of ``colmeia llm serve`` (xllamacpp 0.2.14) left the objects behind a Pydantic
+    ``$ref`` unconstrained: the 0.5B model wrote ``"passages": ["NÃO INFORMADO"]`` and no
+    ``text`` under a schema that forbids both, and every reading failed validation four times
+    over. A recursive definition is left as a ``$ref``."""
+    defs: dict[str, Any] = schema.get("$defs", {})
+
+    def walk(node: Any, seen: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [walk(v, seen) for v in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            name = ref.removeprefix("#/$defs/")
+            if name in defs and name not in seen:
+                merged = {**defs[name], **{k: v for k, v in node.items() if k != "$ref"}}
+                return walk(merged, (*seen, name))
+        return {k: walk(v, seen) for k, v in node.items() if k != "$defs"}
+
+    out: dict[str, Any] = walk(schema, ())
+    if any(f'"#/$defs/{n}"' in json.dumps(out) for n in defs):
+        out["$defs"] = defs  # a recursive definition still refers to them
+    return out
+
+
+def with_inlined_schema(model: type[M]) -> type[M]:
+    """``model`` whose ``model_json_schema()`` is :func:`inline_refs` of Pydantic's, so what
+    the model layer sends as the response format has no ``$ref`` for a server to skip."""
+    pydantic_schema = model.model_json_schema
+
+    def inlined(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        return inline_refs(pydantic_schema(*args, **kwargs))
+
+    model.model_json_schema = inlined  # type: ignore[method-assign]
+    return model
+
+
 def reading_schema(ids: Sequence[str]) -> type[WorkAnalysis]:
     """:class:`WorkAnalysis` whose JSON Schema allows only the passage ids given (``enum``,
     one to as many as given: a small model left free to cite nothing often does) and bounds every text field (``maxLength``:
@@ -146,23 +192,25 @@ def reading_schema(ids: Sequence[str]) -> type[WorkAnalysis]:
             ),
         )
 
-    return create_model(
-        "WorkReading",
-        __base__=WorkAnalysis,
-        summary=(cited("summary"), Field(description="Summary of the work, at most 80 words.")),
-        objectives=(
-            cited("objectives"),
-            Field(description="The work's objectives, at most 50 words."),
-        ),
-        conclusions=(
-            cited("conclusions"),
-            Field(description="Its conclusions or results, at most 50 words."),
-        ),
-        why=(
-            str,
-            Field(
-                description="Why that relevance, one or two short sentences.",
-                json_schema_extra={"maxLength": READING_MAX_CHARS["why"]},
+    return with_inlined_schema(
+        create_model(
+            "WorkReading",
+            __base__=WorkAnalysis,
+            summary=(cited("summary"), Field(description="Summary of the work, at most 80 words.")),
+            objectives=(
+                cited("objectives"),
+                Field(description="The work's objectives, at most 50 words."),
             ),
-        ),
+            conclusions=(
+                cited("conclusions"),
+                Field(description="Its conclusions or results, at most 50 words."),
+            ),
+            why=(
+                str,
+                Field(
+                    description="Why that relevance, one or two short sentences.",
+                    json_schema_extra={"maxLength": READING_MAX_CHARS["why"]},
+                ),
+            ),
+        )
     )
