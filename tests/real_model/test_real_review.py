@@ -6,7 +6,7 @@ reading per work, through the model under the reading schema (or the extractive 
 says why), every citation kept points at a passage the model was given, and on the work read
 from its PDF every statement cites a passage with a printed page.
 
-It runs in `make test`'s real-model tier because a reading is bounded by design (at most four
+It is meant for `make test`'s real-model tier because a reading is bounded by design (at most four
 passages of at most 110 words per work, an answer schema whose longest form fits the token
 limit: see colmeia.apps.literature.model_passages and reading_schema). The import is lexical
 (COLMEIA_EMBEDDINGS_MODEL=none): embedding 171 records and five PDFs with the offline e5 took
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from local_model import REAL_MODEL, LocalModel
+from local_model import LONG, REAL_MODEL, LocalModel
 from shared_data import DATA_DIR
 
 pytestmark = REAL_MODEL
@@ -66,6 +66,10 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
+# Still LONG-gated: with bounded prompts it passed once in 149 s (load 13) and failed twice on the
+# 300 s deadline (load 17-20) before the schema was inlined; the runs with the inlined schema were
+# starved by two 1.5B servers and did not finish. Ungate once three runs pass within ~3 min.
+@LONG
 def test_a_review_read_by_the_model_cites_given_passages_and_pages(
     local_llm: LocalModel, library: Path
 ) -> None:
