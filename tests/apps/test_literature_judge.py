@@ -9,7 +9,13 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from colmeia.apps.literature.evaluate import Judgement, judgement_schema
+from colmeia.apps.literature.evaluate import (
+    _JUDGE_MAX_TOKENS,
+    JUDGE_CLAIM_CHARS,
+    JUDGE_MAX_CLAIMS,
+    Judgement,
+    judgement_schema,
+)
 
 
 def test_the_judge_schema_allows_only_the_passages_given() -> None:
@@ -24,6 +30,20 @@ def test_the_judge_schema_allows_only_the_passages_given() -> None:
         schema.model_validate(
             {"passages": [{"id": "P7", "relevant": True}], "claims": [], "answer_relevance": 3}
         )
+
+
+def test_the_judge_schema_bounds_what_a_guided_judge_can_write() -> None:
+    """One verdict per passage given, a few short claims: the longest judgement a grammar allows
+    fits in the judge's token limit, so a small judge cannot list claims until it is cut off."""
+    schema = judgement_schema(["P1", "P2", "P3"]).model_json_schema()
+    assert schema["properties"]["passages"]["maxItems"] == 3
+    assert schema["properties"]["claims"]["maxItems"] == JUDGE_MAX_CLAIMS
+    claim = schema["properties"]["claims"]["items"]["properties"]["claim"]
+    assert claim["maxLength"] == JUDGE_CLAIM_CHARS
+    longest = 3 * len('{"id": "P1", "relevant": false}, ') + JUDGE_MAX_CLAIMS * (
+        JUDGE_CLAIM_CHARS + len('{"claim": "", "supported": false}, ')
+    )
+    assert longest / 2.5 < _JUDGE_MAX_TOKENS  # at no fewer than ~2.5 characters per token
 
 
 @pytest.mark.parametrize(("written", "read"), [("2", 2), (2.0, 2), (4, 3), ("-1", 0), (1, 1)])

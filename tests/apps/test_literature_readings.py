@@ -16,7 +16,9 @@ import pytest
 
 from colmeia.apps.literature import Review, arun_review, import_library, run_review
 from colmeia.apps.literature.extractive import grade_relevance
+from colmeia.apps.literature.model_passages import MODEL_PASSAGE_WORDS, MODEL_PASSAGES
 from colmeia.apps.literature.review import Passage, cache_key
+from colmeia.apps.literature.schemas import READING_MAX_TOKENS, word_count
 from colmeia.store import open_store
 from shared_data import DATA_DIR
 
@@ -114,6 +116,9 @@ def test_the_cache_key_follows_the_passages_given() -> None:
     assert key != cache_key(QUESTION, a, "outro-modelo")
 
 
+CITED = ("Summary", "Objectives", "Conclusions")
+
+
 def _cites_pages(req_text: str) -> list[str]:
     """The ids of the passages the prompt shows with a page ("[P2] (resumo) p. 10: …")."""
     return re.findall(r"\[(P\d+)\][^:\n]*? p\. \d", req_text)
@@ -126,10 +131,12 @@ def test_a_model_reading_is_held_to_the_passages_given_and_cites_pages(
     from colmeia.sim import SimRequest, SimulatedModel
 
     schemas: list[dict] = []  # type: ignore[type-arg]
+    asked: list[SimRequest] = []
 
     def respond(req: SimRequest) -> str:
         prompt = req.messages[0]["content"]
         schemas.append(req.schema or {})
+        asked.append(req)
         paged = _cites_pages(prompt) or ["P1"]
         body = {
             "summary": {
@@ -163,13 +170,29 @@ def test_a_model_reading_is_held_to_the_passages_given_and_cites_pages(
     review = asyncio.run(go())
     assert len(schemas) == 5
     assert all(w.mode == "model:sim" for w in review.works)
-    # The schema sent with each work allows exactly the ids of the passages it was given.
-    enums = [
-        s["$defs"]["CitedPassages"]["properties"]["passages"]["items"]["enum"] for s in schemas
-    ]
+    # The schema sent with each work allows exactly the ids of the passages it was given, in
+    # every field, and bounds what a guided model can write.
+    enums = []
+    for s in schemas:
+        fields = [s["properties"][n.lower()]["properties"] for n in CITED]
+        assert len({json.dumps(f["passages"]) for f in fields}) == 1, fields
+        enums.append(fields[0]["passages"]["items"]["enum"])
+        assert fields[0]["passages"]["maxItems"] == len(enums[-1])
+        assert fields[0]["passages"]["minItems"] == 1
+        assert [f["text"]["maxLength"] for f in fields] == [560, 360, 360]
+        assert s["properties"]["why"]["maxLength"] == 240
     assert sorted(map(len, enums)) == sorted(len(w.passages) for w in review.works)
     for enum in enums:
         assert enum == [f"P{i}" for i in range(1, len(enum) + 1)]
+    assert all(r.body["max_tokens"] == READING_MAX_TOKENS for r in asked)
+    # What a work's saved passages say is what its prompt showed, and no more than the bounds.
+    for w in review.works:
+        prompt = next(
+            r.messages[0]["content"] for r in asked if w.title in r.messages[0]["content"]
+        )
+        assert 1 <= len(w.passages) <= MODEL_PASSAGES
+        for p in w.passages:
+            assert word_count(p.text) <= MODEL_PASSAGE_WORDS and p.text in prompt
     for w in _full_text(review):
         pages = {p.id: p.pages for p in w.passages}
         for name in ("summary", "objectives", "conclusions"):
@@ -207,3 +230,110 @@ def test_objectives_come_from_the_first_pages_and_conclusions_from_the_last() ->
     assert objectives.passages == ["P2"]
     assert conclusions.passages == ["P3"]
     assert summary.passages == ["P2"]  # full text first; the record only when nothing else
+
+
+def test_a_model_reads_a_bounded_part_of_each_work_held_by_the_question(library) -> None:
+    """The prompt of a small local model is what makes a reading slow: each work is given at
+    most four passages of at most 110 words, the sentences holding most of the question."""
+    from colmeia.apps.literature.extractive import body_sentences
+    from colmeia.apps.literature.model_passages import passages_for_model
+
+    review = run_review(library, "teses", QUESTION, top=5)
+    full = review.works[0]  # the sample PDF this question is about, read from its pages
+    assert any(word_count(p.text) > MODEL_PASSAGE_WORDS for p in full.passages)
+    given = passages_for_model(QUESTION, full.passages, title=full.title)
+    assert [p.id for p in given] == [f"P{i}" for i in range(1, len(given) + 1)]
+    assert 1 <= len(given) <= MODEL_PASSAGES
+    originals = {p.chunk_id: " ".join(p.text.split()) for p in full.passages}
+    for p in given:
+        assert word_count(p.text) <= MODEL_PASSAGE_WORDS
+        # whole sentences of the passage, with its pages
+        assert " ".join(p.text.split()) in originals[p.chunk_id]
+        assert p.pages == next(o.pages for o in full.passages if o.chunk_id == p.chunk_id)
+    assert passages_for_model(QUESTION, given, title=full.title) == given  # already bounded
+    # The sample PDF's chapters repeat the abstract's sentences, so overlapping chunks do too:
+    # a passage is given only when it brings a sentence not given before.
+    seen: set[str] = set()
+    for p in given:
+        sentences = {" ".join(x.split()) for x in body_sentences(p.text)}
+        assert sentences - seen, p.id
+        seen |= sentences
+    assert len(given) < len(full.passages)
+    for w in review.works:
+        bounded = passages_for_model(QUESTION, w.passages, title=w.title)
+        sections = {p.section for p in w.passages if p.section}
+        assert sections <= {p.section for p in bounded}, w.title  # sections are kept first
+
+
+def test_the_window_given_is_the_one_that_holds_the_question() -> None:
+    from colmeia.apps.literature.model_passages import best_window
+    from colmeia.rag.index.lexical import Analyzer
+
+    filler = "A pesquisa seguiu as normas do programa e os prazos da instituição. " * 6
+    text = (
+        filler
+        + "As egressas relatam que gênero e sexualidade quase não aparecem na formação docente. "
+        + filler
+    )
+    analyzer = Analyzer()
+    window = best_window(text, set(analyzer.tokens(QUESTION)), 30, analyzer)
+    assert "gênero e sexualidade" in window
+    assert word_count(window) <= 30
+    long_sentence = " ".join(["palavra"] * 50) + "."
+    assert word_count(best_window(long_sentence, set(), 30, analyzer)) == 30
+
+
+def test_the_longest_reading_a_grammar_allows_fits_the_token_limit() -> None:
+    """A guided model cannot write past the reading's token limit and be asked again with twice
+    the room (what made one reading take many minutes on two cores)."""
+    from colmeia.apps.literature.schemas import READING_MAX_CHARS, reading_schema
+
+    schema = reading_schema(["P1", "P2", "P3", "P4"]).model_json_schema()
+    texts = [schema["properties"][n.lower()]["properties"]["text"]["maxLength"] for n in CITED]
+    longest = sum(texts) + schema["properties"]["why"]["maxLength"]
+    assert longest == sum(READING_MAX_CHARS.values())
+    ids = 3 * len('"passages": ["P1", "P2", "P3", "P4"], ')
+    json_around = 3 * len('"summary": {"text": ""}, ') + len('"relevance": "nenhuma", "why": ""')
+    assert (longest + ids + json_around) / 2.5 < READING_MAX_TOKENS  # ≥ ~2.5 chars a token
+
+
+def test_a_field_the_passages_do_not_inform_cites_nothing() -> None:
+    """The schema asks every field for a citation; "não informado" states nothing, so the
+    review keeps none for it (and does not flag it as uncited)."""
+    from colmeia.apps.literature.review import ReviewedWork, _check
+    from colmeia.apps.literature.schemas import CitedText, WorkAnalysis
+
+    work = ReviewedWork("d", "Uma tese", 1, 1.0)
+    work.passages = [Passage("P1", "d#1", "A tese analisa a formação docente em gênero.", "11")]
+    _check(
+        work,
+        WorkAnalysis(
+            summary=CitedText(text="A tese analisa a formação docente.", passages=["P1"]),
+            objectives=CitedText(text="Não informado.", passages=["P1"]),
+            conclusions=CitedText(text="não informado", passages=["P1"]),
+            relevance="alta",
+            why="Trata da formação docente.",
+        ),
+    )
+    assert work.summary is not None and work.summary.passages == ["P1"]
+    assert work.objectives is not None and work.objectives.passages == []
+    assert work.conclusions is not None and work.conclusions.passages == []
+    assert work.warnings == []
+
+
+def test_the_schema_sent_has_no_ref_for_a_server_to_skip() -> None:
+    """llama.cpp (xllamacpp 0.2.14) left the objects behind a Pydantic $ref unconstrained: the
+    0.5B wrote passage ids outside the enum and no text. What is sent is inlined."""
+    from pydantic import BaseModel
+
+    from colmeia.apps.literature.schemas import inline_refs, reading_schema
+
+    sent = json.dumps(reading_schema(["P1", "P2"]).model_json_schema())
+    assert "$ref" not in sent and "$defs" not in sent
+    assert sent.count('"enum": ["P1", "P2"]') == 3
+
+    class Node(BaseModel):  # recursive: its $ref stays, with the definitions it needs
+        children: list[Node] = []
+
+    schema = inline_refs(Node.model_json_schema())
+    assert "$defs" in schema or "$ref" not in json.dumps(schema)

@@ -1,10 +1,16 @@
 """A literature review on a real model, read from the shipped sample thesis PDFs.
 
 `colmeia review import` the CAPES catalogue with the five generated PDFs, then `colmeia review`
-a question one of them answers best, with the local model reading each work. Invariants only: the
-reading went through the model under the reading schema (not the extractive fallback, or the
-fallback says why), every citation kept points at a passage the model was given, and on the
-work read from its PDF every field cites a passage with a printed page.
+a question one of them answers best, with the local model reading each work. Invariants only: a
+reading per work, through the model under the reading schema (or the extractive fallback, which
+says why), every citation kept points at a passage the model was given, and on the work read
+from its PDF every statement cites a passage with a printed page.
+
+It is meant for `make test`'s real-model tier because a reading is bounded by design (at most four
+passages of at most 110 words per work, an answer schema whose longest form fits the token
+limit: see colmeia.apps.literature.model_passages and reading_schema). The import is lexical
+(COLMEIA_EMBEDDINGS_MODEL=none): embedding 171 records and five PDFs with the offline e5 took
+minutes on two busy cores, and this question's PDF ranks first lexically too.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ pytestmark = REAL_MODEL
 QUESTION = "gênero e sexualidade na formação e na prática docente"
 
 
-def _colmeia(*args: str, env: dict[str, str], cwd: Path, timeout: float = 1100) -> str:
+def _colmeia(*args: str, env: dict[str, str], cwd: Path, timeout: float = 600) -> str:
     proc = subprocess.run(
         [sys.executable, "-m", "colmeia", *args],
         env=env,
@@ -43,7 +49,7 @@ def _colmeia(*args: str, env: dict[str, str], cwd: Path, timeout: float = 1100) 
 def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("review")
     env = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
-    env["COLMEIA_HOME"] = str(home)
+    env.update(COLMEIA_HOME=str(home), COLMEIA_EMBEDDINGS_MODEL="none")
     _colmeia(
         "review",
         "import",
@@ -60,14 +66,10 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
+# Still LONG-gated: with bounded prompts it passed once in 149 s (load 13) and failed twice on the
+# 300 s deadline (load 17-20) before the schema was inlined; the runs with the inlined schema were
+# starved by two 1.5B servers and did not finish. Ungate once three runs pass within ~3 min.
 @LONG
-@pytest.mark.xfail(
-    strict=False,
-    reason="seen twice on the shared 2-core machine (load 12-15): the 0.5B gave no usable "
-    "reading of either work within COLMEIA_LLM_DEADLINE=900 s, so both fell back to "
-    "extractive fields (said in their warnings); the cause (speed under load or the nested "
-    "schema's grammar) is not yet found",
-)
 def test_a_review_read_by_the_model_cites_given_passages_and_pages(
     local_llm: LocalModel, library: Path
 ) -> None:
@@ -85,36 +87,45 @@ def test_a_review_read_by_the_model_cites_given_passages_and_pages(
         str(library / "teses.db"),
         env=local_llm.env(
             COLMEIA_HOME=str(library),
-            COLMEIA_LLM_TIMEOUT="600",
-            COLMEIA_LLM_DEADLINE="900",
+            COLMEIA_EMBEDDINGS_MODEL="none",
+            COLMEIA_LLM_TIMEOUT="300",
+            COLMEIA_LLM_DEADLINE="300",
         ),
         cwd=library,
     )
     review = json.loads(out.read_text(encoding="utf-8"))
-    print(json.dumps(review, ensure_ascii=False, indent=1)[:6000])  # shown when it fails
+    shown = ("rank", "title", "mode", "seconds", "relevance", "why", "warnings")
+    fields = ("summary", "objectives", "conclusions")
+    for w in review["works"]:  # shown when it fails
+        print(json.dumps({k: w[k] for k in (*shown, *fields)}, ensure_ascii=False))
+        print([(p["id"], p["pages"], len(p["text"].split())) for p in w["passages"]])
     assert review["model"]
     works = review["works"]
     assert len(works) == 2
     # The question's best work is a sample PDF: read from its full text.
     full_text = [w for w in works if any(p["pages"] for p in w["passages"])]
     assert full_text and full_text[0]["rank"] == 1, [w["title"] for w in works]
-    read_by_model = [w for w in works if w["mode"].startswith("model:")]
+    # A reading per work: by the model under the reading schema, or the extractive fallback,
+    # which says why (never silent).
     for w in works:
-        if not w["mode"].startswith("model:"):
-            # the fallback is said, never silent
-            assert any("the model failed" in x for x in w["warnings"]), w
+        assert w["mode"].startswith("model:") or any(
+            "the model failed" in x for x in w["warnings"]
+        ), w
+    read_by_model = [w for w in works if w["mode"].startswith("model:")]
     assert read_by_model, [w["warnings"] for w in works]
     for w in works:
+        # What the model was given: a bounded prompt (saved as the work's passages).
+        assert 1 <= len(w["passages"]) <= 4
+        assert all(len(p["text"].split()) <= 110 for p in w["passages"])
         pages = {p["id"]: p["pages"] for p in w["passages"]}
         assert w["relevance"] in ("alta", "média", "baixa", "nenhuma")
         for name in ("summary", "objectives", "conclusions"):
             field = w[name]
             assert set(field["passages"]) <= set(pages), (name, field, list(pages))
+            if field["text"].strip().lower().rstrip(".") == "não informado":
+                assert field["passages"] == []
+                continue
+            # Every statement cites a passage it was given; on the PDF, a printed page.
+            assert field["passages"], (w["title"], name, field)
             if w in full_text:
-                for pid in field["passages"]:
-                    assert pages[pid], (w["title"], name, pid)  # a printed page to cite
-            if field["text"].strip().lower() != "não informado":
-                # a statement with no passage is flagged, never passed as cited
-                assert field["passages"] or any(
-                    f"{name}: cites no passage" in x for x in w["warnings"]
-                )
+                assert all(pages[pid] for pid in field["passages"]), (w["title"], name)

@@ -55,6 +55,7 @@ from colmeia.apps.literature.review import (
     work_chunks,
     work_passages,
 )
+from colmeia.apps.literature.schemas import with_inlined_schema
 from colmeia.errors import ConfigurationError, InputError, ModelError
 from colmeia.eval.retrieval import single_target_metrics
 from colmeia.llm.base import ChatModel, Message
@@ -621,20 +622,54 @@ class Judgement(BaseModel):
         return value
 
 
+#: The judge's claims, bounded in its JSON Schema: a reading has three short fields, so a few
+#: claims of a sentence each; a small judge cannot list claims until its token limit.
+JUDGE_MAX_CLAIMS = 6
+JUDGE_CLAIM_CHARS = 200
+
+
 def judgement_schema(ids: Sequence[str]) -> type[Judgement]:
-    """:class:`Judgement` whose passage ids the JSON Schema limits to ``ids``: a guided
-    decoder (llama.cpp's grammar) cannot write a passage that was not given, and a small
-    judge's verdict does not fail validation (and leave its query unjudged) on an id."""
+    """:class:`Judgement` whose passage ids the JSON Schema limits to ``ids`` (one verdict
+    each at most) and whose claims it bounds (:data:`JUDGE_MAX_CLAIMS` of at most
+    :data:`JUDGE_CLAIM_CHARS` characters): a guided decoder (llama.cpp's grammar) cannot write
+    a passage that was not given nor run past :data:`_JUDGE_MAX_TOKENS`, and a small judge's
+    verdict does not fail validation (and leave its query unjudged) on an id."""
     allowed: Any = Literal[tuple(ids)]
     verdict = create_model(
         "PassageVerdict",
         __base__=_PassageVerdict,
         id=(allowed, Field(description="The passage id, one of those given.")),
     )
-    return create_model(
-        "Judgement",
-        __base__=Judgement,
-        passages=(list[verdict], Field(description="One verdict per passage given.")),
+    claim = create_model(
+        "ClaimVerdict",
+        __base__=_ClaimVerdict,
+        claim=(
+            str,
+            Field(
+                description="One statement of the answer, short.",
+                json_schema_extra={"maxLength": JUDGE_CLAIM_CHARS},
+            ),
+        ),
+    )
+    return with_inlined_schema(
+        create_model(
+            "Judgement",
+            __base__=Judgement,
+            passages=(
+                list[verdict],
+                Field(
+                    description="One verdict per passage given.",
+                    json_schema_extra={"maxItems": len(ids)},
+                ),
+            ),
+            claims=(
+                list[claim],
+                Field(
+                    description="Every claim of the answer, judged.",
+                    json_schema_extra={"maxItems": JUDGE_MAX_CLAIMS},
+                ),
+            ),
+        )
     )
 
 

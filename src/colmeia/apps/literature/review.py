@@ -6,7 +6,8 @@ the work's record page and its section passages (Resumo, Objetivos, Conclusões)
 works are reranked by their title and abstract against the question (fused with the passage
 scores), then by a model's judgement of each work when a reranker is given
 (see :mod:`colmeia.apps.literature.ranking`). With a chat model each work gets one validated JSON
-(:class:`WorkAnalysis`); citations to passages that were not given are removed and reported,
+(:class:`WorkAnalysis`) read from a bounded prompt (at most four passages of at most 110 words:
+:mod:`colmeia.apps.literature.model_passages`) under a schema that bounds the answer; citations to passages that were not given are removed and reported,
 and a statement whose words are not in the passages it cites is flagged. Without a model the
 fields are extractive: sentences from the abstract and section passages, relevance from
 retrieval. Results are cached per (question, work content, model, prompt version).
@@ -26,8 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from colmeia.apps.literature.extractive import extractive_fields
+from colmeia.apps.literature.model_passages import passages_for_model
 from colmeia.apps.literature.ranking import model_rerank_works, rerank_works
 from colmeia.apps.literature.schemas import (
+    READING_MAX_TOKENS,
     RELEVANCE_LEVELS,
     CitedText,
     WorkAnalysis,
@@ -53,7 +56,7 @@ __all__ = [
     "run_review",
 ]
 
-PROMPT_VERSION = "review-v1"
+PROMPT_VERSION = "review-v2"
 _SECTIONS = {
     "resumo": re.compile(r"\b(resumo|abstract|resumen)\b", re.I),
     "objetivos": re.compile(r"\bobjetivos?\b", re.I),
@@ -340,6 +343,9 @@ def _check(work: ReviewedWork, analysis: WorkAnalysis) -> None:
         if unknown:
             work.warnings.append(f"{name}: citations to passages not given removed: {unknown}")
         kept = [pid for pid in field_value.passages if pid in ids]
+        uninformed = field_value.text.strip().lower().rstrip(".") == "não informado"
+        if uninformed:
+            kept = []  # nothing stated, nothing cited (the schema asks every field for an id)
         field_value = CitedText(text=field_value.text, passages=kept)
         words = set(analyzer.tokens(field_value.text))
         if kept and words:
@@ -348,22 +354,21 @@ def _check(work: ReviewedWork, analysis: WorkAnalysis) -> None:
                 cited_words |= set(analyzer.tokens(ids[pid].text))
             if len(words & cited_words) < len(words) / 3:
                 work.warnings.append(f"{name}: most of its words are not in {', '.join(kept)}")
-        elif field_value.text.strip().lower() != "não informado" and not kept:
+        elif not uninformed and not kept:
             work.warnings.append(f"{name}: cites no passage")
         setattr(work, name, field_value)
     work.relevance = analysis.relevance
     work.why = analysis.why
 
 
-#: Room for the longest valid answer (200 + 100 + 100 words, the why, JSON) and no more: a small
-#: local model under a JSON grammar can repeat itself until its context is full, which took
-#: minutes per work on 2 cores and ran every call into the deadline.
-REVIEW_MAX_TOKENS = 1100
-
-
 async def analyse_with_model(
     model: ChatModel, question: str, work: ReviewedWork, temperature: float
 ) -> None:
+    """One validated reading of ``work`` by ``model``: its passages first bounded for a model
+    (:func:`~colmeia.apps.literature.model_passages.passages_for_model`; they replace the
+    work's passages, so what is saved is what was read), the output bounded by the schema and
+    :data:`~colmeia.apps.literature.schemas.READING_MAX_TOKENS`."""
+    work.passages = passages_for_model(question, work.passages, title=work.title)
     prompt = render_prompt(
         "colmeia.apps.literature",
         "review.j2",
@@ -378,7 +383,7 @@ async def analyse_with_model(
         [Message.system(prompt), Message.user(question)],
         reading_schema([p.id for p in work.passages]),
         temperature=temperature,
-        max_tokens=REVIEW_MAX_TOKENS,
+        max_tokens=READING_MAX_TOKENS,
     )
     _check(work, analysis)
 
@@ -481,6 +486,8 @@ async def arun_review(
         w.passages = work_passages(g.hits, work_chunks(store, collection, d))
         if not w.abstract:
             w.abstract = next((p.text for p in w.passages if p.section == "resumo"), "")
+        if model is not None:  # what the model will read, bounded (and cached under)
+            w.passages = passages_for_model(question, w.passages, title=w.title)
         works.append(w)
     review = Review(
         question=question,

@@ -4,18 +4,23 @@ through the model layer's repair loop, so a call yields a valid analysis or a ty
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, create_model, field_validator
 
 __all__ = [
+    "READING_MAX_CHARS",
+    "READING_MAX_TOKENS",
     "RELEVANCE_LEVELS",
     "CitedText",
     "Relevance",
     "WorkAnalysis",
+    "inline_refs",
     "reading_schema",
+    "with_inlined_schema",
     "word_count",
 ]
 
@@ -98,29 +103,114 @@ class WorkAnalysis(BaseModel):
         return v
 
 
+#: Characters a guided model may write per field (``maxLength`` in the reading's JSON Schema):
+#: ~80, ~50 and ~50 words, the why two short sentences. With the passage ids an ``enum`` and
+#: ``maxItems`` the number given, the longest answer a grammar allows fits in
+#: :data:`READING_MAX_TOKENS`, so a small model cannot ramble into the token limit and be asked
+#: again with twice the room (what made one reading take many minutes on two cores).
+READING_MAX_CHARS = {"summary": 560, "objectives": 360, "conclusions": 360, "why": 240}
+#: Tokens that hold the longest answer the grammar allows (≈ 1,520 characters of text, at no
+#: fewer than ~2.5 characters per token, plus the JSON around it).
+READING_MAX_TOKENS = 800
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with every ``{"$ref": "#/$defs/X", …}`` replaced by ``X``'s definition (the
+    ref's own keywords, a description, kept beside it) and ``$defs`` dropped. The llama.cpp
+    server of ``colmeia llm serve`` (xllamacpp 0.2.14) left the objects behind a Pydantic
+    ``$ref`` unconstrained: the 0.5B model wrote ``"passages": ["NÃO INFORMADO"]`` and no
+    ``text`` under a schema that forbids both, and every reading failed validation four times
+    over. A recursive definition is left as a ``$ref``."""
+    defs: dict[str, Any] = schema.get("$defs", {})
+
+    def walk(node: Any, seen: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [walk(v, seen) for v in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            name = ref.removeprefix("#/$defs/")
+            if name in defs and name not in seen:
+                merged = {**defs[name], **{k: v for k, v in node.items() if k != "$ref"}}
+                return walk(merged, (*seen, name))
+        return {k: walk(v, seen) for k, v in node.items() if k != "$defs"}
+
+    out: dict[str, Any] = walk(schema, ())
+    if any(f'"#/$defs/{n}"' in json.dumps(out) for n in defs):
+        out["$defs"] = defs  # a recursive definition still refers to them
+    return out
+
+
+def with_inlined_schema(model: type[M]) -> type[M]:
+    """``model`` whose ``model_json_schema()`` is :func:`inline_refs` of Pydantic's, so what
+    the model layer sends as the response format has no ``$ref`` for a server to skip."""
+    pydantic_schema = model.model_json_schema
+
+    def inlined(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        return inline_refs(pydantic_schema(*args, **kwargs))
+
+    model.model_json_schema = inlined  # type: ignore[method-assign]
+    return model
+
+
 def reading_schema(ids: Sequence[str]) -> type[WorkAnalysis]:
-    """:class:`WorkAnalysis` whose JSON Schema allows only the passage ids given (``enum``),
-    so a model under a JSON grammar cannot cite a passage it was not shown. Validation stays
-    as lenient as :class:`CitedText` (an id not given is dropped and reported by the review,
-    not a failed reading); the schema is what guides the model."""
+    """:class:`WorkAnalysis` whose JSON Schema allows only the passage ids given (``enum``,
+    one to as many as given: a small model left free to cite nothing often does) and bounds every text field (``maxLength``:
+    :data:`READING_MAX_CHARS`), so a model under a JSON grammar cannot cite a passage it was not
+    shown nor write past :data:`READING_MAX_TOKENS`. Validation stays as lenient as
+    :class:`CitedText` (an id not given is dropped and reported by the review, not a failed
+    reading; the word limits are the dissertation's); the schema is what guides the model."""
     allowed = list(dict.fromkeys(ids))
     items: dict[str, Any] = {"type": "string", "enum": allowed} if allowed else {"type": "string"}
-    cited = create_model(
-        "CitedPassages",
-        __base__=CitedText,
-        passages=(
-            list[str],
-            Field(
-                default_factory=list,
-                description="Ids of the supporting passages, only among: " + ", ".join(allowed),
-                json_schema_extra={"items": items},
+    bound: dict[str, Any] = {"items": items}
+    if allowed:  # at least one citation (a "não informado" keeps none: see the review's check)
+        bound["minItems"], bound["maxItems"] = 1, len(allowed)
+
+    ids_said = "Ids of the supporting passages, only among: " + ", ".join(allowed)
+
+    def cited(name: str) -> Any:
+        return create_model(
+            f"Cited{name.capitalize()}",
+            __base__=CitedText,
+            text=(
+                str,
+                Field(
+                    description="The statement, in Portuguese.",
+                    json_schema_extra={"maxLength": READING_MAX_CHARS[name]},
+                ),
             ),
-        ),
-    )
-    return create_model(
-        "WorkReading",
-        __base__=WorkAnalysis,
-        summary=(cited, Field(description="Summary of the work, at most 200 words.")),
-        objectives=(cited, Field(description="The work's objectives, at most 100 words.")),
-        conclusions=(cited, Field(description="Its conclusions or results, at most 100 words.")),
+            passages=(
+                list[str],
+                Field(  # required: a guided model writes its citations, even an empty list
+                    description=ids_said,
+                    json_schema_extra=bound,
+                ),
+            ),
+        )
+
+    return with_inlined_schema(
+        create_model(
+            "WorkReading",
+            __base__=WorkAnalysis,
+            summary=(cited("summary"), Field(description="Summary of the work, at most 80 words.")),
+            objectives=(
+                cited("objectives"),
+                Field(description="The work's objectives, at most 50 words."),
+            ),
+            conclusions=(
+                cited("conclusions"),
+                Field(description="Its conclusions or results, at most 50 words."),
+            ),
+            why=(
+                str,
+                Field(
+                    description="Why that relevance, one or two short sentences.",
+                    json_schema_extra={"maxLength": READING_MAX_CHARS["why"]},
+                ),
+            ),
+        )
     )
