@@ -105,6 +105,8 @@ _REPLACED = {
     "tool_call": "o agente foi consultar",
     "retry": "nova tentativa",
     "model_error": "o modelo não respondeu",
+    "no_citation_held": "nenhuma citação do modelo se confirmou; valem os trechos encontrados",
+    "empty_answer": "o modelo não escreveu resposta; valem os trechos encontrados",
 }
 
 
