@@ -192,3 +192,21 @@ async def test_a_law_question_is_not_searched_for_in_the_registry(
     # Red without the override: a registry search (a list to pick from, or "none found").
     assert [t["tool"] for t in result.tools] == [] and result.agent == "rag"
     assert _moves(result) == [("search", "main"), ("main", "rag"), ("rag", "main")]
+
+
+async def test_a_case_question_handed_back_after_the_lookup_is_answered_by_the_registry(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[
+            call("transfer_to_search", reason="processo"),
+            Reply(content=f"O processo {CASE} está em andamento."),
+        ],
+        search=[call("lookup_case", number=CASE), call("transfer_to_main", reason="pronto")],
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", f"Onde está o processo {CASE} e desde quando?")
+    # Red without the override: the coordinator answers (agent main), in its own words.
+    assert result.agent == "search" and len(roles.seen["main"]) == 1
+    assert "Onde está: Secretaria de Controle Externo de Saúde" in result.answer
+    assert _moves(result) == [("main", "search")] and _numbers(result) == [CASE]

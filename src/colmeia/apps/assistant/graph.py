@@ -588,6 +588,11 @@ class AssistantGraph:
             and e.get("tool") in _REGISTRY_TOOLS
             for e in state.get("tool_log", [])
         )
+        asks_a_part = bool(ids and aspect_of(text)) and not mentions_norm(text)
+        if agent == "search" and looked_up and "transfer_to_main" in names and asks_a_part:
+            # "onde está o processo X e desde quando?" looked up, then handed back: the
+            # question was all about the case, and the answer is the registry's record
+            return []
         if agent == "search" and mixed and looked_up and names & {"ask_user", "transfer_to_main"}:
             # the case part of a split question, looked up: its answer is the registry's
             # record, and the legal part goes on to the documents (not back to the coordinator)
