@@ -19,8 +19,6 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from colmeia.apps.assistant.cases import check_case_answer
 from colmeia.apps.assistant.rag_agent import RagConfig
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
@@ -69,9 +67,6 @@ async def _turn(bot: Any, text: str) -> tuple[list[dict[str, Any]], Any]:
     return events, result
 
 
-@pytest.mark.flaky(
-    reruns=2
-)  # races a real process or model under load: see the closing note of 2026-11-26
 async def test_one_handoff_each_way_ends_correctly(local_llm: LocalModel, tmp_path: Path) -> None:
     store = open_store(f"sqlite:///{tmp_path / 'laws.db'}")
     ingest(store, "leis", [LGPD])
@@ -121,8 +116,13 @@ async def test_one_handoff_each_way_ends_correctly(local_llm: LocalModel, tmp_pa
                         said = set(WORDS.tokens(c["quote"]))
                         assert len(said & set(WORDS.tokens(chunk.text))) >= 0.8 * len(said), c
                     assert f"[{c['passage']}]" in legal.answer
-                # the RAG answer came from the model as it wrote it, not in one piece at the end
-                assert sum(1 for e in events if e["type"] == "token" and e["agent"] == "rag") > 1
+                # the RAG answer came from the model as it wrote it, not in one piece at the
+                # end — or what it wrote was withdrawn with a reason (an empty answer, no
+                # citation that held: the ranked passages quoted instead)
+                rag = [e for e in events if e.get("agent") == "rag"]
+                assert sum(1 for e in rag if e["type"] == "token") > 1 or any(
+                    e["type"] == "replace" for e in rag
+                ), rag
             else:
                 # the 0.5B model sometimes fails the quality gate: an answer without support
                 # must then say so rather than state anything uncited

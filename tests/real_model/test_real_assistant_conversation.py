@@ -17,8 +17,6 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from colmeia.apps.assistant.cases import check_case_answer, lookup_case
 from colmeia.apps.assistant.rag_agent import RagConfig
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
@@ -57,9 +55,6 @@ def _found(result: Any) -> list[str]:
     return [str(f["number"]) for f in result.facts if f.get("status") == "found"]
 
 
-@pytest.mark.flaky(
-    reruns=2
-)  # races a real process or model under load: see the closing note of 2026-11-26
 async def test_clarification_follow_up_and_mixed_question(
     local_llm: LocalModel, tmp_path: Path
 ) -> None:

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from colmeia.errors import ColmeiaError
+from colmeia.eval.assistant import answer_passages
 
 if TYPE_CHECKING:
     from colmeia.apps.assistant.runtime import AssistantOptions
@@ -104,6 +105,8 @@ _REPLACED = {
     "tool_call": "o agente foi consultar",
     "retry": "nova tentativa",
     "model_error": "o modelo não respondeu",
+    "no_citation_held": "nenhuma citação do modelo se confirmou; valem os trechos encontrados",
+    "empty_answer": "o modelo não escreveu resposta; valem os trechos encontrados",
 }
 
 
@@ -192,11 +195,16 @@ def _answer(result: TurnResult, *, streamed: bool = False) -> None:
         console.print(label)
         console.print(escape(result.answer), highlight=False)
     if result.citations:
+        # The passages in the order the evaluation counts them (answer_passages): the
+        # ranking's own first, then the rest of the ranking, cited or only found.
         console.print("[bold]Fontes[/bold]")
-        for c in result.citations:
-            validity = c.get("validity", {}).get("status", "")
+        for p in answer_passages(result.citations, result.sources):
+            validity = p.get("validity", {}).get("status", "")
             flag = f" [yellow]({validity})[/yellow]" if validity not in ("", "in_force") else ""
-            console.print(f"  [{c['passage']}] {escape(c['label'])}{flag}", highlight=False)
+            mark = (
+                escape(f"[{p['passage']}]") if "passage" in p else "[dim](também encontrado)[/dim]"
+            )
+            console.print(f"  {mark} {escape(p['label'])}{flag}", highlight=False)
     for note in result.notes:
         console.print(f"[yellow]nota:[/yellow] {escape(note)}", highlight=False)
     if result.status not in ("answered",):

@@ -5,8 +5,9 @@ the assistant did); :func:`summarise_outcomes` gives
 
 * **citation hit rate** — a gold article (law + article) among the answer's citations; also
   at paragraph level when the gold names a paragraph or inciso;
-* **hit@1 / hit@5** — the gold article is the answer's first citation / among the first five
-  passages the answer gives (its citations in order, then the further sources it lists);
+* **hit@1 / hit@5** — the gold article is the first / among the first five passages the answer
+  gives, in the order it shows them (:func:`answer_passages`: the ranking's own passages, then
+  the rest of the ranking, cited by the model or not);
 * **answer contains gold span** — the normalised answer text contains one of the gold
   answer spans (FaQuAD), where spans are given;
 * **handoff accuracy** — the agent that answered is the one expected (``rag`` for
@@ -29,6 +30,7 @@ __all__ = [
     "AssistantOutcome",
     "GoldCitation",
     "TurnOutcome",
+    "answer_passages",
     "citation_hit",
     "contains_span",
     "gold_rank",
@@ -108,8 +110,27 @@ def gold_rank(passages: Sequence[dict[str, Any]], gold: Sequence[GoldCitation]) 
     return None
 
 
+def answer_passages(
+    citations: Sequence[dict[str, Any]], sources: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The passages an answer gives, in the order the person is shown them.
+
+    First the passages the ranking put first (citations with ``by: ranking``: the whole answer
+    without a model, and always the lead of a model's answer), then every other passage of the
+    ranking in its order — the ones the model also cited and the further sources alike
+    (``rank``). Citations without a ``rank`` (another pipeline's) come before the sources.
+    """
+    if not any("rank" in c for c in [*citations, *sources]):
+        return [*citations, *sources]
+    lead = [c for c in citations if c.get("by") == "ranking"]
+    rest = [c for c in citations if c.get("by") != "ranking"] + list(sources)
+    unranked = len(citations) + len(sources) + 1
+    rest.sort(key=lambda p: p.get("rank") or unranked)  # stable: ties keep citations first
+    return [*lead, *rest]
+
+
 def _hit_at(o: AssistantOutcome, k: int) -> float:
-    rank = gold_rank([*o.citations, *o.sources], o.gold)
+    rank = gold_rank(answer_passages(o.citations, o.sources), o.gold)
     return float(rank is not None and rank <= k)
 
 

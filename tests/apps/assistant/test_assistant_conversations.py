@@ -110,6 +110,10 @@ async def test_a_list_of_matches_is_picked_from_by_position(assistant: Any) -> N
     assert asked.status == "waiting_clarification"
     assert "TC/000697/2026" in asked.answer and "TC/000196/2021" in asked.answer
     assert asked.tools[0]["tool"] == "search_cases"
+    # the turn's facts are the registry's list it shows (red when a waiting turn has none:
+    # `eval --set conversations` then scored this turn a plain "qual é o número?")
+    listed = [c["number"] for f in asked.facts for c in f.get("cases", [])]
+    assert listed == ["TC/000697/2026", "TC/000196/2021"]
     done = await bot.resume("t1", "o segundo")
     assert _numbers(done) == ["TC/000196/2021"]
     assert done.answer.startswith("Processo TC/000196/2021")

@@ -42,6 +42,7 @@ from colmeia.eval.assistant import (
     AssistantOutcome,
     GoldCitation,
     TurnOutcome,
+    answer_passages,
     gold_rank,
     summarise_conversations,
     summarise_outcomes,
@@ -112,11 +113,11 @@ class EvalReport:
                 if o.agent != o.expected_agent
             ],
             # Questions whose gold article is not the answer's first citation, with where it
-            # came (1-based among citations then sources; null: not in the answer at all).
+            # came (1-based among the passages as shown; null: not in the answer at all).
             "gold_not_first": [
-                {"id": o.id, "rank": gold_rank([*o.citations, *o.sources], o.gold)}
+                {"id": o.id, "rank": gold_rank(answer_passages(o.citations, o.sources), o.gold)}
                 for o in self.outcomes
-                if o.gold and gold_rank([*o.citations, *o.sources], o.gold) != 1
+                if o.gold and gold_rank(answer_passages(o.citations, o.sources), o.gold) != 1
             ],
         }
 

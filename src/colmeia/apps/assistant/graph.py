@@ -42,13 +42,20 @@ from langgraph.types import Command
 from pydantic import BaseModel
 
 from colmeia.apps.assistant.cases import (
+    case_answer,
     case_card,
     check_case_answer,
     evidence_cards,
     lookup_case,
     search_cases,
 )
-from colmeia.apps.assistant.conversation import context_block, remember, resolve_follow_up
+from colmeia.apps.assistant.conversation import (
+    aspect_of,
+    context_block,
+    follow_up_target,
+    remember,
+    resolve_follow_up,
+)
 from colmeia.apps.assistant.ids import (
     CaseId,
     CaseKind,
@@ -64,10 +71,11 @@ from colmeia.apps.assistant.offline import (
     RulesModel,
     current_request,
     mentions_case_and_norm,
+    mentions_norm,
     route_of,
     split_mixed,
 )
-from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.rag_agent import RagPipeline, analyze_query
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.apps.assistant.scope import out_of_scope
 from colmeia.errors import ColmeiaError, InputError, ModelError
@@ -512,6 +520,9 @@ class AssistantGraph:
         found = facts[cases[0]]
         if check_case_answer(content, [found]):
             return False
+        aspect = aspect_of(question)
+        if aspect in _STATED_ASPECTS and not _states_aspect(content, aspect, found):
+            return False  # "e as partes?" answered with where the case is: not an answer
         # it must say something of the case, not only be free of errors
         said = [p["name"] for p in found.get("parties", [])]
         said += [str((found.get("location") or {}).get("location", ""))]
@@ -550,18 +561,52 @@ class AssistantGraph:
             and not handed_back
         ):
             return [_guard_call("transfer_to_search", reason="a pergunta cita um caso")]
+        mixed = state.get("mixed") and "case" not in (state.get("parts") or {})
+        if agent == "main" and not mixed:
+            route = route_of(text)
+            if route == "search" and "transfer_to_rag" in names and not mentions_norm(text):
+                # a case question without a norm ("o andamento do meu processo", "e as
+                # partes?") has no answer in the laws: to the registry; a follow-up about the
+                # thread's case after the search agent's lookups gets the registry's cards
+                follow_up = text != current_request(view)[0]
+                if handed_back and follow_up:
+                    return []
+                if not handed_back and "transfer_to_search" in offered:
+                    return [_guard_call("transfer_to_search", reason="a pergunta é sobre um caso")]
+            if (
+                route == "rag"
+                and names & {"transfer_to_search", "ask_user"}
+                and "transfer_to_rag" in offered
+                and analyze_query(text)["filters"].get("law_number")
+            ):
+                # a question naming a norm (LGPD, Lei 9.784) is about documents: no case to
+                # look up and nothing to ask (the 0.5B model asked "qual é a sua dúvida?")
+                return [_guard_call("transfer_to_rag", task=text)]
         looked_up = any(
             e.get("agent") == "search"
             and e.get("turn") == turn
             and e.get("tool") in _REGISTRY_TOOLS
             for e in state.get("tool_log", [])
         )
+        asks_a_part = bool(ids and aspect_of(text)) and not mentions_norm(text)
+        if agent == "search" and looked_up and "transfer_to_main" in names and asks_a_part:
+            # "onde está o processo X e desde quando?" looked up, then handed back: the
+            # question was all about the case, and the answer is the registry's record
+            return []
+        if agent == "search" and mixed and looked_up and names & {"ask_user", "transfer_to_main"}:
+            # the case part of a split question, looked up: its answer is the registry's
+            # record, and the legal part goes on to the documents (not back to the coordinator)
+            return []
         if agent == "search" and not names & _REGISTRY_TOOLS:
             # a hand-back after the lookups is the agent's decision, not a skipped lookup
             hand_back = names & {"ask_user", "transfer_to_main"} and not looked_up
             if ids and "lookup_case" in offered and hand_back:
                 return [_guard_call("lookup_case", number=i.canonical) for i in ids[:5]]
-            if not ids and route_of(text) == "rag" and "ask_user" in names:
+            # a law question is not a registry search either ("LGPD crianças" as a query)
+            searches_a_norm = "search_cases" in names and analyze_query(text)["filters"].get(
+                "law_number"
+            )
+            if not ids and route_of(text) == "rag" and ("ask_user" in names or searches_a_norm):
                 return [_guard_call("transfer_to_main", reason="a pergunta não é sobre um caso")]
         return calls
 
@@ -619,8 +664,10 @@ class AssistantGraph:
             "notes": [],
             "mode": OFFLINE_MODEL if self.offline else "model",
         }
-        if agent == "search" and evidence:
-            nothing_found = all(e.get("status") != "found" for e in evidence)
+        found_any = any(e.get("status") == "found" for e in evidence)
+        # the coordinator's answer after the search agent's lookups is held to them as well
+        if evidence and (agent == "search" or found_any):
+            nothing_found = not found_any
             if not nothing_found:  # a list the person picked from is not the answer
                 evidence = [e for e in evidence if e.get("status") != "search"]
                 answer["facts"] = evidence
@@ -631,11 +678,21 @@ class AssistantGraph:
             if not problems and _is_json_payload(text):
                 # a small model echoing the tool's JSON: the person gets the card, not the dump
                 problems = ["the answer is the tool's raw JSON"]
+            asked = _asked_part(state, evidence)
+            if not nothing_found and not problems and text.strip() and asked is not None:
+                aspect, found = asked
+                if not _states_aspect(text, aspect, found):
+                    # "e quem são as partes?" answered without a party: the part asked for
+                    answer["text"] = case_answer(found, aspect)
+                    answer["replaced"] = [f"the answer leaves out the {aspect} asked for"]
+                    answer["facts"] = _once_per_case(answer["facts"])
+                    return answer
             if nothing_found or problems or not text.strip():
                 if problems:
                     log.info("case answer replaced by the registry's cards: %s", problems)
                 answer["text"] = evidence_cards(evidence)
                 answer["replaced"] = problems
+        answer["facts"] = _once_per_case(answer["facts"])
         return answer
 
     def _split_route(self, state: AssistantState, flags: Flags) -> Command[str] | None:
@@ -739,8 +796,18 @@ class AssistantGraph:
         """One answer for a split question: the case facts, then the cited passages."""
         turn = state.get("turn", 0)
         mixed = state.get("mixed") or {}
+        case_text = str(case_part["text"])
+        found = [e for e in case_part.get("facts", []) if e.get("status") == "found"]
+        if any(
+            str((e.get("record") or {}).get("status", "")).lower() not in case_text.lower()
+            for e in found
+        ):
+            # "qual a situação?" is the case part's question: a phrasing that leaves the
+            # registry's status out (checked, but silent on it) gives way to the record
+            case_text = evidence_cards(found)
+            case_part = {**case_part, "text": case_text}
         text = (
-            f"Sobre o processo ({mixed.get('case', '')}):\n{case_part['text']}\n\n"
+            f"Sobre o processo ({mixed.get('case', '')}):\n{case_text}\n\n"
             f"Sobre a norma ({mixed.get('law', '')}):\n{rag['answer']}"
         )
         answer = {
@@ -1310,6 +1377,56 @@ def _has_number(canonical: str, number: int, year: int | None = None) -> bool:
 def _named(canonical: str) -> str:
     kind = "expediente" if canonical.startswith("EXP-") else "processo"
     return f"{kind} {canonical}"
+
+
+_STATED_ASPECTS = ("parties", "status", "rapporteur")
+
+
+def _asked_part(
+    state: AssistantState, evidence: Sequence[dict[str, Any]]
+) -> tuple[str, dict[str, Any]] | None:
+    """``(aspect, record)`` when the person's message is a follow-up about the thread's case
+    asking for one part of it (parties, status, rapporteur) and that case was read."""
+    users = [m for m in state.get("messages", []) if m.role == "user"]
+    question = users[-1].content if users else ""
+    target = follow_up_target(question, state.get("cases", []))
+    aspect = aspect_of(question)
+    if target is None or aspect not in _STATED_ASPECTS:
+        return None
+    found = next(
+        (e for e in evidence if e.get("status") == "found" and e.get("number") == target), None
+    )
+    return (aspect, found) if found is not None else None
+
+
+def _states_aspect(text: str, aspect: str, found: dict[str, Any]) -> bool:
+    """Whether ``text`` says what the registry holds for ``aspect`` (a party's name, the
+    status, the rapporteur)."""
+    said = text.lower()
+    record = found.get("record") or {}
+    if aspect == "parties":
+        values = [str(p.get("name", "")) for p in found.get("parties") or []]
+    else:
+        values = [str(record.get(aspect, ""))]
+    values = [v for v in values if v]
+    return not values or any(v.lower() in said for v in values)
+
+
+def _once_per_case(facts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The turn's facts with each case once (a model may look one up as "32/2023" and again
+    as "TC/000032/2023"): the last record of each number, in first-seen order."""
+    last: dict[tuple[str, str], dict[str, Any]] = {}
+    for e in facts:
+        key = (str(e.get("number") or id(e)), str(e.get("status")))
+        last[key] = e
+    seen: set[tuple[str, str]] = set()
+    out: list[dict[str, Any]] = []
+    for e in facts:
+        key = (str(e.get("number") or id(e)), str(e.get("status")))
+        if key not in seen:
+            seen.add(key)
+            out.append(last[key])
+    return out
 
 
 def _guard_call(name: str, **arguments: Any) -> ToolCall:

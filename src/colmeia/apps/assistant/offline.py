@@ -42,6 +42,7 @@ __all__ = [
     "current_request",
     "is_general_question",
     "mentions_case_and_norm",
+    "mentions_norm",
     "route_of",
     "split_mixed",
 ]
@@ -123,6 +124,11 @@ def split_mixed(text: str) -> tuple[str, str] | None:
         return joined[:1].upper() + joined[1:] + "?"
 
     return sentence(case), sentence(law)
+
+
+def mentions_norm(text: str) -> bool:
+    """Whether ``text`` names a norm or asks about one ("lei", "LGPD", "prazo legal"…)."""
+    return bool(_LAW_PART.search(text))
 
 
 def mentions_case_and_norm(text: str) -> bool:

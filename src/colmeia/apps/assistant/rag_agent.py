@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
-from pydantic import BaseModel, Field
 
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.legal import parse_legal_path, validity
@@ -44,9 +43,14 @@ from colmeia.apps.assistant.relations import (
 )
 from colmeia.apps.assistant.scope import NormCatalogue, jurisdiction_note, missing_norm
 from colmeia.errors import ColmeiaError, ModelError, QueryError
-from colmeia.llm.base import ChatModel, Message
-from colmeia.llm.prompts import render_prompt
-from colmeia.rag.generate import AnswerSink, CheckedCitation, CitedAnswer, answer_question
+from colmeia.llm.base import ChatModel
+from colmeia.rag.generate import (
+    AnswerSink,
+    CheckedCitation,
+    CitedAnswer,
+    answer_question,
+    extractive_answer,
+)
 from colmeia.rag.index.lexical import Analyzer, fold_accents
 from colmeia.rag.retrieve import Citation, Filters, Hit, Retriever
 from colmeia.store.base import Store, StoredChunk
@@ -60,7 +64,7 @@ __all__ = [
     "answering_score",
     "citation_integrity",
     "grade_passage",
-    "keep_first_passage",
+    "ranker_first",
 ]
 
 log = logging.getLogger(__name__)
@@ -175,12 +179,6 @@ def _rule_rewrite(query: str, tried: Sequence[str]) -> str:
         if candidate and candidate not in tried:
             return candidate
     return ""
-
-
-class QueryRewrite(BaseModel):
-    """A model's rewrite of a search query."""
-
-    query: str = Field(description="A better search query: keywords of the law's own wording.")
 
 
 def _question_terms(query: str) -> set[str]:
@@ -562,20 +560,13 @@ class RagPipeline:
         }
 
     async def rewrite(self, state: RagState) -> RagState:
-        """A new query: by the model when there is one, else by rules."""
+        """A new query, by rules (content words only, then only the longer ones).
+
+        Not by the model: which passages an answer rests on is decided without it, so a model
+        can change how the answer reads but never which passages the ranking put first.
+        """
         tried = state.get("tried", [])
-        new = ""
-        if self.model is not None:
-            prompt = render_prompt(_PKG, "rag_rewrite.j2", question=state["question"], tried=tried)
-            try:
-                out = await self.model.structured(
-                    [Message.system(prompt), Message.user(state["question"])], QueryRewrite
-                )
-                new = out.query.strip()
-            except ModelError as exc:
-                log.info("query rewrite by the model failed: %s", exc)
-        if not new or new in tried:
-            new = _rule_rewrite(state.get("analysis", {}).get("processed", state["query"]), tried)
+        new = _rule_rewrite(state.get("analysis", {}).get("processed", state["query"]), tried)
         if not new:  # nothing left to try: leave both loops
             return {"rewrites": self.config.max_rewrites, "exhausted": True}
         return {"rewrites": state.get("rewrites", 0) + 1, "query": new}
@@ -624,47 +615,78 @@ class RagPipeline:
         return {"passages": passages[: self.config.max_passages]}
 
     async def generate(self, state: RagState) -> RagState:
-        """A cited answer from the passages (extractive without a model)."""
+        """The ranking's answer for this attempt: its best passages, quoted and cited.
+
+        The quality gate scores it and chooses among attempts on it, with or without a model,
+        so the passages an answer rests on are the same either way; the model writes once, over
+        the chosen attempt (:meth:`write`).
+        """
+        passages = list(state.get("passages", []))
+        if passages:
+            passages = _closest(passages, state.get("scores", {}))
+        return {"answer": extractive_answer(state["question"], passages)}
+
+    async def write(self, state: RagState) -> RagState:
+        """With a model: the answer written over the chosen attempt's passages.
+
+        What the ranking put first is never dropped or demoted (:func:`ranker_first`): its
+        passages lead the citations, the model's further citations follow in rank order, and
+        one outside what the ranking found is dropped. When none of the model's citations holds
+        (an invented quote) or its text was withheld, the ranking's answer stands.
+        """
+        best = state.get("best")
+        if self.model is None or not best or not best.get("relevant"):
+            return {}
+        ranker: CitedAnswer | None = best.get("answer")
+        if ranker is None or not ranker.citations:
+            return {}
         question = state["question"]
         if state.get("context"):
             question = f"{question}\n\nContexto: {state['context']}"
-        passages = list(state.get("passages", []))
-        if self.model is None and passages:
-            passages = _closest(passages, state.get("scores", {}))
+        passages = list(best.get("passages", []))
         sink = _SINK.get()
-        if sink is not None and state.get("answer") is not None:
-            sink.replace("", "retry")  # a new attempt after the quality check: withdraw the last
         try:
             answer = await answer_question(
-                question,
-                passages,
-                self.model,
-                max_passages=self.config.max_passages,
-                sink=sink,
+                question, passages, self.model, max_passages=self.config.max_passages, sink=sink
             )
         except ModelError as exc:
-            log.info("generation failed, answering extractively: %s", exc)
-            from colmeia.rag.generate import extractive_answer
-
-            answer = extractive_answer(state["question"], passages)
-        if self.model is not None and passages and not answer.extractive:
-            if answer.citations:
-                keep_first_passage(answer, passages[: self.config.max_passages])
-            elif not answer.withheld:
-                # Not one of the model's citations held (a small model quoting words the
-                # passage does not have): its text rests on nothing checked. The person gets
-                # the best passages quoted, as without a model, not "nothing found".
-                from colmeia.rag.generate import extractive_answer
-
-                fallback = extractive_answer(
-                    state["question"], _closest(passages, state.get("scores", {}))
-                )
-                fallback.model, fallback.rejected = answer.model, answer.rejected
-                fallback.withheld = "no_citation_held"
+            log.info("generation failed, answering with the ranked passages: %s", exc)
+            if sink is not None:
+                sink.replace(ranker.answer, "model_error")
+            return {}
+        if answer.extractive:  # the model wrote nothing: the ranking's answer, as offline
+            ranker.model, ranker.withheld, ranker.rejected = (
+                answer.model,
+                answer.withheld,
+                answer.rejected,
+            )
+            if sink is not None:
+                sink.replace(ranker.answer, answer.withheld or "empty_answer")
+            return {}
+        if not answer.citations:
+            # Not one citation held (a small model quoting words the passage does not have),
+            # or the text was withheld (it recited its instructions): the text rests on nothing
+            # checked, and the person gets the ranked passages quoted, as without a model.
+            ranker.model, ranker.rejected = answer.model, answer.rejected
+            if answer.withheld:  # the person is told why, then reads the passages themselves
+                ranker.withheld = answer.withheld
+                ranker.answer = f"{answer.answer}\n\n{ranker.answer}"
+            else:
+                ranker.withheld = "no_citation_held"
                 if sink is not None:
-                    sink.replace(fallback.answer, "no_citation_held")
-                answer = fallback
-        return {"answer": answer}
+                    sink.replace(ranker.answer, "no_citation_held")
+            return {}
+        written = ranker_first(answer, ranker, best.get("ranked", []))
+        stats = DefinitionIndex.for_collection(self.store, self.collection)
+        quality = answer_quality(
+            written,
+            analysis=state.get("analysis", {}),
+            idf=stats.idf,
+            other_jurisdiction=bool(state.get("jurisdiction")),
+            context=passages,
+            vocabulary=stats.df,
+        )
+        return {"best": {**best, "answer": written, "quality": quality}}
 
     async def validate(self, state: RagState) -> RagState:
         """Score the answer; keep the best so far."""
@@ -692,6 +714,9 @@ class RagPipeline:
                 "quality": score,
                 "query": state["query"],
                 "relevant": len(state.get("relevant", [])),
+                "passages": list(state.get("passages", [])),
+                "ranked": list(state.get("ranked", [])),
+                "lead": [c.chunk_id for c in answer.citations] if answer else [],
             }
         return update
 
@@ -731,9 +756,6 @@ class RagPipeline:
         return {"result": _result(text, answer, quality, passed, state, notes)}
 
     # ------------------------------------------------------------------ wiring
-    def _after_retry(self, state: RagState) -> str:
-        return "prepare" if state.get("exhausted") else "retrieve"
-
     def _after_check(self, state: RagState) -> str:
         return "analyze" if state.get("ready") else "prepare"
 
@@ -751,10 +773,13 @@ class RagPipeline:
 
     def _after_validate(self, state: RagState) -> str:
         if state.get("quality", 0.0) > self.config.quality:
-            return "prepare"
+            return "write"
         if state.get("retries", 0) >= self.config.max_quality_retries or state.get("exhausted"):
-            return "prepare"
+            return "write"
         return "retry"
+
+    def _after_retry(self, state: RagState) -> str:
+        return "write" if state.get("exhausted") else "retrieve"
 
     async def retry(self, state: RagState) -> RagState:
         """After a failed quality check: rewrite, and allow the retrieval loop again."""
@@ -778,6 +803,7 @@ class RagPipeline:
             "generate",
             "validate",
             "retry",
+            "write",
             "prepare",
         ):
             g.add_node(name, getattr(self, name))
@@ -793,6 +819,7 @@ class RagPipeline:
         g.add_edge("generate", "validate")
         g.add_conditional_edges("validate", self._after_validate)
         g.add_conditional_edges("retry", self._after_retry)
+        g.add_edge("write", "prepare")
         g.add_edge("prepare", END)
         return g
 
@@ -836,32 +863,81 @@ def _closest(passages: Sequence[Hit], scores: dict[str, float]) -> list[Hit]:
     return close[:3] or list(passages[:1])
 
 
-def keep_first_passage(answer: CitedAnswer, passages: Sequence[Hit]) -> None:
-    """A model's answer keeps the best-ranked passage among its sources, in rank order.
+def _rank_key(hit: Hit) -> str:
+    """What the ranking ranks: an article (any of its chunks), else the passage itself."""
+    return _article_of(hit) or f"chunk:{hit.chunk_id}"
 
-    A small model cites one or two passages, often not the one ranked first (seen on the 1.5B
-    local model: the gold article retrieved first, the answer citing its neighbours). What the
-    model wrote stands, but the first passage is listed as a source too (its marker added at
-    the end of the text) and citations are ordered by rank, so an answer never shows less
-    evidence than the extractive one would.
+
+_BY_RANKING = "trecho que a busca classificou primeiro; acrescentado às fontes"
+
+
+def ranker_first(answer: CitedAnswer, ranker: CitedAnswer, ranked: Sequence[Hit]) -> CitedAnswer:
+    """A model's answer over the ranked passages, with the ranking's evidence kept first.
+
+    ``ranker`` is the answer without a model (the passages the ranking put first, best first),
+    ``ranked`` the ranking's articles, best first. The result keeps the model's text and its
+    checked citations, but:
+
+    * the ranking's passages lead the citations, in its order, each marked in the text when
+      the model did not cite it (a small model cites the neighbours of the right article: seen
+      on the 1.5B local model);
+    * the model's further citations follow in the ranking's order;
+    * a citation of a passage whose article the ranking did not rank is dropped.
+
+    So the passages an answer gives, in order, are never worse than without a model: the
+    first is the same, and a passage the model did not cite keeps its place
+    (:func:`colmeia.eval.assistant.answer_passages`).
     """
-    order = {h.chunk_id: i for i, h in enumerate(passages)}
-    first = passages[0]
-    if all(c.chunk_id != first.chunk_id for c in answer.citations):
-        answer.citations.append(
-            CheckedCitation(
-                "P1",
-                True,
-                "melhor trecho recuperado; acrescentado às fontes",
-                " ".join(first.text.split()[:12]),
-                first.chunk_id,
-                first.doc_id,
-                first.citation,
+    position: dict[str, int] = {}
+    for i, r_hit in enumerate(ranked):
+        position.setdefault(_rank_key(r_hit), i)
+    passages = list(answer.passages)
+    by_chunk = {h.chunk_id: h for h in passages}
+    pid_of = {h.chunk_id: f"P{i}" for i, h in enumerate(passages, start=1)}
+    text = answer.answer
+    kept: list[CheckedCitation] = []
+    rejected = list(answer.rejected)
+    for c in answer.citations:
+        hit = by_chunk.get(c.chunk_id)
+        if hit is None or _rank_key(hit) not in position:
+            c.supported, c.reason = False, "outside the passages the ranking found"
+            rejected.append(c)
+            text = text.replace(f"[{c.passage_id}]", "")
+            continue
+        kept.append(c)
+    first: list[CheckedCitation] = []
+    for r in ranker.citations:
+        mine = next((c for c in kept if c.chunk_id == r.chunk_id), None)
+        if mine is None:
+            if r.chunk_id not in pid_of:
+                hit = next(h for h in ranker.passages if h.chunk_id == r.chunk_id)
+                passages.append(hit)
+                pid_of[hit.chunk_id] = f"P{len(passages)}"
+            pid = pid_of[r.chunk_id]
+            quote = (
+                " ".join(by_chunk[r.chunk_id].text.split()[:12]) if r.chunk_id in by_chunk else ""
             )
-        )
-        if "[P1]" not in answer.answer:
-            answer.answer = f"{answer.answer} [P1]"
-    answer.citations.sort(key=lambda c: order.get(c.chunk_id, len(order)))
+            mine = CheckedCitation(pid, True, _BY_RANKING, quote, r.chunk_id, r.doc_id, r.citation)
+            if f"[{pid}]" not in text:
+                text = f"{text} [{pid}]"
+        first.append(mine)
+    leading = {c.chunk_id for c in first}
+
+    def rank(c: CheckedCitation) -> int:
+        return position[_rank_key(by_chunk[c.chunk_id])]
+
+    rest = sorted((c for c in kept if c.chunk_id not in leading), key=rank)
+    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", text)).strip()
+    return CitedAnswer(
+        answer.question,
+        text,
+        [*first, *rest],
+        rejected,
+        passages,
+        False,
+        answer.model,
+        answer.withheld,
+    )
 
 
 def _fuse(lists: Sequence[Sequence[Hit]], k: int = 60) -> list[Hit]:
@@ -906,12 +982,21 @@ def _result(
     state: RagState,
     notes: list[str],
 ) -> dict[str, Any]:
+    best = state.get("best") or {}
+    ranked: list[Hit] = best.get("ranked", state.get("ranked", []))
+    lead = set(best.get("lead", []))
+    position: dict[str, int] = {}
+    for i, r_hit in enumerate(ranked, start=1):
+        position.setdefault(_rank_key(r_hit), i)
     citations: list[dict[str, Any]] = []
+    cited_keys: set[str] = set()
     if answer is not None:
         for c in answer.citations:
             cit = c.citation
             ref = parse_legal_path(cit.path if cit else "", cit.page if cit else 0)
-            hit_text = next((h.text for h in answer.passages if h.chunk_id == c.chunk_id), "")
+            hit = next((h for h in answer.passages if h.chunk_id == c.chunk_id), None)
+            key = _rank_key(hit) if hit is not None else f"chunk:{c.chunk_id}"
+            cited_keys.add(key)
             citations.append(
                 {
                     "passage": c.passage_id,
@@ -920,19 +1005,23 @@ def _result(
                     "doc_id": c.doc_id,
                     "chunk_id": c.chunk_id,
                     "quote": c.quote,
-                    "validity": validity(hit_text, c.doc_id).as_dict(),
+                    "validity": validity(hit.text if hit else "", c.doc_id).as_dict(),
+                    # who put it in the answer: the ranking (its best passages, always kept
+                    # first) or the model; and the place of its article in the ranking
+                    "by": "ranking" if answer.extractive or c.chunk_id in lead else "model",
+                    "rank": position.get(key),
                 }
             )
-    cited = {c["chunk_id"] for c in citations}
     sources = [
         {
             "label": h.citation.label(),
             **parse_legal_path(h.citation.path, h.citation.page).as_dict(),
             "doc_id": h.doc_id,
             "chunk_id": h.chunk_id,
+            "rank": position.get(_rank_key(h)),
         }
-        for h in state.get("ranked", [])
-        if h.chunk_id not in cited and answer is not None
+        for h in ranked
+        if _rank_key(h) not in cited_keys and answer is not None
     ]
     return {
         "answer": text,

@@ -270,6 +270,8 @@ class Assistant:
                 f"waiting_{kind}",
                 text,
                 str(waiting.get("agent", "")),
+                # what the registry said so far: the list a "qual deles?" asks to pick from
+                facts=list(state.get("evidence") or []),
                 waiting=waiting,
                 handoffs=handoffs,
                 tools=tools,
