@@ -62,6 +62,9 @@ def _article() -> ReviewedWork:
         doc_type="Artigo",
         relevance="baixa",
         screening=Decision("include"),
+        summary=CitedText(text="Resumo sem citação.", passages=[]),
+        passages=[Passage("P1", "a1#0", "Conclui que sim.", pages="7")],
+        conclusions=CitedText(text="Conclui que sim.", passages=["P1"]),
     )
 
 
@@ -156,6 +159,15 @@ def test_the_csv_has_one_row_per_work_with_cited_fields_and_the_screening(tmp_pa
     assert thesis["reference"] == abnt_reference(_thesis())
     assert thesis["mode"] == "extractive"
     assert rows[2]["year"] == "2020" and rows[2]["screening"] == "pending"
+    assert rows[1]["summary"] == "Resumo sem citação."  # nothing cited, no brackets
+    assert rows[1]["conclusions"] == "Conclui que sim. [P1 (p. 7)]"
+
+
+def test_a_work_without_a_year_has_an_empty_year_cell(tmp_path: Path) -> None:
+    w = ReviewedWork("x", "Sem data", 1, 1.0, authors=["Ana Lima"])
+    path = export_review(Review("q", "c", [w]), tmp_path / "r.csv")
+    with path.open(encoding="utf-8", newline="") as f:
+        assert next(csv.DictReader(f))["year"] == ""
 
 
 def test_an_empty_review_exports_a_csv_with_only_its_header(tmp_path: Path) -> None:
@@ -301,6 +313,9 @@ def test_the_html_report_shows_the_flow_each_work_and_its_cited_pages(tmp_path: 
     assert "triagem: exclude — fora do recorte</p>" in page
     assert "triagem: include</p>" in page
     assert '<p class="note">⚠ resumo curto</p>' in page
+    assert '<p class="note">Coleção teses; 3 trabalhos' in page
+    assert "</blockquote></details><details" in page  # P1 then P2, nothing between
+    assert "<h4>Conclusões</h4><h4>Método</h4>" in page  # the thesis has no conclusions
     assert "<b>Relevância:</b> alta — trata   exatamente do tema" in page
     assert (tmp_path / "html" / "relevance.png").stat().st_size > 0
 
@@ -332,3 +347,39 @@ def test_json_is_the_review_itself(tmp_path: Path, suffix: str) -> None:
     back = Review.load(path)
     assert [w.doc_id for w in back.works] == ["t1", "a1", "a2"]
     assert back.works[0].screening.reason == "fora do recorte"
+
+
+def test_bibtex_keys_use_a_compound_surname_whole_and_letters_for_works_without_a_year(
+    tmp_path: Path,
+) -> None:
+    import bibtexparser
+
+    works = [
+        ReviewedWork("a", "Um", 1, 1.0, authors=["João da Silva Filho"], year=2020),
+        ReviewedWork("b", "Dois", 2, 1.0),
+        ReviewedWork("c", "Três", 3, 1.0),
+    ]
+    path = export_review(Review("q", "c", works), tmp_path / "r.bib")
+    lib = bibtexparser.parse_string(path.read_text(encoding="utf-8"))
+    assert [e.key for e in lib.entries] == ["silvafilho2020", "anon", "anonb"]
+    assert "url" not in lib.entries[1].fields_dict  # no link, no empty url
+
+
+def test_bibtex_keeps_every_link_abstract_and_keyword(tmp_path: Path) -> None:
+    w = _thesis()
+    w.links = ["https://a.org/1", "https://b.org/2", "https://c.org/3"]
+    records, problems = read_bibtex(export_review(Review("q", "c", [w]), tmp_path / "r.bib"))
+    assert problems == []
+    assert records[0].links == w.links
+    assert records[0].abstract == "Estudo de caso sobre a Defensoria Pública."
+    assert records[0].keywords == ["acesso à justiça", "defensoria"]
+
+
+def test_notes_alone_are_exported_even_before_a_decision(tmp_path: Path) -> None:
+    import rispy
+
+    w = _pending()
+    w.screening = Decision(notes="ler   depois")
+    path = export_review(Review("q", "c", [w]), tmp_path / "r.ris")
+    (entry,) = rispy.loads(path.read_text(encoding="utf-8"))
+    assert entry["notes"][0] == "Triagem: pending | Notas: ler depois"
