@@ -258,3 +258,30 @@ def test_an_allowed_page_is_allowed_with_or_without_its_trailing_slash() -> None
     )
     assert policy.check("Veja loja.com.br/promo/ hoje.") == []
     assert [v.found for v in policy.check("Veja loja.com.br/outra hoje.")] == ["loja.com.br/outra"]
+
+
+def test_a_problem_whose_line_cannot_be_told_names_the_file_alone(tmp_path: Path) -> None:
+    cut = problems(tmp_path, "cut.toml", '[default]\nchecks = ["phone"')
+    assert cut == ["cut.toml: not a valid policy file (Unclosed array (at end of document))"]
+    escaped = problems(tmp_path, "esc.toml", '"r\\u00e9gua" = 1\n')
+    assert escaped == [
+        "esc.toml: régua: unknown setting; the top level takes "
+        "store_field, default, categories, stores"
+    ]
+
+
+def test_a_toml_section_whose_name_ends_in_x_is_found(tmp_path: Path) -> None:
+    text = '[stores."Filial X"]\ncolour = 1\n'
+    assert problems(tmp_path, "p.toml", text)[0].startswith("p.toml:2: stores.Filial X.colour:")
+
+
+def test_a_store_field_through_a_list_without_it_gives_no_store() -> None:
+    policies = PolicySet(PolicyFile(store_field="lojas.nome"))
+    item = ModerationItem.model_validate(
+        {"id": "1", "question": "?", "answer": "!", "lojas": [{"cidade": "Goiânia"}]}
+    )
+    assert policies.store_of(item) == ""
+    item = ModerationItem.model_validate(
+        {"id": "1", "question": "?", "answer": "!", "lojas": [{"cidade": "X"}, {"nome": "Centro"}]}
+    )
+    assert policies.store_of(item) == "Centro"
