@@ -10,6 +10,7 @@ references follow NBR 6023 for theses, dissertations and other works.
 from __future__ import annotations
 
 import csv
+import html
 import json
 from pathlib import Path
 
@@ -81,7 +82,7 @@ def _review(model: str = "") -> Review:
         [_thesis(), _article(), _pending()],
         model=model,
         records=171,
-        columns=[{"name": "Método"}],
+        columns=[{"name": "Método"}, {"name": "Amostra"}],
     )
 
 
@@ -129,6 +130,10 @@ def test_an_institution_written_in_capitals_is_written_as_a_name() -> None:
     assert abnt_reference(w).endswith(
         "Dissertação (Mestrado) – Pontifícia Universidade Católica do Rio Grande do Sul - PUCRS, 2010."
     )
+    w.institution = "UNIVERSIDADE DE BRASÍLIA – UNB"
+    assert "– Universidade de Brasília – UNB, 2010." in abnt_reference(w)
+    w.institution = "UNIVERSIDADE FEDERAL DO PARÁ — UFPA"
+    assert "– Universidade Federal do Pará — UFPA, 2010." in abnt_reference(w)
     w.institution = "Universidade De São Paulo E Escola Paulista"
     assert "– Universidade de São Paulo e Escola Paulista, 2010." in abnt_reference(w)
 
@@ -183,7 +188,7 @@ def test_the_spreadsheet_has_the_works_and_the_prisma_flow(tmp_path: Path) -> No
     assert wb.sheetnames == ["review", "prisma"]
     rows = list(wb["review"].iter_rows(values_only=True))
     header = list(rows[0])
-    assert header[:4] == ["rank", "id", "title", "authors"] and header[-1] == "Método"
+    assert header[:4] == ["rank", "id", "title", "authors"] and header[-2:] == ["Método", "Amostra"]
     first = dict(zip(header, rows[1], strict=True))
     assert first["rank"] == 1  # a number, not text
     assert first["year"] == 2019
@@ -316,16 +321,23 @@ def test_the_html_report_shows_the_flow_each_work_and_its_cited_pages(tmp_path: 
     assert '<p class="note">Coleção teses; 3 trabalhos' in page
     assert "</blockquote></details><details" in page  # P1 then P2, nothing between
     assert "<h4>Conclusões</h4><h4>Método</h4>" in page  # the thesis has no conclusions
+    assert "<h4>Objetivos</h4><p>Descrever o atendimento.</p><details" in page
+    assert '</details><h4>Amostra</h4><p class="note">triagem: exclude' in page
+    assert '⚠ resumo curto</p><p class="note">⚠ sem páginas</p></section>' in page
+    assert f'<p class="note">{html.escape(abnt_reference(_thesis()))}</p>' in page
+    assert "<h2>Fluxo (PRISMA)</h2>" in page and "<h2>Trabalhos</h2>" in page
+    assert '<img src="relevance.png" alt="Trabalhos por nível">' in page
+    assert "<figcaption>Trabalhos por nível</figcaption>" in page
     assert "<b>Relevância:</b> alta — trata   exatamente do tema" in page
     assert (tmp_path / "html" / "relevance.png").stat().st_size > 0
 
 
 def test_an_html_report_without_a_model_says_its_fields_are_extractive(tmp_path: Path) -> None:
     page = export_review(_review(), tmp_path / "r.html").read_text(encoding="utf-8")
-    assert "sem modelo: campos extrativos" in page
+    assert '<p class="note">Coleção teses; 3 trabalhos; sem modelo: campos extrativos</p>' in page
     assert "modelo simulado" not in page
     real = export_review(_review(model="qwen2.5-7b"), tmp_path / "q.html")
-    assert "modelo qwen2.5-7b" in real.read_text(encoding="utf-8")
+    assert "; modelo qwen2.5-7b</p>" in real.read_text(encoding="utf-8")
     assert "modelo simulado" not in real.read_text(encoding="utf-8")
 
 
