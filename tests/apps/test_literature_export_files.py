@@ -395,3 +395,39 @@ def test_notes_alone_are_exported_even_before_a_decision(tmp_path: Path) -> None
     path = export_review(Review("q", "c", [w]), tmp_path / "r.ris")
     (entry,) = rispy.loads(path.read_text(encoding="utf-8"))
     assert entry["notes"][0] == "Triagem: pending | Notas: ler depois"
+
+
+def test_reference_details_a_catalogue_writes_in_odd_ways() -> None:
+    w = ReviewedWork("x", "Educação no Século XX", 1, 1.0, year=2000, doc_type="Dissertação")
+    w.authors = ["Silva, João, Jr."]  # a second comma stays with the first names
+    w.institution = "Universidade McGill e UFRGS"  # mixed case: its acronyms and names kept
+    assert abnt_reference(w) == (
+        "SILVA, João, Jr.. Educação no Século XX. 2000. Dissertação (Mestrado) – "
+        "Universidade McGill e UFRGS, 2000."
+    )
+    w.institution = "Universidade Federal de Goiás UFG"
+    assert "– Universidade Federal de Goiás UFG, 2000." in abnt_reference(w)
+
+
+def test_an_unknown_format_names_every_format_and_folders_are_made(tmp_path: Path) -> None:
+    from colmeia.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError) as err:
+        export_review(_review(), tmp_path / "r.doc")
+    assert (
+        str(err.value) == "unknown export format .doc; use one of json, csv, xlsx, ris, bib, html"
+    )
+    deep = export_review(_review(), tmp_path / "a" / "b" / "r.csv")
+    assert deep.is_file()
+
+
+def test_a_spreadsheet_of_one_work_with_an_accented_exclusion_reason(tmp_path: Path) -> None:
+    from openpyxl import load_workbook
+
+    w = _article()
+    w.screening = Decision("exclude", reason="fora do período")
+    wb = load_workbook(export_review(Review("q", "c", [w]), tmp_path / "r.xlsx"))
+    rows = list(wb["review"].iter_rows(values_only=True))
+    assert rows[0][:3] == ("rank", "id", "title") and rows[1][:2] == (2, "a1")
+    prisma = {k: v for k, v in wb["prisma"].iter_rows(values_only=True)}
+    assert prisma["exclusion_reasons"] == '{"fora do período": 1}'  # readable, not escaped
