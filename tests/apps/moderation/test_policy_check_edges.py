@@ -92,3 +92,33 @@ def test_the_context_the_checks_read_is_the_product_then_the_store_rules() -> No
     assert context_text({"produto": "Furadeira"}, [{"regra": "Não citar"}, {"sac": "x"}]) == (
         "produto: Furadeira\nregra: Não citar\nsac: x"
     )
+
+
+def _for_question(question: str, locale: str = "") -> Policy:
+    return PolicySet().resolve(
+        category="", store="", locale=locale, question=question, threshold=8, max_rewrites=3
+    )
+
+
+def test_a_record_without_locale_takes_the_questions_language_when_it_is_clear() -> None:
+    spanish = "¿Cuánto cuesta el envío a Madrid y cuándo llega el pedido?"
+    assert _for_question(spanish).language == "es"
+    portuguese = "Qual é o prazo de entrega para Goiânia e o valor do frete?"
+    assert _for_question(portuguese).language == "pt"
+    assert _for_question(spanish, locale="pt-BR").language == "pt"  # the record's locale wins
+    assert _for_question("ok").language is None  # too short to tell: no language rule
+    assert _for_question("   ").language is None
+
+
+def test_a_language_violation_names_the_required_language() -> None:
+    p = _for_question("?", locale="pt")
+    assert [
+        v.as_dict() for v in p.check("This product is great and ships tomorrow to your home.")
+    ] == [
+        {
+            "rule": "language",
+            "found": "pt",
+            "message": "the answer must be in Portuguese only; it is written in English, "
+            "not Portuguese (confidence 1.00)",
+        }
+    ]
