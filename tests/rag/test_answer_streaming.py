@@ -57,8 +57,9 @@ async def test_the_answer_streams_in_pieces_and_ends_as_returned(sim_server: Any
     result = await _answer(sim_server, [{"answer": ANSWER, "citations": []}], screen)
     assert result.answer == ANSWER
     assert screen.shown() == ANSWER
-    assert all(kind == "delta" for kind, _, _ in screen.events)
+    assert all(kind == "delta" and text for kind, text, _ in screen.events)
     assert len(screen.events) > 1  # in pieces, not at the end in one go
+    assert screen.events[0][1].endswith(" ")  # whole words only, a few behind the model
 
 
 async def test_a_recited_prompt_is_withdrawn_and_never_shown(sim_server: Any) -> None:
@@ -67,6 +68,12 @@ async def test_a_recited_prompt_is_withdrawn_and_never_shown(sim_server: Any) ->
     screen = Screen()
     result = await _answer(sim_server, [{"answer": answer, "citations": []}], screen)
     assert (result.answer, result.withheld) == (WITHHELD, "repeats_instructions")
+    assert (result.question, result.model, result.extractive) == (
+        "Como é feita a concessão?",
+        "sim",
+        False,
+    )
+    assert result.passages == HITS and result.citations == []
     replaced = [i for i, e in enumerate(screen.events) if e[0] == "replace"]
     assert [screen.events[i][1:] for i in replaced] == [("", "withheld"), (WITHHELD, "withheld")]
     shown_before = "".join(t for kind, t, _ in screen.events[: replaced[0]] if kind == "delta")
@@ -86,3 +93,12 @@ async def test_an_attempt_thrown_away_for_a_repaired_one_is_withdrawn(sim_server
     assert result.answer == ANSWER
     assert ("replace", "", "retry") in screen.events
     assert screen.shown() == ANSWER
+
+
+async def test_an_empty_answer_is_replaced_by_the_cited_passages_on_screen(sim_server: Any) -> None:
+    screen = Screen()
+    result = await _answer(sim_server, [{"answer": "", "citations": []}], screen)
+    assert (result.withheld, result.extractive) == ("empty_answer", True)
+    assert result.question == "Como é feita a concessão?"
+    assert screen.events[-1] == ("replace", result.answer, "empty_answer")
+    assert result.answer.startswith("[P1] Lei 8.987/1995, Art. 14: A concessão")

@@ -81,3 +81,47 @@ async def test_a_citation_of_a_passage_not_given_is_rejected_with_its_quote(
         }
     ]
     assert "[P9]" not in result.answer and "[P1]" in result.answer
+
+
+async def test_a_bracketed_or_repeated_citation_counts_once_by_its_first_quote(
+    sim_server: Any,
+) -> None:
+    result = await _answer(
+        sim_server,
+        {
+            "answer": "Há licitação [P1].",
+            "citations": [
+                {"passage": " [p1] ", "quote": "precedida de licitação"},
+                {"passage": "P1", "quote": "uma frase inventada"},
+            ],
+        },
+    )
+    assert [(c.passage_id, c.quote) for c in result.citations] == [("P1", "precedida de licitação")]
+    assert result.rejected == []
+
+
+async def test_a_removed_marker_leaves_no_double_space_nor_space_before_a_stop(
+    sim_server: Any,
+) -> None:
+    result = await _answer(
+        sim_server,
+        {"answer": "Há licitação [P9] em todas as concessões [P1]. Sempre [P9].", "citations": []},
+    )
+    assert result.answer == "Há licitação em todas as concessões [P1]. Sempre."
+
+
+async def test_at_most_eight_passages_are_given_to_the_answer() -> None:
+    hits = [
+        Hit(
+            f"lei#{n}",
+            "lei.md",
+            1.0 / n,
+            f"Trecho {n}.",
+            Citation("Lei", 1, f"Art. {n}"),
+            "leis",
+            n,
+        )
+        for n in range(1, 10)
+    ]
+    result = await answer_question("Quais são os artigos?", hits, None)
+    assert len(result.passages) == 8 and result.question == "Quais são os artigos?"
