@@ -39,12 +39,16 @@ _PARTICLES = {"de", "da", "do", "das", "dos", "e", "em", "na", "no", "para", "de
 
 def _institution(name: str) -> str:
     words = " ".join(name.split()).split(" ")
+    # A name written all in capitals has short words that are no acronyms ("GOIÁS", "RIO"):
+    # there, only a word in parentheses or after a dash is one ("(UFG)", "- PUCRS").
+    shouting = name.isupper()
     out = []
     for i, word in enumerate(words):
         low = word.lower()
+        marked = word.startswith("(") or (i > 0 and words[i - 1] in ("-", "–", "—"))
         if i and low in _PARTICLES:
             out.append(low)
-        elif word.isupper() and len(word) <= 5 and i:
+        elif word.isupper() and i and (marked if shouting else len(word) <= 5):
             out.append(word)  # an acronym: UFG, PUC, USP
         else:
             out.append(word[:1].upper() + word[1:].lower() if word.isupper() else word)
@@ -171,7 +175,7 @@ def _latex(text: str) -> str:
 
 
 def _bib_key(w: ReviewedWork, used: set[str]) -> str:
-    first = w.authors[0].split(",")[0] if w.authors else ""
+    first = person_name(w.authors[0]).split(",")[0] if w.authors else ""  # the surname
     base = normalize_title(first).replace(" ", "") or "anon"
     key = f"{base}{w.year or ''}"
     n = 1

@@ -660,17 +660,33 @@ def _line_of(text: str, suffix: str, loc: tuple[Any, ...]) -> int | None:
             else:
                 break
         return line
-    # TOML: tomllib keeps no positions; the last key named in the path, as `key =` or a table
-    # header, is where the problem is written.
+    # TOML: tomllib keeps no positions. Each line is read as the path it writes (a table
+    # header, or a key inside the table above it): the problem is where the longest part of
+    # ``loc`` is written, so the same key in two tables is told apart.
     keys = [str(p) for p in loc if not isinstance(p, int)]
+    written: list[tuple[int, list[str]]] = []
+    table: list[str] = []
+    for n, text_line in enumerate(text.splitlines(), start=1):
+        if header := _TOML_HEADER.match(text_line):
+            table = _toml_path(header.group(1))
+            written.append((n, table))
+        elif key := _TOML_KEY.match(text_line):
+            written.append((n, table + _toml_path(key.group(1))))
     for depth in range(len(keys), 0, -1):
-        key = re.escape(keys[depth - 1])
-        header = re.escape(".".join(keys[:depth]))
-        pattern = re.compile(rf'^\s*(?:\[{header}\]|"?{key}"?\s*=)')
-        for n, text_line in enumerate(text.splitlines(), start=1):
-            if pattern.match(text_line):
+        for n, path in written:
+            if path == keys[:depth]:
                 return n
     return None
+
+
+_TOML_NAME = r"""(?:[\w-]+|"[^"]*"|'[^']*')"""
+_TOML_HEADER = re.compile(rf"^\s*\[\[?\s*({_TOML_NAME}(?:\s*\.\s*{_TOML_NAME})*)\s*\]")
+_TOML_KEY = re.compile(rf"^\s*({_TOML_NAME}(?:\s*\.\s*{_TOML_NAME})*)\s*=")
+
+
+def _toml_path(dotted: str) -> list[str]:
+    """``categories."Ferramentas".threshold`` → ``["categories", "Ferramentas", "threshold"]``."""
+    return [m.strip("\"'") for m in re.findall(_TOML_NAME, dotted)]
 
 
 def policy_problems(path: Path | str) -> tuple[PolicySet | None, list[str]]:
