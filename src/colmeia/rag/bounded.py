@@ -12,6 +12,7 @@ once, so a new child costs a fork, not an interpreter start.
 from __future__ import annotations
 
 import logging
+import logging.handlers
 import multiprocessing
 import resource
 from collections.abc import Callable
@@ -41,9 +42,26 @@ class FileFailed:
     reason: str
 
 
-def _limit(memory_bytes: int) -> None:
-    """Pool initializer: bound this child's address space."""
+def _limit(memory_bytes: int, logs: multiprocessing.Queue[logging.LogRecord], level: int) -> None:
+    """Pool initializer: bound this child's address space, and send its log records to the
+    parent, whose handlers (the CLI's ``-v`` lines, the service's JSON logs) print them."""
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    root.addHandler(logging.handlers.QueueHandler(logs))
+    root.setLevel(logging.WARNING)  # libraries as the CLI leaves them
+    logging.getLogger("colmeia").setLevel(level)
+
+
+class _ToParentLoggers(logging.Handler):
+    """Hands a child's record to the parent's logger of the same name (its levels, its
+    handlers), as if the parent had logged it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        logger = logging.getLogger(record.name)
+        if logger.isEnabledFor(record.levelno):
+            logger.handle(record)
 
 
 def _peak_bytes() -> int:
@@ -99,16 +117,21 @@ class BoundedReader:
             raise ValueError(f"memory_mb={memory_mb}: a reader needs at least 64 MB")
         self.memory_mb = memory_mb
         self._pool: ProcessPoolExecutor | None = None
+        self._listener: logging.handlers.QueueListener | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(_PRELOAD)
+            logs: multiprocessing.Queue[logging.LogRecord] = context.Queue()
+            self._listener = logging.handlers.QueueListener(logs, _ToParentLoggers())
+            self._listener.start()
+            level = logging.getLogger("colmeia").getEffectiveLevel()
             self._pool = ProcessPoolExecutor(
                 max_workers=1,
                 mp_context=context,
                 initializer=_limit,
-                initargs=(self.memory_mb * 1024 * 1024,),
+                initargs=(self.memory_mb * 1024 * 1024, logs, level),
             )
         return self._pool
 
@@ -131,6 +154,9 @@ class BoundedReader:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._listener is not None:
+            self._listener.stop()  # after the child is gone: its last records are printed
+            self._listener = None
 
     def __enter__(self) -> BoundedReader:
         return self
