@@ -14,14 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from colmeia.apps.literature.extractive import body_sentences
+from colmeia.apps.literature.passage import Passage
 from colmeia.apps.literature.schemas import word_count
 from colmeia.rag.index.lexical import Analyzer
-
-if TYPE_CHECKING:
-    from colmeia.apps.literature.review import Passage
 
 __all__ = ["MODEL_PASSAGES", "MODEL_PASSAGE_WORDS", "best_window", "passages_for_model"]
 

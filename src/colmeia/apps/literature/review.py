@@ -28,6 +28,7 @@ from typing import Any
 
 from colmeia.apps.literature.extractive import extractive_fields
 from colmeia.apps.literature.model_passages import passages_for_model
+from colmeia.apps.literature.passage import Passage
 from colmeia.apps.literature.ranking import model_rerank_works, rerank_works
 from colmeia.apps.literature.schemas import (
     READING_MAX_TOKENS,
@@ -62,18 +63,6 @@ _SECTIONS = {
     "objetivos": re.compile(r"\bobjetivos?\b", re.I),
     "conclusões": re.compile(r"\b(conclus[õo]es|conclus[ãa]o|considera[çc][õo]es finais)\b", re.I),
 }
-
-
-@dataclass(slots=True)
-class Passage:
-    """A passage given to the reader of a work, citable as ``id`` (P1, P2, …)."""
-
-    id: str
-    chunk_id: str
-    text: str
-    pages: str = ""  # printed page(s), "" for the record
-    section: str = ""
-    score: float = 0.0
 
 
 @dataclass(slots=True)
