@@ -14,17 +14,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, cast
 
+from _sim import sim_process  # bench/ is on sys.path when a bench runs
 from colmeia.apps.moderation.batch import run_batch
 from colmeia.apps.moderation.graph import Moderator
 from colmeia.apps.moderation.io import LoadedRecord
@@ -40,25 +36,6 @@ from colmeia.llm.base import ChatModel, StructuredResult, Usage
 from colmeia.llm.openai_compat import OpenAIChatModel
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "moderation" / "sample_items.json"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_for(port: int, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            raise SystemExit(f"simulated server exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit("simulated server did not start in time")
 
 
 def _records(n: int) -> list[LoadedRecord]:
@@ -143,30 +120,15 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=int, default=200)
     args = parser.parse_args()
-    port = _free_port()
-    cmd = [sys.executable, "-m", "colmeia", "sim", "serve", "--port", str(port), "--schema"]
-    cmd += ["--latency-ms", str(args.latency_ms)]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    with sim_process("--schema", "--latency-ms", str(args.latency_ms)) as base_url:
+        figures = asyncio.run(_run(base_url, _records(args.records), args.concurrency))
+    figures["latency_ms"] = args.latency_ms
+    # The same graph and batch runner with an in-process model that answers at once: the
+    # share of the CPU per call that is ours, as opposed to the HTTP client stack's.
+    figures["graph_and_batch_cpu_ms_per_llm_call"] = asyncio.run(
+        _graph_only(_records(args.records), args.concurrency)
     )
-    try:
-        _wait_for(port, proc)
-        figures = asyncio.run(
-            _run(f"http://127.0.0.1:{port}/v1", _records(args.records), args.concurrency)
-        )
-        figures["latency_ms"] = args.latency_ms
-        # The same graph and batch runner with an in-process model that answers at once: the
-        # share of the CPU per call that is ours, as opposed to the HTTP client stack's.
-        figures["graph_and_batch_cpu_ms_per_llm_call"] = asyncio.run(
-            _graph_only(_records(args.records), args.concurrency)
-        )
-        print(json.dumps({"bench": "moderation", **figures}))
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+    print(json.dumps({"bench": "moderation", **figures}))
 
 
 if __name__ == "__main__":

@@ -20,10 +20,6 @@ import argparse
 import asyncio
 import json
 import operator
-import os
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,6 +28,7 @@ from typing import Annotated, Any, TypedDict
 from langchain_openai import ChatOpenAI
 from langgraph.graph import END, START, StateGraph
 
+from _sim import sim_process  # the same server start as the other benches
 from colmeia.apps.moderation.records import agent_view
 from colmeia.apps.moderation.schemas import (
     MAX_SUGGESTIONS,
@@ -42,7 +39,7 @@ from colmeia.apps.moderation.schemas import (
     Suggestions,
 )
 from colmeia.llm.prompts import render_prompt
-from moderation import _free_port, _records, _wait_for  # the same records and server start
+from moderation import _records  # the same records
 
 PKG = "colmeia.apps.moderation"
 CAP = 3
@@ -212,26 +209,11 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=int, default=200)
     args = parser.parse_args()
-    port = _free_port()
-    cmd = [sys.executable, "-m", "colmeia", "sim", "serve", "--port", str(port), "--schema"]
-    cmd += ["--latency-ms", str(args.latency_ms)]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    with sim_process("--schema", "--latency-ms", str(args.latency_ms)) as base_url:
+        figures = asyncio.run(_run(base_url, args.records, args.concurrency))
+    print(
+        json.dumps({"bench": "moderation_langgraph_peer", **figures, "latency_ms": args.latency_ms})
     )
-    try:
-        _wait_for(port, proc)
-        figures = asyncio.run(_run(f"http://127.0.0.1:{port}/v1", args.records, args.concurrency))
-        print(
-            json.dumps(
-                {"bench": "moderation_langgraph_peer", **figures, "latency_ms": args.latency_ms}
-            )
-        )
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
 
 
 if __name__ == "__main__":
