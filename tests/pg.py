@@ -6,9 +6,11 @@ with the reason ``postgres_unreachable()`` gives. Nothing here runs at import ti
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import uuid
+from collections.abc import Iterator
 
 PG_URL = os.environ.get("COLMEIA_TEST_POSTGRES", "").strip() or (
     "postgresql://postgres@127.0.0.1:5432/test"
@@ -40,3 +42,19 @@ def drop_schema(schema: str) -> None:
 
     with psycopg.connect(PG_URL, autocommit=True) as conn:
         conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+@contextlib.contextmanager
+def pg_schema_url() -> Iterator[str]:
+    """A store/database URL on a fresh schema of its own, dropped afterwards; skips the test
+    (with the reason) when PostgreSQL is not reachable."""
+    import pytest
+
+    reason = postgres_unreachable()
+    if reason:
+        pytest.skip(reason)
+    schema = new_schema()
+    try:
+        yield f"{PG_URL}?schema={schema}"
+    finally:
+        drop_schema(schema)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from colmeia.store import Store, open_store
-from pg import PG_URL, drop_schema, new_schema, postgres_unreachable
+from pg import pg_schema_url
 from shared_data import DATA_DIR
 
 DATA = DATA_DIR
@@ -26,14 +26,8 @@ def store_url_fixture(request: pytest.FixtureRequest, tmp_path: Path) -> Iterato
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'store' / 'colmeia.db'}"
         return
-    reason = postgres_unreachable()
-    if reason:
-        pytest.skip(reason)
-    schema = new_schema()
-    try:
-        yield f"{PG_URL}?schema={schema}"
-    finally:
-        drop_schema(schema)
+    with pg_schema_url() as url:
+        yield url
 
 
 @pytest.fixture(name="store")

@@ -20,7 +20,7 @@ import pytest
 from colmeia.service.db import Database, Row
 from colmeia.service.jobs import Job, JobStore
 from colmeia.service.migrate import upgrade
-from pg import PG_URL, drop_schema, new_schema, postgres_unreachable
+from pg import pg_schema_url
 
 
 class SteppedDatabase(Database):
@@ -44,14 +44,8 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'service.db'}"
         return
-    reason = postgres_unreachable()
-    if reason:
-        pytest.skip(reason)
-    schema = new_schema()
-    try:
-        yield f"{PG_URL}?schema={schema}"
-    finally:
-        drop_schema(schema)
+    with pg_schema_url() as url:
+        yield url
 
 
 def _claim_together(url: str, workers: int) -> list[Job | None]:

@@ -22,7 +22,7 @@ from test_auth_tenants import _ingest, _redis_unreachable
 from colmeia.config import Settings
 from colmeia.service.app import create_app
 from colmeia.service.simulated import demo_model
-from pg import PG_URL, drop_schema, new_schema, postgres_unreachable
+from pg import pg_schema_url
 
 
 def _replica(svc: Any, **service: Any) -> Iterator[TestClient]:
@@ -47,11 +47,8 @@ def tables(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     """Service settings for the counters under test (the same for both replicas)."""
     kind = request.param
     if kind == "postgresql":
-        if reason := postgres_unreachable():
-            pytest.skip(reason)
-        schema = new_schema()
-        yield {"db": f"{PG_URL}?schema={schema}"}
-        drop_schema(schema)
+        with pg_schema_url() as url:
+            yield {"db": url}
         return
     if kind == "redis":
         if reason := _redis_unreachable():
