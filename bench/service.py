@@ -64,6 +64,20 @@ QUESTIONS = [
 ]
 
 
+def _ingest_laws(url: str, headers: dict[str, str]) -> None:
+    """Upload three of the shipped laws into the collection ``leis`` and wait for the job."""
+    laws = sorted((ROOT / "data" / "laws" / "lexml").glob("*.csv"))[:3]
+    files = [("files", (p.name, p.read_bytes(), "text/csv")) for p in laws]
+    job = httpx.post(
+        f"{url}/v1/collections/leis/documents", files=files, headers=headers, timeout=120
+    ).json()
+    while httpx.get(f"{url}/v1/jobs/{job['id']}", headers=headers).json()["status"] in (
+        "queued",
+        "running",
+    ):
+        time.sleep(0.2)
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
@@ -339,16 +353,7 @@ def _ask_round(home: Path, env: dict[str, str], sessions: int, turns: int) -> di
         )
         key = str(json.loads(made.stdout)["key"])
         h = {"X-API-Key": key}
-        laws = sorted((ROOT / "data" / "laws" / "lexml").glob("*.csv"))[:3]
-        files = [("files", (p.name, p.read_bytes(), "text/csv")) for p in laws]
-        job = httpx.post(
-            f"{server.url}/v1/collections/leis/documents", files=files, headers=h, timeout=120
-        ).json()
-        while httpx.get(f"{server.url}/v1/jobs/{job['id']}", headers=h).json()["status"] in (
-            "queued",
-            "running",
-        ):
-            time.sleep(0.2)
+        _ingest_laws(server.url, h)
         # which code answers: the hardened API documents its 401 on every operation
         spec = httpx.get(f"{server.url}/openapi.json").json()
         hardened = "401" in spec["paths"]["/v1/ask"]["post"]["responses"]
@@ -431,16 +436,7 @@ def main() -> None:
         server = start_server(home, simulated=False, env=env)
         try:
             h = {"X-API-Key": key}
-            laws = sorted((ROOT / "data" / "laws" / "lexml").glob("*.csv"))[:3]
-            files = [("files", (p.name, p.read_bytes(), "text/csv")) for p in laws]
-            job = httpx.post(
-                f"{server.url}/v1/collections/leis/documents", files=files, headers=h, timeout=120
-            ).json()
-            while httpx.get(f"{server.url}/v1/jobs/{job['id']}", headers=h).json()["status"] in (
-                "queued",
-                "running",
-            ):
-                time.sleep(0.2)
+            _ingest_laws(server.url, h)
             # warm-up: indexes loaded, connections open
             asyncio.run(_chat(server.url, key, 10, 1))
             load_before = os.getloadavg()[0]
