@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import socket
 import time
 
@@ -297,3 +298,30 @@ async def test_answers_of_the_simulated_model_are_marked_as_simulated(
     assert final is not None and final.usage.simulated == 1
     assert tracker.usage.simulated == 2
     assert tracker.usage.as_dict()["simulated"] == 2
+
+
+class Cited(BaseModel):
+    text: str
+    passages: list[str] = Field(json_schema_extra={"items": {"enum": ["P1", "P2"]}})
+
+
+class Reading(BaseModel):
+    """A reading whose fields are nested models."""
+
+    summary: Cited
+    conclusions: list[Cited]
+
+
+async def test_a_nested_schema_is_sent_inlined_for_grammar_guided_servers(
+    sim_server, make_model
+) -> None:
+    # llama.cpp's server left what sits behind a $ref unconstrained: the model wrote passage ids
+    # outside the enum. What the client sends must carry the constraints in place.
+    cited = {"text": "Resumo.", "passages": ["P1"]}
+    srv = sim_server(SimulatedModel(script=[{"summary": cited, "conclusions": [cited]}]))
+    reading = await make_model(srv.base_url).structured([Message.user("Leia")], Reading)
+    assert reading.summary.passages == ["P1"]
+    sent = srv.sim.requests[-1].response_format["json_schema"]["schema"]
+    assert '"$ref"' not in json.dumps(sent) and "$defs" not in sent
+    assert sent["properties"]["summary"]["properties"]["passages"]["items"]["enum"] == ["P1", "P2"]
+    assert sent["properties"]["conclusions"]["items"]["required"] == ["text", "passages"]

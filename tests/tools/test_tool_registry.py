@@ -7,6 +7,7 @@ import time
 from typing import Literal
 
 import pytest
+from pydantic import BaseModel
 
 from colmeia.errors import ConfigurationError, ToolError
 from colmeia.tools import FailureCounter, Tool, ToolRegistry, parse_docstring, tool
@@ -44,6 +45,30 @@ def test_schema_comes_from_type_hints_and_docstring() -> None:
     assert "title" not in params
     spec = t.spec().to_openai()
     assert spec["function"]["name"] == "convert_currency"
+
+
+class Address(BaseModel):
+    city: str
+    state: Literal["PA", "AM"]
+
+
+def ship(order: str, to: Address) -> str:
+    """Ship an order.
+
+    Args:
+        order: The order's code.
+        to: Where to.
+    """
+    return f"{order} -> {to.city}/{to.state}"
+
+
+def test_a_nested_argument_is_described_in_place_not_behind_a_ref() -> None:
+    # A grammar-guided server (llama.cpp) leaves what sits behind a $ref unconstrained.
+    params = Tool.from_function(ship).parameters
+    assert "$defs" not in params
+    to = params["properties"]["to"]
+    assert to["properties"]["state"]["enum"] == ["PA", "AM"]
+    assert to["description"] == "Where to."
 
 
 def test_sphinx_docstrings_are_understood() -> None:

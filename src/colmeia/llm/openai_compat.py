@@ -61,6 +61,7 @@ from colmeia.llm.base import (
 )
 from colmeia.llm.capabilities import EndpointProfile, Speed, endpoint_profile
 from colmeia.llm.http import EndpointClient, FeatureRefused
+from colmeia.llm.json_schema import inline_refs
 from colmeia.llm.notice import NO_MODEL_HINT
 from colmeia.llm.prompts import render_prompt
 from colmeia.llm.providers import ProviderPreset, StructuredMode, preset_for
@@ -1058,8 +1059,9 @@ class _ReasoningFilter:
 
 @functools.lru_cache(maxsize=256)
 def _schema_of(output_type: type[BaseModel]) -> dict[str, Any]:
-    """JSON Schema of an output type, built once: Pydantic takes ~0.5 ms to generate one."""
-    return output_type.model_json_schema()
+    """JSON Schema of an output type as a grammar-guided server enforces it (``$ref`` inlined:
+    see colmeia.llm.json_schema)."""
+    return inline_refs(output_type.model_json_schema())
 
 
 def _describe(output_type: type[BaseModel]) -> str:

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from colmeia.errors import ColmeiaError, ConfigurationError, ToolError
 from colmeia.llm.base import ToolCall, ToolSpec
+from colmeia.llm.json_schema import inline_refs
 from colmeia.tools.repair import example_call, repair_arguments
 from colmeia.tracing import span
 
@@ -199,7 +200,8 @@ class Tool:
                 f"Tool {self.name!r} has no description: write a docstring (or pass "
                 "description=...) saying what it does and when to use it."
             )
-        schema = _strip_titles(self.args_model.model_json_schema())
+        # inlined: a grammar-guided server leaves what sits behind a $ref unconstrained
+        schema = _strip_titles(inline_refs(self.args_model.model_json_schema()))
         schema.setdefault("properties", {})
         schema["type"] = "object"
         self._parameters = schema

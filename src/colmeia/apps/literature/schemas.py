@@ -4,12 +4,13 @@ through the model layer's repair loop, so a call yields a valid analysis or a ty
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, create_model, field_validator
+
+from colmeia.llm.json_schema import inline_refs
 
 __all__ = [
     "READING_MAX_CHARS",
@@ -115,34 +116,6 @@ READING_MAX_TOKENS = 800
 
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with every ``{"$ref": "#/$defs/X", …}`` replaced by ``X``'s definition (the
-    ref's own keywords, a description, kept beside it) and ``$defs`` dropped. The llama.cpp
-    server of ``colmeia llm serve`` (xllamacpp 0.2.14) left the objects behind a Pydantic
-    ``$ref`` unconstrained: the 0.5B model wrote ``"passages": ["NÃO INFORMADO"]`` and no
-    ``text`` under a schema that forbids both, and every reading failed validation four times
-    over. A recursive definition is left as a ``$ref``."""
-    defs: dict[str, Any] = schema.get("$defs", {})
-
-    def walk(node: Any, seen: tuple[str, ...]) -> Any:
-        if isinstance(node, list):
-            return [walk(v, seen) for v in node]
-        if not isinstance(node, dict):
-            return node
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            name = ref.removeprefix("#/$defs/")
-            if name in defs and name not in seen:
-                merged = {**defs[name], **{k: v for k, v in node.items() if k != "$ref"}}
-                return walk(merged, (*seen, name))
-        return {k: walk(v, seen) for k, v in node.items() if k != "$defs"}
-
-    out: dict[str, Any] = walk(schema, ())
-    if any(f'"#/$defs/{n}"' in json.dumps(out) for n in defs):
-        out["$defs"] = defs  # a recursive definition still refers to them
-    return out
 
 
 def with_inlined_schema(model: type[M]) -> type[M]:
