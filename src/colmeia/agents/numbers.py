@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from colmeia.agents.rates import rate_notes
+
 __all__ = ["TaskNumbers", "looks_portuguese_or_spanish", "read_numbers"]
 
 #: 1.234 / 1.234.567 / 1.234,56 — dots group thousands, a comma (optional) starts the decimals
@@ -162,6 +164,9 @@ class TaskNumbers:
     written there, in order of appearance (none for a task in another language)."""
 
     written: tuple[str, ...] = ()
+    #: what the task's percentages do ("10% de gorjeta is added to the amount: …"), from
+    #: :func:`colmeia.agents.rates.rate_notes`
+    rates: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, task: str) -> TaskNumbers:
@@ -170,7 +175,8 @@ class TaskNumbers:
         found = [
             (m.start(), m.group()) for p in (_GROUPED, _DECIMAL_COMMA) for m in p.finditer(task)
         ]
-        return cls(tuple(dict.fromkeys(number for _, number in sorted(found))))
+        written = tuple(dict.fromkeys(number for _, number in sorted(found)))
+        return cls(written, tuple(rate_notes(task)[:MAX_NOTES]))
 
     @property
     def notes(self) -> list[str]:

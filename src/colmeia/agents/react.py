@@ -349,8 +349,10 @@ class ReActAgent:
         self,
         mode: Literal["native", "text"],
         offered: Sequence[Tool],
-        number_notes: Sequence[str] = (),
+        numbers: TaskNumbers | None = None,
     ) -> Message:
+        number_notes = numbers.notes if numbers else []
+        rate_notes = list(numbers.rates) if numbers else []
         if mode == "native":
             text = render_prompt(
                 _PKG,
@@ -358,6 +360,7 @@ class ReActAgent:
                 tools=bool(offered),
                 instructions=self.instructions,
                 number_notes=number_notes,
+                rate_notes=rate_notes,
                 role=self.role,
                 few_shot=self.few_shot,
             )
@@ -383,6 +386,7 @@ class ReActAgent:
                 example_args=args[:-1],
                 instructions=self.instructions,
                 number_notes=number_notes,
+                rate_notes=rate_notes,
                 role=self.role,
                 few_shot=self.few_shot,
             )
@@ -423,7 +427,7 @@ class ReActAgent:
         run.offered = self.select_tools(task)
         run.numbers = TaskNumbers.of(numbers_from if numbers_from is not None else task)
         run.messages = [
-            self._system(mode, run.offered, run.numbers.notes),
+            self._system(mode, run.offered, run.numbers),
             *context,
             Message.user(task),
         ]
@@ -535,7 +539,7 @@ class ReActAgent:
                 log.warning("the model server refused native tools (%s); using text", exc)
                 self._native_refused = True
                 run.mode = "text"
-                run.messages[0] = self._system("text", run.offered, run.numbers.notes)
+                run.messages[0] = self._system("text", run.offered, run.numbers)
         # No per-call deadline here: the model keeps its own, the run's is enforced around it.
         return await self.model.chat(
             run.messages, max_tokens=self._max_tokens(run), temperature=self.temperature
@@ -576,7 +580,7 @@ class ReActAgent:
                 if [t.name for t in offered] != [t.name for t in run.offered]:
                     run.offered = offered
                     if run.mode == "text":
-                        run.messages[0] = self._system("text", offered, run.numbers.notes)
+                        run.messages[0] = self._system("text", offered, run.numbers)
             started = time.perf_counter()
             result = await self._chat(run)
             self._extend_deadline(run, max_steps)
@@ -596,7 +600,7 @@ class ReActAgent:
                     _TEXT_CALLERS.add(_endpoint(self.model))
                     _keep(self.model, "calls_as_text", True)
                 run.mode = "text"
-                run.messages[0] = self._system("text", run.offered, run.numbers.notes)
+                run.messages[0] = self._system("text", run.offered, run.numbers)
                 run.trace.add(
                     "mode",
                     thought=result.raw_content or result.content,
