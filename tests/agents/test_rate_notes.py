@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from colmeia.agents import ReActAgent, RunStatus
+from colmeia.agents import PlanAndSolveAgent, ReActAgent, RunStatus
 from colmeia.agents.numbers import TaskNumbers
 from colmeia.agents.rates import rate_notes
 from colmeia.llm import OpenAIChatModel
@@ -92,3 +92,25 @@ async def test_react_names_the_operation_in_the_system_prompt(
         "What the task's percentages do: 10% de gorjeta is added to the amount: "
         "amount * (1 + 10/100)." in system
     )
+
+
+async def test_the_planner_is_told_too(sim_server: StartSim, client: MakeClient) -> None:
+    # The planner writes each step's expression: it is where "1 - 10/100" would be decided.
+    sim = SimulatedModel(
+        script=[
+            {"steps": [{"description": "64 * (1 + 10/100) / 4", "tool": "calculator"}]},
+            Reply(
+                tool_calls=[
+                    {"name": "calculator", "arguments": {"expression": "64 * (1 + 10/100) / 4"}}
+                ]
+            ),
+            "17.6",
+            "Cada um pagou R$ 17,60.",
+        ]
+    )
+    agent = PlanAndSolveAgent(client(sim_server(sim)), [calculator_tool()], tool_mode="native")
+    trace = await agent.run("Uma pizza de R$ 64,00 foi paga com 10% de gorjeta. Dividida por 4?")
+    assert trace.status is RunStatus.FINISHED, trace.error
+    planner = sim.requests[0].messages[0]["content"]
+    assert "10% de gorjeta is added to the amount: amount * (1 + 10/100)" in planner
+    assert "64,00 = 64.00" in planner

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field, create_model
 
 from colmeia.agents.grouping import broken_grouping, is_computation, task_groups
+from colmeia.agents.numbers import TaskNumbers
 from colmeia.agents.react import ReActAgent, ToolMode
 from colmeia.agents.running import run_blocking, run_bounded
 from colmeia.agents.trace import RunStatus, StepCallback, Trace
@@ -228,6 +229,8 @@ class PlanAndSolveAgent:
             hierarchical=self.hierarchical,
             max_steps=self.max_plan_steps,
             calculator=calc.name if (calc := self._calculator()) else "",
+            number_notes=(numbers := TaskNumbers.of(task)).notes,
+            rate_notes=list(numbers.rates),
         )
         try:
             result = await self.planner_model.structured_result(
