@@ -18,6 +18,7 @@ Usage: ``python tests/mutation/run_mutation.py [--only NAME ...] [--min-score 90
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shutil
@@ -347,6 +348,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modules", type=Path, default=MODULES_FILE, help="the module list")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument(
+        "--time-factor",
+        type=float,
+        default=1.0,
+        help="multiply every module's time limit (a slower or busier machine)",
+    )
+    parser.add_argument(
         "--report-only",
         action="store_true",
         help="re-read the last run's results (after editing equivalent.toml), mutate nothing",
@@ -357,7 +364,11 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"unknown module(s) {sorted(unknown)}; known: {[m.name for m in modules]}")
         return 2
-    chosen = [m for m in modules if not args.only or m.name in args.only]
+    chosen = [
+        dataclasses.replace(m, timeout=round(m.timeout * args.time_factor))
+        for m in modules
+        if not args.only or m.name in args.only
+    ]
     known = load_equivalents()
     REPORTS.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()
