@@ -63,6 +63,36 @@ def test_no_note_where_the_operation_is_not_certain(task: str) -> None:
     assert rate_notes(task) == []
 
 
+def test_a_note_says_the_task_s_words_and_the_operation() -> None:
+    assert rate_notes("Um casaco de R$ 200 com 15% de desconto e 10% de acréscimo.") == [
+        "15% de desconto is taken off the amount: amount * (1 - 15/100)",
+        "10% de acréscimo is added to the amount: amount * (1 + 10/100)",
+    ]
+    assert rate_notes("Aplico R$ 1.000,00 a juros compostos de 1% ao mês por 12 meses.") == [
+        "1% ao mês for 12 months (compound): the rate is already per month, do not divide it; "
+        "final amount = amount * (1 + 1/100) ^ 12"
+    ]
+    assert rate_notes("Juros simples de 2% ao mês por 6 meses sobre R$ 500,00.") == [
+        "2% ao mês for 6 months (simple interest): the rate is already per month; "
+        "final amount = amount * (1 + 2/100 * 6)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "Juros compostos de 1% ao mês sobre R$ 1.000,00.",  # a rate, no span
+        "Juros compostos sobre R$ 1.000,00 por 12 meses.",  # a span, no rate
+        "Juros compostos de 1% ao MÊS por 12 MESES.",  # capitals: same as lower case
+    ],
+)
+def test_interest_needs_both_a_rate_and_its_span(task: str) -> None:
+    notes = rate_notes(task)
+    assert notes == ([] if "MÊS" not in task else [notes[0]])
+    if notes:
+        assert notes[0].endswith("amount * (1 + 1/100) ^ 12")
+
+
 def test_the_noted_operation_gives_the_right_amount() -> None:
     # The notes' formulas, on the calculator the agents use, give the tasks' answers.
     assert round(float(calculate("1000 * (1 + 1/100) ^ 12")), 2) == 1126.83

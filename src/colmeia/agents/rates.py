@@ -61,11 +61,9 @@ def _number(text: str) -> str:
 
 
 def _unit(word: str) -> str:
+    """ "meses" -> "month" (_SPAN matches only words with one of these stems)."""
     w = word.lower()
-    for stem, unit in _UNITS.items():
-        if w.startswith(stem):
-            return unit
-    return ""
+    return next(unit for stem, unit in _UNITS.items() if w.startswith(stem))
 
 
 def rate_notes(task: str) -> list[str]:
@@ -83,10 +81,10 @@ def rate_notes(task: str) -> list[str]:
             )
     rate, span = _RATE.search(task), _SPAN.search(task)
     if rate and span:
-        per = _PERIODS.get(rate.group("per").lower(), "")
+        per = _PERIODS[rate.group("per").lower()]  # _RATE matches only these words
         n, unit = span.group("n"), _unit(span.group("unit"))
         pct = _number(rate.group("pct"))
-        if per and per == unit:
+        if per == unit:
             said = f"{rate.group().strip()} for {n} {unit}s"
             if _COMPOUND.search(task):
                 found.append(
