@@ -6,8 +6,10 @@ Each module listed in ``modules.toml`` is mutated alone, in its own work folder 
 records which of those tests reach each function, and runs only them against each mutant, in
 forked workers. A module that takes longer than its time limit is stopped and reported as such.
 
-Afterwards the survivors are matched against ``equivalent.toml`` (mutants that cannot change
-behaviour, each with a reason) and written to ``reports/mutation/report.md`` with their diffs,
+Afterwards the survivors are matched against ``equivalent.toml``: ``[[mutant]]`` entries cannot
+change behaviour (each with a reason; left out of the score), ``[[accepted]]`` entries can but
+are accepted for a stated reason (a log line's wording, say; they stay in the score as
+survivors, with the reason beside them in the report). All is written to ``reports/mutation/report.md`` with their diffs,
 with ``summary.json`` beside it. The score is killed / (all mutants - equivalent ones); a
 mutant that no test reaches counts as a survivor. Exit status 1 when the score is under
 ``--min-score``.
@@ -66,6 +68,7 @@ class Mutant:
     status: str
     diff: str = ""
     equivalent: Equivalent | None = None
+    accepted: Equivalent | None = None
 
 
 @dataclass
@@ -115,13 +118,15 @@ def load_modules(path: Path = MODULES_FILE) -> list[Module]:
     return modules
 
 
-def load_equivalents(path: Path = EQUIVALENT_FILE) -> list[Equivalent]:
+def load_equivalents(path: Path = EQUIVALENT_FILE, table: str = "mutant") -> list[Equivalent]:
+    """The ``[[mutant]]`` entries of ``path`` (equivalent mutants), or those of ``table``
+    (``"accepted"``: survivors that can change behaviour, accepted for a reason)."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     out = []
-    for i, e in enumerate(data.get("mutant", []), 1):
+    for i, e in enumerate(data.get(table, []), 1):
         missing = [k for k in ("module", "function", "before", "after", "reason") if not e.get(k)]
         if missing:
-            raise SystemExit(f"{path.name}: mutant #{i} lacks {', '.join(missing)}")
+            raise SystemExit(f"{path.name}: {table} #{i} lacks {', '.join(missing)}")
         out.append(Equivalent(e["module"], e["function"], e["before"], e["after"], e["reason"]))
     return out
 
@@ -190,13 +195,18 @@ def _mutmut() -> list[str]:
 
 
 def run_module(
-    module: Module, known: list[Equivalent], jobs: int, *, report_only: bool = False
+    module: Module,
+    known: list[Equivalent],
+    jobs: int,
+    *,
+    report_only: bool = False,
+    accepted: list[Equivalent] | None = None,
 ) -> ModuleResult:
     result = ModuleResult(module)
     work = REPORTS / "work" / module.name
     if not report_only:
         _mutate(module, work, jobs, result)
-    return _collect(module, work, known, result)
+    return _collect(module, work, known, result, accepted or [])
 
 
 def _mutate(module: Module, work: Path, jobs: int, result: ModuleResult) -> None:
@@ -226,7 +236,11 @@ def _mutate(module: Module, work: Path, jobs: int, result: ModuleResult) -> None
 
 
 def _collect(
-    module: Module, work: Path, known: list[Equivalent], result: ModuleResult
+    module: Module,
+    work: Path,
+    known: list[Equivalent],
+    result: ModuleResult,
+    accepted: list[Equivalent],
 ) -> ModuleResult:
     meta = work / "mutants" / (module.path + ".meta")
     if not meta.exists():
@@ -241,6 +255,8 @@ def _collect(
     for m in unkilled:
         m.diff = diffs.get(m.name, "")
         m.equivalent = match_equivalent(module.name, m.name, m.diff, known)
+        if m.equivalent is None:
+            m.accepted = match_equivalent(module.name, m.name, m.diff, accepted)
     return result
 
 
@@ -288,6 +304,7 @@ def write_report(
         "non_equivalent": scored,
         "equivalent": sum(r.equivalent for r in results),
         "survivors": sum(len(r.survivors) for r in results),
+        "survivors_without_reason": sum(m.accepted is None for r in results for m in r.survivors),
         "seconds": round(seconds, 1),
         "load_average_before": list(load),
         "modules": {
@@ -328,7 +345,8 @@ def write_report(
             continue
         md += ["", f"## Survivors in {r.module.name}", ""]
         for m in r.survivors:
-            md += [f"### `{m.name}` ({m.status})", "", "```diff", m.diff, "```", ""]
+            why = f"accepted: {m.accepted.reason}" if m.accepted else "no reason given yet"
+            md += [f"### `{m.name}` ({m.status})", "", why, "", "```diff", m.diff, "```", ""]
     equivalents = [(r, m) for r in results for m in r.mutants if m.equivalent]
     if equivalents:
         md += ["", "## Equivalent mutants (not scored)", ""]
@@ -370,13 +388,14 @@ def main(argv: list[str] | None = None) -> int:
         if not args.only or m.name in args.only
     ]
     known = load_equivalents()
+    accepted = load_equivalents(table="accepted")
     REPORTS.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()
     start = time.monotonic()
     results = []
     for module in chosen:
         print(f"{module.name}: mutating {module.path} ...", flush=True)
-        r = run_module(module, known, args.jobs, report_only=args.report_only)
+        r = run_module(module, known, args.jobs, report_only=args.report_only, accepted=accepted)
         results.append(r)
         print(
             f"{module.name}: {r.killed}/{r.scored} killed ({_pct(r.killed, r.scored)}), "

@@ -3,6 +3,7 @@ exists, and every mutant marked equivalent still exists in its module and says w
 
 from __future__ import annotations
 
+import pytest
 import run_mutation as rm
 
 DIFF = """--- src/colmeia/apps/assistant/ids.py
@@ -23,9 +24,12 @@ def test_every_module_and_test_named_exists_and_names_are_unique() -> None:
     assert all(m.timeout > 0 for m in modules)
 
 
-def test_every_equivalent_mutant_has_a_reason_and_still_matches_its_module() -> None:
+@pytest.mark.parametrize("table", ["mutant", "accepted"])
+def test_every_equivalent_or_accepted_mutant_has_a_reason_and_still_matches_its_module(
+    table: str,
+) -> None:
     modules = {m.name: m for m in rm.load_modules()}
-    for e in rm.load_equivalents():
+    for e in rm.load_equivalents(table=table):
         assert e.module in modules, f"{e.module!r} is not in modules.toml"
         assert len(e.reason.split()) >= 4, f"say why {e.before!r} -> {e.after!r} is equivalent"
         source = " ".join((rm.ROOT / modules[e.module].path).read_text(encoding="utf-8").split())
