@@ -99,8 +99,20 @@ def _judge(req: SimRequest) -> str:
     )
 
 
+def _pick(req: SimRequest) -> str:
+    """The scripted judge of passages mixed with distractors: it picks those naming the topic."""
+    prompt = req.text()
+    question = re.search(r"Pergunta: (.*)", prompt)
+    topic = _topic(question.group(1) if question else "")
+    passages = re.findall(r"^\[(T\d+)\] (.*?)(?=^\[T\d+\] |\Z)", prompt, re.M | re.S)
+    picked = [tid for tid, text in passages if topic and topic in text.lower()]
+    return json.dumps({"relevant": picked})
+
+
 def _respond(req: SimRequest) -> str:
     prompt = req.text()
+    if "quais trechos ajudam a responder" in prompt:
+        return _pick(req)
     if "Você cria consultas de busca" in prompt:
         # The abstract's second sentence, as a query: it names the topic, not the title.
         abstract = re.search(r"Resumo: (.*)", prompt)
@@ -261,6 +273,10 @@ def test_eval_review_with_a_model_reports_generation_metrics_and_the_control(  #
     assert gen["faithfulness"] == 0.75
     assert gen["faithfulness_random_context"] == 0.25
     assert gen["answer_relevance"] == 1.0
+    assert gen["answer_relevance_random_context"] == pytest.approx(1 / 3, abs=1e-3)
+    # The work's passage and the control's in one shuffled list: the judge picks the work's.
+    assert gen["context_relevance_with_distractors"] == 1.0
+    assert gen["distractors_judged_relevant"] == 0.0
     similarity = gen["answer_similarity_to_abstract"]
     assert 0.0 < similarity < 1.0
     assert gen["answer_distance_to_abstract"] == pytest.approx(1 - similarity, abs=1e-4)
@@ -268,11 +284,12 @@ def test_eval_review_with_a_model_reports_generation_metrics_and_the_control(  #
     assert "faithfulness_random_context" in html and html.count("<img") == 4
     assert (out / "generation.png").stat().st_size > 5000
     # One query per work; the model reranker judges the 6 works of each query; per judged
-    # query two readings (retrieved and random passages) and two judgements.
+    # query two readings (retrieved and random passages), two judgements and one judgement of
+    # both sets of passages mixed.
     kinds = [_kind(r) for r in srv.sim.requests]
     assert kinds.count("query") == 6
     assert kinds.count("rerank") == 36
-    assert (kinds.count("review"), kinds.count("judge")) == (8, 8)
+    assert (kinds.count("review"), kinds.count("judge"), kinds.count("mixed")) == (8, 8, 4)
     # Every generating call is bounded: a small local model under a JSON grammar can otherwise
     # repeat itself until its context is full (minutes per call on 2 cores).
     limits = {_kind(r): r.body.get("max_tokens") for r in srv.sim.requests}
@@ -296,6 +313,7 @@ def test_eval_review_with_a_model_reports_generation_metrics_and_the_control(  #
 def _kind(req: SimRequest) -> str:
     text = req.text()
     for marker, kind in (
+        ("quais trechos ajudam a responder", "mixed"),
         ("Você cria consultas de busca", "query"),
         ("Você avalia, com rigor", "judge"),
         ("pesquisador experiente", "review"),

@@ -618,9 +618,10 @@ def eval_review(
             "generation ({judged} of {queries} judged): context relevance {context_relevance} "
             "(random context {context_relevance_random_context}), faithfulness {faithfulness} "
             "(random context {faithfulness_random_context}), answer relevance "
-            "{answer_relevance}, similarity to the abstract {answer_similarity_to_abstract}".format(
-                **gen
-            )
+            "{answer_relevance} (random context {answer_relevance_random_context}), similarity "
+            "to the abstract {answer_similarity_to_abstract}; with distractors mixed in, the "
+            "work's passages judged relevant {context_relevance_with_distractors}, the "
+            "distractors {distractors_judged_relevant}".format(**gen)
         )
     if out is not None:
         console.print(f"saved: {out / 'report.html'}")

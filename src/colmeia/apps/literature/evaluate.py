@@ -45,6 +45,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, Field, create_model, field_validator
 
+from colmeia.apps.literature.context_judge import MixedJudgement, judge_with_distractors
 from colmeia.apps.literature.expansion import expand_query, fused_search
 from colmeia.apps.literature.ranking import model_rerank_works, rerank_works
 from colmeia.apps.literature.review import (
@@ -246,6 +247,11 @@ class GenerationSample:
     faithfulness_random: float | None
     similarity_to_abstract: float | None = None
     error: str = ""
+    #: the judge on the work's passages mixed with the control's (context_judge): the share of
+    #: the work's picked, of the distractors picked; and the control reading's answer relevance
+    context_relevance_mixed: float | None = None
+    distractors_picked: float | None = None
+    answer_relevance_random: float | None = None
 
 
 @dataclass(slots=True)
@@ -766,6 +772,13 @@ async def _generation_samples(
                 return GenerationSample(q.doc_id, None, None, None, None, None, error=str(exc))
         context, faith = _judged(j_real, real.passages)
         context_r, faith_r = _judged(j_rand, control.passages)
+        try:
+            mixed = await judge_with_distractors(
+                model, q.text, real.passages, control.passages, random.Random(q.doc_id)
+            )
+        except ModelError as exc:  # the other figures of this query stand
+            real.warnings.append(f"context not judged against distractors: {exc}")
+            mixed = MixedJudgement(None, None)
         similarity = None
         target = abstracts[q.doc_id]  # the abstract the query was made from
         if embedder is not None and answer and target:
@@ -782,6 +795,9 @@ async def _generation_samples(
             context_r,
             faith_r,
             similarity,
+            context_relevance_mixed=mixed.work,
+            distractors_picked=mixed.distractors,
+            answer_relevance_random=j_rand.answer_relevance / 3,
         )
 
     return list(await asyncio.gather(*(one(*p) for p in plans)))
@@ -804,6 +820,9 @@ def generation_summary(samples: Sequence[GenerationSample]) -> dict[str, object]
         "faithfulness": _mean([s.faithfulness for s in samples]),
         "faithfulness_random_context": _mean([s.faithfulness_random for s in samples]),
         "answer_relevance": _mean([s.answer_relevance for s in samples]),
+        "answer_relevance_random_context": _mean([s.answer_relevance_random for s in samples]),
+        "context_relevance_with_distractors": _mean([s.context_relevance_mixed for s in samples]),
+        "distractors_judged_relevant": _mean([s.distractors_picked for s in samples]),
         "answer_similarity_to_abstract": similarity,
         "answer_distance_to_abstract": None if similarity is None else round(1 - similarity, 4),
         "note": "similarity is cosine similarity (higher is better); the published answer "

@@ -65,7 +65,10 @@ def eval_report(report: EvalReport, folder: Path) -> Path:
             ("relevância do contexto (aleatório)", "context_relevance_random_context"),
             ("fidelidade", "faithfulness"),
             ("fidelidade (contexto aleatório)", "faithfulness_random_context"),
+            ("relevância do contexto, com distratores", "context_relevance_with_distractors"),
+            ("distratores julgados relevantes", "distractors_judged_relevant"),
             ("relevância da resposta", "answer_relevance"),
+            ("relevância da resposta (aleatório)", "answer_relevance_random_context"),
             ("similaridade ao resumo", "answer_similarity_to_abstract"),
         ]
         shown = [(label, float(str(gen[key]))) for label, key in pairs if gen.get(key) is not None]
