@@ -4,10 +4,12 @@ Asked about one list of passages at a time, the 1.5B judge called every passage 
 random control's as much as the work's own (context relevance 0.95 against 1.00 for random
 passages on ten shipped questions): a judge that says yes to everything measures nothing.
 Here the judge sees the work's passages and as many passages of other works in one shuffled
-list, under neutral ids (T1…Tn: a reading's P-ids would tell which are the work's), and picks
-the ones that help answer the question. The share of the work's passages picked is the context
-relevance; the share of the random ones picked is the judge's false-positive rate, the sanity
-check the published random-context control stands for.
+list, under neutral ids (T1…Tn: a reading's P-ids would tell which are the work's), and must
+choose exactly as many as the work gave, the most useful for the question (a forced choice: even
+picking freely from the mixed list, the 1.5B took every passage). The share of the work's
+passages among those chosen is the context relevance, the share of the distractors the judge's
+false-positive rate: 0.5 each for a judge choosing at random, the sanity check the published
+random-context control stands for.
 """
 
 from __future__ import annotations
@@ -38,21 +40,22 @@ class MixedJudgement:
 
 
 class _Picks(BaseModel):
-    """The passages that help answer the question."""
+    """The passages most useful to answer the question."""
 
-    relevant: list[str] = Field(description="Ids of the passages that help answer the question.")
+    relevant: list[str] = Field(description="Ids of the passages most useful for the question.")
 
 
-def _picks_schema(ids: Sequence[str]) -> type[_Picks]:
+def _picks_schema(ids: Sequence[str], n: int) -> type[_Picks]:
     allowed: dict[str, Any] = {"type": "string", "enum": list(ids)}
+    bounds: dict[str, Any] = {"items": allowed, "minItems": n, "maxItems": n, "uniqueItems": True}
     return create_model(
         "Picks",
         __base__=_Picks,
         relevant=(
             list[str],
             Field(
-                description="Ids of the passages that help answer the question.",
-                json_schema_extra={"items": allowed, "maxItems": len(ids), "uniqueItems": True},
+                description=f"Exactly {n} ids: the passages most useful for the question.",
+                json_schema_extra=bounds,
             ),
         ),
     )
@@ -65,10 +68,11 @@ async def judge_with_distractors(
     distractors: Sequence[Passage],
     rng: random.Random,
 ) -> MixedJudgement:
-    """Ask ``model`` which passages of ``work`` + ``distractors`` (shuffled by ``rng``) help
-    answer ``question``; ids it made up are ignored. Raises the model's error if it fails."""
+    """Ask ``model`` to choose, from ``work`` + ``distractors`` shuffled by ``rng``, the
+    ``len(work)`` passages most useful to answer ``question``. Ids it made up or repeated are
+    ignored (a grammar does not enforce ``uniqueItems``). Raises the model's error if it fails."""
     mixed = [(p, True) for p in work] + [(p, False) for p in distractors]
-    if not mixed:
+    if not work or not distractors:
         return MixedJudgement(None, None)
     rng.shuffle(mixed)
     labelled = {f"T{i}": item for i, item in enumerate(mixed, start=1)}
@@ -77,14 +81,16 @@ async def judge_with_distractors(
         "judge_context.j2",
         question=question,
         passages=[(label, p.text) for label, (p, _) in labelled.items()],
+        n=len(work),
     )
     picks = await model.structured(
         [Message.user(prompt)],
-        _picks_schema(list(labelled)),
+        _picks_schema(list(labelled), len(work)),
         temperature=0.0,
         max_tokens=_MAX_TOKENS,
     )
-    chosen = {i.strip().upper() for i in picks.relevant} & set(labelled)
+    chosen = set(list(dict.fromkeys(i.strip().upper() for i in picks.relevant))[: len(work)])
+    chosen &= set(labelled)
     own = [label for label, (_, is_work) in labelled.items() if is_work]
     other = [label for label, (_, is_work) in labelled.items() if not is_work]
 
