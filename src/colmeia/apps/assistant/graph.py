@@ -77,6 +77,7 @@ from colmeia.apps.assistant.offline import (
 )
 from colmeia.apps.assistant.rag_agent import RagPipeline, analyze_query
 from colmeia.apps.assistant.registry import CaseRegistry
+from colmeia.apps.assistant.routing import legal_route
 from colmeia.apps.assistant.scope import out_of_scope
 from colmeia.errors import ColmeiaError, InputError, ModelError
 from colmeia.graphs.handoff import Handoff, handoff_command, plan_tool_calls
@@ -385,13 +386,14 @@ class AssistantGraph:
         parts = split_mixed(text)
         if parts is None and not self.offline and mentions_case_and_norm(text):
             parts = await self._model_split(text)
+        ruled = await self._rules_route(state, text, parts is not None or bool(reading))
         return Command(
-            goto=active,
+            goto="rag" if ruled else active,
             update={
                 "messages": fresh,
                 "turn": turn,
                 "active_agent": active,
-                "turn_handoffs": 0,
+                "turn_handoffs": 1 if ruled else 0,
                 "turn_steps": 0,
                 "handoff": None,
                 "evidence": [],
@@ -401,8 +403,36 @@ class AssistantGraph:
                 "status": "running",
                 "mixed": {"case": parts[0], "law": parts[1]} if parts else None,
                 "parts": {},
+                **(ruled or {}),
             },
         )
+
+    async def _rules_route(
+        self, state: AssistantState, text: str, case_part: bool
+    ) -> dict[str, Any] | None:
+        """With a model, a question the rules are confident is about the laws (and has no case
+        part) goes straight to the RAG agent (:mod:`colmeia.apps.assistant.routing`); the
+        handoff record says the rules decided it and why. Offline the rules route anyway."""
+        flags = Flags.from_dict(state.get("flags"))
+        if self.offline or case_part or not flags.enable_rag_processing:
+            return None
+        question = resolve_follow_up(text, state.get("cases", []))
+        earlier = state.get("turn", 0) > 0
+        ruled = await legal_route(question, self.rag_pipeline, earlier_turns=earlier)
+        if ruled is None:
+            return None
+        record = {
+            "from": "main",
+            "to": "rag",
+            "kind": "task",
+            "reason": ruled.why,
+            "task": question,
+            "context": "",
+            "turn": state.get("turn", 0) + 1,
+            "call_id": "",
+            "by": "rules",
+        }
+        return {"handoff": record, "handoffs": [record]}
 
     def _instructions(self, agent: AgentName, flags: Flags) -> str:
         web = flags.enable_web_search and self.web_search is not None
@@ -1248,9 +1278,9 @@ class AssistantGraph:
     async def finish(self, state: AssistantState) -> dict[str, Any]:
         """Close the turn: every turn ends with an answer record and a status."""
         status = state.get("status") or "answered"
+        turn = state.get("turn", 0)
         if state.get("answer") is not None and status != "handoff_limit":
             return {"status": status, "pending": None}
-        turn = state.get("turn", 0)
         texts = {
             "handoff_limit": (
                 f"Não consegui concluir: a pergunta passou de um agente a outro "
@@ -1270,7 +1300,7 @@ class AssistantGraph:
     # ------------------------------------------------------------------ wiring
     def _build(self) -> StateGraph[AssistantState]:
         g: StateGraph[AssistantState] = StateGraph(AssistantState)
-        g.add_node("begin", self.begin, destinations=("main", "search", "finish"))
+        g.add_node("begin", self.begin, destinations=("main", "search", "rag", "finish"))
         g.add_node("main", self.main, destinations=("main_tools", "search", "finish"))
         g.add_node("search", self.search, destinations=("search_tools", "rag", "finish"))
         g.add_node(
