@@ -56,6 +56,12 @@ from colmeia.apps.assistant.conversation import (
     remember,
     resolve_follow_up,
 )
+from colmeia.apps.assistant.fallback import (
+    UNANSWERED,
+    fallback_answer,
+    ranker_pipeline,
+    unanswered,
+)
 from colmeia.apps.assistant.ids import (
     CaseId,
     CaseKind,
@@ -310,6 +316,8 @@ class AssistantGraph:
         self.rag_pipeline = rag
         self.web_search = web_search
         self.config = config or GraphConfig()
+        # what a turn the model leaves unanswered falls back to (the ranking, no model)
+        self._ranker = ranker_pipeline(rag) if model is not None else None
         self.graph = self._build().compile(checkpointer=checkpointer, name="assistant")
 
     @property
@@ -1279,6 +1287,17 @@ class AssistantGraph:
         """Close the turn: every turn ends with an answer record and a status."""
         status = state.get("status") or "answered"
         turn = state.get("turn", 0)
+        if self._ranker is not None and unanswered(status, state.get("answer")):
+            # the model left the person without an answer: the one given without a model
+            why = status if status in UNANSWERED else "empty_answer"
+            documents = Flags.from_dict(state.get("flags")).enable_rag_processing
+            found = await fallback_answer(dict(state), self._ranker, why, documents=documents)
+            if found is not None:
+                log.info("turn %s unanswered by the model (%s): offline answer given", turn, why)
+                error = (state.get("answer") or {}).get("error")
+                found.update({"mode": "model", **({"error": error} if error else {})})
+                msg = ChatMessage.assistant(found["text"], agent="main", turn=turn, kind="answer")
+                return {"status": "answered", "answer": found, "messages": [msg], "pending": None}
         if state.get("answer") is not None and status != "handoff_limit":
             return {"status": status, "pending": None}
         texts = {

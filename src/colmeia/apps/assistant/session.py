@@ -71,6 +71,9 @@ class TurnResult:
     sources: list[dict[str, Any]] = field(default_factory=list)
     # How the model was called this turn ({"temperature": 0.0}; {} offline).
     settings: dict[str, Any] = field(default_factory=dict)
+    # Why the answer is the one given without a model (the model left the turn unanswered:
+    # "error", "step_limit", "handoff_limit", "empty_answer"), or None.
+    fallback: str | None = None
 
     @property
     def waiting_for(self) -> str | None:
@@ -94,6 +97,7 @@ class TurnResult:
             "usage": self.usage,
             "sources": self.sources,
             "settings": self.settings,
+            "fallback": self.fallback,
         }
 
 
@@ -305,6 +309,7 @@ class Assistant:
             turn,
             sources=list(answer.get("sources", [])),
             settings=dict(self.settings),
+            fallback=answer.get("fallback"),
         )
 
     async def history(self, thread_id: str) -> list[dict[str, Any]]:
