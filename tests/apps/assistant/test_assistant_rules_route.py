@@ -87,7 +87,9 @@ async def test_a_follow_up_leaning_on_the_last_turn_is_left_to_the_model(
     task = "Se o pedido de acesso à informação for negado, em quantos dias posso recorrer?"
     roles = Roles(main=[call("transfer_to_rag", task=task)], answer=[cited_answer])
     bot = await assistant(scripted(roles))
-    first = await bot.ask("t1", "Preciso explicar o motivo de um pedido de acesso à informação?")
+    first = await bot.ask(  # lai-02 of the laws set ("informação" is defined by the LAI)
+        "t1", "Preciso explicar o motivo quando faço um pedido de acesso a informação pública?"
+    )
     assert first.handoffs[0]["by"] == "rules" and roles.seen["main"] == []
     # "E se…" leans on the first turn: the model writes the self-contained task
     second = await bot.ask("t1", "E se o pedido for negado, posso recorrer?")
