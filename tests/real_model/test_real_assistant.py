@@ -105,7 +105,10 @@ async def test_one_handoff_each_way_ends_correctly(local_llm: LocalModel, tmp_pa
             )
             assert legal.status == "answered", legal.as_dict()
             moves = [(h["from"], h["to"]) for h in legal.handoffs]
-            assert moves[0] == ("search", "main") and ("main", "rag") in moves
+            # a question naming a norm goes to the documents by the rules, whichever agent
+            # was active (apps/assistant/routing.py): no model decides this move
+            assert moves == [("main", "rag"), ("rag", "main")], moves
+            assert legal.handoffs[0]["by"] == "rules"
             assert legal.agent == "rag", legal.as_dict()
             if legal.citations:
                 for c in legal.citations:

@@ -33,7 +33,8 @@ async def test_handoff_to_rag_and_back_with_checked_citations(
     task = "Explique quando o tratamento de dados pessoais de crianças exige consentimento."
     roles = Roles(main=[call("transfer_to_rag", task=task)], answer=[cited_answer])
     bot = await assistant(scripted(roles))
-    result = await bot.ask("t1", "E sobre dados de crianças na LGPD?")
+    # a question the rules leave to the model (no norm, no defined term, few words)
+    result = await bot.ask("t1", "E sobre crianças?")
     assert result.status == "answered" and result.agent == "rag"
     assert [(h["from"], h["to"]) for h in result.handoffs] == [("main", "rag"), ("rag", "main")]
     assert result.citations, result.answer
@@ -318,7 +319,11 @@ async def test_a_model_that_skips_the_registry_and_the_laws_is_routed_to_them(
     assert "Júlio" not in first.answer and first.answer.startswith("Processo TC/000032/2023")
     # a legal question to the search agent goes back to main and on to the documents
     roles.scripts["search"] = [Reply(content="Sobre a LGPD: não sei.")]
-    second = await bot.ask("t1", "O que a LGPD diz sobre dados pessoais de crianças?")
+    # (one the rules leave to the model: a question naming a norm goes to the documents
+    # before any model is asked, see test_assistant_rules_route.py)
+    second = await bot.ask(
+        "t1", "Qual o prazo para desistir de uma compra feita pela internet, fora da loja?"
+    )
     assert [(h["from"], h["to"]) for h in second.handoffs] == [
         ("search", "main"),
         ("main", "rag"),

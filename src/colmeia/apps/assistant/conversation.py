@@ -21,6 +21,7 @@ __all__ = [
     "cases_in_context",
     "context_block",
     "follow_up_target",
+    "leans_on_context",
     "remember",
     "resolve_follow_up",
 ]
@@ -93,6 +94,12 @@ def resolve_follow_up(text: str, cases: Sequence[str]) -> str:
     """``text`` with the case it refers to written out, when it is a follow-up."""
     target = follow_up_target(text, cases)
     return f"{text} (sobre {target})" if target else text
+
+
+def leans_on_context(text: str) -> bool:
+    """Whether ``text`` continues an earlier turn ("E se o pedido for negado…", "e disso?")
+    rather than standing alone."""
+    return bool(_ELLIPSIS.search(text) or _PRONOUN.search(text))
 
 
 def remember(cases: Sequence[str], evidence: Iterable[dict[str, Any]]) -> list[str]:

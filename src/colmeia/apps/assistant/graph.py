@@ -56,6 +56,12 @@ from colmeia.apps.assistant.conversation import (
     remember,
     resolve_follow_up,
 )
+from colmeia.apps.assistant.fallback import (
+    UNANSWERED,
+    fallback_answer,
+    ranker_pipeline,
+    unanswered,
+)
 from colmeia.apps.assistant.ids import (
     CaseId,
     CaseKind,
@@ -77,6 +83,7 @@ from colmeia.apps.assistant.offline import (
 )
 from colmeia.apps.assistant.rag_agent import RagPipeline, analyze_query
 from colmeia.apps.assistant.registry import CaseRegistry
+from colmeia.apps.assistant.routing import legal_route
 from colmeia.apps.assistant.scope import out_of_scope
 from colmeia.errors import ColmeiaError, InputError, ModelError
 from colmeia.graphs.handoff import Handoff, handoff_command, plan_tool_calls
@@ -309,6 +316,8 @@ class AssistantGraph:
         self.rag_pipeline = rag
         self.web_search = web_search
         self.config = config or GraphConfig()
+        # what a turn the model leaves unanswered falls back to (the ranking, no model)
+        self._ranker = ranker_pipeline(rag) if model is not None else None
         self.graph = self._build().compile(checkpointer=checkpointer, name="assistant")
 
     @property
@@ -385,13 +394,14 @@ class AssistantGraph:
         parts = split_mixed(text)
         if parts is None and not self.offline and mentions_case_and_norm(text):
             parts = await self._model_split(text)
+        ruled = await self._rules_route(state, text, parts is not None or bool(reading))
         return Command(
-            goto=active,
+            goto="rag" if ruled else active,
             update={
                 "messages": fresh,
                 "turn": turn,
                 "active_agent": active,
-                "turn_handoffs": 0,
+                "turn_handoffs": 1 if ruled else 0,
                 "turn_steps": 0,
                 "handoff": None,
                 "evidence": [],
@@ -401,8 +411,36 @@ class AssistantGraph:
                 "status": "running",
                 "mixed": {"case": parts[0], "law": parts[1]} if parts else None,
                 "parts": {},
+                **(ruled or {}),
             },
         )
+
+    async def _rules_route(
+        self, state: AssistantState, text: str, case_part: bool
+    ) -> dict[str, Any] | None:
+        """With a model, a question the rules are confident is about the laws (and has no case
+        part) goes straight to the RAG agent (:mod:`colmeia.apps.assistant.routing`); the
+        handoff record says the rules decided it and why. Offline the rules route anyway."""
+        flags = Flags.from_dict(state.get("flags"))
+        if self.offline or case_part or not flags.enable_rag_processing:
+            return None
+        question = resolve_follow_up(text, state.get("cases", []))
+        earlier = state.get("turn", 0) > 0
+        ruled = await legal_route(question, self.rag_pipeline, earlier_turns=earlier)
+        if ruled is None:
+            return None
+        record = {
+            "from": "main",
+            "to": "rag",
+            "kind": "task",
+            "reason": ruled.why,
+            "task": question,
+            "context": "",
+            "turn": state.get("turn", 0) + 1,
+            "call_id": "",
+            "by": "rules",
+        }
+        return {"handoff": record, "handoffs": [record]}
 
     def _instructions(self, agent: AgentName, flags: Flags) -> str:
         web = flags.enable_web_search and self.web_search is not None
@@ -1248,9 +1286,20 @@ class AssistantGraph:
     async def finish(self, state: AssistantState) -> dict[str, Any]:
         """Close the turn: every turn ends with an answer record and a status."""
         status = state.get("status") or "answered"
+        turn = state.get("turn", 0)
+        if self._ranker is not None and unanswered(status, state.get("answer")):
+            # the model left the person without an answer: the one given without a model
+            why = status if status in UNANSWERED else "empty_answer"
+            documents = Flags.from_dict(state.get("flags")).enable_rag_processing
+            found = await fallback_answer(dict(state), self._ranker, why, documents=documents)
+            if found is not None:
+                log.info("turn %s unanswered by the model (%s): offline answer given", turn, why)
+                error = (state.get("answer") or {}).get("error")
+                found.update({"mode": "model", **({"error": error} if error else {})})
+                msg = ChatMessage.assistant(found["text"], agent="main", turn=turn, kind="answer")
+                return {"status": "answered", "answer": found, "messages": [msg], "pending": None}
         if state.get("answer") is not None and status != "handoff_limit":
             return {"status": status, "pending": None}
-        turn = state.get("turn", 0)
         texts = {
             "handoff_limit": (
                 f"Não consegui concluir: a pergunta passou de um agente a outro "
@@ -1270,7 +1319,7 @@ class AssistantGraph:
     # ------------------------------------------------------------------ wiring
     def _build(self) -> StateGraph[AssistantState]:
         g: StateGraph[AssistantState] = StateGraph(AssistantState)
-        g.add_node("begin", self.begin, destinations=("main", "search", "finish"))
+        g.add_node("begin", self.begin, destinations=("main", "search", "rag", "finish"))
         g.add_node("main", self.main, destinations=("main_tools", "search", "finish"))
         g.add_node("search", self.search, destinations=("search_tools", "rag", "finish"))
         g.add_node(

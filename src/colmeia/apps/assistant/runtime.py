@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from colmeia.apps.assistant.sampling import FixedTemperature
 from colmeia.apps.assistant.session import Assistant, open_assistant
 from colmeia.apps.assistant.settings import AssistantSettings
 from colmeia.config import Settings, get_settings
@@ -69,7 +70,9 @@ async def assistant_from_settings(
     if s.rerank.kind != "none":
         from colmeia.rag.rerank import reranker_from_settings
 
-        reranker = reranker_from_settings(s.rerank, model)
+        # a model reranker samples like the assistant's other calls (sampling.py)
+        ranking_model = FixedTemperature(model, a.temperature) if model is not None else None
+        reranker = reranker_from_settings(s.rerank, ranking_model)
     try:
         if store.collection(a.collection) is None:
             raise ConfigurationError(

@@ -24,6 +24,7 @@ from colmeia.apps.assistant.offline import OFFLINE_MODEL
 from colmeia.apps.assistant.rag_agent import RagConfig, RagPipeline
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.apps.assistant.registry_url import UnconfiguredRegistry, open_registry
+from colmeia.apps.assistant.sampling import FixedTemperature
 from colmeia.apps.assistant.settings import AssistantSettings
 from colmeia.errors import InputError
 from colmeia.graphs.checkpoint import ThreadInfo, delete_thread, list_threads, open_checkpointer
@@ -68,6 +69,11 @@ class TurnResult:
     turn: int = 0
     # Further passages the RAG agent ranked for the question, best first (after the citations).
     sources: list[dict[str, Any]] = field(default_factory=list)
+    # How the model was called this turn ({"temperature": 0.0}; {} offline).
+    settings: dict[str, Any] = field(default_factory=dict)
+    # Why the answer is the one given without a model (the model left the turn unanswered:
+    # "error", "step_limit", "handoff_limit", "empty_answer"), or None.
+    fallback: str | None = None
 
     @property
     def waiting_for(self) -> str | None:
@@ -90,6 +96,8 @@ class TurnResult:
             "quality": self.quality,
             "usage": self.usage,
             "sources": self.sources,
+            "settings": self.settings,
+            "fallback": self.fallback,
         }
 
 
@@ -105,8 +113,11 @@ class Assistant:
         *,
         web_search: Tool | None = None,
         config: GraphConfig | None = None,
+        temperature: float | None = None,
     ) -> None:
         self.checkpointer = checkpointer
+        # recorded with every turn (what the model calls were sent; see sampling.py)
+        self.settings: dict[str, Any] = {} if model is None else {"temperature": temperature}
         self.graph = AssistantGraph(
             model, registry, rag, web_search=web_search, config=config, checkpointer=checkpointer
         )
@@ -278,6 +289,7 @@ class Assistant:
                 mode=self.mode,
                 usage=usage,
                 turn=turn,
+                settings=dict(self.settings),
             )
         answer = state.get("answer") or {}
         return TurnResult(
@@ -296,6 +308,8 @@ class Assistant:
             answer.get("quality"),
             turn,
             sources=list(answer.get("sources", [])),
+            settings=dict(self.settings),
+            fallback=answer.get("fallback"),
         )
 
     async def history(self, thread_id: str) -> list[dict[str, Any]]:
@@ -362,6 +376,8 @@ async def open_assistant(
     from colmeia.graphs.messages import ChatMessage as _Msg
 
     s = settings or AssistantSettings()
+    if model is not None and not isinstance(model, FixedTemperature):
+        model = FixedTemperature(model, s.temperature)
     if registry is not None:
         reg = registry
     elif s.registry is None and not (home / "registry.db").exists():
@@ -388,7 +404,15 @@ async def open_assistant(
     )
     try:
         async with open_checkpointer(url, allowed=[_Msg]) as saver:
-            yield Assistant(model, reg, rag, saver, web_search=web_search, config=config)
+            yield Assistant(
+                model,
+                reg,
+                rag,
+                saver,
+                web_search=web_search,
+                config=config,
+                temperature=s.temperature,
+            )
     finally:
         if registry is None:
             await reg.close()

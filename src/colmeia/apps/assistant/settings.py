@@ -44,6 +44,13 @@ class AssistantSettings(BaseSettings):
     max_answer_tokens: int = Field(
         default=700, ge=64, description="Most tokens a model may write in one agent step."
     )
+    temperature: float | None = Field(
+        default=0.0,
+        ge=0,
+        le=2,
+        description="Sampling temperature of every model call of the assistant (0: the same "
+        "question routes and reads the same each run; empty: the model server's default).",
+    )
     approval_tools: str = Field(
         default="web_search,subscribe_updates",
         description="Tools that need a person's approval before they run (comma-separated).",

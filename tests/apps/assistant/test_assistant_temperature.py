@@ -1,0 +1,43 @@
+"""The assistant's model calls are sent at temperature 0 unless configured, and each turn
+records the temperature it used (llama.cpp samples at 0.8 when none is sent, so two runs of
+one question routed and read differently). Scripted model over real HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from assistant_helpers import Roles, call, cited_answer
+
+# a question the rules leave to the coordinator's model (so both kinds of call are made)
+QUESTION = "Qual o prazo para desistir de uma compra feita pela internet, fora da loja?"
+
+
+def _roles() -> Roles:
+    return Roles(main=[call("transfer_to_rag", task=QUESTION)], answer=[cited_answer])
+
+
+async def test_every_model_call_is_sent_at_temperature_zero_and_the_turn_says_so(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = _roles()
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", QUESTION)
+    sent = [r.body.get("temperature", "absent") for rs in roles.seen.values() for r in rs]
+    # Red without it: no temperature in the requests (the server's 0.8), none recorded.
+    assert len(sent) == 2 and sent == [0.0, 0.0]
+    assert result.settings == {"temperature": 0.0}
+    assert result.as_dict()["settings"] == {"temperature": 0.0}
+    offline = await (await assistant(None)).ask("t2", QUESTION)
+    assert offline.settings == {}  # no model, no sampling
+
+
+async def test_the_temperature_is_a_setting(
+    scripted: Any, assistant: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLMEIA_ASSISTANT_TEMPERATURE", "0.4")
+    roles = _roles()
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", QUESTION)
+    assert [r.body.get("temperature") for rs in roles.seen.values() for r in rs] == [0.4, 0.4]
+    assert result.settings == {"temperature": 0.4}
