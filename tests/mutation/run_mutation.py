@@ -316,6 +316,7 @@ def write_report(
                 "mutants": len(r.mutants),
                 "not_checked": r.count("not checked"),
                 "killed": r.killed,
+                "of_which_timeouts": r.count("timeout"),
                 "equivalent": r.equivalent,
                 "survivors": len(r.survivors),
                 "score_percent": round(100 * r.killed / r.scored, 1) if r.scored else None,
@@ -333,13 +334,14 @@ def write_report(
         f"tests/mutation/equivalent.toml). Run time {seconds:.0f} s, load average before "
         f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.",
         "",
-        "| module | mutants | not checked | killed | equivalent | survivors | score | time | note |",
+        "| module | mutants | not checked | killed (timeouts) | equivalent | survivors | score | time "
+        "| note |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         md.append(
             f"| {r.module.name} (`{r.module.path}`) | {len(r.mutants)} | "
-            f"{r.count('not checked')} | {r.killed} | "
+            f"{r.count('not checked')} | {r.killed} ({r.count('timeout')}) | "
             f"{r.equivalent} | {len(r.survivors)} | {_pct(r.killed, r.scored)} | "
             f"{r.seconds:.0f} s | {r.error} |"
         )
