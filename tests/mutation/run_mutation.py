@@ -173,9 +173,6 @@ def _pyproject_for(module: Module) -> str:
         # xdist stays loaded (the suite's conftest implements one of its hooks) but unused
         'pytest_add_cli_args = ["-n0", "-p", "no:cacheprovider", "-q", "-x"]',
         'also_copy = ["data", "examples"]',
-        # A mutant that loops forever is killed after this many times its tests' CPU time (x2,
-        # plus a second): mutmut's 15 made each of retrieve's ~60 looping mutants cost minutes.
-        "timeout_multiplier = 3.0",
         "use_git_change_detection = false",
         "",
     ]
