@@ -12,10 +12,14 @@ from __future__ import annotations
 import csv
 import html
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+import colmeia
 from colmeia.apps.literature import Review, ReviewedWork
 from colmeia.apps.literature.export import abnt_reference, export_review
 from colmeia.apps.literature.records import read_bibtex, read_ris
@@ -136,6 +140,28 @@ def test_an_institution_written_in_capitals_is_written_as_a_name() -> None:
     assert "– Universidade Federal do Pará — UFPA, 2010." in abnt_reference(w)
     w.institution = "Universidade De São Paulo E Escola Paulista"
     assert "– Universidade de São Paulo e Escola Paulista, 2010." in abnt_reference(w)
+
+
+@pytest.mark.parametrize(
+    ("written", "referenced"),
+    [
+        ("Universidade Federal do Paraná (UFPR)", "Universidade Federal do Paraná (UFPR)"),
+        (
+            "Universidade Federal do Estado do Rio – UNIRIO",
+            "Universidade Federal do Estado do Rio – UNIRIO",
+        ),
+        ("Universidade de São Paulo USP", "Universidade de São Paulo USP"),
+        ("Universidade Federal do PARANÁ", "Universidade Federal do Paraná"),
+        # The name lost before the dash: what is left is still the acronym.
+        ("– UNB", "– UNB"),
+    ],
+)
+def test_an_acronym_in_a_mixed_case_institution_stays_in_capitals(
+    written: str, referenced: str
+) -> None:
+    w = ReviewedWork("d", "T", 1, 1.0, year=2010, doc_type="Dissertação")
+    w.institution = written
+    assert abnt_reference(w).endswith(f"Dissertação (Mestrado) – {referenced}, 2010.")
 
 
 # -- CSV and spreadsheet ------------------------------------------------------------------
@@ -326,8 +352,10 @@ def test_the_html_report_shows_the_flow_each_work_and_its_cited_pages(tmp_path: 
     assert '⚠ resumo curto</p><p class="note">⚠ sem páginas</p></section>' in page
     assert f'<p class="note">{html.escape(abnt_reference(_thesis()))}</p>' in page
     assert "<h2>Fluxo (PRISMA)</h2>" in page and "<h2>Trabalhos</h2>" in page
-    assert '<img src="relevance.png" alt="Trabalhos por nível">' in page
-    assert "<figcaption>Trabalhos por nível</figcaption>" in page
+    # One work is "alta", one "baixa", and the pending one has no level yet: it is not counted.
+    counts = "Trabalhos por nível: alta 1, média 0, baixa 1, nenhuma 0"
+    assert f'<img src="relevance.png" alt="{counts}">' in page
+    assert f"<figcaption>{counts}</figcaption>" in page
     assert "<b>Relevância:</b> alta — trata   exatamente do tema" in page
     assert (tmp_path / "html" / "relevance.png").stat().st_size > 0
 
@@ -431,3 +459,40 @@ def test_a_spreadsheet_of_one_work_with_an_accented_exclusion_reason(tmp_path: P
     assert rows[0][:3] == ("rank", "id", "title") and rows[1][:2] == (2, "a1")
     prisma = {k: v for k, v in wb["prisma"].iter_rows(values_only=True)}
     assert prisma["exclusion_reasons"] == '{"fora do período": 1}'  # readable, not escaped
+
+
+# A process whose locale is not UTF-8 (the C locale of a cron job or a minimal container, with
+# Python's UTF-8 mode and locale coercion off) writes ASCII unless told otherwise.
+_EXPORT_IN_C_LOCALE = """
+import sys
+from pathlib import Path
+from colmeia.apps.literature import Review
+from colmeia.apps.literature.export import export_review
+review = Review.load(Path(sys.argv[1]))
+for name in sys.argv[2:]:
+    export_review(review, Path(name))
+"""
+
+
+def test_an_export_is_the_same_utf8_file_whatever_the_locale_of_the_process(
+    tmp_path: Path,
+) -> None:
+    review = _review()
+    saved = review.save(tmp_path / "review.json")
+    here = [export_review(review, tmp_path / f"revisao.{ext}") for ext in ("csv", "ris", "bib")]
+    there = [tmp_path / "c" / p.name for p in here]
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0"}
+    env.pop("PYTHONUTF8", None)
+    # The child imports the colmeia this test imported, wherever it was imported from.
+    env["PYTHONPATH"] = str(Path(colmeia.__file__).parents[1])
+    run = subprocess.run(
+        [sys.executable, "-X", "utf8=0", "-c", _EXPORT_IN_C_LOCALE, str(saved), *map(str, there)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    for mine, theirs in zip(here, there, strict=True):
+        assert "Conceição" in mine.read_bytes().decode("utf-8")
+        assert theirs.read_bytes() == mine.read_bytes(), theirs.name

@@ -122,3 +122,44 @@ def test_a_language_violation_names_the_required_language() -> None:
             "not Portuguese (confidence 1.00)",
         }
     ]
+
+
+def test_a_number_glued_to_a_word_is_still_a_phone_number() -> None:
+    # Only a digit, ".", "/" or "-" right before a number makes it the tail of a longer one.
+    assert found("Peça pelo FAX(11) 4002-8922.") == [("phone", "(11) 4002-8922")]
+    assert found("Peça pelo fone:(11) 4002-8922.") == [("phone", "(11) 4002-8922")]
+
+
+def test_an_allowed_e_mail_address_does_not_allow_the_phone_number_its_digits_spell() -> None:
+    allow = ["sac1140028922@loja.com.br"]
+    assert found("Escreva para sac1140028922@loja.com.br.", allow=allow) == []
+    assert found("Ligue (11) 4002-8922.", allow=allow) == [("phone", "(11) 4002-8922")]
+
+
+def _store_policy(store: str) -> Policy:
+    spec = PolicyFile(
+        default=PolicyRules(forbidden_terms=["barato"], allow=["loja.com.br"]),
+        stores={"Loja Centro": PolicyRules(forbidden_terms=["grátis"], allow=["centro.com.br"])},
+    )
+    return PolicySet(spec).resolve(
+        category="", store=store, locale="pt", question="?", threshold=8, max_rewrites=3
+    )
+
+
+def test_a_store_section_adds_forbidden_terms_and_allowed_sites_to_the_defaults() -> None:
+    store = _store_policy("Loja Centro")
+    assert store.forbidden_terms == ("barato", "grátis")
+    assert store.allow == ("loja.com.br", "centro.com.br")
+    text = "Frete grátis e preço barato: veja loja.com.br, centro.com.br ou outra.com.br."
+    assert [(v.rule, v.found) for v in store.check(text)] == [
+        ("link", "outra.com.br"),
+        ("terms", "barato"),
+        ("terms", "grátis"),
+    ]
+    # Another store keeps the defaults alone.
+    other = _store_policy("Loja Norte")
+    assert [(v.rule, v.found) for v in other.check(text)] == [
+        ("link", "centro.com.br"),
+        ("link", "outra.com.br"),
+        ("terms", "barato"),
+    ]

@@ -40,7 +40,9 @@ _PARTICLES = {"de", "da", "do", "das", "dos", "e", "em", "na", "no", "para", "de
 def _institution(name: str) -> str:
     words = " ".join(name.split()).split(" ")
     # A name written all in capitals has short words that are no acronyms ("GOIÁS", "RIO"):
-    # there, only a word in parentheses or after a dash is one ("(UFG)", "- PUCRS").
+    # there, only a word in parentheses or after a dash is one ("(UFG)", "- PUCRS"). In a name
+    # written in mixed case, such a word is one too ("(UFPR)", "– UNIRIO"), and so is any
+    # short word in capitals ("USP"); a longer one is a shouted word ("PARANÁ").
     shouting = name.isupper()
     out = []
     for i, word in enumerate(words):
@@ -48,7 +50,7 @@ def _institution(name: str) -> str:
         marked = word.startswith("(") or (i > 0 and words[i - 1] in ("-", "–", "—"))
         if i and low in _PARTICLES:
             out.append(low)
-        elif word.isupper() and i and (marked if shouting else len(word) <= 5):
+        elif word.isupper() and i and (marked or (not shouting and len(word) <= 5)):
             out.append(word)  # an acronym: UFG, PUC, USP
         else:
             out.append(word[:1].upper() + word[1:].lower() if word.isupper() else word)
@@ -291,9 +293,11 @@ def html_report(review: Review, path: Path) -> Path:
     report.metrics({k: v for k, v in counts.items() if not isinstance(v, dict)})
     levels = list(RELEVANCE_LEVELS)
     values = [sum(1 for w in review.works if w.relevance == lv) for lv in levels]
-    report.figure(
-        "relevance", bar_figure(levels, values, title="Relevância"), "Trabalhos por nível"
+    # The counts are in the caption too: the image's alt text, and what a reader can copy.
+    caption = "Trabalhos por nível: " + ", ".join(
+        f"{lv} {n}" for lv, n in zip(levels, values, strict=True)
     )
+    report.figure("relevance", bar_figure(levels, values, title="Relevância"), caption)
     report.heading("Trabalhos")
     for w in review.works:
         head = f"{w.rank}. {html.escape(w.title)}"
