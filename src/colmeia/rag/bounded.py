@@ -30,7 +30,7 @@ T = TypeVar("T")
 Opts = TypeVar("Opts")
 
 # "__main__" too: a child then need not import the main script again (as the CLI's)
-_PRELOAD = ["__main__", "colmeia.rag.pipeline", "colmeia.rag.ingest"]
+_PRELOAD = ["colmeia.rag.reader_child", "__main__", "colmeia.rag.pipeline", "colmeia.rag.ingest"]
 # a reader that failed with its peak address space this close to the bound ran out of memory
 _NEAR_BOUND = 0.9
 
