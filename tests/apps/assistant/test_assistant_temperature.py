@@ -1,4 +1,5 @@
-"""The assistant's model calls are sent at temperature 0 unless configured, and each turn
+"""The assistant's model calls are sent at the configured temperature (0 for runs that must
+repeat; by default none, the server's own), and each turn
 records the temperature it used (llama.cpp samples at 0.8 when none is sent, so two runs of
 one question routed and read differently). Scripted model over real HTTP."""
 
@@ -18,8 +19,9 @@ def _roles() -> Roles:
 
 
 async def test_every_model_call_is_sent_at_temperature_zero_and_the_turn_says_so(
-    scripted: Any, assistant: Any
+    scripted: Any, assistant: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("COLMEIA_ASSISTANT_TEMPERATURE", "0")
     roles = _roles()
     bot = await assistant(scripted(roles))
     result = await bot.ask("t1", QUESTION)
