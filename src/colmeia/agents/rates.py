@@ -23,14 +23,19 @@ __all__ = ["rate_notes"]
 _PCT = r"(?P<pct>\d+(?:[.,]\d+)?)\s?%"
 _ADDS = r"gorjeta|acr[ée]scimo|aumento|reajuste|taxa de servi[çc]o|propina|recargo|incremento"
 _TAKES = r"desconto|redu[çc][ãa]o|abatimento|descuento|rebaja|reducci[óo]n"
-_ADD = re.compile(
-    rf"{_PCT}\s+(?:de|del)\s+(?P<w>{_ADDS})\b|\b(?P<w2>{_ADDS})\s+(?:de|del)\s+{_PCT.replace('pct', 'pct2')}",
-    re.I,
-)
-_TAKE = re.compile(
-    rf"{_PCT}\s+(?:de|del)\s+(?P<w>{_TAKES})\b|\b(?P<w2>{_TAKES})\s+(?:de|del)\s+{_PCT.replace('pct', 'pct2')}",
-    re.I,
-)
+
+
+def _percent_of(words: str) -> re.Pattern[str]:
+    """ "10% de <word>" or "<word> de 10%", for any of ``words``."""
+    return re.compile(
+        rf"{_PCT}\s+(?:de|del)\s+(?:{words})\b|\b(?:{words})\s+(?:de|del)\s+"
+        + _PCT.replace("pct", "pct2"),
+        re.I,
+    )
+
+
+_ADD = _percent_of(_ADDS)
+_TAKE = _percent_of(_TAKES)
 _PERIODS = {
     "mês": "month",
     "mes": "month",
