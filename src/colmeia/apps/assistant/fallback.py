@@ -4,8 +4,8 @@ With a model, a turn can end with nothing for the person: the model's reply is e
 tool calls cannot be read twice running (the client gives up: a model error), a refused handoff
 or repeated hand-offs reach the step or handoff cap, or the agent's last word is empty. Offline
 the same question has an answer — the registry's card for a case that was looked up, the
-ranking's best passages quoted and cited for a question about the laws — so that is what the
-person gets (:func:`fallback_answer`), marked with why. The RAG pipeline run here has no
+question for the number when a case was asked about without one, the ranking's best passages
+quoted and cited for a question about the laws — so that is what the person gets (:func:`fallback_answer`), marked with why. The RAG pipeline run here has no
 model: it does not depend on the model that just failed.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from colmeia.apps.assistant.cases import evidence_cards
 from colmeia.apps.assistant.conversation import resolve_follow_up
-from colmeia.apps.assistant.offline import route_of
+from colmeia.apps.assistant.offline import ASK_NUMBER, asks_about_unnumbered_case, route_of
 from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.errors import ColmeiaError
 
@@ -57,8 +57,10 @@ async def fallback_answer(
 ) -> dict[str, Any] | None:
     """The answer record for a turn left unanswered (``why``), or ``None`` when there is
     nothing better than the message the turn has: the registry's cards when cases were
-    looked up this turn, else — for a question that is not about a case, with ``documents``
-    on — the ranking's cited passages when it found any."""
+    looked up this turn; the question for its number when the person asked about a case
+    without one (their next message is then read as that number); else — for a question that
+    is not about a case, with ``documents`` on — the ranking's cited passages when it found
+    any."""
     turn = state.get("turn", 0)
     found = [e for e in state.get("evidence") or [] if e.get("status") == "found"]
     if found:
@@ -72,6 +74,15 @@ async def fallback_answer(
         }
     users = [m for m in state.get("messages", []) if m.role == "user" and m.turn == turn]
     question = resolve_follow_up(users[-1].content, state.get("cases", [])) if users else ""
+    if question and asks_about_unnumbered_case(question):
+        return {
+            "text": ASK_NUMBER,
+            "agent": "search",
+            "citations": [],
+            "facts": [],
+            "notes": [_NOTE.format(why=why, what="o pedido do número do processo")],
+            "fallback": why,
+        }
     if not documents or not question or route_of(question) == "search":
         return None
     try:

@@ -37,8 +37,10 @@ from colmeia.llm.base import (
 )
 
 __all__ = [
+    "ASK_NUMBER",
     "OFFLINE_MODEL",
     "RulesModel",
+    "asks_about_unnumbered_case",
     "current_request",
     "is_general_question",
     "mentions_case_and_norm",
@@ -144,6 +146,15 @@ def route_of(text: str) -> str:
     if _NO_NUMBER.search(text) or _DESCRIBED.search(text):
         return "search"
     return "main" if is_general_question(text) else "rag"
+
+
+def asks_about_unnumbered_case(text: str) -> bool:
+    """Whether ``text`` asks about a case of the person's without giving its number ("o
+    andamento do meu processo", "não sei o número"): what the rules answer with
+    :data:`ASK_NUMBER`. A web search is not a case question."""
+    if find_case_ids(text) or _WEB.search(text):
+        return False
+    return bool(mentions_case_words(text) or _NO_NUMBER.search(text) or _DESCRIBED.search(text))
 
 
 def is_general_question(text: str) -> bool:
