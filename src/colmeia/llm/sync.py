@@ -6,6 +6,11 @@ and from inside a running event loop (a Jupyter cell, a FastAPI handler), where
 ``asyncio.run`` would refuse. Connections that clients pool per event loop stay open on that
 one loop between calls, so repeated blocking calls reuse them.
 
+A process forked after a call (a ``fork`` start method of multiprocessing, a pre-forking
+server, a test runner's forked workers) starts without that thread, so the child makes its own
+loop on its first call instead of queueing work on a loop no thread runs, where it would wait
+for ever.
+
 :class:`SyncChatModel` gives the model methods as blocking twins on top of it.
 """
 
@@ -14,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import os
 import threading
 from collections.abc import Awaitable, Iterator, Sequence
 from typing import TypeVar
@@ -40,6 +46,18 @@ R = TypeVar("R")
 
 _LOOP: asyncio.AbstractEventLoop | None = None
 _LOOP_LOCK = threading.Lock()
+
+
+def _forget_loop_in_child() -> None:
+    # the parent's loop thread does not exist here, and its lock may have been held at fork
+    # time; the loop object itself is left alone (closing it would touch the parent's fds)
+    global _LOOP, _LOOP_LOCK
+    _LOOP = None
+    _LOOP_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_forget_loop_in_child)
 
 
 def _background_loop() -> asyncio.AbstractEventLoop:
