@@ -6,6 +6,13 @@ Each module listed in ``modules.toml`` is mutated alone, in its own work folder 
 records which of those tests reach each function, and runs only them against each mutant, in
 forked workers. A module that takes longer than its time limit is stopped and reported as such.
 
+A mutant mutmut scores as a timeout is run once more, alone, in a fresh process (its module's
+tests with the mutant switched on, no fork): a hang in mutmut's forked workers can come from
+the fork rather than the mutant (a thread of the parent's missing in the child), and would
+otherwise count as a kill. It is a timeout only if it hangs alone too; if its tests fail it is
+killed, and if they pass it is a survivor. The verdicts are kept in the module's work folder
+(``recheck.json``), so ``--report-only`` does not run them again.
+
 Afterwards the survivors are matched against ``equivalent.toml``: ``[[mutant]]`` entries cannot
 change behaviour (each with a reason; left out of the score), ``[[accepted]]`` entries can but
 are accepted for a stated reason (a log line's wording, say; they stay in the score as
@@ -69,6 +76,8 @@ class Mutant:
     diff: str = ""
     equivalent: Equivalent | None = None
     accepted: Equivalent | None = None
+    #: mutmut timed it out; ``status`` is then its verdict from a run alone
+    rechecked: bool = False
 
 
 @dataclass
@@ -84,6 +93,9 @@ class ModuleResult:
     @property
     def equivalent(self) -> int:
         return sum(m.equivalent is not None for m in self.mutants)
+
+    def rechecked(self, status: str) -> int:
+        return sum(m.rechecked and m.status == status for m in self.mutants)
 
     @property
     def killed(self) -> int:
@@ -235,6 +247,67 @@ def _mutate(module: Module, work: Path, jobs: int, result: ModuleResult) -> None
     result.seconds = time.monotonic() - start
 
 
+def _clean_run_seconds(module: Module, work: Path) -> float:
+    """How long the module's tests take with no mutant on (the yardstick of a recheck)."""
+    start = time.monotonic()
+    code = _run_tests(module, work, "", timeout=900)
+    if code != 0:
+        raise SystemExit(f"{module.name}: its tests fail with no mutant on (exit {code})")
+    return time.monotonic() - start
+
+
+def _run_tests(module: Module, work: Path, mutant: str, timeout: float) -> int | None:
+    """Exit code of the module's tests run alone with ``mutant`` on, or None on a timeout."""
+    env = os.environ | {
+        "MUTANT_UNDER_TEST": mutant,
+        "PYTHONPATH": "src",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    if not mutant:
+        env.pop("MUTANT_UNDER_TEST")
+    args = [sys.executable, "-m", "pytest", "-n0", "-p", "no:cacheprovider", "-q", "-x"]
+    proc = subprocess.Popen(
+        [*args, *module.tests],
+        cwd=work / "mutants",
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return None
+
+
+def recheck_timeouts(
+    module: Module, work: Path, mutants: list[Mutant], limit: float | None = None
+) -> None:
+    """Give each timeout its verdict from a run alone (see the module docstring), each run
+    stopped after ``limit`` seconds (default: ten clean runs, at least a minute)."""
+    timeouts = [m for m in mutants if m.status == "timeout"]
+    if not timeouts:
+        return
+    cache = work / "recheck.json"
+    verdicts: dict[str, str] = (
+        json.loads(cache.read_text(encoding="utf-8")) if cache.exists() else {}
+    )
+    todo = [m for m in timeouts if m.name not in verdicts]
+    if todo:
+        if limit is None:
+            limit = max(60.0, 10 * _clean_run_seconds(module, work))
+        print(f"{module.name}: rechecking {len(todo)} timeouts alone ...", flush=True)
+        for m in todo:
+            code = _run_tests(module, work, m.name, timeout=limit)
+            verdicts[m.name] = "timeout" if code is None else "survived" if code == 0 else "killed"
+            cache.write_text(json.dumps(verdicts, indent=1), encoding="utf-8")
+    for m in timeouts:
+        m.status = verdicts[m.name]
+        m.rechecked = True
+
+
 def _collect(
     module: Module,
     work: Path,
@@ -250,6 +323,7 @@ def _collect(
     for name, code in sorted(codes.items(), key=lambda kv: _natural(kv[0])):
         status = "not checked" if code is None else KILLED.get(code) or NOT_KILLED.get(code, "odd")
         result.mutants.append(Mutant(name, status))
+    recheck_timeouts(module, work, result.mutants)
     unkilled = [m for m in result.mutants if m.status in NOT_KILLED.values() or m.status == "odd"]
     diffs = _diffs(work, module.path, [m.name for m in unkilled])
     for m in unkilled:
@@ -314,6 +388,9 @@ def write_report(
                 "not_checked": r.count("not checked"),
                 "killed": r.killed,
                 "of_which_timeouts": r.count("timeout"),
+                "fork_timeouts_rechecked": {
+                    s: r.rechecked(s) for s in ("timeout", "killed", "survived")
+                },
                 "equivalent": r.equivalent,
                 "survivors": len(r.survivors),
                 "score_percent": round(100 * r.killed / r.scored, 1) if r.scored else None,
@@ -342,6 +419,15 @@ def write_report(
             f"{r.equivalent} | {len(r.survivors)} | {_pct(r.killed, r.scored)} | "
             f"{r.seconds:.0f} s | {r.error} |"
         )
+    rechecks = [r for r in results if any(m.rechecked for m in r.mutants)]
+    if rechecks:
+        md += ["", "Timeouts in mutmut's forked workers, each run again alone:", ""]
+        for r in rechecks:
+            md.append(
+                f"- {r.module.name}: {r.rechecked('timeout')} hung again (killed: a hang), "
+                f"{r.rechecked('killed')} failed (killed), {r.rechecked('survived')} passed "
+                "(survivors)"
+            )
     for r in results:
         if not r.survivors:
             continue

@@ -3,6 +3,8 @@ exists, and every mutant marked equivalent still exists in its module and says w
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import run_mutation as rm
 
@@ -49,3 +51,32 @@ def test_a_survivor_is_matched_to_an_equivalent_by_function_and_changed_lines() 
     assert rm.match_equivalent("numbers", name, DIFF, known) is None
     other = DIFF.replace('+    if kind != "process":', '+    if kind == "XXprocessXX":')
     assert rm.match_equivalent("ids", name, other, known) is None
+
+
+TESTS_BY_MUTANT = """
+import os, time
+
+def test_it():
+    mutant = os.environ.get("MUTANT_UNDER_TEST", "")
+    if mutant.endswith("hangs"):
+        time.sleep(60)
+    assert not mutant.endswith("fails")
+"""
+
+
+def test_a_timeout_is_scored_by_a_run_alone_hang_fail_or_pass(tmp_path: Path) -> None:
+    # mutmut's forked workers can hang for a reason of the fork's, not the mutant's: a
+    # timeout only counts as a kill when the mutant's tests also hang (or fail) run alone
+    (tmp_path / "mutants" / "tests").mkdir(parents=True)
+    (tmp_path / "mutants" / "tests" / "test_by_mutant.py").write_text(TESTS_BY_MUTANT)
+    module = rm.Module("m", "src/m.py", ["tests/test_by_mutant.py"], 60)
+    mutants = [rm.Mutant(f"m.x_f__{how}", "timeout") for how in ("hangs", "fails", "passes")]
+    mutants.append(rm.Mutant("m.x_f__killed", "killed"))
+    rm.recheck_timeouts(module, tmp_path, mutants, limit=8)
+    assert [m.status for m in mutants] == ["timeout", "killed", "survived", "killed"]
+    assert [m.rechecked for m in mutants] == [True, True, True, False]
+    # the verdicts are kept: a report-only pass does not run the tests again
+    (tmp_path / "mutants" / "tests" / "test_by_mutant.py").write_text("x = (")
+    again = [rm.Mutant(f"m.x_f__{how}", "timeout") for how in ("hangs", "fails", "passes")]
+    rm.recheck_timeouts(module, tmp_path, again, limit=8)
+    assert [m.status for m in again] == ["timeout", "killed", "survived"]
