@@ -286,7 +286,7 @@ def recheck_timeouts(
     module: Module, work: Path, mutants: list[Mutant], limit: float | None = None
 ) -> None:
     """Give each timeout its verdict from a run alone (see the module docstring), each run
-    stopped after ``limit`` seconds (default: ten clean runs, at least a minute)."""
+    stopped after ``limit`` seconds (default: five clean runs, at least a minute)."""
     timeouts = [m for m in mutants if m.status == "timeout"]
     if not timeouts:
         return
@@ -297,7 +297,7 @@ def recheck_timeouts(
     todo = [m for m in timeouts if m.name not in verdicts]
     if todo:
         if limit is None:
-            limit = max(60.0, 10 * _clean_run_seconds(module, work))
+            limit = max(60.0, 5 * _clean_run_seconds(module, work))
         print(f"{module.name}: rechecking {len(todo)} timeouts alone ...", flush=True)
         for m in todo:
             code = _run_tests(module, work, m.name, timeout=limit)
