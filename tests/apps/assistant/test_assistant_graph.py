@@ -176,11 +176,10 @@ async def test_clarification_pauses_the_thread_and_the_answer_resumes_it(
     result = await bot.ask("t1", "como está meu processo?")
     assert result.status == "waiting_clarification"
     assert result.answer == "Qual é o número do processo?"
-    with pytest.raises(InputError, match="waiting"):
-        await bot.ask("t1", "outra pergunta")
     with pytest.raises(InputError, match="answer to its question"):
         await bot.resume("t1", {"action": "approve"})
-    done = await bot.resume("t1", "TC 32/2023")
+    # the person types the number as a new message: it is the answer, as in `chat`
+    done = await bot.ask("t1", "TC 32/2023")
     assert done.status == "answered"
     assert [f["number"] for f in done.facts] == ["TC/000032/2023"]
     assert [m["role"] for m in await bot.history("t1")] == [
@@ -210,6 +209,9 @@ async def test_approval_then_resume_runs_the_side_effect_once(
     assert result.waiting is not None
     assert result.waiting["tool"] == "subscribe_updates"
     assert registry.subscriptions() == []  # nothing happens before approval
+    with pytest.raises(InputError, match="waiting for an approval"):
+        await bot.ask("t1", "sim, pode inscrever")  # a side effect needs an explicit approval
+    assert registry.subscriptions() == []
     done = await bot.resume("t1", {"action": "approve"})
     assert done.status == "answered"
     subs = registry.subscriptions()

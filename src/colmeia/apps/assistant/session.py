@@ -139,7 +139,15 @@ class Assistant:
         flags: Flags | dict[str, bool] | None = None,
         attachments: Sequence[str] = (),
     ) -> TurnResult:
-        """Ask ``text`` in ``thread_id``; a thread waiting for an answer is refused."""
+        """Ask ``text`` in ``thread_id``.
+
+        A thread waiting for the answer to its question ("Qual é o número?") takes ``text`` as
+        that answer, as ``chat`` does: a person answers by typing, whichever command they use.
+        A thread waiting for an approval is refused (approve or reject it with :meth:`resume`).
+        """
+        pending = await self.pending(thread_id)
+        if pending is not None and pending.get("type") == "clarification":
+            return await self.resume(thread_id, text)
         return await self._run(thread_id, self._input(text, flags, attachments))
 
     async def resume(self, thread_id: str, value: Any) -> TurnResult:
@@ -177,8 +185,8 @@ class Assistant:
         config = self._config(thread_id)
         if not isinstance(payload, Command) and await self.pending(thread_id) is not None:
             raise InputError(
-                f"thread {thread_id!r} is waiting for an answer or approval; use resume "
-                "(approve, reject or answer) first"
+                f"thread {thread_id!r} is waiting for an approval; approve or reject it first "
+                "(resume)"
             )
         with track_usage() as tracker:
             await self._g.ainvoke(payload, config)
