@@ -45,6 +45,7 @@ HERE = Path(__file__).resolve().parent
 MODULES_FILE = HERE / "modules.toml"
 EQUIVALENT_FILE = HERE / "equivalent.toml"
 REPORTS = ROOT / "reports" / "mutation"
+TIMEOUT_MULTIPLIER = 4.0
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code), folded into what the score needs
 KILLED = {1: "killed", 3: "killed", 36: "timeout", -24: "timeout", 24: "timeout", 152: "timeout"}
@@ -186,6 +187,10 @@ def _pyproject_for(module: Module) -> str:
         'pytest_add_cli_args = ["-n0", "-p", "no:cacheprovider", "-q", "-x"]',
         'also_copy = ["data", "examples"]',
         "use_git_change_detection = false",
+        # a hang is caught after 4 (not 15) times the tests' usual time: every timeout is run
+        # again alone (recheck_timeouts), so a slow run under load is not scored as a kill,
+        # and a module with many hanging mutants no longer waits minutes on each
+        f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
         "",
     ]
     return text + "\n".join(lines)
