@@ -612,3 +612,31 @@ def test_the_query_vector_is_float32_whatever_the_embedder_returns(tmp_path: Pat
     vec = Retriever(store, "c", embedder=Float64()).embed_query("prazo")  # type: ignore[arg-type]
     assert vec.dtype == np.float32
     assert vec.tolist() == [1.0, 0.5]
+
+
+def test_an_empty_collection_filtered_by_program_finds_nothing(tmp_path: Path) -> None:
+    """A collection with no passages yet answers a program-filtered search with no hits."""
+    store = _plain_store(tmp_path, {"a": [("prazo", 0, 5)]})
+    store.ensure_collection("vazia")
+    for filters in (Filters(program="direito"), Filters(program="direito", year_from=2000)):
+        assert Retriever(store, "vazia").search("prazo", 5, filters=filters) == []
+    assert Retriever(store, ["vazia", "c"]).search("prazo", 5, filters=Filters(program="x")) == []
+
+
+def test_a_collection_whose_vectors_were_all_replaced_without_is_searched_by_words(
+    tmp_path: Path,
+) -> None:
+    """A collection embedded once and then re-ingested without an embedder keeps its embedder's
+    name but has no vector left: a search with that embedder falls back to the words (it used
+    to fail inside the vector library), and no vectors are handed back."""
+    embedder = Table({"apelação": [1, 0, 0, 0]})
+    store = _vector_store(tmp_path, embedder, {"a": (None, ["apelação"])})
+    store.replace_document(
+        "c", StoredDocument("a", "h2"), [StoredChunk("a#0", "a", 0, "apelação nova", char_end=9)]
+    )
+    info = store.collection("c")
+    assert info is not None and info.embedder == embedder.name
+    r = Retriever(store, "c", embedder=embedder)
+    hits = r.search("apelação", 5)
+    assert [(h.chunk_id, h.lexical_rank, h.dense_rank) for h in hits] == [("a#0", 1, None)]
+    assert r.chunk_vectors(["a#0"]) == {}
