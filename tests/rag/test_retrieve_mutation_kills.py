@@ -230,12 +230,16 @@ def test_a_rebuild_beside_a_vector_file_is_quiet(
 def test_the_save_warnings_give_the_reason(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """When an index cannot be saved the log line names the operating system's reason."""
+    """When an index cannot be saved the log line names the operating system's reason, once:
+    the index built is kept in memory, so later searches neither rebuild it nor warn again."""
     embedder = Table({"apelação": [1, 0, 0, 0]})
     store = _vector_store(tmp_path / "store", embedder, {"a": (2019, ["apelação"])})
     store.index_dir.mkdir(parents=True, exist_ok=True)
     (store.index_dir / "c").write_text("not a folder", encoding="utf-8")
     with caplog.at_level(logging.WARNING, logger="colmeia.rag.retrieve"):
+        r = Retriever(store, "c", embedder=embedder)
+        for _ in range(3):
+            assert r.search("apelação", 5)
         assert Retriever(store, "c", embedder=embedder).search("apelação", 5)
     messages = [r.getMessage() for r in caplog.records if r.name == "colmeia.rag.retrieve"]
     assert len(messages) == 2, messages
