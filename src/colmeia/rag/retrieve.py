@@ -391,8 +391,12 @@ def _dense_for(
     dense = DenseIndex.load(path)
     if dense is None:
         ids, matrix = store.vectors(collection)
+        if not matrix.size:
+            # The embedder is recorded but no passage has a vector (re-ingested without one):
+            # search by words alone, as in a collection that was never embedded.
+            return None
         pos = {cid: i for i, cid in enumerate(idx.chunk_ids)}
-        aligned = np.zeros((len(idx.chunk_ids), matrix.shape[1] if matrix.size else 1), np.float32)
+        aligned = np.zeros((len(idx.chunk_ids), matrix.shape[1]), np.float32)
         for cid, row in zip(ids, matrix, strict=True):
             if cid in pos:
                 aligned[pos[cid]] = row
