@@ -59,6 +59,8 @@ class Module:
     path: str
     tests: list[str]
     timeout: int
+    #: mutmut's timeout_multiplier for this module (see _pyproject_for)
+    timeout_multiplier: float = 4.0
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,13 @@ def load_modules(path: Path = MODULES_FILE) -> list[Module]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     default_timeout = int(data.get("timeout", 900))
     modules = [
-        Module(m["name"], m["path"], list(m["tests"]), int(m.get("timeout", default_timeout)))
+        Module(
+            m["name"],
+            m["path"],
+            list(m["tests"]),
+            int(m.get("timeout", default_timeout)),
+            float(m.get("timeout_multiplier", TIMEOUT_MULTIPLIER)),
+        )
         for m in data["module"]
     ]
     for m in modules:
@@ -187,10 +195,11 @@ def _pyproject_for(module: Module) -> str:
         'pytest_add_cli_args = ["-n0", "-p", "no:cacheprovider", "-q", "-x"]',
         'also_copy = ["data", "examples"]',
         "use_git_change_detection = false",
-        # a hang is caught after 4 (not 15) times the tests' usual time: every timeout is run
-        # again alone (recheck_timeouts), so a slow run under load is not scored as a kill,
-        # and a module with many hanging mutants no longer waits minutes on each
-        f"timeout_multiplier = {TIMEOUT_MULTIPLIER}",
+        # by default a hang is caught after 4 (not 15) times the tests' usual time: every
+        # timeout is run again alone (recheck_timeouts), so a slow run under load is not
+        # scored as a kill, and a module with many hanging mutants does not wait minutes on
+        # each; a module whose tests wait on deadlines of their own sets more in modules.toml
+        f"timeout_multiplier = {module.timeout_multiplier}",
         "",
     ]
     return text + "\n".join(lines)
