@@ -48,6 +48,7 @@ from colmeia.apps.assistant.cases import (
     evidence_cards,
     lookup_case,
     search_cases,
+    search_terms,
 )
 from colmeia.apps.assistant.conversation import (
     aspect_of,
@@ -72,10 +73,14 @@ from colmeia.apps.assistant.ids import (
     read_case_id,
     read_case_ids,
 )
+from colmeia.apps.assistant.invented import invented_lookups, numbers_given
 from colmeia.apps.assistant.offline import (
+    ASK_NUMBER,
     OFFLINE_MODEL,
     RulesModel,
+    asks_about_unnumbered_case,
     current_request,
+    describes_a_case,
     mentions_case_and_norm,
     mentions_norm,
     route_of,
@@ -620,6 +625,10 @@ class AssistantGraph:
                 # a question naming a norm (LGPD, Lei 9.784) is about documents: no case to
                 # look up and nothing to ask (the 0.5B model asked "qual é a sua dúvida?")
                 return [_guard_call("transfer_to_rag", task=text)]
+        if agent == "search" and "lookup_case" in names:
+            replaced = self._instead_of_invented(calls, text, ids, offered, state)
+            if replaced is not None:
+                return replaced
         looked_up = any(
             e.get("agent") == "search"
             and e.get("turn") == turn
@@ -647,6 +656,34 @@ class AssistantGraph:
             if not ids and route_of(text) == "rag" and ("ask_user" in names or searches_a_norm):
                 return [_guard_call("transfer_to_main", reason="a pergunta não é sobre um caso")]
         return calls
+
+    def _instead_of_invented(
+        self,
+        calls: list[ToolCall],
+        text: str,
+        ids: list[CaseId],
+        offered: set[str],
+        state: AssistantState,
+    ) -> list[ToolCall] | None:
+        """What the search agent does instead of looking up a number nobody gave
+        (:mod:`colmeia.apps.assistant.invented`): the request's own numbers, a search for the
+        case it describes, or the question for its number; ``None`` when no number was
+        invented (or there is nothing better to do)."""
+        today = self.config.today
+        texts = [m.content or "" for m in state.get("messages", [])]
+        known = numbers_given(text, texts, state.get("cases", []), today)
+        invented = invented_lookups(calls, known, text, today)
+        if not invented:
+            return None
+        log.info("lookup of a number nobody gave replaced: %s", [c.arguments for c in invented])
+        if ids:
+            return [_guard_call("lookup_case", number=i.canonical) for i in ids[:5]]
+        terms = search_terms(text)
+        if describes_a_case(text) and terms and "search_cases" in offered:
+            return [_guard_call("search_cases", query=" ".join(terms))]
+        if asks_about_unnumbered_case(text) and "ask_user" in offered:
+            return [_guard_call("ask_user", question=ASK_NUMBER)]
+        return None
 
     def _guard(
         self, agent: str, view: Sequence[Message], state: AssistantState, flags: Flags

@@ -42,6 +42,7 @@ __all__ = [
     "RulesModel",
     "asks_about_unnumbered_case",
     "current_request",
+    "describes_a_case",
     "is_general_question",
     "mentions_case_and_norm",
     "mentions_norm",
@@ -155,6 +156,12 @@ def asks_about_unnumbered_case(text: str) -> bool:
     if find_case_ids(text) or _WEB.search(text):
         return False
     return bool(mentions_case_words(text) or _NO_NUMBER.search(text) or _DESCRIBED.search(text))
+
+
+def describes_a_case(text: str) -> bool:
+    """Whether ``text`` describes a case instead of numbering it ("não sei o número, é sobre
+    a merenda…", "o processo da Construtora X"): one to find with ``search_cases``."""
+    return bool(_NO_NUMBER.search(text) or _DESCRIBED.search(text))
 
 
 def is_general_question(text: str) -> bool:
