@@ -124,3 +124,23 @@ async def test_the_number_typed_after_a_fallback_ask_is_read_as_the_case(
     assert answered.status == "answered", answered.answer
     assert [f["number"] for f in answered.facts if f["status"] == "found"] == [CASE]
     assert answered.answer.startswith(f"Processo {CASE}")
+
+
+async def test_an_empty_reply_after_the_movements_gets_the_registrys_card(
+    scripted: Any, assistant: Any
+) -> None:
+    # the 1.5B listed the movements, then wrote nothing: the person got an empty answer
+    def movements_then_nothing(req: SimRequest) -> Reply:
+        if not req.tool_results:
+            return call("case_movements", number=CASE, limit=10)
+        return Reply(content="")
+
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")], search=[movements_then_nothing]
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", f"Quais as últimas movimentações do processo {CASE}?")
+    # Red without it: status "answered" with an empty answer and no facts.
+    assert result.status == "answered" and result.fallback is not None, result.answer
+    assert result.answer.startswith(f"Processo {CASE}")
+    assert [f["number"] for f in result.facts] == [CASE]

@@ -1329,14 +1329,19 @@ class AssistantGraph:
             why = status if status in UNANSWERED else "empty_answer"
             documents = Flags.from_dict(state.get("flags")).enable_rag_processing
             found = await fallback_answer(dict(state), self._ranker, why, documents=documents)
+            if found is None:
+                found = await self._registry_fallback(state, why)
             if found is not None:
                 log.info("turn %s unanswered by the model (%s): offline answer given", turn, why)
                 error = (state.get("answer") or {}).get("error")
                 found.update({"mode": "model", **({"error": error} if error else {})})
                 msg = ChatMessage.assistant(found["text"], agent="main", turn=turn, kind="answer")
                 return {"status": "answered", "answer": found, "messages": [msg], "pending": None}
-        if state.get("answer") is not None and status != "handoff_limit":
-            return {"status": status, "pending": None}
+        answer = state.get("answer")
+        if answer is not None and status != "handoff_limit":
+            if status != "answered" or str(answer.get("text") or "").strip():
+                return {"status": status, "pending": None}
+            status = "error"  # an empty answer never reaches the person as one
         texts = {
             "handoff_limit": (
                 f"Não consegui concluir: a pergunta passou de um agente a outro "
@@ -1352,6 +1357,39 @@ class AssistantGraph:
         msg = ChatMessage.assistant(text, agent="main", turn=turn, kind="answer")
         answer = {"text": text, "agent": "main", "citations": [], "facts": [], "notes": []}
         return {"status": status, "answer": answer, "messages": [msg], "pending": None}
+
+    async def _registry_fallback(self, state: AssistantState, why: str) -> dict[str, Any] | None:
+        """A question with case numbers the model left unanswered (the 1.5B listed the
+        movements, then wrote nothing): the registry's cards for those numbers, looked up here
+        without a model."""
+        turn = state.get("turn", 0)
+        users = [m for m in state.get("messages", []) if m.role == "user" and m.turn == turn]
+        if not users:
+            return None
+        text = resolve_follow_up(users[-1].content or "", state.get("cases", []))
+        ids = [i for i in find_case_ids(text, today=self.config.today) if isinstance(i, CaseId)]
+        if not ids:
+            return None
+        try:
+            evidence = [
+                await lookup_case(self.registry, i.canonical, today=self.config.today)
+                for i in ids[:5]
+            ]
+        except ColmeiaError as exc:
+            log.info("no registry fallback for %r: %s", text[:80], exc)
+            return None
+        found = [e for e in evidence if e.get("status") == "found"]
+        return {
+            "text": evidence_cards(evidence),
+            "agent": "search",
+            "citations": [],
+            "facts": found,
+            "notes": [
+                "O modelo de linguagem não concluiu esta resposta "
+                f"({why}); segue a resposta sem o modelo: os dados do cadastro."
+            ],
+            "fallback": why,
+        }
 
     # ------------------------------------------------------------------ wiring
     def _build(self) -> StateGraph[AssistantState]:
