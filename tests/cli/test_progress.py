@@ -94,7 +94,12 @@ def test_ctrl_c_says_how_far_it_got_and_how_to_continue(tmp_path: Path) -> None:
     assert proc.stderr is not None
     first = proc.stderr.readline()  # the first plain progress line: ingestion has started
     assert first.startswith("ingest: 0/4000 files"), first
-    time.sleep(1.0)
+    # interrupt once some files are done (a fixed second was not enough on loaded cores)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        done = re.match(r"ingest: (\d+)/4000 files", proc.stderr.readline())
+        if done and int(done.group(1)) > 0:
+            break
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

@@ -76,3 +76,26 @@ async def test_a_wrong_number_beside_the_persons_own_is_replaced_by_theirs(
     bot = await assistant(scripted(roles))
     result = await bot.ask("t1", f"Quais as últimas movimentações do processo {CASE}?")
     assert [f["number"] for f in result.facts if f["status"] == "found"] == [CASE]
+
+
+async def test_the_number_given_after_the_guards_question_is_looked_up_even_if_the_model_wont(
+    scripted: Any, assistant: Any
+) -> None:
+    # the real 1.5B, given "32/2023", wrote a tool call as text and a made-up record
+    made_up = "Processo TC/000032/2023: Local: Unidade de Contas, desde 2023-01-01."
+
+    def search(req: SimRequest) -> Reply:
+        if "Resposta da pessoa" not in str(req.messages):
+            return call("lookup_case", number="TC/1234567890")  # invented: the guard asks
+        if req.tool_results and "lookup_case" in str(req.messages[-1]):
+            return Reply(content="")  # after the lookup: the registry's card stands
+        return Reply(content=made_up)
+
+    roles = Roles(main=[call("transfer_to_search", reason="processo")], search=[search])
+    bot = await assistant(scripted(roles))
+    asked = await bot.ask("t1", "Preciso saber do andamento do meu processo")
+    assert asked.status == "waiting_clarification"
+    result = await bot.ask("t1", "32/2023")
+    # Red when the first guard (the question) kept the second (the lookup) from running.
+    assert [f["number"] for f in result.facts if f["status"] == "found"] == [CASE], result.answer
+    assert "Unidade de Contas" not in result.answer

@@ -702,12 +702,12 @@ class AssistantGraph:
         moved = {
             (h.get("from"), h.get("to")) for h in state.get("handoffs", []) if h.get("turn") == turn
         }
-        called = [
-            c
-            for m in state.get("messages", [])
-            if m.turn == turn and m.agent == agent
-            for c in m.tool_calls
-        ]
+        this_turn = [m for m in state.get("messages", []) if m.turn == turn]
+        # the person's answer to a question starts afresh: a guard that asked for the number
+        # does not keep the guard from looking up the number they gave
+        replies = [i for i, m in enumerate(this_turn) if m.role == "tool" and m.name == "ask_user"]
+        since = this_turn[replies[-1] + 1 :] if replies else this_turn
+        called = [c for m in since if m.agent == agent for c in m.tool_calls]
         if any(c["id"].startswith("guard_") for c in called):
             return []
         if agent == "main":
