@@ -78,6 +78,24 @@ async def test_a_mixed_questions_case_part_handed_back_after_the_lookup_goes_on_
     assert "Situação atual: Aguardando defesa" in result.answer and _numbers(result) == [CASE]
 
 
+async def test_a_question_back_after_every_number_was_looked_up_gives_way_to_the_record(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        search=[
+            call("lookup_case", number="000032/2023"),
+            call("ask_user", question="Onde está meu processo e desde quando?"),
+        ],
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", f"Onde está o processo {CASE} e desde quando?")
+    # Red when the question stands: the person is asked their own question back (the 0.5B
+    # model did this in CI) and the thread waits on it.
+    assert result.status == "answered", result.as_dict()
+    assert "Situação atual: Aguardando defesa" in result.answer and _numbers(result) == [CASE]
+
+
 async def test_a_case_part_silent_on_the_status_gives_way_to_the_record(
     scripted: Any, assistant: Any
 ) -> None:

@@ -640,6 +640,22 @@ class AssistantGraph:
             # "onde está o processo X e desde quando?" looked up, then handed back: the
             # question was all about the case, and the answer is the registry's record
             return []
+        if agent == "search" and ids and "ask_user" in names and not mentions_norm(text):
+            # every number the person gave was looked up this turn: the answer is the
+            # registry's record, not a question back (the 0.5B model, having looked up
+            # TC/000032/2023, asked the person "Onde está meu processo e desde quando?")
+            read = {
+                r.canonical
+                for e in state.get("tool_log", [])
+                if e.get("agent") == "search"
+                and e.get("turn") == turn
+                and e.get("tool") == "lookup_case"
+                for r in read_case_ids(
+                    str((e.get("arguments") or {}).get("number") or ""), today=self.config.today
+                )[:1]
+            }
+            if {i.canonical for i in ids} <= read:
+                return []
         if agent == "search" and mixed and looked_up and names & {"ask_user", "transfer_to_main"}:
             # the case part of a split question, looked up: its answer is the registry's
             # record, and the legal part goes on to the documents (not back to the coordinator)
