@@ -16,6 +16,7 @@ import pytest
 from rich.console import Console
 
 from colmeia.cli.progress import Progress, format_eta, format_rate
+from colmeia.errors import ConfigurationError
 from ctrl_c import sigint_as_in_a_terminal
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -82,6 +83,10 @@ def test_ctrl_c_says_how_far_it_got_and_how_to_continue(tmp_path: Path) -> None:
         (docs / f"doc{i:04d}.txt").write_text(f"Documento {i}. Texto de teste número {i}.\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
     env["COLMEIA_HOME"] = str(tmp_path / "home")
+    # a line every 0.1 s: the test sees the count move, however fast or loaded the cores are
+    # (with the default 10 s, all 4000 files were done before the second line and the
+    # interrupt came after the work)
+    env["COLMEIA_PROGRESS_INTERVAL"] = "0.1"
     proc = subprocess.Popen(
         [sys.executable, "-m", "colmeia", "ingest", str(docs), "-c", "docs"],
         cwd=tmp_path,
@@ -94,11 +99,13 @@ def test_ctrl_c_says_how_far_it_got_and_how_to_continue(tmp_path: Path) -> None:
     assert proc.stderr is not None
     first = proc.stderr.readline()  # the first plain progress line: ingestion has started
     assert first.startswith("ingest: 0/4000 files"), first
-    # interrupt once some files are done (a fixed second was not enough on loaded cores)
+    # interrupt once some files are done, and not all (a fixed second was not enough on
+    # loaded cores)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         done = re.match(r"ingest: (\d+)/4000 files", proc.stderr.readline())
-        if done and int(done.group(1)) > 0:
+        assert done and int(done.group(1)) < 4000, "all files done before the interrupt"
+        if int(done.group(1)) > 0:
             break
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -107,3 +114,13 @@ def test_ctrl_c_says_how_far_it_got_and_how_to_continue(tmp_path: Path) -> None:
     m = re.search(r"interrupted: (\d+) of 4000 files done — rerun the same command", err)
     assert m, err
     assert 0 < int(m.group(1)) < 4000
+
+
+def test_the_progress_interval_setting_is_read_and_a_bad_value_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLMEIA_PROGRESS_INTERVAL", "2.5")
+    assert Progress("x").interval == 2.5
+    monkeypatch.setenv("COLMEIA_PROGRESS_INTERVAL", "depressa")
+    with pytest.raises(ConfigurationError, match="COLMEIA_PROGRESS_INTERVAL='depressa'"):
+        Progress("x")

@@ -2,7 +2,8 @@
 
 On a terminal it is a Rich bar that fits 80 columns (``ingest ━━━━━━ 120/500 24% 12.3 files/s
 ETA 0:00:31 lei.pdf``); when its stream is not a terminal (a CI log, ``2> file``) it prints a
-plain line at most every ``interval`` seconds and one at the end, so logs stay readable.
+plain line at most every ``interval`` seconds (10 by default; ``COLMEIA_PROGRESS_INTERVAL``
+sets it for every command) and one at the end, so logs stay readable.
 Nothing is drawn before the first :meth:`Progress.update`: a command that fails on its
 configuration reports the error on a clean screen. Ctrl-C inside the ``with`` block ends the
 command with exit code 130 and one line saying how far it got and how to continue::
@@ -13,6 +14,7 @@ command with exit code 130 and one line saying how far it got and how to continu
 
 from __future__ import annotations
 
+import os
 import time
 from types import TracebackType
 from typing import Any
@@ -25,9 +27,28 @@ from rich.progress import Progress as RichProgress
 from rich.table import Column
 from rich.text import Text
 
+from colmeia.errors import ConfigurationError
+
 __all__ = ["Progress", "format_eta", "format_rate"]
 
 _INTERRUPTED_EXIT = 130  # the shell's code for "ended by SIGINT"
+_INTERVAL_SETTING = "COLMEIA_PROGRESS_INTERVAL"
+
+
+def plain_line_interval() -> float:
+    """Seconds between plain progress lines: ``COLMEIA_PROGRESS_INTERVAL``, else 10."""
+    raw = os.environ.get(_INTERVAL_SETTING, "").strip()
+    if not raw:
+        return 10.0
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 86_400:
+        raise ConfigurationError(
+            f"{_INTERVAL_SETTING}={raw!r}: give the seconds between progress lines (e.g. 10)"
+        )
+    return value
 
 
 def format_rate(per_second: float | None, unit: str) -> str:
@@ -95,14 +116,14 @@ class Progress:
         unit: str = "items",
         resume: str | None = None,
         console: Console | None = None,
-        interval: float = 10.0,
+        interval: float | None = None,
         disable: bool = False,
     ) -> None:
         self.label = label
         self.unit = unit
         self.resume = resume
         self.console = console or Console(stderr=True)
-        self.interval = interval
+        self.interval = plain_line_interval() if interval is None else interval
         self.disable = disable
         self.done = 0
         self.total: int | None = None
