@@ -40,9 +40,11 @@ N = 24
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray() -> Any:
-    """One local Ray for the module (starting one takes seconds); pools join it."""
+    """One local Ray for the module (starting one takes seconds); pools join it. Yields its
+    address (127.0.0.1:PORT), which the processes started here join: ``auto`` joins the
+    cluster started last on the machine, which need not be this one."""
     init_local_ray(num_cpus=2)
-    yield
+    yield ray.get_runtime_context().gcs_address
     ray.shutdown()
 
 
@@ -183,14 +185,14 @@ def test_a_worker_builds_the_same_moderator_as_the_local_runner(sim_url: tuple[s
 
 
 def test_the_cli_runs_a_batch_on_ray_and_records_the_engine(
-    items: Path, sim_url: tuple[str, str], tmp_path: Path
+    items: Path, sim_url: tuple[str, str], tmp_path: Path, local_ray: str
 ) -> None:
-    """`colmeia moderate run --engine ray --address auto` joins the running local Ray."""
+    """`colmeia moderate run --engine ray --address HOST:PORT` joins the running Ray."""
     out = tmp_path / "cli.jsonl"
     env = {**os.environ, "COLMEIA_LLM_BASE_URL": sim_url[0], "COLMEIA_LLM_MODEL": sim_url[1]}
     done = colmeia(
         *("moderate", "run", str(items), "-o", str(out), "--engine", "ray", "--workers", "2"),
-        *("-j", "4", "--address", "auto"),
+        *("-j", "4", "--address", local_ray),
         env=env,
     )
     assert done.returncode == 0, done.stderr
@@ -212,7 +214,7 @@ def test_an_unknown_engine_is_one_line_naming_the_option(items: Path, tmp_path: 
 
 
 def test_a_service_with_the_ray_executor_runs_moderation_jobs_on_the_cluster(
-    items: Path, sim_url: tuple[str, str], tmp_path: Path
+    items: Path, sim_url: tuple[str, str], tmp_path: Path, local_ray: str
 ) -> None:
     """COLMEIA_SERVICE_EXECUTOR=ray: the replica keeps the job and its lease, Ray runs records."""
     from colmeia.service.db import open_database
@@ -224,7 +226,7 @@ def test_a_service_with_the_ray_executor_runs_moderation_jobs_on_the_cluster(
         "COLMEIA_LLM_BASE_URL": sim_url[0],
         "COLMEIA_LLM_MODEL": sim_url[1],
         "COLMEIA_SERVICE_EXECUTOR": "ray",
-        "COLMEIA_SERVICE_RAY_ADDRESS": "auto",
+        "COLMEIA_SERVICE_RAY_ADDRESS": local_ray,
         "COLMEIA_SERVICE_RAY_WORKERS": "2",
     }
     server = start_server(home, simulated=False, env=env)
@@ -309,16 +311,17 @@ def test_an_ingestion_on_ray_finds_what_a_local_ingestion_finds(tmp_path: Path) 
             drop_schema(schema)
 
 
-def test_the_ingest_cli_on_ray(tmp_path: Path) -> None:
+def test_the_ingest_cli_on_ray(tmp_path: Path, local_ray: str) -> None:
     corpus = _corpus(tmp_path / "corpus")
     env = {**os.environ, "COLMEIA_HOME": str(tmp_path / "home")}
     done = colmeia(
-        *("ingest", str(corpus), "-c", "tcu", "--json", "--engine", "ray", "--address", "auto"),
+        *("ingest", str(corpus), "-c", "tcu", "--json", "--engine", "ray", "--address", local_ray),
         env=env,
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert [e["source"].rsplit("/", 1)[-1] for e in report["errors"]] == ["quebrado.pdf"], report
+    reasons = [(e["source"].rsplit("/", 1)[-1], e["reason"]) for e in report["errors"]]
+    assert [name for name, _ in reasons] == ["quebrado.pdf"], reasons[:3]
     assert report["added"] == 100, report
 
 
