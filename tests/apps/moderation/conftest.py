@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,12 @@ def sample_runs(tmp_path_factory: pytest.TempPathFactory) -> SampleRuns:
     strict = SimulatedModel(responder=strict_model, model_name="strict-sim")
     asyncio.run(_moderate(strict, runs.b, gold))
     return runs
+
+
+@pytest.fixture
+async def moderator() -> AsyncIterator[Moderator]:
+    """A moderator whose model is never reached (each batch run passes its own per-record
+    function); its address is a closed port on 127.0.0.1."""
+    model = OpenAIChatModel(base_url="http://127.0.0.1:9/v1", model="sim", max_retries=0)
+    yield Moderator(model)
+    await model.aclose()

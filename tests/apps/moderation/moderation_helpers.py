@@ -61,3 +61,22 @@ def copy_run(run: Path, to: Path) -> Path:
 
 def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def batch_result(outcome: str = "KEEP_ORIGINAL", **extra: Any) -> dict[str, Any]:
+    """One record's result as a moderator returns it (a first-review keep by default); the
+    batch tests pass their own per-record function, so no model is reached."""
+    return {
+        "outcome": outcome,
+        "reason_code": "first_review",
+        "final_answer": "Sim, cabe.",
+        "revisions": 0,
+        "scores": {"original": 9.0, "rewrites": []},
+        "reason": "ok",
+        "policy": None,
+        "trail": [],
+        "usage": {"calls": 2, "prompt_tokens": 10, "completion_tokens": 5, "cost": 0.5},
+        "error": None,
+        "error_kind": None,
+        **extra,
+    }

@@ -19,11 +19,12 @@ import json
 import logging
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from moderation_helpers import batch_result
 
 from colmeia.apps.moderation.batch import (
     BatchProgress,
@@ -48,34 +49,9 @@ DEAD_URL = "http://127.0.0.1:9/v1"  # nothing listens there: every call is refus
 BATCH_LOG = "colmeia.apps.moderation.batch"
 
 
-@pytest.fixture
-async def moderator() -> AsyncIterator[Moderator]:
-    """A moderator whose model is never reached (runs pass their own per-record function)."""
-    model = OpenAIChatModel(base_url=DEAD_URL, model="sim", max_retries=0)
-    yield Moderator(model)
-    await model.aclose()
-
-
-def _result(outcome: str = "KEEP_ORIGINAL", **extra: Any) -> dict[str, Any]:
-    return {
-        "outcome": outcome,
-        "reason_code": "first_review",
-        "final_answer": "Sim, cabe.",
-        "revisions": 0,
-        "scores": {"original": 9.0, "rewrites": []},
-        "reason": "ok",
-        "policy": None,
-        "trail": [],
-        "usage": {"calls": 2, "prompt_tokens": 10, "completion_tokens": 5, "cost": 0.5},
-        "error": None,
-        "error_kind": None,
-        **extra,
-    }
-
-
 async def _keep(item: ModerationItem) -> dict[str, Any]:
     await asyncio.sleep(0)
-    return _result()
+    return batch_result()
 
 
 def _items(path: Path, n: int) -> Path:
@@ -186,7 +162,7 @@ async def test_a_run_works_on_16_records_at_once_unless_told_otherwise(
         most = max(most, in_flight)
         await asyncio.sleep(0.02)
         in_flight -= 1
-        return _result()
+        return batch_result()
 
     summary = await _run(records, moderator, tmp_path / "out.jsonl", moderate)
     assert summary.done == 40
@@ -221,7 +197,7 @@ async def test_a_run_stops_after_5_dead_server_failures_in_a_row_by_default(
     ``moderate_files`` all stop on the fifth item in a row the server could not answer."""
     items = _items(tmp_path / "in.jsonl", 8)
     records = load_records([items])
-    dead = _result("ERROR", error="connection refused", error_kind="unreachable")
+    dead = batch_result("ERROR", error="connection refused", error_kind="unreachable")
 
     async def refused(item: ModerationItem) -> dict[str, Any]:
         return dead
@@ -306,7 +282,7 @@ async def test_the_manifest_gives_wall_time_speed_and_usage_to_their_stated_prec
 
     async def slow(item: ModerationItem) -> dict[str, Any]:
         await asyncio.sleep(0.1)
-        return _result(usage=usage)
+        return batch_result(usage=usage)
 
     speeds: list[float] = []
     for i in range(5):  # five runs: a figure that happens to be round once cannot hide a change
@@ -344,7 +320,7 @@ async def test_a_run_that_fails_unexpectedly_is_recorded_as_failed(
     async def breaks(item: ModerationItem) -> dict[str, Any]:
         if item.answer == "a1":
             raise RuntimeError("a bug in the per-record function")
-        return _result()
+        return batch_result()
 
     with pytest.raises(ExceptionGroup):
         await _run(records, moderator, out, breaks, concurrency=1)
@@ -452,7 +428,7 @@ async def test_a_record_without_an_item_or_with_an_error_is_written_as_an_error_
 
     async def moderate(item: ModerationItem) -> dict[str, Any]:
         asked.append(item.answer)
-        return _result()
+        return batch_result()
 
     summary = await _run([good, flagged, empty], moderator, out, moderate)
     assert asked == ["a0"]
@@ -477,7 +453,7 @@ async def test_a_stopped_run_logs_its_reason_as_an_error(
 ) -> None:
     """The reason a run stopped is logged, word for word, at ERROR."""
     records = load_records([_items(tmp_path / "in.jsonl", 3)])
-    dead = _result("ERROR", error="connection refused", error_kind="unreachable")
+    dead = batch_result("ERROR", error="connection refused", error_kind="unreachable")
 
     async def refused(item: ModerationItem) -> dict[str, Any]:
         return dead

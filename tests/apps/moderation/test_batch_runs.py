@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from moderation_helpers import batch_result
 
 from colmeia.apps.moderation.batch import (
     BatchProgress,
@@ -33,35 +34,10 @@ Moderate = Callable[[ModerationItem], Awaitable[dict[str, Any]]]
 ZERO = {"KEEP_ORIGINAL": 0, "ANSWER_REVISED": 0, "DO_NOT_ANSWER": 0, "ERROR": 0}
 
 
-@pytest.fixture
-async def moderator() -> AsyncIterator[Moderator]:
-    # never called: each run gets its own per-record function
-    model = OpenAIChatModel(base_url="http://127.0.0.1:9/v1", model="nobody", max_retries=0)
-    yield Moderator(model)
-    await model.aclose()
-
-
-def _result(outcome: str = "KEEP_ORIGINAL", **extra: Any) -> dict[str, Any]:
-    return {
-        "outcome": outcome,
-        "reason_code": "first_review",
-        "final_answer": "Sim, cabe.",
-        "revisions": 0,
-        "scores": {"original": 9.0, "rewrites": []},
-        "reason": "ok",
-        "policy": None,
-        "trail": [],
-        "usage": {"calls": 2, "prompt_tokens": 10, "completion_tokens": 5, "cost": 0.5},
-        "error": None,
-        "error_kind": None,
-        **extra,
-    }
-
-
 def _by_answer(outcomes: dict[str, dict[str, Any]]) -> Moderate:
     async def moderate(item: ModerationItem) -> dict[str, Any]:
         await asyncio.sleep(0)
-        return outcomes.get(item.answer) or _result()
+        return outcomes.get(item.answer) or batch_result()
 
     return moderate
 
@@ -109,7 +85,7 @@ async def test_each_record_gets_one_line_saying_what_it_was_and_what_was_decided
     def progress(p: BatchProgress) -> None:
         seen.append((p.skipped, p.done, p.finished))
 
-    revised = _result("ANSWER_REVISED", final_answer="Cabe, sim.")
+    revised = batch_result("ANSWER_REVISED", final_answer="Cabe, sim.")
     summary = await _run(
         records, moderator, out, _by_answer({"a1": revised}), concurrency=2, on_progress=progress
     )
@@ -125,7 +101,7 @@ async def test_each_record_gets_one_line_saying_what_it_was_and_what_was_decided
         "question": "Pergunta 0?",
         "original_answer": "a0",
         "feedback": "nota 0",
-        **_result(),
+        **batch_result(),
     }
     assert lines[1]["outcome"] == "ANSWER_REVISED" and lines[1]["final_answer"] == "Cabe, sim."
     assert summary.out == out and summary.run_index == 0
@@ -197,7 +173,7 @@ async def test_an_answer_a_strict_encoder_refuses_is_still_written(
 ) -> None:
     records = load_records([_items(tmp_path / "in.jsonl", 1)])
     out = tmp_path / "out.jsonl"
-    odd = _result(final_answer="meio \ud800 caractere")
+    odd = batch_result(final_answer="meio \ud800 caractere")
     await _run(records, moderator, out, _by_answer({"a0": odd}))
     raw = out.read_bytes()
     assert b"\\ud800" in raw and raw.endswith(b"\n")
@@ -231,7 +207,7 @@ async def test_resume_keeps_finished_lines_drops_a_cut_one_and_counts_what_was_t
 ) -> None:
     records = load_records([_items(tmp_path / "in.jsonl", 4)])
     out = tmp_path / "out.jsonl"
-    revised = _result("ANSWER_REVISED")
+    revised = batch_result("ANSWER_REVISED")
     await _run(records, moderator, out, _by_answer({"a0": revised}), concurrency=1)
     lines = out.read_bytes().splitlines(keepends=True)
     out.write_bytes(b"".join(lines[:2]) + lines[2][:20])
@@ -239,7 +215,7 @@ async def test_resume_keeps_finished_lines_drops_a_cut_one_and_counts_what_was_t
 
     async def moderate(item: ModerationItem) -> dict[str, Any]:
         calls.append(item.answer)
-        return _result()
+        return batch_result()
 
     seen: list[dict[str, int]] = []
     summary = await _run(
@@ -282,7 +258,7 @@ async def test_retry_errors_redoes_only_the_error_lines(
 ) -> None:
     records = load_records([_items(tmp_path / "in.jsonl", 3)])
     out = tmp_path / "out.jsonl"
-    failed = _result("ERROR", error="timeout", error_kind="timeout")
+    failed = batch_result("ERROR", error="timeout", error_kind="timeout")
     first = await _run(records, moderator, out, _by_answer({"a1": failed}))
     assert first.status == "complete_with_errors"
     kept = {r["key"]: r for r in _lines(out) if r["key"] != "p1"}
@@ -302,7 +278,7 @@ async def test_a_model_server_that_cannot_be_used_stops_the_run_after_n_in_a_row
 ) -> None:
     records = load_records([_items(tmp_path / "in.jsonl", 6)])
     out = tmp_path / "out.jsonl"
-    dead = _result("ERROR", error="connection refused", error_kind=kind)
+    dead = batch_result("ERROR", error="connection refused", error_kind=kind)
 
     async def moderate(item: ModerationItem) -> dict[str, Any]:
         return dead
@@ -325,9 +301,9 @@ async def test_other_failures_or_a_success_between_do_not_stop_the_run(
 ) -> None:
     records = load_records([_items(tmp_path / "in.jsonl", 6)])
     out = tmp_path / "out.jsonl"
-    dead = _result("ERROR", error="refused", error_kind="unreachable")
-    other = _result("ERROR", error="bad output", error_kind="output")
-    answers = {"a0": dead, "a1": dead, "a2": _result(), "a3": dead, "a4": dead, "a5": other}
+    dead = batch_result("ERROR", error="refused", error_kind="unreachable")
+    other = batch_result("ERROR", error="bad output", error_kind="output")
+    answers = {"a0": dead, "a1": dead, "a2": batch_result(), "a3": dead, "a4": dead, "a5": other}
     summary = await _run(records, moderator, out, _by_answer(answers), concurrency=1, stop_after=3)
     assert (summary.status, summary.done, summary.stop_reason) == ("complete_with_errors", 6, None)
     never = await _run(
@@ -380,7 +356,7 @@ async def test_the_manifest_records_each_run(tmp_path: Path, moderator: Moderato
     records = load_records([path])
     out = tmp_path / "out.jsonl"
     usage = {"calls": 1, "prompt_tokens": 3, "completion_tokens": 1, "cost": 0.25, "simulated": 1}
-    simulated = _result(usage=usage)
+    simulated = batch_result(usage=usage)
     with prepare_batch(records, moderator, out, inputs=[path]) as batch:
         await batch.run(moderate=_by_answer({"a0": simulated}), engine={"kind": "ray"})
     manifest = read_manifest(out)
@@ -477,10 +453,10 @@ async def test_an_interrupted_run_writes_what_finished_and_says_it_was_interrupt
 
     async def moderate(item: ModerationItem) -> dict[str, Any]:
         if item.answer in ("a0", "a1"):
-            return _result()
+            return batch_result()
         started.set()
         await asyncio.Event().wait()  # a model that never answers
-        return _result()
+        return batch_result()
 
     with prepare_batch(records, moderator, out) as batch:
         task = asyncio.create_task(batch.run(moderate=moderate, concurrency=1))
@@ -617,7 +593,7 @@ async def test_a_value_json_has_no_type_for_is_written_as_text(
 
     records = load_records([_items(tmp_path / "in.jsonl", 1)])
     out = tmp_path / "out.jsonl"
-    odd = _result(scores={"original": Decimal("8.5"), "rewrites": []})
+    odd = batch_result(scores={"original": Decimal("8.5"), "rewrites": []})
     await _run(records, moderator, out, _by_answer({"a0": odd}))
     (line,) = _lines(out)
     assert line["scores"] == {"original": "8.5", "rewrites": []}
