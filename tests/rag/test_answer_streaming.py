@@ -10,35 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from answer_fixtures import HITS, Screen
+
 from colmeia.llm import OpenAIChatModel
 from colmeia.llm.guard import repeats_instructions
 from colmeia.llm.prompts import render_prompt
 from colmeia.rag.generate import WITHHELD, CitedAnswer, answer_question
-from colmeia.rag.retrieve import Citation, Hit
 from colmeia.sim.engine import SimulatedModel
 
-PASSAGE = "A concessão será precedida de licitação na modalidade concorrência."
-HITS = [Hit("lei#1", "lei.md", 1.0, PASSAGE, Citation("Lei 8.987/1995", 1, "Art. 14"), "leis", 1)]
 INSTRUCTIONS = render_prompt("colmeia.rag", "answer.j2", passages=[])
-
-
-class Screen:
-    """What a person watching the answer sees: the text so far, and each withdrawal."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, str, str]] = []
-
-    def delta(self, text: str) -> None:
-        self.events.append(("delta", text, ""))
-
-    def replace(self, text: str, reason: str) -> None:
-        self.events.append(("replace", text, reason))
-
-    def shown(self) -> str:
-        out = ""
-        for kind, text, _ in self.events:
-            out = out + text if kind == "delta" else text
-        return out
 
 
 async def _answer(sim_server: Any, replies: list[dict[str, Any]], screen: Screen) -> CitedAnswer:
