@@ -9,7 +9,9 @@ exact refusal (status, message, headers) a client reads.
 from __future__ import annotations
 
 import asyncio
+import http.server
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,7 +19,7 @@ from typing import Any
 
 import jwt
 import pytest
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from fastapi import HTTPException
 from service_helpers import service_settings
 from starlette.applications import Starlette
@@ -456,6 +458,80 @@ def test_a_token_needs_a_subject_and_an_expiry_and_gets_30_s_of_leeway(tmp_path:
         verifier.verify(_hs({"exp": int(time.time()) - 45}))
     with pytest.raises(ValueError, match=r"Not enough segments|Invalid header"):
         verifier.verify("not.a-token")
+
+
+def _public_jwk(key: Any, kid: str, alg: str) -> dict[str, Any]:
+    family = jwt.algorithms.ECAlgorithm if alg.startswith("ES") else jwt.algorithms.RSAAlgorithm
+    public: dict[str, Any] = json.loads(family.to_jwk(key.public_key()))
+    public.update({"kid": kid, "use": "sig", "alg": alg})
+    return public
+
+
+def test_every_signed_algorithm_a_provider_uses_is_accepted_from_the_jwks(
+    tmp_path: Path, rsa_key: Any
+) -> None:
+    # RS*, PS256 (RSA keys) and ES256/ES384 (EC keys): the ones identity providers sign with
+    keys = {
+        "RS256": rsa_key,
+        "RS384": rsa_key,
+        "RS512": rsa_key,
+        "PS256": rsa_key,
+        "ES256": ec.generate_private_key(ec.SECP256R1()),
+        "ES384": ec.generate_private_key(ec.SECP384R1()),
+    }
+    jwks = tmp_path / "jwks.json"
+    public = [_public_jwk(key, alg.lower(), alg) for alg, key in keys.items()]
+    jwks.write_text(json.dumps({"keys": public}), encoding="utf-8")
+    verifier = _verifier(tmp_path, jwt_jwks_file=jwks)
+    for alg, key in keys.items():
+        body = {"sub": "maria", "tenant": "acme", "exp": int(time.time()) + 300, "alg": alg}
+        token = jwt.encode(body, key, algorithm=alg, headers={"kid": alg.lower()})
+        assert verifier.verify(token)["alg"] == alg
+    # an unsigned token is never accepted, whatever the JWKS holds
+    unsigned = jwt.encode({"sub": "maria", "exp": int(time.time()) + 300}, None, algorithm="none")
+    with pytest.raises(ValueError, match="alg"):
+        verifier.verify(unsigned)
+
+
+def test_keys_are_fetched_from_the_jwks_url_and_kept(tmp_path: Path, rsa_key: Any) -> None:
+    served = _jwks(rsa_key, "k1").encode()
+    fetched: list[str] = []
+
+    class Jwks(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            fetched.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(served)))
+            self.end_headers()
+            self.wfile.write(served)
+
+        def log_message(self, *_: Any) -> None:
+            return None
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Jwks)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/.well-known/jwks.json"
+        verifier = _verifier(tmp_path, jwt_jwks_url=url)
+        for _ in range(3):
+            assert verifier.verify(_rs(rsa_key, "k1"))["tenant"] == "acme"
+        assert fetched == ["/.well-known/jwks.json"]  # once, then from the cache
+        with pytest.raises(ValueError, match="k2"):
+            verifier.verify(_rs(rsa_key, "k2"))
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_leeway_is_thirty_seconds_to_the_second(tmp_path: Path) -> None:
+    verifier = _verifier(tmp_path, jwt_secret=SECRET)
+    if time.time() % 1 > 0.5:  # both checks within one clock second
+        time.sleep(1.02 - time.time() % 1)
+    now = int(time.time())
+    assert verifier.verify(_hs({"exp": now - 29}))["sub"] == "maria"
+    with pytest.raises(ValueError, match="Signature has expired"):
+        verifier.verify(_hs({"exp": now - 30}))
 
 
 def test_audience_and_issuer_are_required_when_configured(tmp_path: Path) -> None:
