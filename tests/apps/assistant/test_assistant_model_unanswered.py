@@ -144,3 +144,27 @@ async def test_an_empty_reply_after_the_movements_gets_the_registrys_card(
     assert result.status == "answered" and result.fallback is not None, result.answer
     assert result.answer.startswith(f"Processo {CASE}")
     assert [f["number"] for f in result.facts] == [CASE]
+
+
+async def test_the_case_of_a_fallback_answer_is_the_threads_for_the_next_question(
+    scripted: Any, assistant: Any
+) -> None:
+    def movements_then_nothing(req: SimRequest) -> Reply:
+        if "situação" in req.last_user_text:  # the follow-up: answered from the card above
+            return Reply(content=f"O processo {CASE} está na situação: Aguardando defesa.")
+        if not req.tool_results:
+            return call("case_movements", number=CASE, limit=10)
+        return Reply(content="")
+
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")], search=[movements_then_nothing]
+    )
+    bot = await assistant(scripted(roles))
+    first = await bot.ask("t1", f"Quais as últimas movimentações do processo {CASE}?")
+    assert first.fallback is not None and first.facts[0]["number"] == CASE
+    result = await bot.ask("t1", "e em que situação ele está?")
+    # Red when the fallback's case is not remembered: the follow-up has no case, the search
+    # agent's right answer is set aside and the question goes to the laws (the 1.5B run).
+    assert result.status == "answered" and result.citations == [], result.answer
+    assert "Aguardando defesa" in result.answer
+    assert [f["number"] for f in result.facts if f["status"] == "found"] == [CASE]

@@ -1352,7 +1352,16 @@ class AssistantGraph:
                 error = (state.get("answer") or {}).get("error")
                 found.update({"mode": "model", **({"error": error} if error else {})})
                 msg = ChatMessage.assistant(found["text"], agent="main", turn=turn, kind="answer")
-                return {"status": "answered", "answer": found, "messages": [msg], "pending": None}
+                # the cases it shows are the thread's, as after any answer: "e em que
+                # situação ele está?" next is about them (the 1.5B model lost the case here)
+                remembered = self._remembered(state, found.get("facts") or [])
+                return {
+                    "status": "answered",
+                    "answer": found,
+                    "messages": [msg],
+                    "pending": None,
+                    **remembered,
+                }
         answer = state.get("answer")
         if answer is not None and status != "handoff_limit":
             if status != "answered" or str(answer.get("text") or "").strip():
