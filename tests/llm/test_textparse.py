@@ -66,3 +66,15 @@ def test_bare_json_naming_an_offered_tool_is_recovered() -> None:
 def test_tools_that_were_not_offered_are_never_recovered() -> None:
     text = '<tool_call>{"name": "rm_rf", "arguments": {}}</tool_call>'
     assert recover_tool_calls(text, {"calc"}) == []
+
+
+def test_a_call_written_in_doubled_braces_is_recovered() -> None:
+    # the 1.5B Qwen, verbatim: one brace too many on each side, one more closing at the end
+    text = '{{"name": "search_cases", "arguments": {"query": "merenda de Fazenda Velha"}}}}'
+    [call] = recover_tool_calls(text, {"search_cases", "ask_user"})
+    assert (call.name, call.arguments) == ("search_cases", {"query": "merenda de Fazenda Velha"})
+    asked = '{{"name": "ask_user", "arguments": {"question": "Qual é o número?"}}}'
+    assert recover_tool_calls(asked, {"ask_user"})[0].arguments == {"question": "Qual é o número?"}
+    # still only offered tools, and prose with braces is not a call
+    assert recover_tool_calls(text, {"ask_user"}) == []
+    assert recover_tool_calls("Use {{chaves}} duplas {{assim}}.", {"ask_user"}) == []

@@ -175,7 +175,22 @@ def recover_tool_calls(text: str, allowed: Collection[str]) -> list[ToolCall]:
     if calls:
         return calls
     found = find_json(text)
+    if found.kind == "invalid":
+        found = _unwrapped(found.text)
     if found.kind == "ok":
         items = found.value if isinstance(found.value, list) else [found.value]
         calls.extend(c for c in (_call_from_obj(i, allowed) for i in items) if c)
     return calls
+
+
+def _unwrapped(candidate: str) -> JSONFinding:
+    """A call written in doubled braces, ``{{"name": …, "arguments": {…}}}`` (template
+    escaping: the 1.5B Qwen wrote its calls so), read without the outer pair."""
+    inner = candidate.strip()
+    while inner.startswith("{{") and inner.endswith("}}"):
+        inner = inner[1:-1].strip()
+        try:
+            return JSONFinding("ok", orjson.loads(inner), inner)
+        except orjson.JSONDecodeError:
+            continue
+    return JSONFinding("invalid", text=candidate, error="not JSON, even without doubled braces")
