@@ -231,3 +231,55 @@ async def test_a_case_question_handed_back_after_the_lookup_is_answered_by_the_r
     assert result.agent == "search" and len(roles.seen["main"]) == 1
     assert "Onde está: Secretaria de Controle Externo de Saúde" in result.answer
     assert _moves(result) == [("main", "search")] and _numbers(result) == [CASE]
+
+
+DESCRIBED = "Não sei o número, é sobre a merenda da prefeitura"
+
+
+def _searched(result: Any) -> list[str]:
+    return [t["arguments"]["query"] for t in result.tools if t["tool"] == "search_cases"]
+
+
+async def test_a_described_case_is_searched_not_asked_for_its_number(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        search=[call("ask_user", question="Qual é o número do processo da merenda?")],
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", DESCRIBED)
+    # Red when the question stands: the person who said they do not know the number is
+    # asked for it (the 1.5B model did so in the conversations run).
+    queries = _searched(result)
+    assert queries and "merenda" in queries[0], result.tools
+    assert "Qual é o número do processo da merenda?" not in result.answer
+
+
+async def test_a_described_case_answered_in_words_is_searched(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        search=[Reply(content="Vou procurar o processo da merenda para você.")],
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", DESCRIBED)
+    # Red without the guard: "Vou procurar…" is the answer and nothing was searched.
+    assert _searched(result), result.as_dict()
+    assert "Vou procurar" not in result.answer
+
+
+async def test_a_search_written_as_text_in_doubled_braces_runs(
+    scripted: Any, assistant: Any
+) -> None:
+    # verbatim from the 1.5B model, over HTTP as the server sent it
+    doubled = '{{"name": "search_cases", "arguments": {"query": "merenda da prefeitura"}}}}'
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")], search=[Reply(content=doubled)]
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", DESCRIBED)
+    # Red when the text is not read as a call: the person reads the raw JSON.
+    assert _searched(result) == ["merenda da prefeitura"], result.as_dict()
+    assert "search_cases" not in result.answer

@@ -629,6 +629,13 @@ class AssistantGraph:
             replaced = self._instead_of_invented(calls, text, ids, offered, state)
             if replaced is not None:
                 return replaced
+        if agent == "search" and "ask_user" in names and not ids:
+            # "não sei o número, é sobre a merenda de Três Barras": the number is what the
+            # person does not have; the registry's search is what they asked for (the 1.5B
+            # model asked them for the number)
+            searched = self._described_search(text, offered, state)
+            if searched is not None:
+                return searched
         looked_up = any(
             e.get("agent") == "search"
             and e.get("turn") == turn
@@ -672,6 +679,22 @@ class AssistantGraph:
             if not ids and route_of(text) == "rag" and ("ask_user" in names or searches_a_norm):
                 return [_guard_call("transfer_to_main", reason="a pergunta não é sobre um caso")]
         return calls
+
+    def _described_search(
+        self, text: str, offered: set[str], state: AssistantState
+    ) -> list[ToolCall] | None:
+        """A ``search_cases`` call for a case the person describes without its number, unless
+        the search agent already searched this turn (then its list, or its "nothing found",
+        is the answer and a question about it may follow)."""
+        terms = search_terms(text)
+        if not (terms and describes_a_case(text) and "search_cases" in offered):
+            return None
+        turn = state.get("turn", 0)
+        searched = any(
+            e.get("agent") == "search" and e.get("turn") == turn and e.get("tool") == "search_cases"
+            for e in state.get("tool_log", [])
+        )
+        return None if searched else [_guard_call("search_cases", query=" ".join(terms))]
 
     def _instead_of_invented(
         self,
@@ -740,6 +763,11 @@ class AssistantGraph:
         used_registry = any(c["name"] in _REGISTRY_TOOLS for c in called)
         if ids and "lookup_case" in offered and not used_registry:
             return [_guard_call("lookup_case", number=i.canonical) for i in ids[:5]]
+        if not ids and not used_registry:
+            # a described case answered in words: the registry's search answers it
+            searched = self._described_search(text, offered, state)
+            if searched is not None:
+                return searched
         if route == "rag" and "transfer_to_main" in offered:
             return [_guard_call("transfer_to_main", reason="a pergunta não é sobre um caso")]
         return []
