@@ -283,3 +283,18 @@ async def test_a_search_written_as_text_in_doubled_braces_runs(
     # Red when the text is not read as a call: the person reads the raw JSON.
     assert _searched(result) == ["merenda da prefeitura"], result.as_dict()
     assert "search_cases" not in result.answer
+
+
+async def test_the_coordinator_asking_for_the_number_of_a_described_case_hands_it_over(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("ask_user", question="Qual é o número do processo?")],
+        search=[call("search_cases", query="merenda da prefeitura")],
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", DESCRIBED)
+    # Red when the coordinator's question stands: the thread waits for a number the person
+    # said they do not have (the 1.5B model, in the conversations run).
+    assert _moves(result)[:1] == [("main", "search")], result.as_dict()
+    assert _searched(result) == ["merenda da prefeitura"]

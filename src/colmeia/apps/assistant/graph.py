@@ -604,6 +604,18 @@ class AssistantGraph:
             and not handed_back
         ):
             return [_guard_call("transfer_to_search", reason="a pergunta cita um caso")]
+        if (
+            agent == "main"
+            and not ids
+            and "ask_user" in names
+            and "transfer_to_search" in offered
+            and not handed_back
+            and describes_a_case(text)
+            and search_terms(text)
+        ):
+            # "não sei o número, é sobre a merenda…": the coordinator asked for the number the
+            # person said they do not have (the 1.5B model); the registry's search can find it
+            return [_guard_call("transfer_to_search", reason="a pessoa descreve o caso")]
         mixed = state.get("mixed") and "case" not in (state.get("parts") or {})
         if agent == "main" and not mixed:
             route = route_of(text)
