@@ -12,7 +12,7 @@ from typing import Any
 
 from assistant_helpers import Roles, call, calls, cited_answer
 
-from colmeia.sim.engine import Reply
+from colmeia.sim.engine import Reply, SimRequest
 
 CASE = "TC/000032/2023"  # Aguardando defesa, at SecexSaúde, four parties
 PARTY = "Carla Bezerra Duarte"  # a Responsável of CASE
@@ -298,3 +298,34 @@ async def test_the_coordinator_asking_for_the_number_of_a_described_case_hands_i
     # said they do not have (the 1.5B model, in the conversations run).
     assert _moves(result)[:1] == [("main", "search")], result.as_dict()
     assert _searched(result) == ["merenda da prefeitura"]
+
+
+async def test_a_subscription_nobody_asked_for_becomes_a_lookup_of_its_case(
+    scripted: Any, assistant: Any
+) -> None:
+    def subscribe(req: SimRequest) -> Reply:
+        if req.tool_results:
+            return Reply(content="")
+        return call("subscribe_updates", number=CASE, contact="example@example.com")
+
+    roles = Roles(main=[call("transfer_to_search", reason="processo")], search=[subscribe])
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", f"Qual a situação do processo {CASE}?")
+    # Red when it stands: the person is asked to approve updates to an address they never
+    # gave, for a question they asked (the 1.5B model, after a pick from a list).
+    assert result.status == "answered", result.as_dict()
+    assert "Situação atual: Aguardando defesa" in result.answer and _numbers(result) == [CASE]
+    assert all(t["tool"] != "subscribe_updates" for t in result.tools)
+
+
+async def test_a_subscription_the_person_asked_for_waits_for_their_approval(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        search=[call("subscribe_updates", number=CASE, contact="maria@example.com")],
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", f"Quero ser avisada das movimentações do processo {CASE}")
+    assert result.status == "waiting_approval", result.as_dict()
+    assert result.waiting["tool"] == "subscribe_updates"

@@ -79,6 +79,7 @@ from colmeia.apps.assistant.offline import (
     OFFLINE_MODEL,
     RulesModel,
     asks_about_unnumbered_case,
+    asks_for_updates,
     current_request,
     describes_a_case,
     mentions_case_and_norm,
@@ -637,6 +638,12 @@ class AssistantGraph:
                 # a question naming a norm (LGPD, Lei 9.784) is about documents: no case to
                 # look up and nothing to ask (the 0.5B model asked "qual é a sua dúvida?")
                 return [_guard_call("transfer_to_rag", task=text)]
+        if agent == "search" and "subscribe_updates" in names:
+            unasked = self._instead_of_unasked_subscription(calls, state)
+            if unasked is not None:
+                if not unasked:
+                    return []
+                calls, names = unasked, {c.name for c in unasked}
         if agent == "search" and "lookup_case" in names:
             replaced = self._instead_of_invented(calls, text, ids, offered, state)
             if replaced is not None:
@@ -691,6 +698,41 @@ class AssistantGraph:
             if not ids and route_of(text) == "rag" and ("ask_user" in names or searches_a_norm):
                 return [_guard_call("transfer_to_main", reason="a pergunta não é sobre um caso")]
         return calls
+
+    def _instead_of_unasked_subscription(
+        self, calls: list[ToolCall], state: AssistantState
+    ) -> list[ToolCall] | None:
+        """A subscription nobody asked for is not offered for approval: each becomes a lookup
+        of its case (unless looked up this turn already). The 1.5B model, told which case of a
+        list the person picked, subscribed an invented ``example@example.com`` to it.
+        ``None`` when the person did ask to be told of movements this turn."""
+        turn = state.get("turn", 0)
+        said = [
+            m.content or ""
+            for m in state.get("messages", [])
+            if m.turn == turn and (m.role == "user" or (m.role == "tool" and m.name == "ask_user"))
+        ]
+        if any(asks_for_updates(t) for t in said):
+            return None
+        looked_up = {
+            r.canonical
+            for e in state.get("tool_log", [])
+            if e.get("turn") == turn and e.get("tool") == "lookup_case"
+            for r in read_case_ids(
+                str((e.get("arguments") or {}).get("number") or ""), today=self.config.today
+            )[:1]
+        }
+        out: list[ToolCall] = []
+        for call in calls:
+            if call.name != "subscribe_updates":
+                out.append(call)
+                continue
+            read = read_case_ids(str(call.arguments.get("number") or ""), today=self.config.today)
+            if read and read[0].canonical not in looked_up:
+                looked_up.add(read[0].canonical)
+                out.append(_guard_call("lookup_case", number=read[0].canonical))
+        log.info("a subscription nobody asked for was not offered: %s", calls)
+        return out
 
     def _described_search(
         self, text: str, offered: set[str], state: AssistantState

@@ -41,6 +41,7 @@ __all__ = [
     "OFFLINE_MODEL",
     "RulesModel",
     "asks_about_unnumbered_case",
+    "asks_for_updates",
     "current_request",
     "describes_a_case",
     "is_general_question",
@@ -156,6 +157,12 @@ def asks_about_unnumbered_case(text: str) -> bool:
     if find_case_ids(text) or _WEB.search(text):
         return False
     return bool(mentions_case_words(text) or _NO_NUMBER.search(text) or _DESCRIBED.search(text))
+
+
+def asks_for_updates(text: str) -> bool:
+    """Whether ``text`` asks to be told of a case's movements ("quero ser avisado",
+    "acompanhar", "notificações"): the only reason to call ``subscribe_updates``."""
+    return bool(_SUBSCRIBE.search(text))
 
 
 def describes_a_case(text: str) -> bool:
