@@ -9,8 +9,10 @@ exact refusal (status, message, headers) a client reads.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.server
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -522,6 +524,39 @@ def test_keys_are_fetched_from_the_jwks_url_and_kept(tmp_path: Path, rsa_key: An
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_jwks_url_that_never_answers_refuses_the_token_within_seconds(
+    tmp_path: Path, rsa_key: Any
+) -> None:
+    # a listener that takes the connection and says nothing: the fetch's own timeout ends the
+    # wait, and the token is refused (a sign-in must not hang on a stuck identity provider)
+    from concurrent.futures import ThreadPoolExecutor
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        server.settimeout(30)
+        with contextlib.suppress(OSError):
+            while True:
+                held.append(server.accept()[0])
+
+    threading.Thread(target=accept, daemon=True).start()
+    url = f"http://127.0.0.1:{server.getsockname()[1]}/jwks.json"
+    verifier = _verifier(tmp_path, jwt_jwks_url=url)
+    pool = ThreadPoolExecutor(1)
+    try:
+        pending = pool.submit(verifier.verify, _rs(rsa_key, "k1"))
+        with pytest.raises(ValueError, match="timed out"):
+            pending.result(timeout=20)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+        server.close()
+        for c in held:
+            c.close()
 
 
 def test_the_leeway_is_thirty_seconds_to_the_second(tmp_path: Path) -> None:

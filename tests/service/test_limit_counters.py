@@ -174,6 +174,87 @@ async def test_a_redis_that_accepts_and_never_answers_fails_within_seconds() -> 
             c.close()
 
 
+def _stalling_redis() -> tuple[socket.socket, list[socket.socket]]:
+    """A listener on 127.0.0.1 that completes Redis's connection handshake (``+OK`` to CLIENT,
+    HELLO, SELECT) and never answers a command after it: a Redis stuck mid-request."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    held: list[socket.socket] = []
+
+    def serve(conn: socket.socket) -> None:
+        buffer = b""
+        try:
+            while chunk := conn.recv(65536):
+                buffer += chunk
+                parts = buffer.split(b"\r\n")
+                i = 0
+                while i < len(parts) and parts[i].startswith(b"*"):
+                    count = int(parts[i][1:])
+                    if i + 2 * count >= len(parts):
+                        break
+                    name = parts[i + 2].upper()
+                    i += 1 + 2 * count
+                    if name in (b"CLIENT", b"HELLO", b"SELECT", b"AUTH"):
+                        conn.sendall(b"+OK\r\n")
+                buffer = b"\r\n".join(parts[i:])
+        except OSError:
+            return
+
+    def accept() -> None:
+        server.settimeout(15)
+        try:
+            while True:
+                conn = server.accept()[0]
+                held.append(conn)
+                threading.Thread(target=serve, args=(conn,), daemon=True).start()
+        except OSError:
+            return
+
+    threading.Thread(target=accept, daemon=True).start()
+    return server, held
+
+
+async def test_a_redis_stuck_after_the_handshake_fails_the_request_within_seconds() -> None:
+    # the read timeout: without it, a request waits as long as Redis is stuck
+    server, held = _stalling_redis()
+    counters = RedisCounters(f"redis://127.0.0.1:{server.getsockname()[1]}/0", "x:")
+    try:
+        for attempt in (counters.ping(), counters.incr("k", 1, 60)):
+            with pytest.raises(StoreError):
+                await asyncio.wait_for(attempt, timeout=10)
+    finally:
+        await counters.aclose()
+        server.close()
+        for c in held:
+            c.close()
+
+
+async def test_a_redis_whose_connections_never_complete_fails_within_seconds() -> None:
+    # the connect timeout: a listener whose queue is full drops the next connection's SYN,
+    # so the connect itself never completes (as with a Redis host that went away)
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)
+    port = server.getsockname()[1]
+    queued = []
+    for _ in range(3):  # fill the accept queue (never accepted)
+        filler = socket.socket()
+        filler.setblocking(False)
+        filler.connect_ex(("127.0.0.1", port))
+        queued.append(filler)
+    await asyncio.sleep(0.2)
+    counters = RedisCounters(f"redis://127.0.0.1:{port}/0", "x:")
+    try:
+        with pytest.raises(StoreError):
+            await asyncio.wait_for(counters.ping(), timeout=10)
+    finally:
+        await counters.aclose()
+        server.close()
+        for f in queued:
+            f.close()
+
+
 async def test_database_counters_ping_needs_the_counters_table(tmp_path: Path) -> None:
     migrated = open_database(f"sqlite:///{tmp_path / 'service.db'}")
     bare = Database(f"sqlite:///{tmp_path / 'empty.db'}")  # no migrations: no counters table
