@@ -300,7 +300,10 @@ def test_only_jobs_of_dead_processes_of_this_machine_are_requeued(
     assert (row["lease_owner"], row["lease_until"]) == (None, None)
     assert _row(db, finished.id)["status"] == "succeeded"
     assert jobs.reclaim_dead_local() == 0
-    assert alive.poll() is None  # asking whether a process lives sends it no signal
+    # asking whether a process lives sends it no signal: half a second later it still runs
+    # (a signal that ends it, SIGHUP say, would have ended it by then)
+    with pytest.raises(subprocess.TimeoutExpired):
+        alive.wait(timeout=0.5)
 
 
 @pytest.mark.parametrize(
