@@ -26,7 +26,9 @@ _TAKES = r"desconto|redu[çc][ãa]o|abatimento|descuento|rebaja|reducci[óo]n"
 
 
 def _percent_of(words: str) -> re.Pattern[str]:
-    """ "10% de <word>" or "<word> de 10%", for any of ``words``."""
+    """ "10% de <word>" or "<word> de 10%", for any of ``words``. Built on each call, not at
+    import: ``re`` keeps the compiled pattern, and a call inside :func:`rate_notes` is one
+    the mutation tests can see (built at import, its mutants were never run by a test)."""
     return re.compile(
         rf"{_PCT}\s+(?:de|del)\s+(?:{words})\b|\b(?:{words})\s+(?:de|del)\s+"
         + _PCT.replace("pct", "pct2"),
@@ -34,8 +36,6 @@ def _percent_of(words: str) -> re.Pattern[str]:
     )
 
 
-_ADD = _percent_of(_ADDS)
-_TAKE = _percent_of(_TAKES)
 _PERIODS = {
     "mês": "month",
     "mes": "month",
@@ -75,7 +75,8 @@ def rate_notes(task: str) -> list[str]:
     """What each percentage of ``task`` does, in the order they appear (empty when none is
     unambiguous): ``["10% de gorjeta is added to the amount: amount * (1 + 10/100)"]``."""
     found: list[tuple[int, str]] = []
-    for pattern, sign, verb in ((_ADD, "+", "is added to"), (_TAKE, "-", "is taken off")):
+    for words, sign, verb in ((_ADDS, "+", "is added to"), (_TAKES, "-", "is taken off")):
+        pattern = _percent_of(words)
         for m in pattern.finditer(task):
             pct = m.group("pct") or m.group("pct2")
             found.append(
