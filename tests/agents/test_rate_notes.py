@@ -144,3 +144,13 @@ async def test_the_planner_is_told_too(sim_server: StartSim, client: MakeClient)
     planner = sim.requests[0].messages[0]["content"]
     assert "10% de gorjeta is added to the amount: amount * (1 + 10/100)" in planner
     assert "64,00 = 64.00" in planner
+
+
+def test_the_operation_word_is_read_in_any_case() -> None:
+    # a task typed with capitals (a title, an all-caps word) means the same operation
+    assert rate_notes("Camisa com 20% de DESCONTO.") == [
+        "20% de DESCONTO is taken off the amount: amount * (1 - 20/100)"
+    ]
+    assert rate_notes("Gorjeta de 10% sobre a conta.") == [
+        "Gorjeta de 10% is added to the amount: amount * (1 + 10/100)"
+    ]
