@@ -156,6 +156,15 @@ def test_a_short_or_untimed_answer_says_nothing_about_speed() -> None:
     assert profile.speed.gen_tps == 8.0
 
 
+def test_a_model_slower_than_a_token_a_second_is_measured_too() -> None:
+    # a 1.5B model on two busy cores wrote 0.45 tokens/s: exactly where deadlines must grow
+    profile = _profile()
+    timings = {"prompt_per_second": 0.8, "predicted_per_second": 0.45}
+    profile.observe_speed({"timings": timings}, 60.0, 40, 27)
+    assert (profile.speed.prompt_tps, profile.speed.gen_tps) == (0.8, 0.45)
+    assert profile.speed.deadline_for(30.0, prompt_tokens=40, completion_tokens=27) > 300
+
+
 def test_unreadable_timings_are_left_out_not_raised() -> None:
     profile = _profile()
     timings = {"prompt_per_second": "fast", "predicted_per_second": "20.5"}
