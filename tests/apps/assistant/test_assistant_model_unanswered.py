@@ -126,19 +126,25 @@ async def test_the_number_typed_after_a_fallback_ask_is_read_as_the_case(
     assert answered.answer.startswith(f"Processo {CASE}")
 
 
-async def test_an_empty_reply_after_the_movements_gets_the_registrys_card(
-    scripted: Any, assistant: Any
-) -> None:
-    # the 1.5B listed the movements, then wrote nothing: the person got an empty answer
-    def movements_then_nothing(req: SimRequest) -> Reply:
+def _movements_then_nothing(answered: tuple[str, str] | None = None) -> Roles:
+    """The coordinator hands over; the search agent lists CASE's movements, then writes
+    nothing. ``answered``: (a word of a later question, the search agent's reply to it)."""
+
+    def search(req: SimRequest) -> Reply:
+        if answered is not None and answered[0] in req.last_user_text:
+            return Reply(content=answered[1])
         if not req.tool_results:
             return call("case_movements", number=CASE, limit=10)
         return Reply(content="")
 
-    roles = Roles(
-        main=[call("transfer_to_search", reason="processo")], search=[movements_then_nothing]
-    )
-    bot = await assistant(scripted(roles))
+    return Roles(main=[call("transfer_to_search", reason="processo")], search=[search])
+
+
+async def test_an_empty_reply_after_the_movements_gets_the_registrys_card(
+    scripted: Any, assistant: Any
+) -> None:
+    # the 1.5B listed the movements, then wrote nothing: the person got an empty answer
+    bot = await assistant(scripted(_movements_then_nothing()))
     result = await bot.ask("t1", f"Quais as últimas movimentações do processo {CASE}?")
     # Red without it: status "answered" with an empty answer and no facts.
     assert result.status == "answered" and result.fallback is not None, result.answer
@@ -149,17 +155,9 @@ async def test_an_empty_reply_after_the_movements_gets_the_registrys_card(
 async def test_the_case_of_a_fallback_answer_is_the_threads_for_the_next_question(
     scripted: Any, assistant: Any
 ) -> None:
-    def movements_then_nothing(req: SimRequest) -> Reply:
-        if "situação" in req.last_user_text:  # the follow-up: answered from the card above
-            return Reply(content=f"O processo {CASE} está na situação: Aguardando defesa.")
-        if not req.tool_results:
-            return call("case_movements", number=CASE, limit=10)
-        return Reply(content="")
-
-    roles = Roles(
-        main=[call("transfer_to_search", reason="processo")], search=[movements_then_nothing]
-    )
-    bot = await assistant(scripted(roles))
+    # the follow-up is answered from the card above
+    follow_up = f"O processo {CASE} está na situação: Aguardando defesa."
+    bot = await assistant(scripted(_movements_then_nothing(("situação", follow_up))))
     first = await bot.ask("t1", f"Quais as últimas movimentações do processo {CASE}?")
     assert first.fallback is not None and first.facts[0]["number"] == CASE
     result = await bot.ask("t1", "e em que situação ele está?")
