@@ -506,9 +506,10 @@ def _allowed(evidence: Sequence[dict[str, Any]]) -> tuple[str, str]:
         for m in item.get("movements") or []:
             state += [str(m.get(k, "")) for k in ("description", "status", "to_unit", "from_unit")]
         every += state
-        every += [str(v) for v in r.values()]
         every += [f"{p.get('name', '')} {p.get('role', '')}" for p in item.get("parties") or []]
         every += [str(d.get("kind", "")) for d in item.get("documents") or []]
+        # The card shows every field of a Process or Expediente record (registries behind HTTP
+        # are read into those dataclasses, extra fields dropped), so it stands for the record.
         every.append(case_card(item))
     return " ".join(state).lower(), " ".join(every).lower()
 

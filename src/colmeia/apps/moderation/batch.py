@@ -429,10 +429,10 @@ class PreparedBatch:
                 os.close(fd)
                 present = read_results(self.out)
                 missing = [r.key for r in self.records if r.key not in present]
-                errors = sum(1 for r in present.values() if r.get("outcome") == "ERROR")
+                failed = any(r.get("outcome") == "ERROR" for r in present.values())
                 if stop.is_set() and missing:
                     status = "stopped"
-                elif status == "complete" and errors:
+                elif status == "complete" and failed:
                     status = "complete_with_errors"
                 self._finish(status, stop_reason, present, usage, time.perf_counter() - started)
         finally:
