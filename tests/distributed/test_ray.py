@@ -174,6 +174,18 @@ def test_an_interrupted_ray_run_resumes_without_repeating_a_record(
     assert _comparable(read_results(out)) == _comparable(local)
 
 
+def test_workers_run_at_the_drivers_priority() -> None:
+    """Ray would start workers at nice 15: beside a busy process (a local llama.cpp server)
+    they got a few percent of a core, and a 13 s run took 172 s. A local Ray's workers run at
+    the priority of the process that started them."""
+
+    def own_niceness() -> int:  # defined here so that Ray ships it by value
+        return os.nice(0)
+
+    niceness = ray.remote(own_niceness)
+    assert ray.get([niceness.remote() for _ in range(2)]) == [os.nice(0)] * 2
+
+
 def test_a_worker_builds_the_same_moderator_as_the_local_runner(sim_url: tuple[str, str]) -> None:
     from colmeia.apps.moderation.distributed import WorkerModerator
 

@@ -59,7 +59,14 @@ def init_local_ray(num_cpus: int | None = None) -> None:
         # is starved of CPU (a busy laptop or CI box), not lost. Ray's default (5 misses of 3 s)
         # declared such a node dead under load and failed the tasks it held; a dead *worker* is
         # still seen at once (its process exits), so restarts and retries are unchanged.
-        _system_config={"health_check_failure_threshold": 20, "health_check_timeout_ms": 30000},
+        # Ray starts workers at nice 15; here the workers do the job itself, and beside any busy
+        # process (a local llama.cpp server, say) they got a few percent of a core (a 13 s run
+        # took 172 s). They run at the driver's priority instead.
+        _system_config={
+            "health_check_failure_threshold": 20,
+            "health_check_timeout_ms": 30000,
+            "worker_niceness": 0,
+        },
     )
 
 
