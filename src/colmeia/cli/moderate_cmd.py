@@ -489,6 +489,9 @@ def policy_check(file: Path = typer.Argument(..., help="The policy file to valid
             err_console.print(escape(problem), highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_USAGE)
     console.print(f"{file}: valid — {escape(policy.summary())}", highlight=False, soft_wrap=True)
+    console.print("effective policy (default, then category, then store):", highlight=False)
+    for line in policy.effective():
+        console.print(f"  {escape(line)}", highlight=False, soft_wrap=True)
 
 
 # ---------------------------------------------------------------------------------- review

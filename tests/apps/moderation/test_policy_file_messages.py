@@ -175,7 +175,10 @@ default:
 categories:
   Ferramentas: {threshold: 7, max_rewrites: 2, checks: []}
 stores:
-  Loja Centro: {competitors: [Casa do Construtor], forbidden_terms: [barato]}
+  Loja Centro:
+    checks: [phone, link, competitor, terms]
+    competitors: [Casa do Construtor]
+    forbidden_terms: [barato]
 """
 
 
@@ -227,6 +230,10 @@ def test_explain_shows_every_section_and_the_rules_it_sets(tmp_path: Path) -> No
         "  threshold = 7.0",
         "  max_rewrites = 2",
         "[store 'Loja Centro']",
+        f"  phone: {RULE_HELP['phone']}",
+        f"  link: {RULE_HELP['link']}",
+        f"  competitor: {RULE_HELP['competitor']}",
+        f"  terms: {RULE_HELP['terms']}",
         "  competitors += Casa do Construtor",
         "  forbidden_terms += barato",
     ]

@@ -70,6 +70,7 @@ from colmeia.apps.moderation.language import (
     normalise_language,
     wrong_language,
 )
+from colmeia.apps.moderation.policy_effect import effect_problems, effective_sections
 from colmeia.apps.moderation.records import ModerationItem
 from colmeia.errors import ConfigurationError
 
@@ -557,6 +558,10 @@ class PolicySet:
                     lines.append(f"  {key} += {', '.join(values)}")
         return lines
 
+    def effective(self) -> list[str]:
+        """The checks and data each combination of sections really applies, one line each."""
+        return [rules.line() for rules in effective_sections(self.spec, CHECKS)]
+
     def describe(self) -> dict[str, Any]:
         """What the run manifest records about the policy."""
         return {
@@ -742,6 +747,13 @@ def policy_problems(path: Path | str) -> tuple[PolicySet | None, list[str]]:
                         f"unknown setting; the top level takes {', '.join(PolicyFile.model_fields)}"
                     )
             problems.append(f"{where}: {'.'.join(str(p) for p in loc)}: {msg}")
+        return None, problems
+    problems = []
+    for loc, msg in effect_problems(spec, CHECKS):
+        line = _line_of(text, suffix, loc)
+        where = f"{path}:{line}" if line else str(path)
+        problems.append(f"{where}: {'.'.join(str(p) for p in loc)}: {msg}")
+    if problems:
         return None, problems
     return PolicySet(spec, source=str(path), digest=hashlib.sha256(data).hexdigest()), []
 
