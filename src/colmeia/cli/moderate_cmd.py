@@ -512,9 +512,16 @@ def _item_panel(item: ReviewItem, verdict: VerdictRecord | None) -> Panel:
         label = "rewrite" if item.outcome == "ANSWER_REVISED" else "last rewrite (withheld)"
         field(label, item.proposed)
         body.append("diff: ", style="bold")
-        for op, text in item.diff():
-            style = {"-": "red strike", "+": "green"}.get(op, "")
-            body.append(text, style=style)
+        if console.color_system is None:
+            # Piped or redirected: strike-through and colours are lost, and the removed and
+            # added words would run together; write them as [-removed-]{+added+}.
+            from colmeia.apps.moderation.review import diff_text
+
+            body.append(diff_text(item.diff()))
+        else:
+            for op, text in item.diff():
+                style = {"-": "red strike", "+": "green"}.get(op, "")
+                body.append(text, style=style)
         body.append("\n")
     field("why", item.reason or "—")
     for role, text in item.reviews:

@@ -197,3 +197,16 @@ def test_verdicts_survive_a_kill_of_the_reviewer(results: Path) -> None:
     item = next(i for i in review_items(read_results(results)) if i.key not in seen)
     log.append(VerdictRecord.of(item, "reject", by="bo"))
     assert [v.key for v in log.read()] == [*seen, item.key]
+
+
+def test_the_queue_piped_to_a_file_keeps_removed_and_added_words_apart(
+    results: Path, colmeia_cli: Any
+) -> None:
+    # Out of a terminal the strike-through is lost: "Olá,oficial" is what a team saw in a file.
+    item = next(i for i in filter_items(review_items(read_results(results))) if i.proposed)
+    removed = next(t.strip() for op, t in item.diff() if op == "-" and t.strip())
+    added = next(t.strip() for op, t in item.diff() if op == "+" and t.strip())
+    code, out, err = colmeia_cli("moderate", "review", str(results), "--limit", "50")
+    assert code == 0, err
+    flat = " ".join(out.split())  # the panel wraps long lines
+    assert f"[-{removed}-]" in flat and f"{{+{added}+}}" in flat

@@ -44,6 +44,7 @@ __all__ = [
     "VerdictRecord",
     "agreement",
     "default_reviewer",
+    "diff_text",
     "export",
     "filter_items",
     "review_items",
@@ -100,8 +101,8 @@ def word_diff(before: str, after: str) -> list[tuple[str, str]]:
     return out
 
 
-def _diff_text(ops: Iterable[tuple[str, str]]) -> str:
-    """The diff as plain text: ``[-removed-]{+added+}``."""
+def diff_text(ops: Iterable[tuple[str, str]]) -> str:
+    """The diff as plain text, for a file or a pipe where colours are lost: ``[-removed-]{+added+}``."""
     return "".join(
         t if op == "=" else (f"[-{t.strip()}-] " if op == "-" else f"{{+{t.strip()}+}} ")
         for op, t in ops
@@ -399,7 +400,7 @@ def _rows(
             item.original,
             item.feedback,
             item.proposed or "",
-            _diff_text(item.diff()) if item.proposed else "",
+            diff_text(item.diff()) if item.proposed else "",
             item.scores_original,
             item.scores_final,
             item.revisions,
