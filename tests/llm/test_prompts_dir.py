@@ -48,9 +48,15 @@ def test_export_writes_every_packaged_template_and_refuses_to_overwrite(tmp_path
     with pytest.raises(ConfigurationError, match="already exists"):
         export_prompts(tmp_path / "p")
     assert decider.read_text(encoding="utf-8") == "edited"  # a team's edit survives
-    # An unchanged export is a valid folder that overrides everything with the same text.
+    # An unchanged export is a valid folder that overrides nothing: every copy is the packaged
+    # text, so a run with it is a run with the packaged prompts.
     fresh = PromptsDir.load(export_prompts(tmp_path / "q")[0].parents[1])
-    assert len(fresh.overrides) == len(packaged)
+    assert fresh.overrides == ()
+    assert len(fresh.unchanged) == len(packaged)
+    assert fresh.sha256 == hashlib.sha256().hexdigest()  # the hash of no override
+    edited = PromptsDir.load(tmp_path / "p")
+    assert edited.overrides == ("moderation/decider.j2",)
+    assert len(edited.unchanged) == len(packaged) - 1
 
 
 def _folder(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -196,3 +202,10 @@ def test_prompts_export_and_check_from_the_command_line(tmp_path: Path, colmeia_
     assert code == 2
     assert err.startswith(f"configuration error: {tmp_path / 'p' / 'rag' / 'answer.j2'}: uses")
     assert "Traceback" not in err
+    # One real edit: it is the one override; the unedited copies are said to be copies.
+    (tmp_path / "p" / "rag" / "answer.j2").write_text("{{ passages | length }}", encoding="utf-8")
+    code, out, err = colmeia_cli("prompts", "check", str(tmp_path / "p"))
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert "1 template(s) override the packaged ones rag/answer.j2" in flat
+    assert "unedited copy(ies) of packaged templates (not overrides" in flat

@@ -60,6 +60,12 @@ def check(folder: Path = typer.Argument(..., help="A prompts folder.")) -> None:
         unused = found.dropped.get(name)
         note = f"  (does not use: {', '.join(unused)})" if unused else ""
         console.print(f"  {name}{note}", highlight=False)
+    if found.unchanged:
+        console.print(
+            f"{len(found.unchanged)} unedited copy(ies) of packaged templates (not overrides; "
+            "delete them to keep the folder to what you changed)",
+            highlight=False,
+        )
     console.print(f"sha256 {found.sha256}", highlight=False)
 
 

@@ -120,6 +120,12 @@ def template_variables(env: jinja2.Environment, name: str) -> set[str]:
     return out
 
 
+def _same_text(mine: bytes, packaged: bytes) -> bool:
+    """Whether a template is the packaged one: same bytes, line endings aside (an editor on
+    Windows saving an untouched copy has not edited it)."""
+    return mine.replace(b"\r\n", b"\n") == packaged.replace(b"\r\n", b"\n")
+
+
 @dataclass(frozen=True, slots=True)
 class PromptsDir:
     """A validated prompts folder: which packaged templates it replaces, and its hash."""
@@ -128,6 +134,9 @@ class PromptsDir:
     sha256: str
     overrides: tuple[str, ...]  # "moderation/decider.j2", sorted
     dropped: dict[str, tuple[str, ...]] = field(default_factory=dict)  # variables not used
+    # Copies of packaged templates left unedited (an export keeps them all): they change
+    # nothing, so they are neither overrides nor part of the folder's hash.
+    unchanged: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, path: Path | str, *, setting: str = "prompts folder") -> PromptsDir:
@@ -138,6 +147,7 @@ class PromptsDir:
         packages = packaged_templates()
         digest = hashlib.sha256()
         overrides: list[str] = []
+        unchanged: list[str] = []
         dropped: dict[str, tuple[str, ...]] = {}
         for file in sorted(p for p in path.rglob("*") if p.is_file()):
             rel = file.relative_to(path)
@@ -173,13 +183,16 @@ class PromptsDir:
                 text = data.decode("utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise ConfigurationError(f"{file}: cannot read the template ({exc})") from None
+            if _same_text(data, (folder / name).read_bytes()):
+                unchanged.append(f"{short}/{name}")
+                continue
             digest.update(f"{short}/{name}\0".encode())
             digest.update(data + b"\0")
             overrides.append(f"{short}/{name}")
             dropped_vars = cls._check(file, path / short, folder, name, text)
             if dropped_vars:
                 dropped[f"{short}/{name}"] = dropped_vars
-        return cls(path.resolve(), digest.hexdigest(), tuple(overrides), dropped)
+        return cls(path.resolve(), digest.hexdigest(), tuple(overrides), dropped, tuple(unchanged))
 
     @staticmethod
     def _check(file: Path, own: Path, packaged: Path, name: str, text: str) -> tuple[str, ...]:
