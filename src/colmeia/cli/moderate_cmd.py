@@ -406,6 +406,12 @@ def sample(
     seed: int = typer.Option(0, "--seed", help="Same inputs and seed, same files."),
     labels: Path | None = _LABELS,
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a sample already in --out."),
+    paper: bool = typer.Option(
+        False,
+        "--paper",
+        help="The paper's selection: the most confident records of each label, half of each "
+        "per file, each file most confident first (no randomness; --by and --seed unused).",
+    ),
 ) -> None:
     """Build the paper's experiment sets: filter by intent confidence, balance correct and
     incorrect answers over the intents, split into files, and profile the data (Tables 1-2)."""
@@ -425,6 +431,7 @@ def sample(
             seed=seed,
             labels=LabelMap.load(labels),
             overwrite=overwrite,
+            paper=paper,
         )
     except ColmeiaError as exc:
         raise fail(exc) from None

@@ -16,6 +16,11 @@
 
 Everything random comes from one ``random.Random(seed)``; the same inputs and seed write the
 same files byte for byte. ``sample.json`` records the parameters, counts and each file's SHA-256.
+
+``paper=True`` (``moderate sample --paper``) is the paper's own selection instead of steps 2–3:
+no randomness at all — per label, the records of highest intent confidence (ties in input
+order); every file holds as many correct as incorrect records, and each file lists its records
+from the most to the least confident.
 """
 
 from __future__ import annotations
@@ -105,6 +110,26 @@ def _balanced(
     return out
 
 
+def _most_confident(pool: Sequence[LoadedRecord], size: int, file_size: int) -> list[LoadedRecord]:
+    """The paper's selection: per label the ``size // 2`` most confident records (ties in input
+    order), laid out file by file with half of each label, each file most confident first."""
+    by_label: dict[bool, list[LoadedRecord]] = {True: [], False: []}
+    for rec in pool:
+        assert rec.item is not None and rec.item.correct is not None
+        by_label[rec.item.correct].append(rec)
+    per_label = min(size // 2, len(by_label[True]), len(by_label[False]))
+    ranked = {
+        label: sorted(recs, key=lambda r: -(_confidence(r) or 0.0))[:per_label]
+        for label, recs in by_label.items()
+    }
+    half = file_size // 2
+    out: list[LoadedRecord] = []
+    for start in range(0, per_label, half):
+        part = ranked[True][start : start + half] + ranked[False][start : start + half]
+        out += sorted(part, key=lambda r: -(_confidence(r) or 0.0))
+    return out
+
+
 def _record_json(rec: LoadedRecord) -> dict[str, Any]:
     assert rec.item is not None
     data = rec.item.model_dump(mode="json", exclude_none=False)
@@ -170,8 +195,13 @@ def sample_records(
     seed: int = 0,
     labels: LabelMap | None = None,
     overwrite: bool = False,
+    paper: bool = False,
 ) -> SampleResult:
     """Filter, balance, split and profile; see the module's docstring."""
+    if paper and file_size % 2:
+        raise ConfigurationError(
+            f"--file-size must be even with --paper (half of each label per file), not {file_size}"
+        )
     if size < 2:
         raise ConfigurationError(f"--size must be at least 2 (one of each label), not {size}")
     if file_size < 1:
@@ -199,9 +229,12 @@ def sample_records(
             left_out[f"intent confidence ≤ {min_confidence:g}"] += 1
         else:
             pool.append(rec)
-    rng = random.Random(seed)
-    chosen = _balanced(pool, size, by, labels, rng)
-    rng.shuffle(chosen)
+    if paper:
+        chosen = _most_confident(pool, size, file_size)
+    else:
+        rng = random.Random(seed)
+        chosen = _balanced(pool, size, by, labels, rng)
+        rng.shuffle(chosen)
     for old in existing:
         old.unlink()
     sets.mkdir(parents=True, exist_ok=True)
@@ -222,8 +255,11 @@ def sample_records(
         "size": size,
         "file_size": file_size,
         "min_confidence": min_confidence,
-        "by": by,
-        "seed": seed,
+        "by": "none" if paper else by,
+        "seed": None if paper else seed,
+        "selection": "paper: most confident per label, balanced per file"
+        if paper
+        else "random, balanced over groups",
     }
     manifest = write_json(
         out_dir / "sample.json",
@@ -258,10 +294,13 @@ def _render_profile(
     profiles: dict[str, Any], params: dict[str, Any], left_out: dict[str, int], out_dir: Path
 ) -> Path:
     page = HtmlReport("Dataset profile")
+    if params["seed"] is None:
+        how = "the most confident of each label, half of each per file, most confident first"
+    else:
+        how = f"groups of {params['by']} taking turns, seed {params['seed']}"
     page.paragraph(
-        f"Sample of {params['size']} records (half labelled correct, half incorrect, groups of "
-        f"{params['by']} taking turns), intent confidence > {params['min_confidence']:g}, seed "
-        f"{params['seed']}, files of {params['file_size']}."
+        f"Sample of {params['size']} records (half labelled correct, half incorrect; {how}), "
+        f"intent confidence > {params['min_confidence']:g}, files of {params['file_size']}."
     )
     page.heading("Table 1: records per locale and label")
     rows = []
