@@ -9,6 +9,7 @@ error (nothing was sent); 3 the run stopped early because the model server could
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shlex
 import subprocess
@@ -21,6 +22,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
 from typer._click.globals import get_current_context
 
@@ -342,7 +344,9 @@ def report(
     ),
     config: Path | None = _PRICES,
 ) -> None:
-    """Write the evaluation report (HTML + PNG plots + summary.json) and print where it is."""
+    """Write the evaluation report (HTML + PNG plots + summary.json); print its headline figures
+    and where it is."""
+    from colmeia.apps.moderation.headline import report_headline
     from colmeia.apps.moderation.report import write_report
 
     try:
@@ -352,6 +356,12 @@ def report(
         )
     except ColmeiaError as exc:
         raise fail(exc) from None
+    table = Table(title=f"{results.name}: first review against the labels", title_justify="left")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for metric, value in report_headline(json.loads(files.summary.read_text(encoding="utf-8"))):
+        table.add_row(metric, value)
+    console.print(table)
     console.print(f"report:  {files.html}", highlight=False)
     console.print(f"summary: {files.summary}", highlight=False)
     console.print(f"plots:   {len(files.images)} PNG files in {out}", highlight=False)
@@ -370,8 +380,10 @@ def compare(
     labels: Path | None = _LABELS,
     config: Path | None = _PRICES,
 ) -> None:
-    """Two runs side by side on the same inputs, with the items whose outcome differs."""
+    """Two runs side by side on the same inputs, with the items whose outcome differs: the
+    headline figures, whether the difference is significant, and what changed between them."""
     from colmeia.apps.moderation.compare import compare_runs
+    from colmeia.apps.moderation.headline import comparison_headline
 
     try:
         options = _report_options(lang, labels, 8, 5, config)
@@ -379,6 +391,29 @@ def compare(
         files = compare_runs(a, b, [*gold, *(more_gold or [])], out, names=names, options=options)
     except ColmeiaError as exc:
         raise fail(exc) from None
+    head = comparison_headline(json.loads(files.summary.read_text(encoding="utf-8")))
+    a_name, b_name = head.names
+    table = Table(
+        title=f"{head.shared} shared items: {a_name} (A) vs {b_name} (B)", title_justify="left"
+    )
+    for column in ("metric", "A", "B", "B − A"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for row in head.rows:
+        table.add_row(*row)
+    console.print(table)
+    console.print(
+        f"first review right only in A: {head.right_only[0]}, only in B: {head.right_only[1]} — "
+        f"{head.verdict} ({head.test})",
+        highlight=False,
+    )
+    if head.settings is None:
+        console.print("what changed: unknown (a run has no manifest)", highlight=False)
+    elif not head.settings:
+        console.print("what changed: nothing (same settings, templates and policy)")
+    else:
+        console.print("what changed between the runs:", highlight=False)
+        for change in head.settings:
+            console.print(f"  [bold yellow]≠[/] {escape(change)}", highlight=False)
     console.print(f"comparison: {files.html}", highlight=False)
     console.print(f"data:       {files.summary}", highlight=False)
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from colmeia.apps.moderation.io import LoadedRecord
-from colmeia.apps.moderation.manifest import read_manifest
+from colmeia.apps.moderation.manifest import differences, read_manifest
 from colmeia.apps.moderation.report import (
     WITHHOLD_REASONS,
     ReportFiles,
@@ -50,6 +50,7 @@ __all__ = [
     "compare_summaries",
     "item_differences",
     "label_groups",
+    "run_metrics",
     "shared_items",
 ]
 
@@ -100,7 +101,8 @@ def _f1_keep(counts: Mapping[str, int]) -> float | None:
     return ratio_or_none(2 * tn, 2 * tn + fp + fn)
 
 
-def _metrics(summary: Mapping[str, Any], own: Mapping[str, Any]) -> dict[str, float | None]:
+def run_metrics(summary: Mapping[str, Any], own: Mapping[str, Any]) -> dict[str, float | None]:
+    """Every metric of a run: ``summary`` over the items compared, ``own`` over all its items."""
     fr, cost = summary["first_review"], summary["cost"]
     counts = fr["counts"]
     f1_keep = _f1_keep(counts)
@@ -207,7 +209,7 @@ def compare_summaries(
     """Each metric of the two runs and the difference B − A (``own``: each run's summary over
     all its items, for the per-run counts; the shared summaries when not given)."""
     own_a, own_b = own or (a, b)
-    ma, mb = _metrics(a, own_a), _metrics(b, own_b)
+    ma, mb = run_metrics(a, own_a), run_metrics(b, own_b)
     out: list[dict[str, float | str | None]] = []
     for name in ma:
         va, vb = ma[name], mb[name]
@@ -256,6 +258,17 @@ def _render(
             "outcome differs, with the label."
         )
     )
+    page.heading(t("What differs between the runs"))
+    changed = data.get("settings_differences")
+    if changed is None:
+        page.paragraph(
+            t("A run has no manifest: which settings, templates and policy it used is unknown."),
+            note=True,
+        )
+    elif not changed:
+        page.paragraph(t("Same settings, templates and policy."))
+    else:
+        page.table([t("setting")], [[c] for c in changed])
     if any(s.get("simulated") for s in summaries.values()):
         page.notice(
             t(
@@ -503,6 +516,13 @@ def compare_runs(
         },
         "segments": _segments(sa, sb),
         "differences": item_differences(results_a, results_b, gold, keys),
+        # What was changed between the runs: settings, templates, policy (None: a run has no
+        # manifest, so nothing can be said).
+        "settings_differences": (
+            differences(manifests[0].settings, manifests[1].settings)
+            if manifests[0] is not None and manifests[1] is not None
+            else None
+        ),
         "summaries": shared,
         "own": own,
     }

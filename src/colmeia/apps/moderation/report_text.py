@@ -13,6 +13,12 @@ __all__ = ["REPORT_LANGUAGES", "translator"]
 REPORT_LANGUAGES = ("en", "pt-BR")
 
 PT_BR: dict[str, str] = {
+    "What differs between the runs": "O que difere entre as execuções",
+    "A run has no manifest: which settings, templates and policy it used is unknown.": (
+        "Uma execução não tem manifesto: não se sabe que configurações, modelos de prompt e "
+        "política ela usou."
+    ),
+    "Same settings, templates and policy.": "Mesmas configurações, modelos de prompt e política.",
     # titles and sections
     "Moderation report": "Relatório de moderação",
     "Comparison of two moderation runs": "Comparação de duas execuções de moderação",
