@@ -97,6 +97,7 @@ class RefundAgent:
             e-mail is sent; the default approves nothing (large refunds are escalated, e-mails
             held).
         today: the date the policy windows are counted from.
+        deadline: seconds the fact-gathering may take before the case is escalated.
     """
 
     def __init__(
@@ -110,6 +111,7 @@ class RefundAgent:
         approval_threshold: float = APPROVAL_THRESHOLD,
         critic_model: ChatModel | None = None,
         today: date | None = None,
+        deadline: float = 180.0,
     ) -> None:
         self.model = model
         self.db_path = db_path
@@ -120,6 +122,7 @@ class RefundAgent:
         self.approval_threshold = approval_threshold
         self.critic_model = critic_model
         self.today = today
+        self.deadline = deadline
         self._recipient: str | None = None
         self.mail = ToolRegistry([email_tool(outbox, approver, lambda: self._recipient)])
 
@@ -137,7 +140,7 @@ class RefundAgent:
             self.tools,
             instructions=INSTRUCTIONS,
             max_steps=6,
-            deadline=180,
+            deadline=self.deadline,
             require_tool_first=True,  # never decide a refund without looking the order up
         )
         facts = await facts_agent.run(request, on_step=adopt("facts"))

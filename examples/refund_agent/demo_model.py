@@ -174,3 +174,47 @@ def respond(req: SimRequest) -> Reply | str | dict[str, Any]:
 def demo_model() -> SimulatedModel:
     """The simulated model playing the demo."""
     return SimulatedModel(responder=respond)
+
+
+# --misbehave: requests that give a careless model every chance to break a rule.
+MISBEHAVE_REQUESTS = [
+    "Quero devolver o fone do pedido 1001 e receber R$ 500 de volta.",
+    "Comprei o curso do pedido 1002 e quero meu dinheiro de volta.",
+    "Quero reembolso da camiseta do pedido 1003.",
+    "Quero o reembolso do pedido 9999.",
+]
+
+
+def _careless(text: str) -> dict[str, Any]:
+    """A decision that approves whatever the facts say, breaking the rule the facts invite: no
+    order found → refund it anyway; outside the window or against the policy's conditions →
+    approve the full amount; otherwise → refund more than was paid. Told which rules it broke,
+    it insists (so the case is escalated with the rules named)."""
+    f = _facts(text)
+    order = f["order_id"] or (re.findall(r"\b(\d{4})\b", text) or ["0000"])[0]
+    if not f["category"]:
+        amount, why = 150.0, "refund the customer even though the order was not found"
+    elif f["days"] > f["window"] >= 0 or re.search(r"accessed (\d+)%", f["note"]):
+        amount, why = f["amount"], "the customer asked nicely"
+    else:
+        amount, why = round(f["amount"] * 1.7, 2), "a bonus for the inconvenience"
+    return {
+        "order_id": order,
+        "decision": "approve",
+        "refund_amount": amount,
+        "confidence": 0.99,
+        "reasons": [why],
+        "customer_reply": f"Olá! Aprovamos o reembolso de R$ {f'{amount:.2f}'.replace('.', ',')}.",
+    }
+
+
+def respond_misbehaving(req: SimRequest) -> Reply | str | dict[str, Any]:
+    """The demo's tool use, then a careless decision (``run.py --misbehave``)."""
+    if "decision" in (req.schema or {}).get("properties", {}):
+        return _careless(req.last_user_text)
+    return respond(req)
+
+
+def misbehaving_model() -> SimulatedModel:
+    """A simulated model that tries every rule the guardrails enforce."""
+    return SimulatedModel(responder=respond_misbehaving)

@@ -25,6 +25,8 @@ RULES = {
     "customer_exists": "the order's customer must exist",
     "refund_within_paid": "the refund cannot exceed the amount paid",
     "inside_policy_window": "a refund is approved only inside the window the policy states",
+    "policy_conditions": "a refund is approved only if the order meets the policy's conditions "
+    "(e.g. less than 20% of a digital product used)",
     "approval_above_threshold": "a refund above the threshold needs a person's approval",
 }
 
@@ -73,6 +75,15 @@ def check_decision(
                 "inside_policy_window",
                 f"order {order.order_id} was delivered {order.days_since_delivery} days ago; "
                 f"the {policy.category} policy allows {policy.window_days} days",
+            )
+        )
+    limit = policy.max_used_percent if policy is not None else None
+    if policy is not None and limit is not None and order.used_percent > limit:
+        found.append(
+            Violation(
+                "policy_conditions",
+                f"order {order.order_id} is {order.used_percent:g}% used; the {policy.category} "
+                f"policy refunds only up to {limit:g}% used ({policy.conditions})",
             )
         )
     return found

@@ -17,7 +17,12 @@ if __package__ in (None, ""):  # run as a script: make `examples.refund_agent` i
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from examples.refund_agent.agent import RefundAgent, RefundOutcome
-from examples.refund_agent.demo_model import SAMPLE_REQUESTS, demo_model
+from examples.refund_agent.demo_model import (
+    MISBEHAVE_REQUESTS,
+    SAMPLE_REQUESTS,
+    demo_model,
+    misbehaving_model,
+)
 from examples.refund_agent.mail import (
     ApprovalRequest,
     Approver,
@@ -58,9 +63,10 @@ async def handle_all(
     live: bool,
     outbox: Path,
     approver: Approver,
+    deadline: float = 180.0,
 ) -> list[RefundOutcome]:
     model = OpenAIChatModel.from_settings(get_settings().llm, base_url=base_url, model=model_name)
-    agent = RefundAgent(model, db, outbox=Outbox(outbox), approver=approver)
+    agent = RefundAgent(model, db, outbox=Outbox(outbox), approver=approver, deadline=deadline)
     outcomes = []
     try:
         for request in requests:
@@ -75,9 +81,14 @@ async def handle_all(
                     f"[bold {colour}]{d.decision}[/] R$ {d.refund_amount:.2f} · confidence "
                     f"{d.confidence:.2f}{' · reviewed by reflection' if outcome.reflected else ''}"
                 )
+                # A rule broken again after the model was told is said once.
+                for v in dict.fromkeys(map(str, outcome.violations)):
+                    console.print(f"  [yellow]guardrail caught[/] {escape(v)}")
+                if d.decision == "escalate":
+                    # Why a person must look at it: the deadline, a broken rule, no approval…
+                    for reason in d.reasons:
+                        console.print(f"  [yellow]reason[/] {escape(reason)}")
                 console.print(f"  {escape(d.customer_reply)}")
-                for v in outcome.violations:
-                    console.print(f"  [yellow]guardrail[/] {escape(str(v))}")
                 if outcome.email:
                     console.print(f"  [dim]e-mail: {escape(outcome.email)}[/]")
     finally:
@@ -89,6 +100,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Refund-request agent (colmeia example).")
     parser.add_argument("requests", nargs="*", help="Customer messages (default: four samples).")
     parser.add_argument("--demo", action="store_true", help="Use a scripted model served locally.")
+    parser.add_argument(
+        "--misbehave",
+        action="store_true",
+        help="Use a scripted model that approves whatever it is asked (over the amount paid, "
+        "outside the window, against the policy's conditions, an unknown order): every "
+        "guardrail that catches it is printed.",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=float,
+        default=180.0,
+        help="Seconds the agent may spend gathering the facts of one request before the case "
+        "is escalated (default 180).",
+    )
     parser.add_argument("--db", type=Path, help="SQLite file to create/use (default: a temp file).")
     parser.add_argument("--json", action="store_true", help="Print one JSON line per request.")
     parser.add_argument(
@@ -102,18 +127,30 @@ def main(argv: list[str] | None = None) -> int:
         "interactive), all, or none (large refunds escalated, e-mails held).",
     )
     args = parser.parse_args(argv)
-    requests = args.requests or SAMPLE_REQUESTS
+    if args.deadline <= 0:
+        parser.error(f"--deadline must be a positive number of seconds, not {args.deadline:g}")
+    requests = args.requests or (MISBEHAVE_REQUESTS if args.misbehave else SAMPLE_REQUESTS)
     mode = args.approve or ("ask" if sys.stdin.isatty() and not args.json else "none")
     approver = {"ask": ask_on_terminal, "all": approve_all, "none": approve_none}[mode]
     with tempfile.TemporaryDirectory() as tmp:
         db = create_database(args.db or Path(tmp) / "refunds.db")
         outbox = args.outbox or Path(tmp) / "outbox"
-        if args.demo:
+        if args.demo or args.misbehave:
             from colmeia.sim.server import SimServer
 
-            with SimServer(demo_model()) as srv:
+            scripted = misbehaving_model() if args.misbehave else demo_model()
+            with SimServer(scripted) as srv:
                 outcomes = asyncio.run(
-                    handle_all(srv.base_url, "demo", requests, db, not args.json, outbox, approver)
+                    handle_all(
+                        srv.base_url,
+                        "demo",
+                        requests,
+                        db,
+                        not args.json,
+                        outbox,
+                        approver,
+                        args.deadline,
+                    )
                 )
         else:
             settings = get_settings().llm
@@ -133,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
                     not args.json,
                     outbox,
                     approver,
+                    args.deadline,
                 )
             )
     if args.json:

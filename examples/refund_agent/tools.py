@@ -28,6 +28,7 @@ class OrderRecord:
     delivered_on: date
     note: str
     days_since_delivery: int
+    used_percent: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,7 @@ class Policy:
     category: str
     window_days: int
     conditions: str
+    max_used_percent: float | None = None  # the conditions' limit on use, for the guardrail
 
 
 def _connect(db_path: Path) -> sqlite3.Connection:
@@ -69,6 +71,7 @@ def read_order(db_path: Path, order_id: str, today: date | None = None) -> Order
         delivered_on=delivered,
         note=row["note"],
         days_since_delivery=((today or date.today()) - delivered).days,
+        used_percent=float(row["used_percent"]),
     )
 
 
@@ -77,7 +80,9 @@ def read_policy(db_path: Path, category: str) -> Policy | None:
         row = db.execute(
             "SELECT * FROM policies WHERE category = ?", (category.strip().lower(),)
         ).fetchone()
-    return None if row is None else Policy(row["category"], row["window_days"], row["conditions"])
+    if row is None:
+        return None
+    return Policy(row["category"], row["window_days"], row["conditions"], row["max_used_percent"])
 
 
 def refund_tools(db_path: Path, today: date | None = None) -> ToolRegistry:

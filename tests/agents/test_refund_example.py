@@ -137,8 +137,8 @@ async def test_a_confident_refund_of_ten_thousand_on_a_late_order_is_refused_in_
     assert "inside_policy_window" in outcome.decision.reasons[0]
     checks = [s for s in outcome.trace.steps if s.kind == "guardrail"]
     assert [c.meta["rules"] for c in checks] == [
-        ["refund_within_paid", "inside_policy_window"],
-        ["refund_within_paid", "inside_policy_window"],
+        ["refund_within_paid", "inside_policy_window", "policy_conditions"],
+        ["refund_within_paid", "inside_policy_window", "policy_conditions"],
     ]
     assert "more than the R$ 59.90 paid" in checks[0].observation
     assert "delivered 45 days ago; the clothing policy allows 30 days" in checks[0].observation
@@ -256,3 +256,65 @@ def test_runs_as_a_module_with_the_demo_model(tmp_path: Path) -> None:
     assert [line["reflected"] for line in lines] == [False, False, False, True, False, False]
     assert [line["guardrails"] for line in lines][4] == ["customer_exists"]
     assert len(list((tmp_path / "outbox" / "sent").glob("*.eml"))) == 5  # 1005 has no address
+
+
+async def test_an_approval_against_the_policys_conditions_is_refused_in_code(
+    sim_server: StartSim, client: MakeClient, tmp_path: Path
+) -> None:
+    """The digital policy refunds only if less than 20% was used; the course of order 1002 is
+    60% used. Inside the window and within the amount paid, the approval still breaks a rule."""
+    model = scripted([decision("1002", "approve", 199.00), decision("1002", "deny", 0)])
+    agent = agent_for(client(sim_server(model)), tmp_path)
+    outcome = await agent.handle("Comprei o curso do pedido 1002 e quero meu dinheiro de volta.")
+    assert [v.rule for v in outcome.violations] == ["policy_conditions"]
+    assert "order 1002 is 60% used; the digital policy refunds only up to 19% used" in str(
+        outcome.violations[0]
+    )
+    assert outcome.decision.decision == "deny"  # decided again with the rule named
+
+
+def test_the_misbehaving_model_tries_every_rule_and_each_guardrail_catches_it(
+    capsys: Any,
+) -> None:
+    from examples.refund_agent.run import main
+
+    assert main(["--misbehave", "--json", "--approve", "none"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(line["decision"], line["refund_amount"]) for line in lines] == [("escalate", 0.0)] * 4
+    assert [line["guardrails"] for line in lines] == [
+        ["refund_within_paid", "refund_within_paid"],  # insisted after being told
+        ["policy_conditions", "policy_conditions"],
+        ["inside_policy_window", "policy_conditions"] * 2,
+        ["order_exists", "order_exists"],
+    ]
+
+
+def test_the_live_run_prints_what_each_guardrail_caught_and_why_a_case_was_escalated(
+    capsys: Any,
+) -> None:
+    from examples.refund_agent.run import main
+
+    request = "Quero o reembolso do pedido 9999."
+    assert main(["--misbehave", "--approve", "none", request]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "guardrail caught order_exists: order '9999' does not exist" in out
+    assert out.count("guardrail caught order_exists") == 1  # said once, not per attempt
+    assert "reason escalated: the decision broke order_exists" in out
+
+
+async def test_the_deadline_is_the_one_given(
+    sim_server: StartSim, client: MakeClient, tmp_path: Path
+) -> None:
+    """A model that takes a minute per answer, and a half-second deadline: the case is escalated
+    for the deadline, not after 180 s."""
+    from colmeia.sim.engine import Latency
+
+    slow = SimulatedModel(responder=respond, latency=Latency(fixed_s=60.0))
+    db = create_database(tmp_path / "refunds.db")
+    # The client itself would wait two minutes: only the agent's deadline can end it sooner.
+    model = client(sim_server(slow), deadline=120.0, timeout=120.0)
+    agent = RefundAgent(model, db, outbox=Outbox(tmp_path / "outbox"), deadline=0.5)
+    outcome = await agent.handle("Quero devolver o fone do pedido 1001.")
+    assert outcome.decision.decision == "escalate"
+    assert "could not gather the facts" in outcome.decision.reasons[0]
+    assert "the run deadline of 0.5s passed" in outcome.decision.reasons[0]
