@@ -84,3 +84,20 @@ def test_the_catalogue_from_the_cli(sim_server: StartSim, tmp_path: Path) -> Non
     assert "tools: 64 (the most relevant 6 offered at each step)" in out.stdout
     assert "track_order" in out.stdout
     assert len(sim.requests[0].tool_names) == 6
+
+
+def test_no_librarys_debug_line_reaches_the_terminal(sim_server: StartSim, tmp_path: Path) -> None:
+    # bm25s sets its own logger to DEBUG at import, past the root logger's WARNING: a real
+    # process (not the in-process runner, whose logging pytest owns) shows what a student sees.
+    from tests.agents.test_agent_cli import clean_env
+
+    env = clean_env(COLMEIA_LLM_BASE_URL=sim_server(demo_model()).base_url, COLMEIA_LLM_MODEL="sim")
+    out = subprocess.run(
+        [sys.executable, "-m", "colmeia", "agent", "run", "Onde está meu pedido 5001?",
+         "--tool-catalog", str(ROOT / "examples/tool_retrieval/catalog.py")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    shown = out.stdout + out.stderr
+    assert "tools: 64 (the most relevant 6 offered at each step)" in shown
+    assert "DEBUG" not in shown and "bm25s" not in shown, shown

@@ -193,6 +193,13 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+class _OnlyOurChatter(logging.Filter):
+    """Below WARNING, only colmeia's own records reach the terminal."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or record.name.split(".")[0] == "colmeia"
+
+
 @app.callback()
 def _root(
     version: bool = typer.Option(
@@ -207,6 +214,11 @@ def _root(
     # Only colmeia's own loggers get chattier: libraries stay at WARNING (faiss announces
     # which CPU build it loads at INFO, which nobody asked for).
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    # A library that sets its own logger to DEBUG (bm25s does, at import) bypasses the root's
+    # level: records are filtered where they are written instead.
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, _OnlyOurChatter) for f in handler.filters):
+            handler.addFilter(_OnlyOurChatter())
     logging.getLogger("colmeia").setLevel(
         logging.INFO if verbose else getattr(logging, get_settings().log_level)
     )
