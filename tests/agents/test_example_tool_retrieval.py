@@ -84,6 +84,8 @@ def test_the_catalogue_from_the_cli(sim_server: StartSim, tmp_path: Path) -> Non
     assert "tools: 64 (the most relevant 6 offered at each step)" in out.stdout
     assert "track_order" in out.stdout
     assert len(sim.requests[0].tool_names) == 6
+    # Each step says which tools the model could choose from: the ones it was sent.
+    assert f"offered: {', '.join(sim.requests[0].tool_names)}" in out.stdout
 
 
 def test_no_librarys_debug_line_reaches_the_terminal(sim_server: StartSim, tmp_path: Path) -> None:

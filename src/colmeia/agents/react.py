@@ -927,7 +927,9 @@ class ReActAgent:
             latency_s=latency + result.latency_s,
             meta={"result": result.kind}
             | ({"repaired_from": result.repaired_from} if result.repaired_from else {})
-            | ({"note": note} if note else {}),
+            | ({"note": note} if note else {})
+            # With a retriever, which few tools the model could choose from at this step.
+            | ({"offered": [t.name for t in run.offered]} if self.retriever is not None else {}),
             **tokens,
         )
         if text:

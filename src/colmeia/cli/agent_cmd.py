@@ -78,6 +78,8 @@ def _print_step(step: Step) -> None:
     if "score" in step.meta:
         head += f"  score {step.meta['score']:.2f}"
     console.print(head)
+    if step.meta.get("offered"):
+        console.print(f"    [dim]offered: {escape(', '.join(step.meta['offered']))}[/]")
     if step.thought:
         console.print(f"    [dim]{escape(_short(step.thought))}[/]")
     if step.observation:
