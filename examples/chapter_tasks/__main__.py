@@ -1,0 +1,3 @@
+from examples.chapter_tasks.run import main
+
+raise SystemExit(main())
