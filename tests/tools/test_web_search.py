@@ -44,6 +44,21 @@ class _SearchAPI(BaseHTTPRequestHandler):
                     ]
                 }
             )
+        elif parts.path == "/serpapi-direct":
+            self._reply(
+                {
+                    "answer_box": {"title": "Lei do Estágio", "answer": "4 horas diárias"},
+                    "knowledge_graph": {
+                        "title": "Lei 11.788/2008",
+                        "type": "Lei federal",
+                        "description": "Dispõe sobre o estágio de estudantes.",
+                        "source": {"link": "https://planalto.gov.br/l11788"},
+                    },
+                    "organic_results": [
+                        {"title": "Estágio", "link": "https://b.com", "snippet": "jornada"}
+                    ],
+                }
+            )
         elif parts.path == "/serpapi":
             self._reply(
                 {
@@ -121,3 +136,19 @@ async def test_api_errors_are_observations(search_api: tuple[str, list[dict[str,
     assert not result.ok
     assert "HTTP 401" in result.output
     assert "COLMEIA_SEARCH_API_KEY" in result.output
+
+
+async def test_serpapi_direct_answers_come_before_the_links(
+    search_api: tuple[str, list[dict[str, object]]],
+) -> None:
+    base, _ = search_api
+    serp = web_search_tool(SearchSettings(kind="serpapi", url=f"{base}/serpapi-direct"))
+    out = (await serp.run({"query": "jornada de estágio"})).output
+    assert out.splitlines()[:5] == [
+        "1. Answer: Lei do Estágio",
+        "   4 horas diárias",
+        "2. Knowledge graph: Lei 11.788/2008",
+        "   https://planalto.gov.br/l11788",
+        "   Lei federal Dispõe sobre o estágio de estudantes.",
+    ]
+    assert "3. Estágio" in out and "https://b.com" in out

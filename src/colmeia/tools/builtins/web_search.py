@@ -112,17 +112,45 @@ class WebSearch:
         if not isinstance(data, dict):
             raise ToolError(f"the search service at {self.url} answered unexpected JSON")
         if self.kind == "serpapi":
-            hits = _hits(data.get("organic_results"), "title", "link", "snippet")
+            hits = _serp_direct(data) + _hits(
+                data.get("organic_results"), "title", "link", "snippet"
+            )
         else:
             hits = _hits(data.get("results"), "title", "url", "content")
         return hits[:max_results]
+
+
+def _serp_direct(data: dict[str, Any]) -> list[SearchHit]:
+    """SerpApi's direct answers, ahead of the links: the answer box (a short answer or its
+    snippet) and the knowledge graph (an entity's description) often hold what was asked."""
+    out: list[SearchHit] = []
+    box = data.get("answer_box")
+    if isinstance(box, dict):
+        parts = [str(box.get(k) or "").strip() for k in ("answer", "result", "snippet")]
+        text = " — ".join(p for p in dict.fromkeys(parts) if p)
+        if text:
+            out.append(SearchHit(f"Answer: {box.get('title') or 'direct answer'}",
+                                 str(box.get("link") or ""), text))  # fmt: skip
+    graph = data.get("knowledge_graph")
+    if isinstance(graph, dict):
+        text = " ".join(
+            str(graph.get(k) or "").strip() for k in ("type", "description") if graph.get(k)
+        )
+        source = graph.get("source")
+        link = str(source.get("link") or "") if isinstance(source, dict) else ""
+        if text:
+            out.append(
+                SearchHit(f"Knowledge graph: {graph.get('title') or ''}".strip(), link, text)
+            )
+    return out
 
 
 def _render(query: str, hits: list[SearchHit]) -> str:
     if not hits:
         return f"No results for {query!r}. Try other words."
     lines = [
-        f"{i}. {h.title}\n   {h.url}\n   {h.snippet[:400]}" for i, h in enumerate(hits, start=1)
+        f"{i}. {h.title}\n" + (f"   {h.url}\n" if h.url else "") + f"   {h.snippet[:400]}"
+        for i, h in enumerate(hits, start=1)
     ]
     return "\n".join(lines)
 
