@@ -346,7 +346,7 @@ def report(
 ) -> None:
     """Write the evaluation report (HTML + PNG plots + summary.json); print its headline figures
     and where it is."""
-    from colmeia.apps.moderation.headline import report_headline
+    from colmeia.apps.moderation.headline import SIMULATED, report_headline
     from colmeia.apps.moderation.report import write_report
 
     try:
@@ -359,9 +359,12 @@ def report(
     table = Table(title=f"{results.name}: first review against the labels", title_justify="left")
     table.add_column("metric")
     table.add_column("value", justify="right")
-    for metric, value in report_headline(json.loads(files.summary.read_text(encoding="utf-8"))):
+    summary = json.loads(files.summary.read_text(encoding="utf-8"))
+    for metric, value in report_headline(summary):
         table.add_row(metric, value)
     console.print(table)
+    if summary.get("simulated"):
+        console.print(f"[yellow]{SIMULATED}[/]", highlight=False)
     console.print(f"report:  {files.html}", highlight=False)
     console.print(f"summary: {files.summary}", highlight=False)
     console.print(f"plots:   {len(files.images)} PNG files in {out}", highlight=False)
@@ -383,7 +386,7 @@ def compare(
     """Two runs side by side on the same inputs, with the items whose outcome differs: the
     headline figures, whether the difference is significant, and what changed between them."""
     from colmeia.apps.moderation.compare import compare_runs
-    from colmeia.apps.moderation.headline import comparison_headline
+    from colmeia.apps.moderation.headline import SIMULATED, comparison_headline
 
     try:
         options = _report_options(lang, labels, 8, 5, config)
@@ -414,6 +417,8 @@ def compare(
         console.print("what changed between the runs:", highlight=False)
         for change in head.settings:
             console.print(f"  [bold yellow]≠[/] {escape(change)}", highlight=False)
+    if head.simulated:
+        console.print(f"[yellow]{SIMULATED}[/]", highlight=False)
     console.print(f"comparison: {files.html}", highlight=False)
     console.print(f"data:       {files.summary}", highlight=False)
 

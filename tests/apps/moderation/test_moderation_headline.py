@@ -40,6 +40,7 @@ def test_report_prints_the_headline_figures_of_the_summary(
     for metric in ("F1 (keep)", "share revised", "mean rewrites of flagged items", "cost / item"):
         assert metric in flat
     assert "report: " in flat  # and where the rest is
+    assert "simulated model: these figures are about answers of colmeia's simulated" in flat
 
 
 def _compare(sample_runs: SampleRuns, a: Path, b: Path, out: Path, colmeia_cli: Any) -> str:

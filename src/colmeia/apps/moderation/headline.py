@@ -16,7 +16,18 @@ from typing import Any
 from colmeia.apps.moderation.compare import run_metrics
 from colmeia.eval.report import percent
 
-__all__ = ["HEADLINE", "ComparisonHeadline", "comparison_headline", "report_headline"]
+__all__ = [
+    "HEADLINE",
+    "SIMULATED",
+    "ComparisonHeadline",
+    "comparison_headline",
+    "report_headline",
+]
+
+SIMULATED = (
+    "simulated model: these figures are about answers of colmeia's simulated server, placeholder "
+    "text, not a language model's"
+)
 
 # In the order a team reads them: quality, what happened to the answers, what it cost.
 HEADLINE = (
@@ -67,6 +78,7 @@ class ComparisonHeadline:
     p_value: float | None
     test: str
     settings: list[str] | None  # None: a run has no manifest, so settings are unknown
+    simulated: bool = False  # a run's answers came from colmeia's simulated model
 
     @property
     def verdict(self) -> str:
@@ -104,4 +116,5 @@ def comparison_headline(data: Mapping[str, Any]) -> ComparisonHeadline:
         p_value=mc["p_value"],
         test=str(mc["method"]),
         settings=data.get("settings_differences"),
+        simulated=any(s.get("simulated") for s in (data.get("summaries") or {}).values()),
     )
