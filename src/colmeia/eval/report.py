@@ -270,7 +270,9 @@ def grouped_bar_figure(
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize=8)
+    # Beside the axes, not loc="best": matplotlib times its search for the best place and warns
+    # when it takes over a second, so on a busy machine a report came with a UserWarning.
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return fig
 
 
