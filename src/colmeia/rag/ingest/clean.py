@@ -301,12 +301,13 @@ def _dehyphenate(left: str, right: str, vocabulary: _Lexicon | set[str]) -> str:
     if not m or not w:
         return left + right
     a, b = m.group(1), w.group(1)
+    fused = (a + b).lower()
+    # A clitic after the hyphen ("fazê-los", "pode-se") keeps it, unless the two halves make
+    # a word of the dictionary or of the document: then the line end broke a plural or a
+    # word in -la/-lo ("mode-los" → "modelos", "célu-las" → "células").
+    clitic = b.lower() in _CLITICS and not (is_word(fused) or _word_elsewhere(fused, vocabulary))
     keep = (
-        b[:1].isupper()
-        or b.lower() in _CLITICS
-        or a.isdigit()
-        or b.isdigit()
-        or f"{a}-{b}".lower() in vocabulary
+        b[:1].isupper() or clitic or a.isdigit() or b.isdigit() or f"{a}-{b}".lower() in vocabulary
     )
     if keep and (a + b).lower() in vocabulary and f"{a}-{b}".lower() not in vocabulary:
         keep = False
