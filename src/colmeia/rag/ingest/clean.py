@@ -664,7 +664,7 @@ def clean_pages(
     for n, lines in staged:
         label = str(n + offset) if offset is not None and n + offset >= 1 else ""
         paras, notes = _join_page(lines, vocab) if join else (["\n".join(lines)], [])
-        paras = [p for p in (normalize_text(x) for x in paras) if p]
+        paras = [_drop_capital(p, vocab) for p in (normalize_text(x) for x in paras) if p]
         footnotes[n] = [p for p in (normalize_text(x) for x in notes) if p]
         labelled.append((n, label, paras))
     out: list[Page] = []
@@ -682,6 +682,26 @@ def clean_pages(
             page.carry, page.carry_page, page.carry_label = carries[n]
         out.append(page)
     return out
+
+
+_DROP_CAP_RE = re.compile(r"^([A-ZÀ-Ý])\s+([a-zà-ÿ]+)\b")
+
+
+def _drop_capital(paragraph: str, vocabulary: _Lexicon | set[str]) -> str:
+    """A paragraph opening with a drop capital set apart by the extractor ("E ste documento")
+    gets its letter back: when the rest of the word is no word and the two make one of the
+    dictionary or of the document ("Este"). "E o texto", "A escola" stay: "o" and "escola"
+    are words."""
+    m = _DROP_CAP_RE.match(paragraph)
+    if m is None or len(paragraph) < 40:
+        return paragraph
+    letter, rest = m.group(1), m.group(2)
+    if is_word(rest) or rest in ("a", "o", "e"):
+        return paragraph
+    fused = (letter + rest).lower()
+    if not (is_word(fused) or _word_elsewhere(fused, vocabulary)):
+        return paragraph
+    return letter + paragraph[m.start(2) :]
 
 
 def _ends_open(paragraph: str) -> bool:
