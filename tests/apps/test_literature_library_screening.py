@@ -181,3 +181,21 @@ def test_a_decision_on_a_saved_review_is_made_on_the_library(colmeia_cli, tmp_pa
     )
     assert again["screening"]["who"] == "ana"
     assert [w["screening"]["decision"] for w in works].count("pending") == len(works) - 1
+
+
+def test_the_blank_line_between_abstract_paragraphs_survives_import_and_export(
+    tmp_path: Path,
+) -> None:
+    from colmeia.apps.literature import Review, ReviewedWork, export_review
+    from colmeia.apps.literature.records import read_bibtex, read_csv, read_ris
+
+    (tmp_path / "c.csv").write_text(
+        'Titulo,Resumo,Defesa\n"Um trabalho","Primeiro parágrafo.\n\n\nSegundo.",2020\n',
+        encoding="utf-8",
+    )
+    ((record,), _) = read_csv(tmp_path / "c.csv")
+    assert record.abstract == "Primeiro parágrafo.\n\nSegundo."  # a run of blank lines is one
+    work = ReviewedWork("x", record.title, 1, 1.0, year=2020, abstract=record.abstract)
+    for suffix, read in ((".ris", read_ris), (".bib", read_bibtex)):
+        path = export_review(Review("q", "c", [work]), tmp_path / f"r{suffix}")
+        assert read(path)[0][0].abstract == "Primeiro parágrafo.\n\nSegundo."

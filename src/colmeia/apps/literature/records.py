@@ -114,14 +114,16 @@ def _clean(value: Any) -> str:
 
 
 def _clean_lines(value: Any) -> str:
-    """Spaces tidied inside each line, line breaks kept (an abstract's paragraphs), blank
-    lines dropped: ``"aqui\\nSegunda"`` stays two words on two lines."""
+    """Spaces tidied inside each line, line breaks kept and a run of blank lines kept as one
+    (the blank line between an abstract's paragraphs): ``"aqui\\nSegunda"`` stays two words
+    on two lines."""
     if value is None:
         return ""
     if isinstance(value, list):
         value = "\n".join(str(v) for v in value if v)
-    lines = (" ".join(line.split()) for line in str(value).splitlines())
-    return "\n".join(line for line in lines if line)
+    lines = [" ".join(line.split()) for line in str(value).splitlines()]
+    text = "\n".join(lines).strip("\n")
+    return re.sub(r"\n{3,}", "\n\n", text)
 
 
 # Family-name suffixes that belong with the surname ("SILVA JÚNIOR, João", ABNT NBR 6023).
