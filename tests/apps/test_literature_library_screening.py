@@ -124,6 +124,11 @@ def test_a_screened_library_shows_its_decisions_in_a_new_review_and_the_whole_ex
     assert len(rows) == 171
     assert sum(r["ta_decision"] == "exclude" for r in rows) == 57
     assert sorted(r["ft_decision"] for r in rows if r["ft_decision"]) == ["exclude", "include"]
+    from openpyxl import load_workbook
+
+    book = load_workbook(tmp_path / "lib.xlsx")
+    assert book["review"].max_row == 172  # a header and 171 works
+    assert dict(book["prisma (library)"].iter_rows(values_only=True))["screened"] == 171
 
     # The export imported as a new library (as after a trip through Zotero): every decision.
     code, out, err = colmeia_cli("review", "import", "lib.ris", "-c", "zotero", env=OFFLINE)

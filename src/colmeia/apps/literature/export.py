@@ -280,6 +280,10 @@ def export_review(review: Review, path: Path) -> Path:
         info = wb.create_sheet("prisma")
         for k, v in prisma_counts(review).items():
             info.append([k, json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else v])
+        if review.library_prisma:  # the whole library's screening, beside the review's
+            lib = wb.create_sheet("prisma (library)")
+            for k, v in review.library_prisma.items():
+                lib.append([k, json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else v])
         wb.save(path)
     elif fmt == "ris":
         path.write_text(_ris(review), encoding="utf-8")
@@ -321,6 +325,9 @@ def html_report(review: Review, path: Path) -> Path:
     counts = prisma_counts(review)
     report.heading("Fluxo (PRISMA)")
     report.metrics({k: v for k, v in counts.items() if not isinstance(v, dict)})
+    if review.library_prisma:
+        report.heading("Triagem da biblioteca (PRISMA)")
+        report.metrics({k: v for k, v in review.library_prisma.items() if not isinstance(v, dict)})
     levels = list(RELEVANCE_LEVELS)
     values = [sum(1 for w in review.works if w.relevance == lv) for lv in levels]
     # The counts are in the caption too: the image's alt text, and what a reader can copy.
