@@ -204,3 +204,38 @@ def test_the_blank_line_between_abstract_paragraphs_survives_import_and_export(
     for suffix, read in ((".ris", read_ris), (".bib", read_bibtex)):
         path = export_review(Review("q", "c", [work]), tmp_path / f"r{suffix}")
         assert read(path)[0][0].abstract == "Primeiro parágrafo.\n\nSegundo."
+
+
+def test_per_stage_the_newer_decision_wins_on_import(tmp_path: Path) -> None:
+    from colmeia.apps.literature.records import Record
+    from colmeia.apps.literature.screening import ScreeningLog, import_decisions
+
+    work = Record("Formação docente e inclusão", year=2020).id
+    log = ScreeningLog("col")
+    log.decide(work, "include", notes="da biblioteca", at="2026-06-01T10:00:00+00:00")
+    log.decide(work, "include", stage="full_text", at="2026-06-02T10:00:00+00:00")
+    ris = (
+        "TY  - THES\nTI  - Formação docente e inclusão\nPY  - 2020\n"
+        "N1  - Triagem: exclude | Motivo: fora | Por: bia | Em: {ta}\n"
+        "N1  - Triagem (texto completo): exclude | Motivo: sem PDF | Em: {ft}\nER  - \n"
+    )
+    # Older on both stages: the library keeps its own.
+    (tmp_path / "old.ris").write_text(
+        ris.format(ta="2026-05-01T00:00:00+00:00", ft="2026-05-01T00:00:00+00:00"), "utf-8"
+    )
+    assert import_decisions(log, [tmp_path / "old.ris"]) == 0
+    assert log.stages["title_abstract"][work].notes == "da biblioteca"
+    # Newer at the title stage only: that stage changes; the full-text one is the library's.
+    (tmp_path / "new.ris").write_text(
+        ris.format(ta="2026-07-01T00:00:00+00:00", ft="2026-05-01T00:00:00+00:00"), "utf-8"
+    )
+    assert import_decisions(log, [tmp_path / "new.ris"]) == 1
+    first = log.stages["title_abstract"][work]
+    assert (first.decision, first.reason, first.who, first.at) == (
+        "exclude",
+        "fora",
+        "bia",
+        "2026-07-01T00:00:00+00:00",
+    )
+    # Excluded on title and abstract, the work has no full-text decision left.
+    assert work not in log.stages["full_text"]
