@@ -665,6 +665,7 @@ def clean_pages(
         label = str(n + offset) if offset is not None and n + offset >= 1 else ""
         paras, notes = _join_page(lines, vocab) if join else (["\n".join(lines)], [])
         paras = [_drop_capital(p, vocab) for p in (normalize_text(x) for x in paras) if p]
+        paras = _close_parentheses(paras)
         footnotes[n] = [p for p in (normalize_text(x) for x in notes) if p]
         labelled.append((n, label, paras))
     out: list[Page] = []
@@ -681,6 +682,20 @@ def clean_pages(
         if n in carries:
             page.carry, page.carry_page, page.carry_label = carries[n]
         out.append(page)
+    return out
+
+
+def _close_parentheses(paras: list[str]) -> list[str]:
+    """Paragraphs rejoined where a break fell inside parentheses: a parenthesis opened in one
+    and closed in the next (a long citation list, "(SILVA, 2019; …;" / "LIMA, 2021), que…")
+    is one paragraph; prose does not open a parenthesis in one paragraph and close it in
+    another."""
+    out: list[str] = []
+    for p in paras:
+        if out and out[-1].count("(") > out[-1].count(")") and p.count(")") > p.count("("):
+            out[-1] = f"{out[-1]} {p}"
+        else:
+            out.append(p)
     return out
 
 
