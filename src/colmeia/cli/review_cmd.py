@@ -172,6 +172,7 @@ def run(
         filters = Filters(doc_type=doc_type, year_from=year_from, year_to=year_to, program=program)
         with Progress("review", unit="works") as bar:
             review = _run_with_model(settings, no_model, review_and_fill)
+        _attach_library(review, store, settings)
         target = out or settings.home / "reviews" / "last.json"
         export_review(review, target)
         if target.suffix.lower() != ".json":
@@ -329,6 +330,34 @@ def import_(
         console.print(f"[yellow]{source}[/yellow]: {reason}")
 
 
+def _library_log(store: Any, settings: Any, collection: str) -> tuple[Any, Path]:
+    """The collection's screening (the library's one record of decisions) and its file."""
+    from colmeia.apps.literature.screening import ScreeningLog, screening_file
+
+    path = screening_file(settings.home, store.url, collection)
+    return ScreeningLog.load(path, collection), path
+
+
+def _attach_library(review: Any, store: Any, settings: Any) -> None:
+    """Show the library's decisions and PRISMA counts on a review."""
+    from colmeia.apps.literature.library_screening import attach_screening
+
+    log, _ = _library_log(store, settings, review.collection)
+    attach_screening(review, store, log)
+
+
+def _who(who: str) -> str:
+    """Who screens: ``--who``, else the login name (kept with every decision)."""
+    import getpass
+
+    if who.strip():
+        return who
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return ""
+
+
 def _carry_decisions(store: Any, settings: Any, collection: str, sources: list[Path]) -> int:
     """Screening decisions in the imported files (a colmeia export) → the collection's log."""
     from colmeia.apps.literature.screening import ScreeningLog, import_decisions, screening_file
@@ -364,6 +393,7 @@ def screen(
     ),
     reason: str = typer.Option("", "--reason", help="Why (required to exclude)."),
     notes: str = typer.Option("", "--notes", help="Notes kept with the decision."),
+    who: str = typer.Option("", "--who", help="Who decides (default: your login name)."),
     interactive: bool = typer.Option(
         False, "--interactive", help="Prompt work by work even when input is not a terminal."
     ),
@@ -374,14 +404,16 @@ def screen(
     text, the queue ordered by active learning from the decisions so far, PRISMA counts
     printed; interactive when neither --decide nor --next is given. With a saved review: an
     include/exclude decision on one of its works."""
-    if collection is None:
-        _screen_review(review_file, work, include, exclude, reason, notes)
-        return
-    from colmeia.apps.literature.screening import ScreeningLog, screening_file
-
     stages = {"title": "title_abstract", "full": "full_text"}
     if stage not in stages:
         raise fail(ConfigurationError(f"--stage is title or full, not {stage!r}"))
+    if collection is None:
+        _screen_review(
+            review_file, work, include, exclude, reason, notes, stages[stage], _who(who), store_url
+        )
+        return
+    from colmeia.apps.literature.screening import ScreeningLog, screening_file
+
     with _opened(store_url) as (store, settings):
         path = screening_file(settings.home, store.url, collection)
         try:
@@ -390,12 +422,12 @@ def screen(
                 log.question = question
             if decide is not None:
                 doc_id = _work_id(store, collection, decide[0])
-                log.decide(doc_id, decide[1], reason, notes, stage=stages[stage])  # type: ignore[arg-type]
+                log.decide(doc_id, decide[1], reason, notes, stage=stages[stage], who=_who(who))  # type: ignore[arg-type]
                 log.save(path)
             elif question:
                 log.save(path)
             if interactive or (decide is None and next_n <= 0 and not as_json):
-                _screen_interactively(store, collection, log, path, interactive)
+                _screen_interactively(store, collection, log, path, interactive, _who(who))
             _print_screening(store, collection, log, next_n, as_json)
         except ColmeiaError as exc:
             raise fail(exc) from None
@@ -436,7 +468,7 @@ def _print_screening(store: Any, collection: str, log: Any, next_n: int, as_json
 
 
 def _screen_interactively(
-    store: Any, collection: str, log: Any, path: Path, forced: bool = False
+    store: Any, collection: str, log: Any, path: Path, forced: bool = False, who: str = ""
 ) -> None:
     """One work at a time: [i]nclude, [e]xclude (asks why), [s]kip, [q]uit; saved after
     every decision."""
@@ -465,9 +497,9 @@ def _screen_interactively(
             skipped.add(item.doc_id)
             continue
         if answer.startswith("i"):
-            log.decide(item.doc_id, "include", "", typer.prompt("notes", default=""))
+            log.decide(item.doc_id, "include", "", typer.prompt("notes", default=""), who=who)
         elif answer.startswith("e"):
-            log.decide(item.doc_id, "exclude", typer.prompt("reason"))
+            log.decide(item.doc_id, "exclude", typer.prompt("reason"), who=who)
         else:
             console.print("[yellow]answer i, e, s or q[/yellow]")
             continue
@@ -481,9 +513,15 @@ def _screen_review(
     exclude: bool,
     reason: str,
     notes: str,
+    stage: str,
+    who: str,
+    store_url: str | None,
 ) -> None:
-    """Record an include/exclude decision in a saved review; prints the PRISMA counts."""
+    """Record a decision on a work of a saved review in its library's screening (every
+    review of the collection shows it); the review is refreshed and saved, and the PRISMA
+    counts of the review and of the library printed."""
     from colmeia.apps.literature import Review, prisma_counts
+    from colmeia.apps.literature.library_screening import screen_in_library
 
     if review_file is None or work is None:
         err_console.print("[red]error:[/red] give REVIEW_FILE WORK, or --collection NAME")
@@ -493,25 +531,82 @@ def _screen_review(
         raise typer.Exit(2)
     try:
         review = Review.load(review_file)
-        review.screen(work, "include" if include else "exclude", reason, notes)
-        review.save(review_file)
     except ColmeiaError as exc:
         raise fail(exc) from None
+    with _opened(store_url) as (store, settings):
+        log, path = _library_log(store, settings, review.collection)
+        screen_in_library(
+            review,
+            store,
+            log,
+            work,
+            "include" if include else "exclude",
+            reason=reason,
+            notes=notes,
+            stage=stage,  # type: ignore[arg-type]
+            who=who,
+        )
+        log.save(path)
+        review.save(review_file)
     console.print(prisma_counts(review))
+    console.print({"library": review.library_prisma})
 
 
 @app.command("export")
 def export(
-    review_file: Path = typer.Argument(..., help="A saved review (.json)."),
-    out: Path = typer.Argument(..., help="report.html | .csv | .xlsx | .ris | .bib | .json"),
+    review_file: Path | None = typer.Argument(
+        None, help="A saved review (.json); omit with --library."
+    ),
+    out: Path | None = typer.Argument(
+        None, help="report.html | .csv | .xlsx | .ris | .bib | .json"
+    ),
+    library: bool = typer.Option(
+        False, "--library", help="Export every work of --collection with its decisions."
+    ),
+    collection: str | None = typer.Option(
+        None, "--collection", "-c", help="The collection (with --library)."
+    ),
+    store_url: str | None = _STORE,
 ) -> None:
-    """Write a saved review (with its screening) in another format."""
+    """Write a saved review, or the whole library (``--library -c NAME OUT``), with the
+    library's screening decisions, in another format."""
     from colmeia.apps.literature import Review, export_review
+    from colmeia.apps.literature.library_screening import library_review
 
+    if library:
+        target = out or review_file  # `export --library -c NAME OUT`: OUT is the one argument
+        if collection is None or target is None or (out is not None and review_file is not None):
+            err_console.print("[red]error:[/red] give --library --collection NAME OUT")
+            raise typer.Exit(2)
+        with _opened(store_url) as (store, settings):
+            log, _ = _library_log(store, settings, collection)
+            path = export_review(library_review(store, collection, log), target)
+        console.print(
+            f"saved: {path} (the whole library: {len(log.stages['title_abstract'])} screened)"
+        )
+        return
+    if review_file is None or out is None:
+        err_console.print("[red]error:[/red] give REVIEW_FILE OUT, or --library -c NAME OUT")
+        raise typer.Exit(2)
     try:
-        path = export_review(Review.load(review_file), out)
+        review = Review.load(review_file)
     except ColmeiaError as exc:
         raise fail(exc) from None
+    from colmeia.cli.stores import open_store_for
+
+    try:
+        store, settings = open_store_for(store_url, "read")
+    except ColmeiaError:
+        store = None  # no store here: the review as it was saved
+    try:
+        if store is not None and store.collection(review.collection) is not None:
+            _attach_library(review, store, settings)  # the decisions as they are now
+        path = export_review(review, out)
+    except ColmeiaError as exc:
+        raise fail(exc) from None
+    finally:
+        if store is not None:
+            store.close()
     console.print(f"saved: {path}")
 
 

@@ -18,6 +18,7 @@ from typing import Literal
 
 from pydantic import Field, create_model
 
+from colmeia.apps.literature.extractive import body_sentences
 from colmeia.apps.literature.review import Review, ReviewedWork
 from colmeia.apps.literature.schemas import CitedText
 from colmeia.errors import InputError, ModelError
@@ -67,18 +68,36 @@ def _matches(terms: set[str], words: Sequence[str]) -> int:
 
 
 def _offline(column: Column, work: ReviewedWork, analyzer: Analyzer) -> CitedText:
-    terms = set(analyzer.tokens(f"{column.name} {column.question}"))
-    best: tuple[int, int, str, str] | None = None
-    for p in work.passages:
-        for n, sentence in enumerate(_SENTENCE_RE.split(" ".join(p.text.split()))):
-            if len(sentence.split()) < 4:
-                continue
-            score = _matches(terms, analyzer.tokens(sentence))
-            if score and (best is None or (score, -n) > (best[0], best[1])):
-                best = (score, -n, sentence.strip(), p.id)
+    """The sentence that answers the column: among the work's sentences (its passages', then
+    its abstract's; never a title or a heading), one that names the column's subject (a word
+    of its name, by stem: "método" finds "metodologia") and matches most of its question;
+    "não informado" when none names it. A sentence of the abstract no passage holds is
+    marked "(resumo)"."""
+    name_terms = set(analyzer.tokens(column.name))
+    terms = name_terms | set(analyzer.tokens(column.question))
+    candidates = [
+        (sentence, p.id) for p in work.passages for sentence in body_sentences(p.text, work.title)
+    ]
+    given = {" ".join(c.split()) for c, _ in candidates}
+    candidates += [
+        (sentence, "")
+        for sentence in body_sentences(work.abstract, work.title)
+        if " ".join(sentence.split()) not in given
+    ]
+    best: tuple[int, int, int, str, str] | None = None
+    for n, (sentence, pid) in enumerate(candidates):
+        if len(sentence.split()) < 4 or sentence.rstrip()[-1:] not in ".!?…":
+            continue
+        words = analyzer.tokens(sentence)
+        subject = _matches(name_terms, words) if name_terms else 1
+        score = _matches(terms, words)
+        if subject and score and (best is None or (subject, score, -n) > best[:3]):
+            best = (subject, score, -n, sentence.strip(), pid)
     if best is None:
         return CitedText(text=NOT_FOUND, passages=[])
-    return CitedText(text=best[2], passages=[best[3]])
+    if not best[4]:
+        return CitedText(text=f"{best[3]} (resumo)", passages=[])
+    return CitedText(text=best[3], passages=[best[4]])
 
 
 async def _with_model(

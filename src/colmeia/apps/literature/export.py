@@ -103,6 +103,7 @@ def _rows(review: Review) -> list[dict[str, object]]:
             "screening": w.screening.decision,
             "reason": w.screening.reason,
             "notes": w.screening.notes,
+            **_stage_columns(w),
             "reference": abnt_reference(w),
             "mode": w.mode,
             "warnings": " | ".join(w.warnings),
@@ -112,13 +113,38 @@ def _rows(review: Review) -> list[dict[str, object]]:
     ]
 
 
+_STAGE_COLUMNS = {"title_abstract": "ta", "full_text": "ft"}
+
+
+def _stage_columns(w: ReviewedWork) -> dict[str, object]:
+    """Each stage's decision, reason, notes, who and when as columns (``ta_*`` for title and
+    abstract, ``ft_*`` for full text): a spreadsheet sorts and filters on them."""
+    out: dict[str, object] = {}
+    for stage, prefix in _STAGE_COLUMNS.items():
+        d = w.decisions.get(stage)
+        for name in ("decision", "reason", "notes", "who", "at"):
+            out[f"{prefix}_{name}"] = getattr(d, name) if d is not None else ""
+    return out
+
+
+def _decision_notes(w: ReviewedWork) -> list[str]:
+    """One note per stage screened (the library's decisions), else the review's own."""
+    if w.decisions:
+        return [
+            screening_note(d.decision, d.reason, d.notes, stage=stage, who=d.who, at=d.at)
+            for stage, d in w.decisions.items()
+        ]
+    s = w.screening
+    if s.decision != "pending" or s.reason or s.notes:
+        return [screening_note(s.decision, s.reason, s.notes, who=s.who, at=s.at)]
+    return []
+
+
 def _notes(w: ReviewedWork) -> list[str]:
-    """What RIS (N1) and BibTeX (``note``/``annote``) carry besides the record: the screening
-    decision in the line :func:`~colmeia.apps.literature.records.parse_screening` reads back,
-    the relevance the review gave, the ABNT reference."""
-    out = []
-    if w.screening.decision != "pending" or w.screening.reason or w.screening.notes:
-        out.append(screening_note(w.screening.decision, w.screening.reason, w.screening.notes))
+    """What RIS (N1) and BibTeX (``note``/``annote``) carry besides the record: each stage's
+    screening decision in the note :func:`~colmeia.apps.literature.records.parse_screening`
+    reads back, the relevance the review gave, the ABNT reference."""
+    out = _decision_notes(w)
     if w.relevance:
         out.append(
             f"Relevância: {w.relevance}" + (f" — {' '.join(w.why.split())}" if w.why else "")
@@ -151,7 +177,12 @@ def _ris(review: Review) -> str:
         if w.program:
             entry["custom1"] = w.program
         entries.append(entry)
-    return str(rispy.dumps(entries))
+
+    class Writer(rispy.RisWriter):  # type: ignore[misc]
+        def set_header(self, count: int) -> str:
+            return ""  # rispy numbers records ("1."), a line RIS does not have
+
+    return str(rispy.dumps(entries, implementation=Writer))
 
 
 # Characters LaTeX (and so pylatexenc, which reads the file back) gives a meaning to: escaped,
@@ -210,10 +241,9 @@ def _bibtex(review: Review) -> str:
             ("abstract", w.abstract),
             ("keywords", "; ".join(w.keywords)),
         ]
-        notes = _notes(w)
-        screening = [n for n in notes if n.startswith("Triagem:")]
-        values.append(("note", screening[0] if screening else ""))
-        values.append(("annote", "\n".join(n for n in notes if not n.startswith("Triagem:"))))
+        screening = _decision_notes(w)
+        values.append(("note", "\n".join(screening)))
+        values.append(("annote", "\n".join(_notes(w)[len(screening) :])))
         fields = [Field(k, _latex(v)) for k, v in values if v]
         lib.add(Entry(kind, _bib_key(w, used), fields))
     return str(write_string(lib))
@@ -250,6 +280,10 @@ def export_review(review: Review, path: Path) -> Path:
         info = wb.create_sheet("prisma")
         for k, v in prisma_counts(review).items():
             info.append([k, json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else v])
+        if review.library_prisma:  # the whole library's screening, beside the review's
+            lib = wb.create_sheet("prisma (library)")
+            for k, v in review.library_prisma.items():
+                lib.append([k, json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else v])
         wb.save(path)
     elif fmt == "ris":
         path.write_text(_ris(review), encoding="utf-8")
@@ -291,6 +325,9 @@ def html_report(review: Review, path: Path) -> Path:
     counts = prisma_counts(review)
     report.heading("Fluxo (PRISMA)")
     report.metrics({k: v for k, v in counts.items() if not isinstance(v, dict)})
+    if review.library_prisma:
+        report.heading("Triagem da biblioteca (PRISMA)")
+        report.metrics({k: v for k, v in review.library_prisma.items() if not isinstance(v, dict)})
     levels = list(RELEVANCE_LEVELS)
     values = [sum(1 for w in review.works if w.relevance == lv) for lv in levels]
     # The counts are in the caption too: the image's alt text, and what a reader can copy.

@@ -26,6 +26,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from colmeia.apps.literature.decision_notes import (
+    CarriedDecision,
+    parse_decisions,
+    parse_screening,
+    screening_note,
+)
 from colmeia.errors import ConfigurationError
 
 __all__ = [
@@ -108,14 +114,16 @@ def _clean(value: Any) -> str:
 
 
 def _clean_lines(value: Any) -> str:
-    """Spaces tidied inside each line, line breaks kept (an abstract's paragraphs), blank
-    lines dropped: ``"aqui\\nSegunda"`` stays two words on two lines."""
+    """Spaces tidied inside each line, line breaks kept and a run of blank lines kept as one
+    (the blank line between an abstract's paragraphs): ``"aqui\\nSegunda"`` stays two words
+    on two lines."""
     if value is None:
         return ""
     if isinstance(value, list):
         value = "\n".join(str(v) for v in value if v)
-    lines = (" ".join(line.split()) for line in str(value).splitlines())
-    return "\n".join(line for line in lines if line)
+    lines = [" ".join(line.split()) for line in str(value).splitlines()]
+    text = "\n".join(lines).strip("\n")
+    return re.sub(r"\n{3,}", "\n\n", text)
 
 
 # Family-name suffixes that belong with the surname ("SILVA JÚNIOR, João", ABNT NBR 6023).
@@ -136,33 +144,6 @@ def person_name(name: str) -> str:
     if parts[-1].lower() in _NAME_SUFFIXES and len(parts) > 2:
         cut -= 1
     return f"{' '.join(parts[cut:])}, {' '.join(parts[:cut])}"
-
-
-_SCREENING_RE = re.compile(
-    r"^Triagem:\s*(?P<decision>include|exclude|pending)\s*"
-    r"(?:\|\s*Motivo:\s*(?P<reason>.*?)\s*)?(?:\|\s*Notas:\s*(?P<notes>.*?)\s*)?$",
-    re.DOTALL,
-)
-
-
-def screening_note(decision: str, reason: str = "", notes: str = "") -> str:
-    """The one-line note RIS (N1) and BibTeX (``note``) exports carry a screening decision
-    in: ``Triagem: exclude | Motivo: fora do recorte | Notas: …``; read back by
-    :func:`parse_screening`."""
-    out = f"Triagem: {decision}"
-    if reason.strip():
-        out += f" | Motivo: {' '.join(reason.split())}"
-    if notes.strip():
-        out += f" | Notas: {' '.join(notes.split())}"
-    return out
-
-
-def parse_screening(text: str) -> tuple[str, str, str] | None:
-    """(decision, reason, notes) of a note written by :func:`screening_note`, else ``None``."""
-    m = _SCREENING_RE.match(" ".join(text.split()))
-    if m is None:
-        return None
-    return m.group("decision"), m.group("reason") or "", m.group("notes") or ""
 
 
 @dataclass(slots=True)
@@ -188,6 +169,8 @@ class Record:
     screening: str = ""
     screening_reason: str = ""
     screening_notes: str = ""
+    # Every stage's decision the file carries (with who and when): what a re-import merges.
+    decisions: list[CarriedDecision] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.doi:
@@ -240,6 +223,8 @@ class Record:
         ):
             if not getattr(self, name) and getattr(other, name):
                 setattr(self, name, getattr(other, name))
+        if not self.decisions:
+            self.decisions = list(other.decisions)
         if not self.authors:
             self.authors = list(other.authors)
         self.keywords += [k for k in other.keywords if k not in self.keywords]
@@ -311,18 +296,15 @@ def _split_keywords(value: Any) -> list[str]:
     return out
 
 
-def _screening_from(notes: Sequence[str]) -> tuple[tuple[str, str, str], list[str]]:
-    """The screening decision among a record's notes, and the other notes."""
-    decision: tuple[str, str, str] = ("", "", "")
-    rest: list[str] = []
-    for note in notes:
-        for line in str(note).splitlines() or [""]:
-            got = parse_screening(line)
-            if got is not None:
-                decision = got
-            elif line.strip():
-                rest.append(line.strip())
-    return decision, rest
+def _screening_from(
+    notes: Sequence[str],
+) -> tuple[tuple[str, str, str], list[CarriedDecision]]:
+    """The decisions among a record's notes: the title/abstract one as (decision, reason,
+    notes), and every stage's."""
+    found = [d for note in notes for d in parse_decisions(str(note))]
+    first = next((d for d in found if d.stage == "title_abstract"), None)
+    head = (first.decision, first.reason, first.notes) if first else ("", "", "")
+    return head, found
 
 
 def _ris_parser() -> Any:
@@ -367,7 +349,7 @@ def read_ris(path: Path) -> tuple[list[Record], list[RecordProblem]]:
             person_name(_clean(a)) for a in (e.get("authors") or e.get("first_authors") or [])
         ]
         work = _clean(e.get("type_of_work") or e.get("custom3"))
-        (decision, reason, notes), _ = _screening_from(e.get("notes") or [])
+        (decision, reason, notes), carried = _screening_from(e.get("notes") or [])
         records.append(
             Record(
                 title=title,
@@ -387,6 +369,7 @@ def read_ris(path: Path) -> tuple[list[Record], list[RecordProblem]]:
                 screening=decision,
                 screening_reason=reason,
                 screening_notes=notes,
+                decisions=carried,
             )
         )
     return records, problems
@@ -416,7 +399,7 @@ def read_bibtex(path: Path) -> tuple[list[Record], list[RecordProblem]]:
         authors = [person_name(a) for a in fields.get("author", "").split(" and ") if a.strip()]
         links = [fields[k] for k in ("url", "pdf", "file") if fields.get(k)]
         links += [u for u in fields.get("links", "").split() if u not in links]
-        (decision, reason, notes), _ = _screening_from([raw.get("note", "")])
+        (decision, reason, notes), carried = _screening_from([raw.get("note", "")])
         records.append(
             Record(
                 title=title,
@@ -433,6 +416,7 @@ def read_bibtex(path: Path) -> tuple[list[Record], list[RecordProblem]]:
                 screening=decision,
                 screening_reason=reason,
                 screening_notes=notes,
+                decisions=carried,
             )
         )
     return records, problems

@@ -67,12 +67,15 @@ _SECTIONS = {
 
 @dataclass(slots=True)
 class Decision:
-    """A screening decision: include/exclude (or pending), with a reason and notes."""
+    """A screening decision: include/exclude (or pending), with a reason, notes, who made it
+    and when, at one stage (title_abstract or full_text)."""
 
     decision: str = "pending"
     reason: str = ""
     notes: str = ""
     at: str = ""
+    stage: str = ""
+    who: str = ""
 
 
 @dataclass(slots=True)
@@ -101,7 +104,9 @@ class ReviewedWork:
     rerank_score: float | None = None  # the model reranker's judgement, when one ran
     mode: str = "extractive"  # or "model:<name>"
     warnings: list[str] = field(default_factory=list)
-    screening: Decision = field(default_factory=Decision)
+    screening: Decision = field(default_factory=Decision)  # the latest stage's decision
+    # Every stage's decision, from the library's screening (stage → decision).
+    decisions: dict[str, Decision] = field(default_factory=dict)
     seconds: float = 0.0
     # The researcher's extraction columns (name → cited value): see columns.fill_columns.
     columns: dict[str, CitedText] = field(default_factory=dict)
@@ -119,6 +124,7 @@ class ReviewedWork:
         data = dict(data)
         data["passages"] = [Passage(**p) for p in data.get("passages", [])]
         data["screening"] = Decision(**data.get("screening", {}))
+        data["decisions"] = {k: Decision(**v) for k, v in (data.get("decisions") or {}).items()}
         for name in ("summary", "objectives", "conclusions"):
             if data.get(name) is not None:
                 data[name] = CitedText(**data[name])
@@ -153,6 +159,9 @@ class Review:
     warnings: list[str] = field(default_factory=list)
     relevance_bar: str = "média"  # a work at this level or above counts as relevant
     columns: list[dict[str, str]] = field(default_factory=list)  # extraction columns asked
+    # The PRISMA counts of the whole library's screening when the review was made or last
+    # refreshed from it (see :mod:`colmeia.apps.literature.library_screening`).
+    library_prisma: dict[str, Any] = field(default_factory=dict)
 
     @property
     def nothing_relevant(self) -> bool:
@@ -176,6 +185,7 @@ class Review:
             "seconds": round(self.seconds, 3),
             "prompt_version": PROMPT_VERSION,
             "prisma": prisma_counts(self),
+            "prisma_library": self.library_prisma,
             "columns": self.columns,
             "works": [w.as_dict() for w in self.works],
         }
@@ -206,21 +216,31 @@ class Review:
                 warnings=list(data.get("warnings", [])),
                 relevance_bar=str(data.get("relevance_bar", "média")),
                 columns=list(data.get("columns", [])),
+                library_prisma=dict(data.get("prisma_library") or {}),
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ConfigurationError(f"{path} is not a saved review ({exc})") from exc
 
+    def work(self, doc_id: str) -> ReviewedWork:
+        """The work named by its id or its rank in the review."""
+        for w in self.works:
+            if w.doc_id == doc_id or str(w.rank) == doc_id:
+                return w
+        raise ConfigurationError(f"no work {doc_id!r} in this review (give its id or its rank)")
+
     def screen(self, doc_id: str, decision: str, reason: str = "", notes: str = "") -> None:
-        """Record an include/exclude decision for one work."""
+        """Record an include/exclude decision for one work in this review only (the CLI
+        records it in the library's screening, which every review then shows: see
+        :mod:`colmeia.apps.literature.library_screening`)."""
         if decision not in ("include", "exclude", "pending"):
             raise ConfigurationError("a screening decision is include, exclude or pending")
         if decision == "exclude" and not reason:
             raise ConfigurationError("say why a work is excluded (--reason)")
-        for w in self.works:
-            if w.doc_id == doc_id or str(w.rank) == doc_id:
-                w.screening = Decision(decision, reason, notes, datetime.now(UTC).isoformat())
-                return
-        raise ConfigurationError(f"no work {doc_id!r} in this review (give its id or its rank)")
+        w = self.work(doc_id)
+        w.screening = Decision(
+            decision, reason, notes, datetime.now(UTC).isoformat(), "title_abstract"
+        )
+        w.decisions["title_abstract"] = w.screening
 
 
 def prisma_counts(review: Review) -> dict[str, Any]:

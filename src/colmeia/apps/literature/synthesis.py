@@ -8,8 +8,13 @@ passages of the first ``works`` works are numbered S1…Sn.
   rests on (the JSON Schema allows only the ids given), or ``nothing_relevant``. A citation
   whose passage does not share enough of the claim's content words is removed, and a claim left
   without any is dropped and reported: nothing reaches the reader uncited.
-* **Offline**: extractive — from each work, the sentence of its passages that covers most of the
-  question's terms, cited.
+* **Offline**: extractive, sentence by sentence — from each work, the sentence of its passages
+  (never its title, a heading or the keywords line: :func:`body_sentences`) that covers most of
+  the question's terms, cited; a sentence another work already said in nearly the same words is
+  not repeated; the claims follow the works by year, then author.
+
+Citations are ABNT author-date; two works of one author and year are told apart by a letter
+("SILVA, 2019a", "SILVA, 2019b", in the order of their titles, as the reference list has them).
 
 "Nothing relevant" is a stated bar, not silence: when no passage covers at least
 :data:`MIN_COVERAGE` of the question's content words (stemmed, accents folded), or the model
@@ -18,7 +23,6 @@ says so, the answer says that no work of the collection answers the question.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -27,6 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from colmeia.apps.literature.expansion import expand_query, fused_search
+from colmeia.apps.literature.extractive import body_sentences
 from colmeia.errors import ConfigurationError, ModelError
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
@@ -43,7 +48,6 @@ MIN_COVERAGE = 0.34
 #: Share of a claim's content words its cited passages must hold for a citation to stand.
 MIN_SUPPORT = 0.3
 NOTHING_RELEVANT = "Nenhum trabalho da coleção responde a esta pergunta."
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-Ý0-9\"“(])")
 _ASK_MAX_TOKENS = 1200
 
 
@@ -58,16 +62,21 @@ class Source:
     year: int | None
     pages: str  # printed page(s); "" for the record (title and abstract)
     text: str
+    suffix: str = ""  # "a", "b"… when the author has other works of the same year here
 
-    def label(self) -> str:
-        """``(PEREIRA, 2017, p. 12)`` — ABNT author-date, the page when there is one."""
+    def author(self) -> str:
+        """The citation's author part: ``PEREIRA``, ``LIMA et al.``, or the title's start."""
         author = self.authors[0].split(",")[0].strip().upper() if self.authors else ""
         if not author:
             author = self.title.split(":")[0][:60].upper()
         if len(self.authors) > 1:
             author += " et al."
+        return author
+
+    def label(self) -> str:
+        """``(PEREIRA, 2017a, p. 12)`` — ABNT author-date, the page when there is one."""
         where = f", p. {self.pages}" if self.pages else ", resumo"
-        return f"({author}, {self.year or 's.d.'}{where})"
+        return f"({self.author()}, {self.year or 's.d.'}{self.suffix}{where})"
 
 
 @dataclass(slots=True)
@@ -119,8 +128,30 @@ class Synthesis:
         }
 
 
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_RE.split(" ".join(text.split())) if s.strip()]
+def _sentences(text: str, title: str = "") -> list[str]:
+    """The passage's sentences, its title, headings and keywords line left out (a record
+    passage is "title / RESUMO / abstract / Palavras-chave: …", one item a line)."""
+    return body_sentences(text, title)
+
+
+def _disambiguate(sources: Sequence[Source]) -> None:
+    """Letters for the works of one author and year (ABNT: "SILVA, 2019a"), in the order of
+    their titles; a work keeps one letter across its passages."""
+    works: dict[tuple[str, str], dict[str, str]] = {}
+    for s in sources:
+        works.setdefault((s.author(), str(s.year or "s.d.")), {})[s.doc_id] = s.title
+    letters: dict[str, str] = {}
+    for titles in works.values():
+        if len(titles) > 1:
+            ordered = sorted(titles, key=lambda d: (titles[d].casefold(), d))
+            letters.update({d: chr(ord("a") + i) for i, d in enumerate(ordered)})
+    for s in sources:
+        s.suffix = letters.get(s.doc_id, "")
+
+
+def _near_duplicate(a: str, b: str, analyzer: Analyzer) -> bool:
+    x, y = set(analyzer.tokens(a)), set(analyzer.tokens(b))
+    return bool(x and y) and len(x & y) / len(x | y) >= 0.8
 
 
 def _coverage(terms: set[str], text: str, analyzer: Analyzer) -> float:
@@ -161,16 +192,22 @@ def _extractive(question: str, sources: Sequence[Source]) -> tuple[list[Claim], 
         scored = [
             (_coverage(terms, sentence, analyzer), -n, sentence, x.id)
             for x in candidates
-            for n, sentence in enumerate(_sentences(x.text))
-            if len(sentence.split()) >= 5
+            for n, sentence in enumerate(_sentences(x.text, x.title))
+            if len(sentence.split()) >= 5 and sentence.rstrip()[-1:] in ".!?…"
         ]
         seen.add(s.doc_id)
         if not scored:
             continue
-        cover, _, sentence, sid = max(scored)
-        best_overall = max(best_overall, cover)
-        if cover >= MIN_COVERAGE:  # a work that barely touches the question is not cited
-            claims.append(Claim(sentence, [sid]))
+        scored.sort(reverse=True)
+        best_overall = max(best_overall, scored[0][0])
+        for cover, _, sentence, sid in scored:
+            if cover < MIN_COVERAGE:  # a work that barely touches the question is not cited
+                break
+            if not any(_near_duplicate(sentence, c.text, analyzer) for c in claims):
+                claims.append(Claim(sentence, [sid]))
+                break
+    by_id = {x.id: x for x in sources}
+    claims.sort(key=lambda c: (by_id[c.sources[0]].year or 0, by_id[c.sources[0]].author()))
     return claims, best_overall < MIN_COVERAGE
 
 
@@ -266,6 +303,7 @@ async def ask_collection(
     docs = {d.doc_id: d for d in store.documents(collection)}
     found = [(docs[g.doc_id], g.hits) for g in groups if g.doc_id in docs]
     sources = _sources(found, per_work)
+    _disambiguate(sources)
     if not sources:
         return Synthesis(question, [], [], "extractive", True)
     analyzer = Analyzer()

@@ -301,12 +301,13 @@ def _dehyphenate(left: str, right: str, vocabulary: _Lexicon | set[str]) -> str:
     if not m or not w:
         return left + right
     a, b = m.group(1), w.group(1)
+    fused = (a + b).lower()
+    # A clitic after the hyphen ("fazê-los", "pode-se") keeps it, unless the two halves make
+    # a word of the dictionary or of the document: then the line end broke a plural or a
+    # word in -la/-lo ("mode-los" → "modelos", "célu-las" → "células").
+    clitic = b.lower() in _CLITICS and not (is_word(fused) or _word_elsewhere(fused, vocabulary))
     keep = (
-        b[:1].isupper()
-        or b.lower() in _CLITICS
-        or a.isdigit()
-        or b.isdigit()
-        or f"{a}-{b}".lower() in vocabulary
+        b[:1].isupper() or clitic or a.isdigit() or b.isdigit() or f"{a}-{b}".lower() in vocabulary
     )
     if keep and (a + b).lower() in vocabulary and f"{a}-{b}".lower() not in vocabulary:
         keep = False
@@ -663,7 +664,8 @@ def clean_pages(
     for n, lines in staged:
         label = str(n + offset) if offset is not None and n + offset >= 1 else ""
         paras, notes = _join_page(lines, vocab) if join else (["\n".join(lines)], [])
-        paras = [p for p in (normalize_text(x) for x in paras) if p]
+        paras = [_drop_capital(p, vocab) for p in (normalize_text(x) for x in paras) if p]
+        paras = _close_parentheses(paras)
         footnotes[n] = [p for p in (normalize_text(x) for x in notes) if p]
         labelled.append((n, label, paras))
     out: list[Page] = []
@@ -681,6 +683,40 @@ def clean_pages(
             page.carry, page.carry_page, page.carry_label = carries[n]
         out.append(page)
     return out
+
+
+def _close_parentheses(paras: list[str]) -> list[str]:
+    """Paragraphs rejoined where a break fell inside parentheses: a parenthesis opened in one
+    and closed in the next (a long citation list, "(SILVA, 2019; …;" / "LIMA, 2021), que…")
+    is one paragraph; prose does not open a parenthesis in one paragraph and close it in
+    another."""
+    out: list[str] = []
+    for p in paras:
+        if out and out[-1].count("(") > out[-1].count(")") and p.count(")") > p.count("("):
+            out[-1] = f"{out[-1]} {p}"
+        else:
+            out.append(p)
+    return out
+
+
+_DROP_CAP_RE = re.compile(r"^([A-ZÀ-Ý])\s+([a-zà-ÿ]+)\b")
+
+
+def _drop_capital(paragraph: str, vocabulary: _Lexicon | set[str]) -> str:
+    """A paragraph opening with a drop capital set apart by the extractor ("E ste documento")
+    gets its letter back: when the rest of the word is no word and the two make one of the
+    dictionary or of the document ("Este"). "E o texto", "A escola" stay: "o" and "escola"
+    are words."""
+    m = _DROP_CAP_RE.match(paragraph)
+    if m is None or len(paragraph) < 40:
+        return paragraph
+    letter, rest = m.group(1), m.group(2)
+    if is_word(rest) or rest in ("a", "o", "e"):
+        return paragraph
+    fused = (letter + rest).lower()
+    if not (is_word(fused) or _word_elsewhere(fused, vocabulary)):
+        return paragraph
+    return letter + paragraph[m.start(2) :]
 
 
 def _ends_open(paragraph: str) -> bool:

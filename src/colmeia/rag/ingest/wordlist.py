@@ -11,6 +11,7 @@ import functools
 import gzip
 import json
 import logging
+import re
 from importlib.resources import files
 
 __all__ = ["is_word"]
@@ -30,6 +31,17 @@ def _portuguese() -> frozenset[str]:
     return frozenset(words)
 
 
+# The list spells as Portugal does ("económicas", "académico", "género"); Brazil writes the
+# stressed e/o before m or n closed ("econômicas", "acadêmico", "gênero").
+_CLOSED_RE = re.compile(r"[êô](?=[mn])")
+
+
 def is_word(word: str) -> bool:
-    """Whether ``word`` (any case) is a Portuguese word form of the list."""
-    return word.lower() in _portuguese()
+    """Whether ``word`` (any case) is a Portuguese word form of the list, in either the
+    Brazilian or the European spelling of a stressed e/o before m or n."""
+    low = word.lower()
+    words = _portuguese()
+    if low in words:
+        return True
+    open_form = _CLOSED_RE.sub(lambda m: "é" if m.group(0) == "ê" else "ó", low)
+    return open_form != low and open_form in words

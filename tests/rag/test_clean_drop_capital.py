@@ -1,0 +1,27 @@
+"""A chapter's drop capital, which the extractor sets apart from its word ("E ste documento",
+or the letter on a line of its own), is joined back; a one-letter word that opens a paragraph
+("E o texto", "A escola") is left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from colmeia.rag.ingest.clean import clean_pages
+from colmeia.rag.types import Page
+
+REST = " apresenta a formação docente no Brasil e as suas políticas públicas."
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("E ste documento" + REST, "Este documento" + REST),
+        ("E\nste documento" + REST, "Este documento" + REST),  # the letter on its own line
+        ("O s professores" + REST, "Os professores" + REST),
+        ("E o documento" + REST, "E o documento" + REST),
+        ("A escola" + REST, "A escola" + REST),
+    ],
+)
+def test_a_drop_capital_is_joined_to_its_word(raw: str, clean: str) -> None:
+    [page] = clean_pages([Page(1, raw)])
+    assert page.text == clean
