@@ -22,9 +22,10 @@ from colmeia.apps.assistant.ids import (
     IdentifierError,
     IdentifierProblem,
     find_case_ids,
+    parse_case_id,
     read_case_id,
 )
-from colmeia.apps.assistant.registry import CaseRegistry, Expediente, Process
+from colmeia.apps.assistant.registry import CaseRegistry, CaseSummary, Expediente, Process
 from colmeia.errors import ConfigurationError, StoreError
 
 __all__ = [
@@ -373,6 +374,10 @@ async def search_cases(
         key=lambda c: (c.date, c.number),
         reverse=True,
     )
+    try:
+        top = await _without_attached(registry, top)
+    except (StoreError, ConfigurationError) as exc:
+        return {"status": "unavailable", "typed": query, "message": str(exc)}
     if len(top) == 1:
         found_one = await lookup_case(registry, top[0].number, today=today)
         return {**found_one, "typed": query, "searched": query}
@@ -382,6 +387,20 @@ async def search_cases(
         "total": len(top),
         "cases": [c.as_dict() for c in top[:SEARCH_LIST]],
     }
+
+
+async def _without_attached(registry: CaseRegistry, cases: list[CaseSummary]) -> list[CaseSummary]:
+    """``cases`` without the expedientes filed in a process that is among them: a reply to
+    a diligence in the Ananindeua case is part of that case, not a second candidate."""
+    numbers = {c.number for c in cases}
+    out: list[CaseSummary] = []
+    for c in cases:
+        if c.kind == "expediente":
+            record = await registry.expediente(parse_case_id(c.number))
+            if record is not None and record.process in numbers:
+                continue
+        out.append(c)
+    return out
 
 
 def evidence_cards(evidence: Sequence[dict[str, Any]]) -> str:
