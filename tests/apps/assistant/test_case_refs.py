@@ -127,9 +127,7 @@ async def test_a_year_no_case_can_have_is_invalid_only_when_nothing_matches(
 
 
 async def test_two_cases_in_one_message_resolve_in_order(para: SQLiteCaseRegistry) -> None:
-    found = await resolve_case_refs(
-        "compare o 4506/2023 com o 11165/22", para, today=PARA_AS_OF
-    )
+    found = await resolve_case_refs("compare o 4506/2023 com o 11165/22", para, today=PARA_AS_OF)
     assert [(r.status, str(r.case)) for r in found] == [
         ("found", "TC/004506/2023"),
         ("found", "TC/011165/2022"),

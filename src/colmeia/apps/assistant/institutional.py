@@ -4,7 +4,8 @@ answered from a small file the court edits, never from law passages.
 The file (YAML or JSON, see the shipped example ``data/institutional.yaml``) lists entries:
 a ``topic``, example ``questions`` and the ``answer``. A question is matched to the entry
 whose examples it is most like, by cosine similarity of character n-gram TF-IDF vectors
-(accents folded, 3–5 characters inside words: robust to typos and to missing accents); below
+(accents folded, 3–5 characters inside words: robust to typos and to missing accents),
+among the entries sharing a word's beginning with it (a common suffix is no likeness); below
 :data:`THRESHOLD` it is no institutional question and :func:`answer_institutional` gives
 ``None``. A court points the assistant at its own file with ``COLMEIA_ASSISTANT_INSTITUTIONAL``.
 """
@@ -45,7 +46,43 @@ THRESHOLD = 0.22
 # words that carry no topic: asked in every institutional question, or (processo) the mark
 # of a question about a case, which the registry answers
 _QUIET = frozenset(
-    ["o", "a", "os", "as", "de", "do", "da", "dos", "das", "em", "no", "na", "e", "um", "uma", "que", "qual", "quais", "como", "eu", "voces", "vcs", "vc", "tribunal", "para", "por", "com", "se", "me", "meu", "minha", "onde", "quando", "processo", "processos"]
+    [
+        "o",
+        "a",
+        "os",
+        "as",
+        "de",
+        "do",
+        "da",
+        "dos",
+        "das",
+        "em",
+        "no",
+        "na",
+        "e",
+        "um",
+        "uma",
+        "que",
+        "qual",
+        "quais",
+        "como",
+        "eu",
+        "voces",
+        "vcs",
+        "vc",
+        "tribunal",
+        "para",
+        "por",
+        "com",
+        "se",
+        "me",
+        "meu",
+        "minha",
+        "onde",
+        "quando",
+        "processo",
+        "processos",
+    ]
 )
 
 
@@ -73,8 +110,18 @@ class InstitutionalAnswer:
     score: float
 
 
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z0-9]+", fold(text)) if w not in _QUIET]
+
+
+def _heads(text: str) -> set[str]:
+    """The first four letters of each word: shared suffixes ("-mento") do not make two
+    questions alike, so a match needs a word that begins alike too."""
+    return {w[:4] for w in _words(text)}
+
+
 def _grams(text: str) -> Counter[str]:
-    words = [w for w in re.findall(r"[a-z0-9]+", fold(text)) if w not in _QUIET]
+    words = _words(text)
     out: Counter[str] = Counter()
     for w in words:
         padded = f" {w} "
@@ -95,6 +142,7 @@ class InstitutionalIndex:
         n = len(docs)
         self._idf = {g: math.log((1 + n) / (1 + c)) + 1 for g, c in df.items()}
         self._vectors = [self._weigh(d) for d in docs]
+        self._heads = [_heads(" ".join([e.topic, *e.questions])) for e in data.entries]
 
     def _weigh(self, grams: Counter[str]) -> dict[str, float]:
         vec = {g: (1 + math.log(c)) * self._idf[g] for g, c in grams.items() if g in self._idf}
@@ -106,9 +154,10 @@ class InstitutionalIndex:
         q = self._weigh(_grams(question))
         if not q:
             return None
+        heads = _heads(question)
         scored = [
-            (sum(w * vec.get(g, 0.0) for g, w in q.items()), e)
-            for vec, e in zip(self._vectors, self.entries, strict=True)
+            (sum(w * vec.get(g, 0.0) for g, w in q.items()) if heads & entry_heads else 0.0, e)
+            for vec, entry_heads, e in zip(self._vectors, self._heads, self.entries, strict=True)
         ]
         score, entry = max(scored, key=lambda t: t[0])
         if score < THRESHOLD:
