@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from colmeia.apps.assistant.case_index import query_terms
+from colmeia.apps.assistant.case_refs import read_case_refs
 from colmeia.apps.assistant.ids import (
     CaseId,
     CaseKind,
@@ -71,13 +72,17 @@ async def lookup_case(
 
     ``typed`` is read as leniently as a person types (:func:`read_case_id`): a bare
     ``1950/2023`` is a process (``kind`` when given), and when no such process exists, the
-    expediente of that number and year is tried.
+    expediente of that number and year is tried. A two-digit year is completed ("TC 812/24"
+    is TC/000812/2024, :func:`~colmeia.apps.assistant.case_refs.full_year`).
     """
     try:
         case = read_case_id(typed, kind=kind, today=today)
     except IdentifierError as exc:
-        problem = IdentifierProblem(exc.text, exc.reason, exc.kind, exc.code)
-        return {"status": "invalid", "typed": typed, "message": problem.message_pt}
+        short = _short_year(typed, kind, today) if exc.code == "year_digits" else None
+        if short is None:
+            problem = IdentifierProblem(exc.text, exc.reason, exc.kind, exc.code)
+            return {"status": "invalid", "typed": typed, "message": problem.message_pt}
+        case = short
     bare = not find_case_ids(typed, today=today)
     try:
         found = await _read(registry, case, typed, today, movements)
@@ -97,6 +102,22 @@ async def lookup_case(
     if found is None:
         return {"status": "not_found", "kind": case.kind, "number": case.canonical, "typed": typed}
     return found
+
+
+def _short_year(typed: str, kind: CaseKind | None, today: dt.date | None) -> CaseId | None:
+    """``typed`` with its two-digit year completed ("TC 812/24" → TC/000812/2024), when it
+    holds one such reference."""
+    refs = read_case_refs(typed, today=today)
+    year = refs[0].year if len(refs) == 1 else None
+    if year is None:
+        return None
+    ref = refs[0]
+    try:
+        return parse_case_id(
+            CaseId(ref.kind or kind or "process", ref.number, year).canonical, today=today
+        )
+    except IdentifierError:
+        return None
 
 
 async def _read(
