@@ -137,6 +137,26 @@ def test_a_json_file_is_imported_with_the_same_rules(make_service: Any) -> None:
     assert "must be an object" in reasons["casos.json:processos[3]"]
     case = svc.client.get("/v1/registry/lookup", params={"number": "tc 42/2022"}, headers=admin)
     assert case.json()["record"]["rapporteur"] == "Cons. Rui Maia"
+    assert [c["number"] for c in report["changes"]] == ["TC/000042/2022"]
+    # sent again with another movement: replaced (one removed, one added), or merged
+    first = doc["movements"][0]
+
+    def upload(move: dict[str, Any]) -> list[tuple[str, tuple[str, bytes, str]]]:
+        data = json.dumps({"movements": [move]}).encode()
+        return [("files", ("m.json", data, "application/json"))]
+
+    second = dict(first, seq=2, description="Diligência")
+    again = svc.client.post("/v1/registry/import", files=upload(second), headers=admin).json()
+    assert again["changes"][0]["added"] == {"movements": 1}
+    assert again["changes"][0]["removed"] == {"movements": 1}
+    merged = svc.client.post(
+        "/v1/registry/import", files=upload(first), params={"merge": "true"}, headers=admin
+    ).json()
+    assert merged["merged"] is True
+    assert (merged["changes"][0]["added"], merged["changes"][0]["removed"]) == (
+        {"movements": 1},
+        {},
+    )
 
 
 def test_only_an_admin_key_imports_and_unusable_files_are_refused(make_service: Any) -> None:

@@ -43,9 +43,9 @@ async def test_unknown_and_invalid_numbers_are_answered_without_invention(
         "typed": "tc 999999/2020",
     }
     assert "Não encontrei o processo TC/999999/2020" in case_card(unknown)
-    invalid = await lookup_case(registry, "TC 12/24", today=AS_OF)
+    invalid = await lookup_case(registry, "TC 0/2024", today=AS_OF)
     assert invalid["status"] == "invalid"
-    assert "quatro dígitos" in case_card(invalid)
+    assert "o número não pode ser zero" in case_card(invalid)
 
 
 async def test_invented_details_in_a_phrasing_are_caught(registry: SQLiteCaseRegistry) -> None:

@@ -107,16 +107,16 @@ async def test_unknown_and_invalid_numbers_never_get_invented_fields(
         search=[
             calls(
                 ("lookup_case", {"number": "TC-999999-2020"}),
-                ("lookup_case", {"number": "tc 12/24"}),
+                ("lookup_case", {"number": "tc 0/2024"}),
             ),
             Reply(content=invented),
         ],
     )
     bot = await assistant(scripted(roles))
-    result = await bot.ask("t1", "Como estão o TC-999999-2020 e o tc 12/24?")
+    result = await bot.ask("t1", "Como estão o TC-999999-2020 e o tc 0/2024?")
     assert result.status == "answered"
     assert "Não encontrei o processo TC/999999/2020" in result.answer
-    assert "quatro dígitos" in result.answer
+    assert "o número não pode ser zero" in result.answer
     for made_up in ("Júlio", "Prates", "01/02/2024", "300 dias", "julgamento", "Gabinete"):
         assert made_up not in result.answer
     assert [f["status"] for f in result.facts] == ["not_found", "invalid"]

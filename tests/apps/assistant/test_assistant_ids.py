@@ -98,3 +98,14 @@ def test_a_bare_number_is_read_only_from_a_short_reply_and_not_from_a_law() -> N
     assert bare_number("os processos 12 e 13") is None  # two numbers: no guess
     # general text is never read leniently: "Lei 9.784/1999" is not a process
     assert find_case_ids("segundo a Lei 9.784/1999") == []
+
+
+def test_a_number_is_never_split_into_a_number_and_a_two_digit_year() -> None:
+    """ "processo 4506 de 2023" was read as process 45 of the year "06" and refused as an
+    invalid "processo 4506"; without a mark between them there is no year."""
+    today = dt.date(2026, 11, 1)
+    assert find_case_ids("processo 4506 de 2023 ta com quem?", today=today) == []
+    assert [c.canonical for c in read_case_ids("processo 4506 de 2023", today=today)] == [
+        "TC/004506/2023"
+    ]
+    assert [str(c) for c in find_case_ids("TC 4506/2023", today=today)] == ["TC/004506/2023"]

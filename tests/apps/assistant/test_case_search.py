@@ -66,13 +66,24 @@ async def test_a_bare_number_that_is_no_process_is_tried_as_an_expediente(
 async def test_an_invalid_number_is_refused_in_portuguese_before_any_lookup(
     registry: SQLiteCaseRegistry,
 ) -> None:
-    invalid = await lookup_case(registry, "TC 12/24", today=AS_OF)
+    invalid = await lookup_case(registry, "TC 12/2031", today=AS_OF)
     assert invalid == {
         "status": "invalid",
-        "typed": "TC 12/24",
-        "message": "“TC 12/24” não é um número válido de processo (formato TC/XXXXXX/AAAA): "
-        "o ano deve ter quatro dígitos.",
+        "typed": "TC 12/2031",
+        "message": "“TC 12/2031” não é um número válido de processo (formato TC/XXXXXX/AAAA): "
+        "o ano deve estar entre 1990 e o ano corrente.",
     }
+
+
+async def test_a_two_digit_year_is_completed_not_refused(registry: SQLiteCaseRegistry) -> None:
+    found = await lookup_case(registry, "tc 68/23", today=AS_OF)
+    assert (found["status"], found["number"], found["typed"]) == (
+        "found",
+        "TC/000068/2023",
+        "tc 68/23",
+    )
+    missing = await lookup_case(registry, "TC 12/24", today=AS_OF)
+    assert (missing["status"], missing["number"]) == ("not_found", "TC/000012/2024")
 
 
 async def test_a_party_named_in_full_finds_its_one_case(registry: SQLiteCaseRegistry) -> None:

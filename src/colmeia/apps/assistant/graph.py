@@ -1356,12 +1356,10 @@ class AssistantGraph:
         if number is None:
             return ""
         try:
-            _, found = await self.registry.find(
-                f"-{number:05d}" if kind == "expediente" else f"/{number:06d}/", limit=5
-            )
+            found = await self.registry.case_numbers(number)
         except ColmeiaError:
             return ""
-        matching = [c.number for c in found if _has_number(c.number, number)]
+        matching = [c.canonical for c in found if c.kind == (kind or "process")]
         return _named(matching[0]) if len(matching) == 1 else ""
 
     async def _either_kind(self, case: CaseId) -> str:

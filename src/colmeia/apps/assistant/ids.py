@@ -38,12 +38,14 @@ _EXPEDIENTE_DIGITS = 5
 # A number may carry thousands dots ("001.234") as people copy them from letters.
 _NUM = r"\d{1,3}(?:\.\d{3})+|\d+"
 _SEP = r"[\s/\\\-_.:,;nº°#]*"
+# between a number and its year at least one mark: "processo 4506" is not 45 of '06
+_SEP_YEAR = r"[\s/\\\-_.:,;nº°#]+"
 _SEP_BARE = r"\s*(?:/|-|\\|\s+de\s+|\s+do\s+ano\s+(?:de\s+)?)\s*"
 _PROCESS_PREFIX = r"(?:tc|proc(?:esso)?\.?(?:\s+n[º°o.]*)?)"
 _EXP_PREFIX = r"(?:exp(?:ediente)?\.?(?:\s+n[º°o.]*)?)"
 # "TC 1234/2024", "TC-001234-2024", "processo nº 1.234/2024"
 _PROCESS_RE = re.compile(
-    rf"(?<![\w/]){_PROCESS_PREFIX}{_SEP}(?P<num>{_NUM}){_SEP}(?P<year>\d{{2,4}})(?![\w/])",
+    rf"(?<![\w/]){_PROCESS_PREFIX}{_SEP}(?P<num>{_NUM}){_SEP_YEAR}(?P<year>\d{{2,4}})(?![\w/])",
     re.IGNORECASE,
 )
 # "EXP-2024-00123", "exp 2024 123", "expediente 123/2024"

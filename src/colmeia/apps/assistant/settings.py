@@ -54,6 +54,12 @@ class AssistantSettings(BaseSettings):
         description="Sampling temperature of every model call of the assistant (0: the same "
         "question routes and reads the same each run; empty: the model server's default).",
     )
+    institutional: str | None = Field(
+        default=None,
+        description="The court's own file of institutional answers (opening hours, contacts, "
+        "address, how to file), YAML or JSON; empty: the shipped example "
+        "(see colmeia.apps.assistant.institutional).",
+    )
     approval_tools: str = Field(
         default="web_search,subscribe_updates",
         description="Tools that need a person's approval before they run (comma-separated).",

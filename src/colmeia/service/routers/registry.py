@@ -61,6 +61,15 @@ class ImportOut(BaseModel):
     imported: dict[str, int] = Field(description="Rows imported per table")
     problems: list[ImportProblemOut] = Field(description="Rows and files not imported, and why")
     counts: dict[str, int] = Field(description="What the registry holds after the import")
+    merged: bool = Field(False, description="Whether rows were added to each case's (merge)")
+    changes: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Per case changed: new, fields changed, rows added/removed/changed per table",
+    )
+    location_conflicts: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Cases whose recorded location contradicts their latest movement",
+    )
 
 
 class CaseOut(BaseModel):
@@ -157,7 +166,9 @@ def _json_tables(name: str, data: bytes) -> dict[str, TableRows]:
     return tables
 
 
-def _import(registry: SQLiteCaseRegistry, uploads: list[tuple[str, bytes]]) -> dict[str, Any]:
+def _import(
+    registry: SQLiteCaseRegistry, uploads: list[tuple[str, bytes]], merge: bool = False
+) -> dict[str, Any]:
     problems: list[ImportProblem] = []
     tables: dict[str, TableRows] = {}
     for name, data in uploads:
@@ -172,7 +183,7 @@ def _import(registry: SQLiteCaseRegistry, uploads: list[tuple[str, bytes]]) -> d
     if not tables:
         raise HTTPException(422, NOTHING_TO_IMPORT + "; or a .json file of those tables")
     try:
-        report = import_tables(registry, tables)
+        report = import_tables(registry, tables, merge=merge)
     except ConfigurationError as exc:
         raise HTTPException(422, str(exc)) from None
     report.problems[:0] = problems
@@ -190,7 +201,9 @@ def _import(registry: SQLiteCaseRegistry, uploads: list[tuple[str, bytes]]) -> d
         'holding `{"processes": [{"number": "TC/001234/2024", ...}], "movements": [...]}` '
         "with the same columns as keys. Numbers are normalised, dates may be ISO or "
         "dd/mm/yyyy. A bad row is reported (file, line, reason) and skipped; the rest is "
-        "imported in one transaction. Importing a case again replaces it."
+        "imported. Importing a case again replaces its parties, movements and documents in "
+        "the tables sent (merge=true adds them instead); the report says what changed per "
+        "case and which locations contradict the latest movement."
     ),
     responses={
         403: {"description": "The key is not an admin key of the tenant"},
@@ -201,13 +214,16 @@ async def import_cases(
     request: Request,
     principal: Admin,
     files: Annotated[list[UploadFile], File(description="CSV files named by table, or JSON")],
+    merge: Annotated[
+        bool, Query(description="Add rows to each case's instead of replacing them")
+    ] = False,
 ) -> ImportOut:
     state = state_of(request)
     uploads = await read_uploads(
         files, max_mb=state.service.max_upload_mb, max_files=state.service.max_files_per_upload
     )
     registry = state.tenants.registry(principal.tenant)
-    report = await asyncio.to_thread(_import, registry, uploads)
+    report = await asyncio.to_thread(_import, registry, uploads, merge)
     return ImportOut(**report, counts=await registry.counts())
 
 
