@@ -30,6 +30,7 @@ from colmeia.errors import (
 from colmeia.llm.base import track_usage
 from colmeia.service import audit
 from colmeia.service.db import Database, open_database
+from colmeia.service.files import open_file_storage
 from colmeia.service.jobs import Job, JobContext, JobStore, Worker
 from colmeia.service.limits import (
     Counters,
@@ -488,6 +489,15 @@ def build_state(
         limiter=_limiter(service, db),
         metrics=Metrics(jobs.depth),
         tracing=Tracing(service.otlp_endpoint),
+        files=open_file_storage(
+            service.files,
+            settings.home,
+            endpoint_url=service.s3_endpoint_url,
+            region=service.s3_region,
+            access_key_id=service.s3_access_key_id,
+            secret_access_key=service.s3_secret_access_key.get_secret_value(),
+            path_style=service.s3_path_style,
+        ),
     )
     state.extras["jwt"] = JwtVerifier(service)
     return state
@@ -553,6 +563,7 @@ def create_app(
         from colmeia.service.uploads import sweep_interrupted
 
         await asyncio.to_thread(sweep_interrupted, state.tenants.home / "tenants")
+        await state.files.check()
         if state.settings.llm.base_url:
             from colmeia.llm import OpenAIChatModel
 
@@ -579,6 +590,7 @@ def create_app(
             await state.limiter.counters.aclose()
             state.tracing.close()
             state.tenants.close()
+            state.files.close()
             state.db.close()
 
     app = FastAPI(
