@@ -299,8 +299,8 @@ class ObservedApp:
         state.metrics.latency.labels(method, template).observe(elapsed)
         if status >= 500:
             state.metrics.errors.labels("http_5xx").inc()
-        state.metrics.model_usage(tracker.by_model)
         principal = scope.get("state", {}).get("principal")
+        state.metrics.model_usage(tracker.by_model, principal.tenant if principal else "")
         reservation = scope.get("state", {}).get("reservation")
         tokens = tracker.usage.total_tokens
         try:
@@ -487,7 +487,7 @@ def build_state(
         tenants=TenantSpace(settings.store_url(), settings.home),
         jobs=jobs,
         limiter=_limiter(service, db),
-        metrics=Metrics(jobs.depth),
+        metrics=Metrics(jobs.depth, jobs.oldest_queued),
         tracing=Tracing(service.otlp_endpoint),
         files=open_file_storage(
             service.files,
@@ -506,7 +506,7 @@ def build_state(
 def _job_finished(state: ServiceState) -> Callable[[Job, str, JobContext], None]:
     def done(job: Job, status: str, ctx: JobContext) -> None:
         state.metrics.jobs.labels(job.kind, status).inc()
-        state.metrics.model_usage(ctx.usage.by_model)
+        state.metrics.model_usage(ctx.usage.by_model, job.tenant_id)
         if status == "failed":
             state.metrics.errors.labels("job").inc()
         tokens = ctx.usage.usage.total_tokens

@@ -140,6 +140,8 @@ def _moderation(state: ServiceState) -> Runner:
                 on_progress=on_progress,
             )
         errors = summary.counts.get("ERROR", 0)
+        for outcome, n in summary.counts.items():  # throughput, for the dashboard
+            state.metrics.moderated.labels(outcome).inc(n)
         result: dict[str, Any] = {
             "items": {
                 "total": summary.total,
