@@ -165,5 +165,5 @@ def test_the_ray_overlay_adds_a_kuberay_cluster_and_sends_moderation_to_it() -> 
     config = next(iter(by_kind(docs, "ConfigMap").values()))["data"]
     assert config["COLMEIA_SERVICE_EXECUTOR"] == "ray"
     assert config["COLMEIA_SERVICE_RAY_ADDRESS"].startswith(
-        f"{cluster['metadata']['name']}-head-svc:"
+        f"ray://{cluster['metadata']['name']}-head-svc:10001"
     )
