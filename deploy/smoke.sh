@@ -32,7 +32,7 @@ compose() {
 }
 say() { printf '== %s\n' "$*"; }
 
-for port in 25432 26379 28080 28081 28082 28090 29090 $([[ "$RAY" == 1 ]] && echo 26380 26381 28085); do
+for port in 25432 26379 28080 28081 28082 28090 29090 $([[ "$RAY" == 1 ]] && echo 26380 28085); do
   if "$PY" -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1', $port)) != 0)"; then
     echo "port 127.0.0.1:$port is taken: stop what listens there (or another smoke run)" >&2
     exit 1

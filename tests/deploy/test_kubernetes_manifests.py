@@ -164,6 +164,8 @@ def test_the_ray_overlay_adds_a_kuberay_cluster_and_sends_moderation_to_it() -> 
     assert f"ray=={ray_version}" in (ROOT / "requirements-ray.lock").read_text(encoding="utf-8")
     config = next(iter(by_kind(docs, "ConfigMap").values()))["data"]
     assert config["COLMEIA_SERVICE_EXECUTOR"] == "ray"
-    assert config["COLMEIA_SERVICE_RAY_ADDRESS"].startswith(
-        f"ray://{cluster['metadata']['name']}-head-svc:10001"
-    )
+    assert config["COLMEIA_SERVICE_RAY_ADDRESS"] == "auto"  # the cluster its pod joined
+    worker_pod = by_kind(docs, "Deployment")["colmeia-worker"]["spec"]["template"]["spec"]
+    (box,) = worker_pod["containers"]
+    assert box["image"] == head["image"]  # the driver's Ray is the cluster's Ray
+    assert f"ray start --address={cluster['metadata']['name']}-head-svc:6379" in box["args"][0]

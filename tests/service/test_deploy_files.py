@@ -104,8 +104,9 @@ def test_the_ray_profile_runs_a_head_two_workers_and_a_service_that_sends_jobs_t
     assert "--address=ray-head:6379" in worker["command"]
     env = svc["environment"]
     assert env["COLMEIA_SERVICE_EXECUTOR"] == "ray"
-    # not a Ray node itself: it joins through the head's Ray Client server
-    assert env["COLMEIA_SERVICE_RAY_ADDRESS"] == "ray://ray-head:10001"
+    # a Ray node without CPUs (a driver needs a local raylet), then the cluster it joined
+    assert env["COLMEIA_SERVICE_RAY_ADDRESS"] == "auto"
+    assert "ray start --address=ray-head:6379 --num-cpus=0" in svc["command"][0]
     known = {f"COLMEIA_SERVICE_{name.upper()}" for name in ServiceSettings.model_fields}
     assert {k for k in env if k.startswith("COLMEIA_SERVICE_")} <= known
     assert "ARG LOCK=requirements.lock" in (ROOT / "Dockerfile").read_text(encoding="utf-8")
