@@ -89,12 +89,18 @@ class Client:
     def wait(self, job_id: str, timeout: float = 300) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while True:
-            job: dict[str, Any] = self.json("GET", f"/v1/jobs/{job_id}")
+            status, raw = self.call("GET", f"/v1/jobs/{job_id}")
+            if status == 429:  # polled faster than the key's rate limit: wait as told
+                time.sleep(2)
+                continue
+            if status != 200:
+                raise SmokeError(f"GET /v1/jobs/{job_id}: HTTP {status}: {raw[:300]!r}")
+            job: dict[str, Any] = json.loads(raw)
             if job["status"] in ("succeeded", "partial", "failed", "cancelled"):
                 return job
             if time.monotonic() > deadline:
                 raise SmokeError(f"job {job_id} still {job['status']} after {timeout:.0f} s")
-            time.sleep(0.5)
+            time.sleep(1)
 
 
 def step(name: str, detail: str) -> None:
