@@ -18,6 +18,12 @@ RAY="${RAY:-0}"
 COMPOSE_BIN="${PODMAN_COMPOSE:-$(command -v podman-compose || echo .venv/bin/podman-compose)}"
 [[ -x "$COMPOSE_BIN" ]] || COMPOSE_BIN=.venv/bin/podman-compose
 PY="${PYTHON:-python3}"
+compose_version="$("$COMPOSE_BIN" version 2>/dev/null | sed -n 's/^podman-composer* version *//p' | head -n1)"
+if [[ -z "$compose_version" || "$compose_version" == 0.* || "$compose_version" == 1.0.* ]]; then
+  echo "podman-compose >= 1.1 is needed (found ${compose_version:-none} at $COMPOSE_BIN: no profiles):" \
+    "it is a dev dependency (make install), or pip install 'podman-compose>=1.1'" >&2
+  exit 1
+fi
 
 export COLMEIA_BASE_IMAGE="${COLMEIA_BASE_IMAGE:-localhost/colmeia-base:bookworm}"
 export COLMEIA_POSTGRES_IMAGE="${COLMEIA_POSTGRES_IMAGE:-localhost/colmeia-postgres:debian}"
