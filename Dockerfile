@@ -1,6 +1,10 @@
 # colmeia service image: the API + web UI (`colmeia serve`). Build: docker build -t colmeia .
 # Dependencies come from the hash-pinned lock file; nothing is downloaded at run time.
-FROM python:3.11-slim AS base
+# BASE: any image with Python 3.11 whose `pip` and `python` come first on PATH; without a
+# registry, deploy/images/base.sh makes one from Debian's packages (docs/deploy.md):
+#   buildah bud --build-arg BASE=localhost/colmeia-base:bookworm -t colmeia .
+ARG BASE=python:3.11-slim
+FROM ${BASE} AS base
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \

@@ -9,7 +9,7 @@ UV      ?= $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 STAMP   := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: help install demo serve test lint typecheck pytest bench mutation lock clean uv-bootstrap
+.PHONY: help install demo serve test lint typecheck pytest bench mutation lock clean uv-bootstrap deploy-check
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -56,9 +56,22 @@ MUTATION_ARGS ?=
 mutation: $(STAMP)  ## mutation testing of the modules in tests/mutation/modules.toml (slow; not in `make test`)
 	$(PY) tests/mutation/run_mutation.py $(MUTATION_ARGS)
 
+# deploy-check: the image built and run, then the compose stack up with a session through the
+# proxy (docs/deploy.md). Needs root with podman, buildah, mmdebstrap (Debian packages); builds
+# the base and the stand-in images from Debian's packages when missing. Not part of `make test`.
+# RAY=1 adds the Ray profile; EXTRA_CA_DIR: CA certificates the image build must trust.
+RAY ?= 0
+deploy-check: $(STAMP)  ## build and run the image, bring the compose stack up, smoke it, tear it down (slow)
+	@for tool in podman buildah mmdebstrap runc; do command -v $$tool >/dev/null \
+	  || { echo "deploy-check needs $$tool (apt-get install podman buildah mmdebstrap runc)"; exit 1; }; done
+	source deploy/podman/sandbox.sh && export PATH="$(CURDIR)/$(VENV)/bin:$$PATH" \
+	  && { podman image exists localhost/colmeia-base:bookworm || deploy/images/base.sh; } \
+	  && BASE=localhost/colmeia-base:bookworm deploy/image-check.sh \
+	  && RAY=$(RAY) deploy/smoke.sh
+
 lock: | uv-bootstrap  ## re-pin dependencies (hashes, no registry addresses)
-	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 pyproject.toml -o requirements.lock
-	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 --extra ray pyproject.toml -o requirements-ray.lock
+	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 --extra s3 pyproject.toml -o requirements.lock
+	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 --extra ray --extra s3 pyproject.toml -o requirements-ray.lock
 	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 pyproject.toml requirements-dev.in -o requirements-dev.lock
 
 clean:  ## remove the virtualenv and caches

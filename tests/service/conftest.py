@@ -22,6 +22,7 @@ from colmeia.service.app import create_app
 from colmeia.service.keys import create_key
 from colmeia.service.state import ServiceState
 from colmeia.sim import SimulatedModel
+from s3_server import S3Server, running_s3_server
 
 
 @dataclass
@@ -84,3 +85,12 @@ def make_service(
     yield make
     for client in opened:
         client.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="session")
+def s3() -> Iterator[S3Server]:
+    """A real S3-compatible server (moto's, in its own process on 127.0.0.1) for the session."""
+    for module in ("boto3", "moto"):  # dev dependencies: a venv without them skips
+        pytest.importorskip(module, reason=f"{module} is not installed (make install)")
+    with running_s3_server() as server:
+        yield server

@@ -65,7 +65,9 @@ def test_the_collector_config_the_compose_file_mounts_receives_otlp_http() -> No
 
 def test_dockerfile_installs_the_locked_dependencies_and_runs_unprivileged() -> None:
     text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
-    assert re.search(r"^FROM python:3\.11", text, re.M)
+    # the public Python image by default; a local stand-in with --build-arg BASE=…
+    assert re.search(r"^ARG BASE=python:3\.11-slim$", text, re.M)
+    assert re.search(r"^FROM \$\{BASE\}", text, re.M)
     assert "ARG LOCK=requirements.lock" in text  # the default image: no extras
     assert "pip install --require-hashes -r ${LOCK}" in text
     assert (ROOT / "requirements.lock").is_file()
@@ -102,7 +104,9 @@ def test_the_ray_profile_runs_a_head_two_workers_and_a_service_that_sends_jobs_t
     assert "--address=ray-head:6379" in worker["command"]
     env = svc["environment"]
     assert env["COLMEIA_SERVICE_EXECUTOR"] == "ray"
-    assert env["COLMEIA_SERVICE_RAY_ADDRESS"] == "ray-head:6379"
+    # a Ray node without CPUs (a driver needs a local raylet), then the cluster it joined
+    assert env["COLMEIA_SERVICE_RAY_ADDRESS"] == "auto"
+    assert "ray start --address=ray-head:6379 --num-cpus=0" in svc["command"][0]
     known = {f"COLMEIA_SERVICE_{name.upper()}" for name in ServiceSettings.model_fields}
     assert {k for k in env if k.startswith("COLMEIA_SERVICE_")} <= known
     assert "ARG LOCK=requirements.lock" in (ROOT / "Dockerfile").read_text(encoding="utf-8")

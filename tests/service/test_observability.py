@@ -176,3 +176,48 @@ def test_log_lines_are_json_with_the_request_id(
     mine = [entry for entry in lines if entry.get("request_id") == "req-123"]
     assert mine and mine[-1]["msg"] == "GET /v1/collections 200" and mine[-1]["tenant"] == "acme"
     assert any(entry.get("request_id") == generated for entry in lines)
+
+
+def test_metrics_for_the_dashboard_tokens_per_tenant_queue_age_and_moderated_records(
+    make_service: Any,
+) -> None:
+    svc = make_service(model=demo_model())
+    ha, hb = svc.key("acme"), svc.key("globex")
+    _ingest(svc, ha)
+    svc.client.post("/v1/ask", json={"question": "prazo de recurso"}, headers=ha)
+    records = json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text("utf-8"))[:4]
+    files = [("files", ("lote.json", json.dumps(records).encode(), "application/json"))]
+    job = svc.client.post("/v1/moderation/jobs", files=files, headers=hb).json()
+    done = svc.wait_job(job["id"], hb)
+    assert done["status"] == "succeeded"
+    # a job queued an hour ago that no worker took (kind with no runner): the queue's age
+    svc.state.jobs.create("acme", "nightly-export", {}, created_by="test")
+    svc.state.db.execute(
+        "UPDATE jobs SET created_at = created_at - 3600 WHERE kind = 'nightly-export'"
+    )
+
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in svc.state.metrics.registry.collect()
+        for s in family.samples
+    }
+
+    def value(name: str, **labels: str) -> float:
+        return samples[(name, tuple(sorted(labels.items())))]
+
+    # tokens and cost per tenant: the ask was acme's, the moderation job globex's
+    assert value("colmeia_tenant_model_tokens_total", tenant="acme", direction="prompt") > 0
+    assert value("colmeia_tenant_model_tokens_total", tenant="globex", direction="prompt") > 0
+    tenants = {dict(k[1]).get("tenant") for k in samples if k[0].startswith("colmeia_tenant_")}
+    assert tenants == {"acme", "globex"}
+    # moderation throughput: one count per record, by outcome
+    moderated = {
+        dict(k[1])["outcome"]: v
+        for k, v in samples.items()
+        if k[0] == "colmeia_moderation_records_total"
+    }
+    assert sum(moderated.values()) == 4
+    assert moderated == {k: float(v) for k, v in done["result"]["counts"].items()}
+    age = value("colmeia_jobs_oldest_queued_age_seconds", kind="nightly-export")
+    assert 3600 <= age < 3700
+    assert value("colmeia_jobs_oldest_queued_age_seconds", kind="ingest") == 0.0

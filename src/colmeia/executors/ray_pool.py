@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import ipaddress
 import itertools
 import logging
 import os
@@ -70,18 +71,36 @@ def init_local_ray(num_cpus: int | None = None) -> None:
     )
 
 
+def on_loopback(address: str | None) -> bool:
+    """Whether a cluster address (``HOST:PORT``) names this machine's loopback."""
+    if not address or address in ("local", "auto") or "://" in address:
+        return False
+    host = address.rsplit(":", 1)[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def connect_ray(address: str | None, num_cpus: int | None = None) -> tuple[Any, bool]:
     """The ``ray`` module, connected: an initialised Ray is reused; ``None``/``local`` start a
     one-machine Ray on 127.0.0.1, anything else joins that cluster. Also whether this call did
-    the initialising (so the caller knows whether to shut it down)."""
+    the initialising (so the caller knows whether to shut it down). A cluster on 127.0.0.1
+    (several Ray nodes on one machine, all on loopback) is joined as a loopback node too:
+    otherwise Ray swaps 127.0.0.1 for the machine's network address and finds no node there."""
     local = address in (None, "local")
-    if local:
+    loopback = local or on_loopback(address)
+    if loopback:
         os.environ.update(LOOPBACK_ENV)
     ray = _import_ray()
     if ray.is_initialized():
         return ray, False
     if local:
         init_local_ray(num_cpus)
+    elif loopback:
+        ray.init(address=address, log_to_driver=False, _node_ip_address="127.0.0.1")
     else:
         ray.init(address=address, log_to_driver=False)
     return ray, True

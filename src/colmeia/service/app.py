@@ -30,6 +30,7 @@ from colmeia.errors import (
 from colmeia.llm.base import track_usage
 from colmeia.service import audit
 from colmeia.service.db import Database, open_database
+from colmeia.service.files import open_file_storage
 from colmeia.service.jobs import Job, JobContext, JobStore, Worker
 from colmeia.service.limits import (
     Counters,
@@ -298,8 +299,8 @@ class ObservedApp:
         state.metrics.latency.labels(method, template).observe(elapsed)
         if status >= 500:
             state.metrics.errors.labels("http_5xx").inc()
-        state.metrics.model_usage(tracker.by_model)
         principal = scope.get("state", {}).get("principal")
+        state.metrics.model_usage(tracker.by_model, principal.tenant if principal else "")
         reservation = scope.get("state", {}).get("reservation")
         tokens = tracker.usage.total_tokens
         try:
@@ -486,8 +487,17 @@ def build_state(
         tenants=TenantSpace(settings.store_url(), settings.home),
         jobs=jobs,
         limiter=_limiter(service, db),
-        metrics=Metrics(jobs.depth),
+        metrics=Metrics(jobs.depth, jobs.oldest_queued),
         tracing=Tracing(service.otlp_endpoint),
+        files=open_file_storage(
+            service.files,
+            settings.home,
+            endpoint_url=service.s3_endpoint_url,
+            region=service.s3_region,
+            access_key_id=service.s3_access_key_id,
+            secret_access_key=service.s3_secret_access_key.get_secret_value(),
+            path_style=service.s3_path_style,
+        ),
     )
     state.extras["jwt"] = JwtVerifier(service)
     return state
@@ -496,7 +506,7 @@ def build_state(
 def _job_finished(state: ServiceState) -> Callable[[Job, str, JobContext], None]:
     def done(job: Job, status: str, ctx: JobContext) -> None:
         state.metrics.jobs.labels(job.kind, status).inc()
-        state.metrics.model_usage(ctx.usage.by_model)
+        state.metrics.model_usage(ctx.usage.by_model, job.tenant_id)
         if status == "failed":
             state.metrics.errors.labels("job").inc()
         tokens = ctx.usage.usage.total_tokens
@@ -553,6 +563,7 @@ def create_app(
         from colmeia.service.uploads import sweep_interrupted
 
         await asyncio.to_thread(sweep_interrupted, state.tenants.home / "tenants")
+        await state.files.check()
         if state.settings.llm.base_url:
             from colmeia.llm import OpenAIChatModel
 
@@ -579,6 +590,7 @@ def create_app(
             await state.limiter.counters.aclose()
             state.tracing.close()
             state.tenants.close()
+            state.files.close()
             state.db.close()
 
     app = FastAPI(

@@ -223,6 +223,13 @@ class JobStore:
         )
         return {(r["kind"], r["status"]): int(r["n"]) for r in rows}
 
+    def oldest_queued(self) -> dict[str, float]:
+        """``kind → created_at`` of the oldest job still queued of each kind (its wait)."""
+        rows = self.db.query(
+            "SELECT kind, MIN(created_at) AS oldest FROM jobs WHERE status = 'queued' GROUP BY kind"
+        )
+        return {r["kind"]: float(r["oldest"]) for r in rows}
+
     # ---------------------------------------------------------------- worker side
     def claim(self, owner: str, lease_s: float, kinds: Sequence[str]) -> Job | None:
         """Take the oldest runnable job: queued, or running under a lease that ran out.

@@ -3,7 +3,9 @@
 * Logs: one JSON object per line with the request id, tenant and key of the request that
   caused it (``COLMEIA_SERVICE_LOG_FORMAT=text`` for people).
 * Metrics (``/metrics``): requests, latency, errors, model tokens, cost and calls (simulated
-  ones apart), jobs and queue depth, in a registry of the app's own.
+  ones apart; tokens and cost per tenant too), jobs, queue depth and the age of the oldest
+  queued job, moderated records by outcome, in a registry of the app's own. The Grafana
+  dashboard and the Prometheus alert rules in ``deploy/monitoring`` read these names.
 * Traces: nothing is exported unless ``COLMEIA_SERVICE_OTLP_ENDPOINT`` is set; then every
   request, model call (``colmeia.tracing``), tool and LangGraph node is a span sent over
   OTLP/HTTP. OpenTelemetry allows one global tracer provider per process; a fan-out processor
@@ -106,10 +108,35 @@ class _QueueDepth(Collector):
         yield family
 
 
+class _QueueAge(Collector):
+    def __init__(self, oldest: Callable[[], Mapping[str, float]]) -> None:
+        self._oldest = oldest
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        family = GaugeMetricFamily(
+            "colmeia_jobs_oldest_queued_age_seconds",
+            "Seconds the oldest queued job of each kind has waited (0: none waiting).",
+            labels=["kind"],
+        )
+        try:
+            found = self._oldest()
+        except Exception:  # a scrape must not fail because the database blinked
+            found = {}
+        now = time.time()
+        for kind in sorted({"ingest", "moderation", "review", *found}):
+            created = found.get(kind)
+            family.add_metric([kind], max(0.0, now - created) if created else 0.0)
+        yield family
+
+
 class Metrics:
     """The service's Prometheus metrics, in their own registry."""
 
-    def __init__(self, queue_depth: Callable[[], Mapping[tuple[str, str], int]]) -> None:
+    def __init__(
+        self,
+        queue_depth: Callable[[], Mapping[tuple[str, str], int]],
+        oldest_queued: Callable[[], Mapping[str, float]] | None = None,
+    ) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
         self.requests = Counter(
@@ -140,12 +167,39 @@ class Metrics:
         self.calls = Counter(
             "colmeia_model_calls", "Model calls.", ["model", "simulated"], registry=r
         )
+        self.tenant_tokens = Counter(
+            "colmeia_tenant_model_tokens",
+            "Model tokens used, by tenant.",
+            ["tenant", "direction"],
+            registry=r,
+        )
+        self.tenant_cost = Counter(
+            "colmeia_tenant_model_cost",
+            "Model cost (configured prices), by tenant.",
+            ["tenant"],
+            registry=r,
+        )
         self.jobs = Counter("colmeia_jobs", "Jobs ended.", ["kind", "status"], registry=r)
+        self.moderated = Counter(
+            "colmeia_moderation_records",
+            "Records of ended moderation jobs, by outcome (ERROR: not moderated).",
+            ["outcome"],
+            registry=r,
+        )
         self.inflight = Gauge("colmeia_http_inflight", "Requests being served.", registry=r)
         r.register(_QueueDepth(queue_depth))
+        if oldest_queued is not None:
+            r.register(_QueueAge(oldest_queued))
 
-    def model_usage(self, by_model: Mapping[str, Usage]) -> None:
+    def model_usage(self, by_model: Mapping[str, Usage], tenant: str = "") -> None:
         for model, usage in by_model.items():
+            if tenant:
+                if usage.prompt_tokens:
+                    self.tenant_tokens.labels(tenant, "prompt").inc(usage.prompt_tokens)
+                if usage.completion_tokens:
+                    self.tenant_tokens.labels(tenant, "completion").inc(usage.completion_tokens)
+                if usage.cost:
+                    self.tenant_cost.labels(tenant).inc(usage.cost)
             if usage.prompt_tokens:
                 self.tokens.labels(model, "prompt").inc(usage.prompt_tokens)
             if usage.completion_tokens:

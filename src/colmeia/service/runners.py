@@ -46,6 +46,7 @@ def _ingest(state: ServiceState) -> Runner:
         collection = str(job.params["collection"])
         store = state.tenants.store(job.tenant_id)
         root = state.tenants.collection_files(job.tenant_id, collection)
+        await state.files.fetch(root)  # uploaded through another replica: from the bucket
         paths = [root / name for name in job.params["files"]]
         embedder = state.embedder()
 
@@ -106,6 +107,8 @@ def _moderation(state: ServiceState) -> Runner:
 
         job = ctx.job
         folder = state.tenants.job_folder(job.tenant_id, "moderation", job.id)
+        # the inputs, and the results of an earlier run that another replica began (resume)
+        await state.files.fetch(folder)
         inputs = sorted((folder / "input").iterdir())
         out = folder / "results.jsonl"
         params = job.params
@@ -137,6 +140,8 @@ def _moderation(state: ServiceState) -> Runner:
                 on_progress=on_progress,
             )
         errors = summary.counts.get("ERROR", 0)
+        for outcome, n in summary.counts.items():  # throughput, for the dashboard
+            state.metrics.moderated.labels(outcome).inc(n)
         result: dict[str, Any] = {
             "items": {
                 "total": summary.total,
@@ -158,6 +163,7 @@ def _moderation(state: ServiceState) -> Runner:
             result["report"] = files.html.name
         except ColmeiaError as exc:
             result["report_error"] = _relative(str(exc), folder)
+        await state.files.publish_tree(folder)  # results and report, for every replica
         return result
 
     return run
@@ -210,6 +216,7 @@ def _library(state: ServiceState) -> Runner:
 
         job = ctx.job
         folder = state.tenants.job_folder(job.tenant_id, "library", job.id)
+        await state.files.fetch(folder / "input")
         files = sorted((folder / "input").iterdir())
         sources = [f for f in files if f.suffix.lower() in (".ris", ".bib", ".bibtex", ".csv")]
         pdfs = folder / "input" if any(f.suffix.lower() == ".pdf" for f in files) else None
@@ -254,6 +261,7 @@ def _review(state: ServiceState) -> Runner:
             progress=lambda done, total, info: ctx.progress(done=done, total=total, current=info),
         )
         await asyncio.to_thread(review.save, folder / "review.json")
+        await state.files.publish([folder / "review.json"])
         return {
             "works": len(review.works),
             "model": review.model,

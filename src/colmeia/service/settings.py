@@ -112,6 +112,29 @@ class ServiceSettings(BaseSettings):
         description="OTLP/HTTP traces endpoint (e.g. http://127.0.0.1:4318/v1/traces); "
         "unset: no trace leaves the process.",
     )
+    files: str = Field(
+        default="local",
+        description="Where uploaded files and job outputs are kept: local (this machine's "
+        "COLMEIA_HOME) or s3://BUCKET/PREFIX (an S3-compatible bucket every replica shares, "
+        "the local disk a cache; pip install 'colmeia[s3]').",
+    )
+    s3_endpoint_url: str | None = Field(
+        default=None,
+        description="The S3-compatible server for files=s3://… (MinIO, Ceph, Garage: "
+        "http://HOST:PORT); unset: AWS S3 of s3_region.",
+    )
+    s3_region: str | None = Field(default=None, description="The bucket's region (files=s3://…).")
+    s3_access_key_id: str | None = Field(
+        default=None, description="Access key for files=s3://…; unset: AWS_ACCESS_KEY_ID etc."
+    )
+    s3_secret_access_key: SecretStr = Field(
+        default=SecretStr(""), description="Secret key for files=s3://… (with s3_access_key_id)."
+    )
+    s3_path_style: bool = Field(
+        default=True,
+        description="Address buckets as HOST/BUCKET (MinIO and most servers) rather than "
+        "BUCKET.HOST.",
+    )
     log_format: Literal["json", "text"] = Field(default="json")
     default_language: Literal["pt", "en"] = Field(default="pt")
     session_hours: float = Field(default=12.0, gt=0, description="Web UI sign-in lifetime.")
@@ -129,6 +152,14 @@ class ServiceSettings(BaseSettings):
             v = [p.strip() for p in v.split(",") if p.strip()]
         if isinstance(v, list | tuple):
             return tuple(s if s.startswith(".") else f".{s}" for s in (str(x).lower() for x in v))
+        return v
+
+    @field_validator("files")
+    @classmethod
+    def _files(cls, v: str) -> str:
+        v = v.strip()
+        if v != "local" and not (v.startswith("s3://") and len(v) > len("s3://")):
+            raise ValueError(f"{v!r} is not a storage address: use local or s3://BUCKET/PREFIX")
         return v
 
     def db_url(self, home: Path) -> str:

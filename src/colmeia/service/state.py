@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from colmeia.config import Settings
 from colmeia.errors import ConfigurationError
 from colmeia.service.db import Database
+from colmeia.service.files import FileStorage, LocalFiles
 from colmeia.service.jobs import JobStore, Worker
 from colmeia.service.limits import Limiter
 from colmeia.service.observability import Metrics, Tracing
@@ -46,6 +47,8 @@ class ServiceState:
     limiter: Limiter
     metrics: Metrics
     tracing: Tracing
+    #: uploaded files and job outputs: the local disk, or an S3 bucket every replica shares
+    files: FileStorage = field(default_factory=lambda: LocalFiles(Path(".")))
     worker: Worker | None = None
     model: ChatModel | None = None
     simulated: bool = False

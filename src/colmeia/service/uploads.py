@@ -19,9 +19,12 @@ import unicodedata
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from fastapi import HTTPException, UploadFile
+
+if TYPE_CHECKING:
+    from colmeia.service.files import FileStorage
 
 __all__ = ["read_uploads", "safe_name", "save_uploads", "sweep_interrupted"]
 
@@ -49,8 +52,11 @@ async def save_uploads(
     allowed: Sequence[str],
     max_mb: float,
     max_files: int,
+    storage: FileStorage | None = None,
 ) -> list[str]:
-    """Write ``files`` into ``folder``; their names (later ones win on a repeated name)."""
+    """Write ``files`` into ``folder``; their names (later ones win on a repeated name).
+    With a shared ``storage`` (object storage) the complete files are published to it too, so
+    a job run by another replica finds them."""
     _check_count(files, max_files)
     limit = int(max_mb * 1024 * 1024)
     checked: list[tuple[UploadFile, str]] = []
@@ -74,7 +80,10 @@ async def save_uploads(
             os.replace(staging / name, folder / name)
     finally:
         await asyncio.to_thread(shutil.rmtree, staging, True)
-    return list(dict.fromkeys(saved))
+    names = list(dict.fromkeys(saved))
+    if storage is not None:
+        await storage.publish([folder / name for name in names])
+    return names
 
 
 def sweep_interrupted(root: Path) -> int:

@@ -131,6 +131,7 @@ async def start_ingestion(
         allowed=readable,
         max_mb=svc.max_upload_mb,
         max_files=svc.max_files_per_upload,
+        storage=state.files,
     )
     store = state.tenants.store(principal.tenant)
     await asyncio.to_thread(store.ensure_collection, name)

@@ -88,6 +88,7 @@ async def start_moderation(
             allowed=(".json", ".jsonl"),
             max_mb=state.service.max_upload_mb,
             max_files=state.service.max_files_per_upload,
+            storage=state.files,
         )
     except HTTPException:
         await asyncio.to_thread(shutil.rmtree, folder, True)
@@ -130,7 +131,9 @@ async def results(
     offset: int = Query(0, ge=0),
     limit: int = Query(100, ge=1, le=1000),
 ) -> dict[str, Any]:
-    _, folder = await asyncio.to_thread(moderation_job, state_of(request), principal, job_id)
+    state = state_of(request)
+    _, folder = await asyncio.to_thread(moderation_job, state, principal, job_id)
+    await state.files.fetch(folder)  # written by the replica that ran the job
     lines = await asyncio.to_thread(read_results, folder)
     if outcome:
         lines = [r for r in lines if r.get("outcome") == outcome]
@@ -143,7 +146,9 @@ async def results(
     response_class=Response,
 )
 async def results_file(request: Request, job_id: str, principal: Caller) -> Response:
-    _, folder = await asyncio.to_thread(moderation_job, state_of(request), principal, job_id)
+    state = state_of(request)
+    _, folder = await asyncio.to_thread(moderation_job, state, principal, job_id)
+    await state.files.fetch(folder)  # written by the replica that ran the job
     path = folder / "results.jsonl"
     if not path.is_file():
         raise HTTPException(404, "no results yet")
@@ -156,7 +161,9 @@ async def results_file(request: Request, job_id: str, principal: Caller) -> Resp
     response_class=Response,
 )
 async def report_file(request: Request, job_id: str, name: str, principal: Caller) -> Response:
-    _, folder = await asyncio.to_thread(moderation_job, state_of(request), principal, job_id)
+    state = state_of(request)
+    _, folder = await asyncio.to_thread(moderation_job, state, principal, job_id)
+    await state.files.fetch(folder)  # written by the replica that ran the job
     report = (folder / "report").resolve()
     path = (report / name).resolve()
     if not path.is_relative_to(report) or not path.is_file():
@@ -273,7 +280,9 @@ async def get_review_queue(
     principal: Caller,
     outcome: Literal["revised", "withheld", "kept", "error"] | None = None,
 ) -> dict[str, Any]:
-    _, folder = await asyncio.to_thread(moderation_job, state_of(request), principal, job_id)
+    state = state_of(request)
+    _, folder = await asyncio.to_thread(moderation_job, state, principal, job_id)
+    await state.files.fetch(folder)  # written by the replica that ran the job
     return await asyncio.to_thread(review_queue, folder, outcome)
 
 
@@ -281,5 +290,7 @@ async def get_review_queue(
 async def post_verdict(
     request: Request, job_id: str, key: str, body: VerdictIn, principal: Caller
 ) -> dict[str, Any]:
-    _, folder = await asyncio.to_thread(moderation_job, state_of(request), principal, job_id)
+    state = state_of(request)
+    _, folder = await asyncio.to_thread(moderation_job, state, principal, job_id)
+    await state.files.fetch(folder)  # written by the replica that ran the job
     return await asyncio.to_thread(give_verdict, folder, key, body, principal.actor)

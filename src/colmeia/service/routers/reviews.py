@@ -71,6 +71,7 @@ async def import_library(
             allowed=(".ris", ".bib", ".bibtex", ".csv", ".pdf"),
             max_mb=state.service.max_upload_mb,
             max_files=state.service.max_files_per_upload,
+            storage=state.files,
         )
     except HTTPException:
         await asyncio.to_thread(shutil.rmtree, folder, True)
