@@ -147,8 +147,8 @@ class S3Files:
         self.location = S3Location.parse(url)
         self.endpoint_url = endpoint_url
         try:
-            import boto3  # type: ignore[import-untyped]
-            from botocore.config import Config  # type: ignore[import-untyped]
+            import boto3
+            from botocore.config import Config
         except ImportError as exc:  # pragma: no cover - depends on the installed extras
             raise ConfigurationError(
                 f"COLMEIA_SERVICE_FILES={url!r} needs boto3: pip install 'colmeia[s3]'"
