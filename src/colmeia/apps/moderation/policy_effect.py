@@ -14,12 +14,34 @@ category section's terms can be switched on by a store section's ``checks``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:  # the policy module imports this one to validate its files
-    from colmeia.apps.moderation.policy import PolicyFile, PolicyRules
+
+# The shapes of the policy module's PolicyRules and PolicyFile, read-only: that module imports
+# this one to validate its files, so this one names what it reads instead of importing them.
+class PolicyRules(Protocol):
+    @property
+    def checks(self) -> Sequence[str] | None: ...
+    @property
+    def competitors(self) -> Sequence[str]: ...
+    @property
+    def forbidden_terms(self) -> Sequence[str]: ...
+    @property
+    def allow(self) -> Sequence[str]: ...
+    @property
+    def language(self) -> str | None: ...
+
+
+class PolicyFile(Protocol):
+    @property
+    def default(self) -> PolicyRules: ...
+    @property
+    def categories(self) -> Mapping[str, PolicyRules]: ...
+    @property
+    def stores(self) -> Mapping[str, PolicyRules]: ...
+
 
 __all__ = ["EffectiveRules", "effect_problems", "effective_sections"]
 
