@@ -530,6 +530,18 @@ class RagPipeline:
             except QueryError:
                 pass
         hits = _fuse(lists)
+        if _VIGENCIA_Q.search(_fold(state["question"])):
+            # "quando a LGPD entrou em vigor?": the answer is the norm's own vigência clause,
+            # whatever words it shares with the question; the norms are those the first
+            # passages come from (the one the question names comes first there).
+            norms = list(dict.fromkeys(h.citation.path.split(",")[0].strip() for h in hits[:5]))
+            wanted = [cid for n in norms[:2] for cid in index.in_force.get(n, [])]
+            have = {h.chunk_id for h in hits}
+            found = self.store.get_chunks(self.collection, [c for c in wanted if c not in have])
+            clauses = [_hit(found[c], self.collection) for c in wanted if c in found]
+            clauses += [h for h in hits if h.chunk_id in set(wanted)]
+            hits = clauses + [h for h in hits if h.chunk_id not in set(wanted)]
+            analysis["in_force"] = [h.chunk_id for h in clauses]
         term = analysis.get("filters", {}).get("defines")
         weights = dict.fromkeys(index.lookup(term) if term else [], 1.0)
         relation = analysis.get("relation")
@@ -598,6 +610,13 @@ class RagPipeline:
                 return _DEFINITION_BOOST * weights.get(hit.chunk_id, 0.0)
 
             ranked = rank_articles(hits, grades, relation, boost=boost)
+        clauses = set(analysis.get("in_force", []))
+        if clauses:
+            # A vigência question: the norm's vigência clause goes first, as a definition does
+            # for "o que é X" (its words rarely match the question's).
+            ranked.sort(key=lambda a: not any(h.chunk_id in clauses for h in a.hits))
+            for article in ranked:
+                article.hits.sort(key=lambda h: h.chunk_id not in clauses)
         scores = {a.best.chunk_id: round(a.score, 4) for a in ranked}
         relevant = [
             h
@@ -1000,6 +1019,12 @@ def ranker_first(answer: CitedAnswer, ranker: CitedAnswer, ranked: Sequence[Hit]
 
 
 _NEIGHBOURS = 3
+# A question about when a norm came into force ("quando a LGPD entrou em vigor?", "quando a
+# lei começou a valer?"), not about any other date.
+_VIGENCIA_Q = re.compile(
+    r"\b(?:entr\w* em vigor|em vigor|vigor\w*|vigencia|come[cç]\w* a (?:valer|vigorar)"
+    r"|passou a valer|vale a partir|quando (?:\w+ )?val(?:e|eu)|a partir de quando val\w*)\b"
+)
 
 
 def neighbour_terms(question: str, hits: Sequence[Hit], idf: Callable[[str], float], n: int) -> str:

@@ -413,6 +413,7 @@ async def open_assistant(
         reranker=reranker,
         config=rag_config or RagConfig(sources=list(rag_sources)),
         embedder=embedder,
+        article_ranker="shipped" if s.ranker == "learned" else None,
     )
     try:
         async with open_checkpointer(url, allowed=[_Msg]) as saver:
