@@ -15,7 +15,7 @@ from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.rag.pipeline import ingest
 from colmeia.store import Store, open_store
 
-LAWS = Path(__file__).resolve().parents[2] / "data" / "laws" / "lexml"
+LAWS = Path(__file__).resolve().parents[3] / "data" / "laws" / "lexml"
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 from colmeia.apps.assistant.evaluation import QUESTION_FILES, SETS, evaluate, load_questions
 from colmeia.errors import ConfigurationError
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 
 
 def _shipped_articles() -> set[tuple[str, str]]:
