@@ -51,6 +51,7 @@ def colmeia_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRun:
     for var in list(os.environ):
         if var.startswith("COLMEIA_") and var not in (
             "COLMEIA_DATA_DIR",
+            "COLMEIA_EMBEDDINGS_MODEL",  # "none" unless the test is marked default_embedder
             "COLMEIA_TEST_POSTGRES",
             "COLMEIA_CACHE_DIR",
         ):
@@ -66,6 +67,15 @@ def colmeia_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRun:
         return result.exit_code, result.stdout, result.stderr
 
     return invoke
+
+
+@pytest.fixture(autouse=True)
+def _lexical_unless_asked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Search is hybrid by default (the offline e5 embedder ships with colmeia), but embedding
+    every test's documents on a shared CPU would make the suite crawl: tests search by words
+    unless marked ``default_embedder`` or setting ``COLMEIA_EMBEDDINGS_*`` themselves."""
+    if request.node.get_closest_marker("default_embedder") is None:
+        monkeypatch.setenv("COLMEIA_EMBEDDINGS_MODEL", "none")
 
 
 @pytest.fixture(autouse=True)

@@ -120,6 +120,7 @@ def test_with_a_model_it_writes_paraphrases_and_never_falls_back_to_copying(
     assert float(report.query_profile["copied_trigrams_mean"]) < 0.2  # type: ignore[arg-type]
 
 
+@pytest.mark.default_embedder
 def test_review_commands_search_hybrid_by_default_when_the_offline_embedder_is_installed(
     colmeia_cli,  # type: ignore[no-untyped-def]
     tmp_path: Path,

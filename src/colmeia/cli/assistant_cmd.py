@@ -427,7 +427,8 @@ def eval_assistant(
     which: str = typer.Option(
         "laws",
         "--set",
-        help="laws (shipped laws, gold articles), faquad, or conversations (multi-turn).",
+        help="laws (shipped laws, gold articles), lay-dev / lay-test (the same laws asked in lay"
+        " words), faquad, or conversations (multi-turn).",
     ),
     data: str | None = typer.Option(
         None, "--data", help="The data folder (default: the repo's data/)."
@@ -454,10 +455,12 @@ def eval_assistant(
     from colmeia.apps.assistant.evaluation import evaluate
     from colmeia.cli.progress import Progress
     from colmeia.config import get_settings
+    from colmeia.rag.index.embedders import default_embedder
 
     root = Path(data) if data else _data_dir()
     settings = get_settings()
     folder = Path(conversations) if conversations else None
+    embedder = default_embedder(settings.embeddings)
 
     async def main(bar: Progress) -> Any:
         def tick(done: int, total: int) -> None:
@@ -479,16 +482,29 @@ def eval_assistant(
                         progress=tick,
                         mode="simulated",
                         conversations_dir=folder,
+                        embedder=embedder,
                     )
         if settings.llm.base_url and not offline:
             from colmeia.llm import OpenAIChatModel
 
             async with OpenAIChatModel.from_settings(settings.llm) as model:
                 return await evaluate(
-                    which, root, model, limit=limit, progress=tick, conversations_dir=folder
+                    which,
+                    root,
+                    model,
+                    limit=limit,
+                    progress=tick,
+                    conversations_dir=folder,
+                    embedder=embedder,
                 )
         return await evaluate(
-            which, root, None, limit=limit, progress=tick, conversations_dir=folder
+            which,
+            root,
+            None,
+            limit=limit,
+            progress=tick,
+            conversations_dir=folder,
+            embedder=embedder,
         )
 
     try:

@@ -42,7 +42,7 @@ _TOP = typer.Option(10, "-k", "--top", min=1, help="How many passages.")
 def _retriever(
     store: Store, settings: Settings, collections: list[str], rerank: bool = True
 ) -> Retriever:
-    from colmeia.rag.index.embedders import embedder_from_settings
+    from colmeia.rag.index.embedders import default_embedder
     from colmeia.rag.retrieve import Retriever
 
     reranker = None
@@ -56,7 +56,7 @@ def _retriever(
             model = OpenAIChatModel.from_settings(settings.llm)
         reranker = reranker_from_settings(settings.rerank, model)
     return Retriever(
-        store, collections, embedder=embedder_from_settings(settings.embeddings), reranker=reranker
+        store, collections, embedder=default_embedder(settings.embeddings), reranker=reranker
     )
 
 
@@ -99,7 +99,7 @@ def ingest(
     from rich.table import Table
 
     from colmeia.cli.progress import Progress
-    from colmeia.rag.index.embedders import embedder_from_settings
+    from colmeia.rag.index.embedders import default_embedder
     from colmeia.rag.pipeline import CsvColumns, IngestProgress
     from colmeia.rag.pipeline import ingest as run_ingest
     from colmeia.rag.retrieve import Retriever
@@ -135,7 +135,7 @@ def ingest(
             disable=as_json,
         ) as bar,
     ):
-        embedder = embedder_from_settings(settings.embeddings)
+        embedder = default_embedder(settings.embeddings)
 
         def on_progress(p: IngestProgress) -> None:
             name = Path(p.current).name if p.current else ""
@@ -155,7 +155,7 @@ def ingest(
             progress=on_progress,
             ray_workers=workers if engine == "ray" else 0,
             ray_address=address,
-            ray_embedder=functools.partial(embedder_from_settings, settings.embeddings),
+            ray_embedder=functools.partial(default_embedder, settings.embeddings),
             memory_mb=settings.ingest_memory_mb,
         )
         if report.documents:

@@ -51,6 +51,9 @@ MAX_QUERY_CHARS = 10_000
 # How lexical and dense candidates are combined (see score_fuse, rrf_fuse and docs/rag.md).
 FUSIONS = ("zscore", "minmax", "rrf")
 # Tuned on JurisTCU and FaQuAD (see docs/rag.md): BM25L with a small bigram bonus.
+# Lexical and dense z-scores summed 0.7 / 0.3: chosen on the tuning half of JurisTCU (odd query
+# ids; bench/rag_quality.py); 0.5 gave 0.733 there, 0.2-0.35 gave 0.737-0.743 (docs/rag.md).
+DEFAULT_DENSE_WEIGHT = 0.3
 DEFAULT_LEXICAL = LexicalConfig(k1=1.2, b=0.75, method="bm25l", delta=1.0, bigram_weight=0.1)
 
 T = TypeVar("T")
@@ -505,7 +508,7 @@ class Retriever:
         per_document: int = 5,
         merge_overlaps: bool = True,
         fusion: str = "zscore",
-        dense_weight: float = 0.5,
+        dense_weight: float = DEFAULT_DENSE_WEIGHT,
     ) -> None:
         self.store = store
         self.collections = [collections] if isinstance(collections, str) else list(collections)
@@ -611,10 +614,12 @@ class Retriever:
     ) -> list[Hit]:
         q = validate_query(query)
         cap = self.per_document if per_document is None else per_document
-        qvec = self.embed_query(q) if self.embedder is not None else None
         indexes = {
             name: _collection_index(self.store, name, self.lexical) for name in self.collections
         }
+        # The query is embedded only when a collection has vectors: a collection ingested
+        # without them is searched by words, and the model is not loaded for nothing.
+        qvec = self.embed_query(q) if self._any_vectors() else None
         depth = max(self.candidates, k * max(cap, 1)) if cap else max(self.candidates, k)
         while True:
             scored: list[_Scored] = []
@@ -628,6 +633,15 @@ class Retriever:
             if len(picked) >= k or exhausted:
                 return self._hydrate(picked, indexes)
             depth *= 4
+
+    def _any_vectors(self) -> bool:
+        if self.embedder is None:
+            return False
+        for name in self.collections:
+            info = self.store.collection(name)
+            if info is not None and info.embedder:
+                return True
+        return False
 
     def _pick(
         self, scored: list[_Scored], indexes: dict[str, _CollectionIndex], k: int, cap: int

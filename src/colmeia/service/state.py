@@ -67,6 +67,6 @@ class ServiceState:
         return self.model
 
     def embedder(self) -> Embedder | None:
-        from colmeia.rag.index.embedders import embedder_from_settings
+        from colmeia.rag.index.embedders import default_embedder
 
-        return embedder_from_settings(self.settings.embeddings)
+        return default_embedder(self.settings.embeddings)

@@ -41,6 +41,16 @@ _ARE = re.compile(r"^\W*s[ãa]o\s+([a-zà-ú][a-zà-ú\- ]{2,50}?)\s*:")
 _ITEM = re.compile(r"^\W*(?:[ivxlcdm]+\s*[-–]\s*)?([a-zà-ú][a-zà-ú\- ]{2,40}?)\s*:\s")
 
 
+# A norm's vigência clause: "Esta Lei entra em vigor…", "Este Decreto-Lei entrará em vigor…",
+# "Esta Lei Complementar entra em vigor no prazo de…".
+_IN_FORCE = re.compile(
+    r"\b(?:esta|este)\s+(?:lei|decreto|decreto-lei|lei complementar|c[óo]digo|estatuto|resolu[çc][ãa]o|"
+    r"medida provis[óo]ria|regimento|portaria|instru[çc][ãa]o normativa)\b[^.]{0,40}?"
+    r"\b(?:entra|entrar[áa]|come[çc]a|come[çc]ar[áa])\s+(?:em\s+vigor|a\s+vigorar)",
+    re.IGNORECASE,
+)
+
+
 def _key(term: str) -> str:
     return " ".join(content_terms(term))
 
@@ -52,18 +62,29 @@ class DefinitionIndex:
     _lock = threading.Lock()
 
     def __init__(
-        self, terms: dict[str, list[str]], df: dict[str, int] | None = None, passages: int = 0
+        self,
+        terms: dict[str, list[str]],
+        df: dict[str, int] | None = None,
+        passages: int = 0,
+        in_force: dict[str, list[str]] | None = None,
     ) -> None:
         self.terms = terms
         self.df = df or {}
         self.passages = passages
+        # the norm's own vigência clause ("Esta Lei entra em vigor…"), chunk ids per path
+        # prefix (the norm's name as its passages cite it)
+        self.in_force = in_force or {}
 
     @classmethod
     def build(cls, store: Store, collection: str) -> DefinitionIndex:
         terms: dict[str, list[str]] = {}
         df: dict[str, int] = {}
+        in_force: dict[str, list[str]] = {}
         chunks = store.chunks(collection)
         for chunk in chunks:
+            if _IN_FORCE.search(chunk.text[:400]):
+                norm = chunk.path.split(",")[0].strip()
+                in_force.setdefault(norm, []).append(chunk.chunk_id)
             for word in set(content_terms(f"{chunk.path} {chunk.text}")):
                 df[word] = df.get(word, 0) + 1
             text = chunk.text[:300].lower()
@@ -73,7 +94,7 @@ class DefinitionIndex:
                     key = _key(m.group(1))
                     if key:
                         terms.setdefault(key, []).append(chunk.chunk_id)
-        return cls(terms, df, len(chunks))
+        return cls(terms, df, len(chunks), in_force)
 
     def idf(self, word: str) -> float:
         """How rare a stemmed word is; a word the collection never uses weighs the most."""

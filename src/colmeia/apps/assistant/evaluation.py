@@ -1,10 +1,13 @@
 """``colmeia eval assistant``: run question sets through the assistant and measure it.
 
-Three sets:
+The sets:
 
 * ``laws`` — questions on the shipped federal laws with gold article citations, plus case and
   general questions with the agent that should answer (``data/assistant/questions.jsonl``,
   written for this project: in-sample);
+* ``lay-dev`` / ``lay-test`` — the same laws asked in lay words ("posso devolver…"), gold
+  article per question: a development set and a test set written apart and frozen
+  (``data/assistant/lay_dev.jsonl``, ``lay_test.jsonl``);
 * ``faquad`` — FaQuAD questions (``data/faquad/dataset.json``): the gold paragraph should be
   cited and the answer should contain a gold span;
 * ``conversations`` — scripted multi-turn conversations (every ``conversations_*.json`` of
@@ -48,6 +51,7 @@ from colmeia.eval.assistant import (
     summarise_outcomes,
 )
 from colmeia.llm.base import ChatModel
+from colmeia.rag.index.embedders import Embedder
 
 __all__ = ["EvalItem", "EvalReport", "evaluate", "load_faquad", "load_questions"]
 
@@ -228,17 +232,17 @@ async def evaluate(
     progress: Callable[[int, int], None] | None = None,
     mode: str = "",
     conversations_dir: Path | None = None,
+    embedder: Embedder | None = None,
 ) -> EvalReport:
     """Evaluate the assistant on ``laws``, ``faquad`` or ``conversations`` from ``data_dir``
     (the repo's data/; conversations come from the package's data/ or ``conversations_dir``);
-    ``limit`` keeps the first N questions (conversations)."""
+    ``limit`` keeps the first N questions (conversations); with ``embedder`` the laws are
+    ingested with vectors and searched lexical + dense, as ``colmeia`` does by default."""
     from colmeia.rag.pipeline import CsvColumns, ingest
     from colmeia.store import open_store
 
-    if which not in ("laws", "faquad", "conversations"):
-        raise ConfigurationError(
-            f"unknown evaluation set {which!r}: use laws, faquad or conversations"
-        )
+    if which not in SETS:
+        raise ConfigurationError(f"unknown evaluation set {which!r}: use {', '.join(SETS)}")
     with tempfile.TemporaryDirectory(prefix="colmeia-eval-") as tmp:
         work = Path(tmp)
         store = open_store(f"sqlite:///{work / 'eval.db'}")
@@ -262,9 +266,9 @@ async def evaluate(
                     )
                 if limit is not None:
                     conversations = conversations[:limit]
-                ingest(store, "docs", [laws])
-            elif which == "laws":
-                questions = data_dir / "assistant" / "questions.jsonl"
+                ingest(store, "docs", [laws], embedder=embedder)
+            elif which in QUESTION_FILES:
+                questions = data_dir / "assistant" / QUESTION_FILES[which]
                 laws = data_dir / "laws" / "lexml"
                 for needed in (questions, laws):
                     if not needed.exists():
@@ -272,7 +276,7 @@ async def evaluate(
                             f"{needed} not found: pass --data (the repository's data/)"
                         )
                 items, problems = load_questions(questions)
-                ingest(store, "docs", [laws])
+                ingest(store, "docs", [laws], embedder=embedder)
             else:
                 source = data_dir / "faquad" / "dataset.json"
                 if not source.exists():
@@ -291,7 +295,7 @@ async def evaluate(
                 for n, spec in enumerate(sorted(specs)):
                     group = [c for c in conversations if (c.registry or DEFAULT_REGISTRY) == spec]
                     turns += await _play(
-                        work / f"registry-{n}.db", spec, store, model, group, progress
+                        work / f"registry-{n}.db", spec, store, model, group, progress, embedder
                     )
             else:
                 registry = SQLiteCaseRegistry(work / "registry.db")
@@ -304,6 +308,7 @@ async def evaluate(
                     settings=AssistantSettings(collection="docs"),
                     home=work,
                     today=AS_OF,
+                    embedder=embedder,
                 ) as assistant:
                     outcomes = await run_items(assistant, items, progress)
                 registry.close_sync()
@@ -327,6 +332,15 @@ async def evaluate(
     )
 
 
+# The sets of questions on the shipped laws: the formal one and the lay-word pair (a
+# development set to tune on, a test set written apart and frozen; data/assistant/README.md).
+QUESTION_FILES = {
+    "laws": "questions.jsonl",
+    "lay-dev": "lay_dev.jsonl",
+    "lay-test": "lay_test.jsonl",
+}
+SETS = (*QUESTION_FILES, "faquad", "conversations")
+
 DEFAULT_REGISTRY = (2000, 500, 7, AS_OF.isoformat())
 
 
@@ -337,6 +351,7 @@ async def _play(
     model: Any,
     conversations: list[Conversation],
     progress: Callable[[int, int], None] | None,
+    embedder: Embedder | None = None,
 ) -> list[TurnOutcome]:
     processes, expedientes, seed, as_of = spec
     day = dt.date.fromisoformat(as_of)
@@ -349,6 +364,7 @@ async def _play(
             registry=registry,
             checkpoints="memory://",
             settings=AssistantSettings(collection="docs"),
+            embedder=embedder,
             home=path.parent,
             today=day,
         ) as assistant:

@@ -27,14 +27,20 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
+from colmeia.apps.assistant.article_ranker import (
+    ArticleCandidate,
+    ArticleRanker,
+    article_candidates,
+)
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.legal import parse_legal_path, validity
-from colmeia.apps.assistant.ranking import rank_articles
+from colmeia.apps.assistant.ranking import RankedArticle, rank_articles
 from colmeia.apps.assistant.relations import (
+    Relation,
     asked_relation,
     content_terms,
     legal_terms,
@@ -51,6 +57,7 @@ from colmeia.rag.generate import (
     answer_question,
     extractive_answer,
 )
+from colmeia.rag.index.embedders import Embedder
 from colmeia.rag.index.lexical import Analyzer, fold_accents
 from colmeia.rag.retrieve import Citation, Filters, Hit, Retriever
 from colmeia.store.base import Store, StoredChunk
@@ -405,6 +412,8 @@ class RagConfig:
     max_quality_retries: int = 3
     max_passages: int = 6
     sources: list[Path] = field(default_factory=list)
+    # words taken from the question's nearest passages (dense neighbours); 0: none
+    neighbour_terms: int = 6
 
 
 class RagPipeline:
@@ -419,13 +428,20 @@ class RagPipeline:
         retriever: Retriever | None = None,
         reranker: Any = None,
         config: RagConfig | None = None,
+        embedder: Embedder | None = None,
+        article_ranker: ArticleRanker | None | Literal["shipped"] = None,
     ) -> None:
         self.store = store
+        self.article_ranker = (
+            ArticleRanker.shipped() if article_ranker == "shipped" else article_ranker
+        )
+        if self.article_ranker is not None and not self.article_ranker.weights:
+            self.article_ranker = None  # no trained weights: the hand-set ones
         self.collection = collection
         self.model = model
         self.reranker = reranker
         self.config = config or RagConfig()
-        self.retriever = retriever or Retriever(store, collection)
+        self.retriever = retriever or Retriever(store, collection, embedder=embedder)
         self.graph = self._build().compile(name="rag")
 
     # ------------------------------------------------------------------ nodes
@@ -496,8 +512,36 @@ class RagPipeline:
                 lists.append(await self.retriever.asearch(q, self.config.k * 3, filters=filters))
             except QueryError:
                 lists.append([])
-        hits = _fuse(lists)
         index = DefinitionIndex.for_collection(self.store, self.collection)
+        # Lay words to the law's words from the corpus itself: the passages nearest the
+        # question in the vector space say what the law calls it ("devolver" lands near
+        # "desistir do contrato"); their rarest words search once more.
+        extra_words = neighbour_terms(
+            state["question"], lists[0] if lists else [], index.idf, self.config.neighbour_terms
+        )
+        if extra_words:
+            analysis["neighbour_terms"] = extra_words
+            try:
+                lists.append(
+                    await self.retriever.asearch(
+                        f"{query} {extra_words}", self.config.k * 3, filters=filters
+                    )
+                )
+            except QueryError:
+                pass
+        hits = _fuse(lists)
+        if _VIGENCIA_Q.search(_fold(state["question"])):
+            # "quando a LGPD entrou em vigor?": the answer is the norm's own vigência clause,
+            # whatever words it shares with the question; the norms are those the first
+            # passages come from (the one the question names comes first there).
+            norms = list(dict.fromkeys(h.citation.path.split(",")[0].strip() for h in hits[:5]))
+            wanted = [cid for n in norms[:2] for cid in index.in_force.get(n, [])]
+            have = {h.chunk_id for h in hits}
+            found = self.store.get_chunks(self.collection, [c for c in wanted if c not in have])
+            clauses = [_hit(found[c], self.collection) for c in wanted if c in found]
+            clauses += [h for h in hits if h.chunk_id in set(wanted)]
+            hits = clauses + [h for h in hits if h.chunk_id not in set(wanted)]
+            analysis["in_force"] = [h.chunk_id for h in clauses]
         term = analysis.get("filters", {}).get("defines")
         weights = dict.fromkeys(index.lookup(term) if term else [], 1.0)
         relation = analysis.get("relation")
@@ -519,17 +563,12 @@ class RagPipeline:
             analysis["definition_weights"] = weights
         return {"hits": hits, "tried": [*state.get("tried", []), query], "analysis": analysis}
 
-    async def grade(self, state: RagState) -> RagState:
-        """Grade each passage's relevance, rank them as parts of their articles, keep the
-        best passage of each article whose grade reaches the threshold (best article first)."""
+    def candidates(
+        self, state: RagState, grades: dict[str, float]
+    ) -> tuple[list[ArticleCandidate], Relation]:
+        """The candidate articles of the retrieved passages with their ranking features."""
         analysis = state.get("analysis", {})
-        question = state["question"]
-        grades: dict[str, float] = dict(state.get("grades", {}))
-        stats = DefinitionIndex.for_collection(self.store, self.collection)
-        hits = state.get("hits", [])
-        for hit in hits:
-            grades[hit.chunk_id] = grade_passage(question, hit, analysis, stats.idf)
-        relation = analysis.get("relation", "other")
+        relation: Relation = analysis.get("relation", "other")
         weights: dict[str, float] = analysis.get("definition_weights", {})
 
         def boost(hit: Hit) -> float:
@@ -538,7 +577,46 @@ class RagPipeline:
                 return 0.0
             return _DEFINITION_BOOST * weights.get(hit.chunk_id, 0.0)
 
-        ranked = rank_articles(hits, grades, relation, boost=boost)
+        found = article_candidates(
+            state["question"], state.get("hits", []), grades, relation, boost=boost
+        )
+        return found, relation
+
+    async def grade(self, state: RagState) -> RagState:
+        """Grade each passage's relevance, rank them as parts of their articles, keep the
+        best passage of each article whose grade reaches the threshold (best article first).
+
+        Articles are ordered by the learned ranker (:mod:`.article_ranker`) when one is set,
+        else by the hand-set weights of :func:`rank_articles`."""
+        analysis = state.get("analysis", {})
+        question = state["question"]
+        grades: dict[str, float] = dict(state.get("grades", {}))
+        stats = DefinitionIndex.for_collection(self.store, self.collection)
+        hits = state.get("hits", [])
+        for hit in hits:
+            grades[hit.chunk_id] = grade_passage(question, hit, analysis, stats.idf)
+        if self.article_ranker is not None:
+            found, _ = self.candidates(state, grades)
+            ranked = [
+                RankedArticle(c.key, score, c.hits) for score, c in self.article_ranker.rank(found)
+            ]
+        else:
+            relation = analysis.get("relation", "other")
+            weights: dict[str, float] = analysis.get("definition_weights", {})
+
+            def boost(hit: Hit) -> float:
+                if relation != "definition":
+                    return 0.0
+                return _DEFINITION_BOOST * weights.get(hit.chunk_id, 0.0)
+
+            ranked = rank_articles(hits, grades, relation, boost=boost)
+        clauses = set(analysis.get("in_force", []))
+        if clauses:
+            # A vigência question: the norm's vigência clause goes first, as a definition does
+            # for "o que é X" (its words rarely match the question's).
+            ranked.sort(key=lambda a: not any(h.chunk_id in clauses for h in a.hits))
+            for article in ranked:
+                article.hits.sort(key=lambda h: h.chunk_id not in clauses)
         scores = {a.best.chunk_id: round(a.score, 4) for a in ranked}
         relevant = [
             h
@@ -938,6 +1016,40 @@ def ranker_first(answer: CitedAnswer, ranker: CitedAnswer, ranked: Sequence[Hit]
         answer.model,
         answer.withheld,
     )
+
+
+_NEIGHBOURS = 3
+# A question about when a norm came into force ("quando a LGPD entrou em vigor?", "quando a
+# lei começou a valer?"), not about any other date.
+_VIGENCIA_Q = re.compile(
+    r"\b(?:entr\w* em vigor|em vigor|vigor\w*|vigencia|come[cç]\w* a (?:valer|vigorar)"
+    r"|passou a valer|vale a partir|quando (?:\w+ )?val(?:e|eu)|a partir de quando val\w*)\b"
+)
+
+
+def neighbour_terms(question: str, hits: Sequence[Hit], idf: Callable[[str], float], n: int) -> str:
+    """The ``n`` rarest words of the passages nearest the question by vectors (the first
+    ``_NEIGHBOURS`` of the dense list) that the question does not already use; "" without
+    vectors or when ``n`` is 0."""
+    if n <= 0:
+        return ""
+    near = sorted((h for h in hits if h.dense_rank is not None), key=lambda h: h.dense_rank or 0)
+    if not near:
+        return ""
+    asked = set(content_terms(question))
+    weight: dict[str, float] = {}
+    surface: dict[str, str] = {}
+    for hit in near[:_NEIGHBOURS]:
+        body = re.sub(r"^\[.*?\]\s*", "", hit.text)
+        for word in re.findall(r"[^\W\d_]{4,}", body.lower()):
+            stems = content_terms(word)
+            if not stems or stems[0] in asked:
+                continue
+            stem = stems[0]
+            weight[stem] = weight.get(stem, 0.0) + idf(stem)
+            surface.setdefault(stem, word)
+    best = sorted(weight, key=lambda t: -weight[t])[:n]
+    return " ".join(surface[t] for t in best)
 
 
 def _fuse(lists: Sequence[Sequence[Hit]], k: int = 60) -> list[Hit]:

@@ -15,6 +15,7 @@ from colmeia.apps.assistant.settings import AssistantSettings
 from colmeia.config import Settings, get_settings
 from colmeia.errors import ConfigurationError
 from colmeia.llm.base import ChatModel
+from colmeia.rag.index.embedders import default_embedder
 
 __all__ = ["AssistantOptions", "assistant_from_settings"]
 
@@ -88,6 +89,7 @@ async def assistant_from_settings(
             web_search=web,
             reranker=reranker,
             today=opts.today,
+            embedder=default_embedder(s.embeddings),
         ) as assistant:
             yield assistant
     finally:

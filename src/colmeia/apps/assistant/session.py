@@ -32,6 +32,7 @@ from colmeia.graphs.hitl import parse_resume
 from colmeia.graphs.messages import ChatMessage, new_id
 from colmeia.graphs.streaming import STREAM_TOKENS
 from colmeia.llm.base import ChatModel, track_usage
+from colmeia.rag.index.embedders import Embedder
 from colmeia.store.base import Store
 from colmeia.tools.registry import Tool
 
@@ -379,8 +380,10 @@ async def open_assistant(
     reranker: Any = None,
     today: dt.date | None = None,
     rag_config: RagConfig | None = None,
+    embedder: Embedder | None = None,
 ) -> AsyncIterator[Assistant]:
-    """An :class:`Assistant` with its registry and checkpointer opened from ``settings``."""
+    """An :class:`Assistant` with its registry and checkpointer opened from ``settings``;
+    ``embedder`` (the one the collection was ingested with) makes its search hybrid."""
     from colmeia.graphs.messages import ChatMessage as _Msg
 
     s = settings or AssistantSettings()
@@ -409,6 +412,8 @@ async def open_assistant(
         model,
         reranker=reranker,
         config=rag_config or RagConfig(sources=list(rag_sources)),
+        embedder=embedder,
+        article_ranker="shipped" if s.ranker == "learned" else None,
     )
     try:
         async with open_checkpointer(url, allowed=[_Msg]) as saver:

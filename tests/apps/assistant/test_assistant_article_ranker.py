@@ -1,0 +1,78 @@
+"""The article ranker's features: each candidate article read in its context — which law the
+first candidates are about, whether the vectors found it, whether its rule is limited to bodies
+the question does not name (lex specialis) — and the shipped weights learned from the
+development set."""
+
+from __future__ import annotations
+
+from colmeia.apps.assistant.article_ranker import (
+    FEATURES,
+    ArticleRanker,
+    article_candidates,
+)
+from colmeia.rag.retrieve import Citation, Hit
+
+
+def _hit(path: str, text: str, *, lexical: int | None = 1, dense: int | None = None) -> Hit:
+    return Hit(
+        chunk_id=path,
+        doc_id=path,
+        score=1.0,
+        text=text,
+        citation=Citation(document=path.split(",")[0], page=0, path=path),
+        lexical_rank=lexical,
+        dense_rank=dense,
+    )
+
+
+GENERAL = _hit(
+    "Lei 9.784/1999, Art. 59, caput",
+    "Salvo disposição legal específica, é de dez dias o prazo para interposição de recurso.",
+)
+SPECIAL = _hit(
+    "Lei 13.303/2016, Art. 59, caput",
+    "Nas licitações da empresa pública e da sociedade de economia mista, a fase recursal é única.",
+    lexical=2,
+    dense=40,
+)
+
+
+def _by_key(question: str, hits: list[Hit]) -> dict[str, dict[str, float]]:
+    return {c.key: c.features for c in article_candidates(question, hits, {}, "deadline")}
+
+
+def test_a_rule_limited_to_bodies_the_question_does_not_name_is_marked_special() -> None:
+    plain = _by_key("qual o prazo para recorrer?", [GENERAL, SPECIAL])
+    named = _by_key("qual o prazo para recorrer numa empresa pública?", [GENERAL, SPECIAL])
+    special = next(k for k in plain if "13303" in k or "13.303" in k)
+    general = next(k for k in plain if k != special)
+    assert plain[special]["specific"] == 1.0
+    assert plain[general]["specific"] == 0.0
+    assert named[special]["specific"] == 0.0  # the question names the body: not a stray rule
+
+
+def test_law_share_dense_rank_and_asked_relation_are_read_per_article() -> None:
+    lgpd = [
+        _hit(f"Lei 13.709/2018, Art. {n}, caput", "O titular dos dados pessoais tem direito.")
+        for n in (18, 19, 20)
+    ]
+    stray = _hit("Lei 8.078/1990, Art. 43, caput", "Cadastros de consumidores.", dense=1)
+    feats = _by_key("quais meus direitos sobre meus dados?", [*lgpd, stray])
+    assert len(feats) == 4
+    shares = sorted(f["law_share"] for f in feats.values())
+    assert shares == [0.25, 0.75, 0.75, 0.75]
+    stray_key = next(k for k in feats if "8.078" in k or "8078" in k)
+    assert feats[stray_key]["dense"] == 10.0 / 11.0
+    assert all(f["dense"] == 0.0 for k, f in feats.items() if k != stray_key)
+    deadline = _by_key("qual o prazo para recorrer?", [GENERAL])
+    assert next(iter(deadline.values()))["relation"] == 1.0  # "dez dias" states a deadline
+
+
+def test_shipped_weights_are_trained_and_rank_by_them() -> None:
+    ranker = ArticleRanker.shipped()
+    assert set(ranker.weights) == set(FEATURES)
+    assert any(w != 0.0 for w in ranker.weights.values())
+    found = article_candidates("qual o prazo para recorrer?", [SPECIAL, GENERAL], {}, "deadline")
+    by_hand = {c.key: ranker.score(c.features) for c in found}
+    ranked = [c.key for _, c in ranker.rank(found)]
+    assert ranked == sorted(by_hand, key=lambda k: -by_hand[k])

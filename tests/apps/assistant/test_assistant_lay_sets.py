@@ -1,0 +1,49 @@
+"""The lay-word question sets: a development set to tune on and a frozen test set, both with
+gold articles that exist in the shipped laws, reachable as ``colmeia eval assistant --set``."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+
+from colmeia.apps.assistant.evaluation import QUESTION_FILES, SETS, evaluate, load_questions
+from colmeia.errors import ConfigurationError
+
+DATA = Path(__file__).resolve().parents[3] / "data"
+
+
+def _shipped_articles() -> set[tuple[str, str]]:
+    found = set()
+    for path in (DATA / "laws" / "lexml").glob("*.csv"):
+        law = re.search(r"_(\d+)_\d{8}\.csv$", path.name)
+        assert law is not None
+        with path.open(encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                art = re.search(r"Art\. ([\dA-Z-]+)", row["Rotulo"])
+                if art:
+                    found.add((law.group(1), art.group(1)))
+    return found
+
+
+def test_dev_and_test_sets_are_big_enough_apart_and_point_at_real_articles() -> None:
+    dev, dev_problems = load_questions(DATA / "assistant" / QUESTION_FILES["lay-dev"])
+    test, test_problems = load_questions(DATA / "assistant" / QUESTION_FILES["lay-test"])
+    assert dev_problems == [] and test_problems == []
+    assert len(dev) >= 100 and len(test) >= 50
+    assert not {q.question for q in dev} & {q.question for q in test}
+    articles = _shipped_articles()
+    for item in [*dev, *test]:
+        assert item.gold, item.id
+        for g in item.gold:
+            assert (g.law, g.article) in articles, (item.id, g.law, g.article)
+
+
+def test_the_sets_are_offered_by_name_and_an_unknown_one_is_refused(tmp_path: Path) -> None:
+    assert {"laws", "lay-dev", "lay-test", "faquad", "conversations"} <= set(SETS)
+    import asyncio
+
+    with pytest.raises(ConfigurationError, match="lay-test"):
+        asyncio.run(evaluate("lay-tset", DATA, None))
