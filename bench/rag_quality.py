@@ -118,6 +118,9 @@ def bm25s_run(docs: list[dict[str, str]], queries: list[dict[str, str]]) -> dict
 def haystack_run(
     docs: list[dict[str, str]], queries: list[dict[str, str]]
 ) -> dict[str, list[str]] | None:
+    # Haystack sends usage telemetry to its vendor unless told not to: this bench talks to
+    # nothing but this machine.
+    os.environ["HAYSTACK_TELEMETRY_ENABLED"] = "False"
     try:
         from haystack import Document
         from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
