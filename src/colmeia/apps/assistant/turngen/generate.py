@@ -419,6 +419,11 @@ def training_corpus(seed: int | None = None, conversations: int = 1500) -> list[
     lexicon part only (never the test set's held-apart part)."""
     data = generate_set("train", seed, conversations)
     out: list[Labelled] = []
+    w = _Writer(random.Random(SEEDS["train"] if seed is None else seed), "train")
+    for _ in range(conversations // 10):
+        law = w.rng.choice(("9.784", "9784", "13.709", "12.527", "8.078", "8987", "14.133"))
+        text = w.noisy(w.pick("law_named"), law=law, topic=w.pick("law_topic"))
+        out.append(Labelled(text, "law", "status"))
     for conv in data["conversations"]:
         for turn in conv["turns"]:
             intent, _, aspect = str(turn["intent"]).partition(":")

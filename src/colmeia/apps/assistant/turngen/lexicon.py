@@ -316,6 +316,30 @@ LEX: dict[str, Pool] = {
         ],
         ["a 9784 deixa isso acontecer?", "o art. 59 da lei 9784 diz o quê?"],
     ),
+    # a law named by number, no article (training corpus only: the sets are frozen)
+    "law_named": _p(
+        [
+            "o que a lei {law} diz sobre {topic}?",
+            "o que diz a lei {law} sobre {topic}",
+            "a lei {law} fala algo de {topic}?",
+            "na lei {law}, como fica {topic}?",
+            "qual a regra da lei {law} para {topic}",
+        ],
+        [],
+    ),
+    "law_topic": _p(
+        [
+            "recurso",
+            "prazo",
+            "dados pessoais",
+            "acesso à informação",
+            "direitos do consumidor",
+            "concessão de serviço público",
+            "publicidade dos atos",
+            "sigilo",
+        ],
+        [],
+    ),
     "mixed_join": _p(
         ["{case} e {law}", "{case}. {law}", "{case}, {law}"], ["{case}; aliás, {law}"]
     ),
