@@ -68,15 +68,25 @@ def import_(
     paths: list[Path] = typer.Argument(..., help="CSV files or folders (processes.csv, …)."),
     registry: str | None = _REGISTRY,
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    merge: bool = typer.Option(
+        False,
+        "--merge",
+        help="Add the files' parties, movements and documents to what each case has, "
+        "instead of replacing them.",
+    ),
 ) -> None:
-    """Import processes, expedientes, parties, movements and documents from CSV files."""
+    """Import processes, expedientes, parties, movements and documents from CSV files.
+
+    A case named in the files gets the files' parties, movements and documents (the old ones
+    are removed) unless --merge; the output says what changed per case and flags cases whose
+    location contradicts their latest movement."""
     from colmeia.apps.assistant.registry import SQLiteCaseRegistry
     from colmeia.apps.assistant.registry_io import import_registry
 
     url = _url(registry)
     try:
         reg = SQLiteCaseRegistry(url.removeprefix("sqlite:///"))
-        report = import_registry(reg, paths)
+        report = import_registry(reg, paths, merge=merge)
         reg.close_sync()
     except ColmeiaError as exc:
         raise _fail(exc) from None
@@ -85,6 +95,17 @@ def import_(
     else:
         counts = ", ".join(f"{n} {t}" for t, n in report.counts.items())
         console.print(f"imported into [bold]{url}[/]: {counts}", highlight=False)
+        changed = [c for c in report.changes if not c.unchanged]
+        if changed:
+            title = f"{len(changed)} cases changed ({'merged' if merge else 'replaced'})"
+            ctable = Table(title=title)
+            ctable.add_column("case")
+            ctable.add_column("what changed", overflow="fold")
+            for c in changed[:200]:
+                ctable.add_row(c.number, c.summary())
+            console.print(ctable)
+        for conflict in report.conflicts[:200]:
+            console.print(f"[yellow]location conflict[/] {conflict.message}", highlight=False)
         if report.problems:
             table = Table(title=f"{len(report.problems)} not imported")
             table.add_column("where", overflow="fold")

@@ -466,15 +466,15 @@ async def test_a_party_named_in_full_is_found_by_the_phrase_not_by_its_words_apa
     assert (found["status"], found["number"]) == ("found", FENIX.number)
 
 
-async def test_a_search_weighs_at_most_five_hundred_cases(
+async def test_a_search_weighs_every_matching_case_not_the_first_five_hundred(
     small_registry: SQLiteCaseRegistry,
 ) -> None:
-    """A phrase or a word matching 501 cases weighs the first 500 the registry gives (newest,
-    then by number: TC/000502/2024 is left out) and lists five, the highest number first."""
+    """A phrase or a word matching 501 cases counts all 501 (no row cut) and lists five,
+    newest first (then the highest number)."""
     for query in ("Fenix Obras", "Obras"):
         found = await search_cases(small_registry, query, today=AS_OF)
-        assert (found["status"], found["total"], len(found["cases"])) == ("search", 500, 5)
-        assert found["cases"][0]["number"] == "TC/000501/2024"
+        assert (found["status"], found["total"], len(found["cases"])) == ("search", 501, 5)
+        assert found["cases"][0]["number"] == "TC/000502/2024"
 
 
 async def test_a_registry_that_fails_is_reported_as_unavailable(tmp_path: Path) -> None:

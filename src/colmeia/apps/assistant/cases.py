@@ -15,15 +15,17 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from colmeia.apps.assistant.case_index import query_terms
 from colmeia.apps.assistant.ids import (
     CaseId,
     CaseKind,
     IdentifierError,
     IdentifierProblem,
     find_case_ids,
+    parse_case_id,
     read_case_id,
 )
-from colmeia.apps.assistant.registry import CaseRegistry, Expediente, Process
+from colmeia.apps.assistant.registry import CaseRegistry, CaseSummary, Expediente, Process
 from colmeia.errors import ConfigurationError, StoreError
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "evidence_cards",
     "lookup_case",
     "search_cases",
+    "where",
 ]
 
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
@@ -153,6 +156,8 @@ def case_card(found: dict[str, Any]) -> str:
     if kind == "processo":
         kind_line = " / ".join(x for x in (r.get("case_class"), r.get("subclass")) if x)
         lines.append(f"Processo {number} — {kind_line}")
+        if r.get("audited_body"):
+            lines.append(f"Órgão fiscalizado: {r['audited_body']}")
         lines.append(
             f"Autuado em {_br(str(r.get('filed_on', '')))} · Unidade técnica: "
             f"{r.get('unit', '')} · Relator: {r.get('rapporteur', '')}"
@@ -166,10 +171,7 @@ def case_card(found: dict[str, Any]) -> str:
             lines.append(f"Vinculado ao processo {r['process']}")
     lines.append(f"Situação atual: {r.get('status', '')}")
     if loc:
-        lines.append(
-            f"Onde está: {loc.get('location', '')}, desde {_br(str(loc.get('since', '')))} "
-            f"(há {_thousands(int(loc.get('days') or 0))} dias)"
-        )
+        lines.append(f"Onde está: {where(loc)}")
         last = loc.get("last_movement")
         if last:
             lines.append(f"Última movimentação: {_br(last['at'])} — {last['description']}")
@@ -179,6 +181,22 @@ def case_card(found: dict[str, Any]) -> str:
     if parties:
         lines.append("Partes: " + "; ".join(f"{p['name']} ({p['role']})" for p in parties))
     return "\n".join(lines)
+
+
+def where(loc: dict[str, Any]) -> str:
+    """Where a case is and since when; when its latest movement sent it elsewhere, both, and
+    that the registry does not say since when (never the filing date as a guess)."""
+    if loc.get("conflict_unit"):
+        last = loc.get("last_movement") or {}
+        return (
+            f"{loc.get('location', '')}, segundo o cadastro — atenção: a última movimentação"
+            f" ({_br(str(last.get('at', '')))}) registra envio para {loc['conflict_unit']}; "
+            "o cadastro não diz desde quando o caso está onde consta"
+        )
+    return (
+        f"{loc.get('location', '')}, desde {_br(str(loc.get('since', '')))} "
+        f"(há {_thousands(int(loc.get('days') or 0))} dias)"
+    )
 
 
 def case_answer(found: dict[str, Any], aspect: str | None) -> str:
@@ -194,15 +212,18 @@ def case_answer(found: dict[str, Any], aspect: str | None) -> str:
         names = "; ".join(f"{p['name']} ({p['role']})" for p in found["parties"])
         return f"Partes do {kind} {found['number']}: {names}"
     if aspect in ("since", "location") and loc:
-        return (
-            f"{head} — onde está: {loc['location']}, desde {_br(loc['since'])} "
-            f"(há {_thousands(int(loc['days']))} dias). Situação atual: {r['status']}"
-        )
+        return f"{head} — onde está: {where(loc)}. Situação atual: {r['status']}"
     if aspect == "rapporteur" and r.get("rapporteur"):
         return f"{head} — Relator: {r['rapporteur']}"
     if aspect == "status":
         return f"{head} — Situação atual: {r['status']}" + (
-            f"; onde está: {loc['location']}, desde {_br(loc['since'])}" if loc else ""
+            (
+                f"; onde está: {where(loc)}"
+                if loc.get("conflict_unit")
+                else f"; onde está: {loc['location']}, desde {_br(loc['since'])}"
+            )
+            if loc
+            else ""
         )
     if aspect == "movements" and found.get("movements"):
         lines = [f"Últimas movimentações do {kind} {found['number']}:"]
@@ -309,6 +330,9 @@ _STOP = frozenset(
 )
 _WORD = re.compile(r"[\wÀ-ú]+(?:\.)?", re.UNICODE)
 SEARCH_LIST = 5
+#: how many ranked cases a search reads: the registry ranks every case, best group first
+#: (see CaseIndex.rank), so this only bounds how many equally good ones are counted
+SEARCH_POOL = 1000
 
 
 def search_terms(text: str) -> list[str]:
@@ -324,45 +348,59 @@ def search_terms(text: str) -> list[str]:
 async def search_cases(
     registry: CaseRegistry, query: str, *, today: dt.date | None = None
 ) -> dict[str, Any]:
-    """Cases matching a description (subject, unit, party, rapporteur): every word is
-    searched in the registry and the cases matching the most words are kept. One match comes
-    back as its full lookup (``status`` ``found``); several as ``status`` ``search`` with the
-    first :data:`SEARCH_LIST`; none as ``search`` with an empty list."""
-    terms = search_terms(query)
-    scores: dict[str, int] = {}
-    summaries: dict[str, dict[str, Any]] = {}
+    """Cases matching a description, ranked by the registry (BM25 over subject, audited
+    body, unit, class, rapporteur and parties; accents folded, Portuguese stems, the person's
+    filler dropped — see :mod:`~colmeia.apps.assistant.case_index`).
+
+    A case is relevant when it holds at least two thirds of the description's words. One
+    relevant case holding more of them than any other (or all of them in a row, as a
+    party's whole name, when others hold them apart) is the clear winner and comes back as
+    its full lookup (``status`` ``found``); otherwise the relevant cases holding the most
+    words come as ``status`` ``search``, newest first, the first :data:`SEARCH_LIST` of
+    ``total``; none as ``search`` with an empty list."""
+    terms = query_terms(query)
+    if not terms:
+        return {"status": "search", "query": query, "total": 0, "cases": []}
     try:
-        # the words as one phrase first: a party's or a unit's whole name
-        phrase = " ".join(terms)
-        _, whole = await registry.find(phrase, limit=500) if len(terms) > 1 else (0, [])
-        for c in whole:
-            scores[c.number] = len(terms)
-            summaries[c.number] = c.as_dict()
-        for term in terms if not whole else ():
-            _, found = await registry.find(term, limit=500)
-            for c in found:
-                scores[c.number] = scores.get(c.number, 0) + 1
-                summaries[c.number] = c.as_dict()
+        _, ranked = await registry.find(query, limit=SEARCH_POOL)
     except (StoreError, ConfigurationError) as exc:
         return {"status": "unavailable", "typed": query, "message": str(exc)}
-    best = max(scores.values(), default=0)
-    # two thirds of the words must match: one common word ("prefeitura") finds nothing
-    if best == 0 or best * 3 < len(terms) * 2:
+    relevant = [c for c in ranked if c.matched * 3 >= len(terms) * 2]
+    if not relevant:
         return {"status": "search", "query": query, "total": 0, "cases": []}
+    best = max((c.matched, c.phrase) for c in relevant)
     top = sorted(
-        (n for n, v in scores.items() if v == best),
-        key=lambda n: (summaries[n].get("date", ""), n),
+        (c for c in relevant if (c.matched, c.phrase) == best),
+        key=lambda c: (c.date, c.number),
         reverse=True,
     )
+    try:
+        top = await _without_attached(registry, top)
+    except (StoreError, ConfigurationError) as exc:
+        return {"status": "unavailable", "typed": query, "message": str(exc)}
     if len(top) == 1:
-        found_one = await lookup_case(registry, top[0], today=today)
+        found_one = await lookup_case(registry, top[0].number, today=today)
         return {**found_one, "typed": query, "searched": query}
     return {
         "status": "search",
         "query": query,
         "total": len(top),
-        "cases": [summaries[n] for n in top[:SEARCH_LIST]],
+        "cases": [c.as_dict() for c in top[:SEARCH_LIST]],
     }
+
+
+async def _without_attached(registry: CaseRegistry, cases: list[CaseSummary]) -> list[CaseSummary]:
+    """``cases`` without the expedientes filed in a process that is among them: a reply to
+    a diligence in the Ananindeua case is part of that case, not a second candidate."""
+    numbers = {c.number for c in cases}
+    out: list[CaseSummary] = []
+    for c in cases:
+        if c.kind == "expediente":
+            record = await registry.expediente(parse_case_id(c.number))
+            if record is not None and record.process in numbers:
+                continue
+        out.append(c)
+    return out
 
 
 def evidence_cards(evidence: Sequence[dict[str, Any]]) -> str:

@@ -24,7 +24,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from colmeia.apps.assistant.ids import CaseId
+from colmeia.apps.assistant.case_index import CaseIndex
+from colmeia.apps.assistant.ids import CaseId, IdentifierError, parse_case_id
 from colmeia.errors import ConfigurationError, StoreError
 
 __all__ = [
@@ -56,6 +57,9 @@ class Process:
     status: str
     location: str
     subject: str = ""
+    #: the audited body (``unidade jurisdicionada``): the municipality, fund or agency whose
+    #: accounts or acts the case examines — not the court's technical unit (``unit``)
+    audited_body: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,6 +135,11 @@ class CaseSummary:
     status: str
     location: str
     subject: str
+    audited_body: str = ""
+    #: BM25 relevance and how many of the query's terms the case holds (0 outside a ranking)
+    score: float = 0.0
+    matched: int = 0
+    phrase: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -146,6 +155,9 @@ class Location:
     days: int
     status: str
     last_movement: Movement | None = None
+    #: where the latest movement sent the case when that is not the recorded location: the
+    #: record and its history disagree, and ``since`` is then unknown (empty), not guessed
+    conflict_unit: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -206,8 +218,13 @@ class CaseRegistry(Protocol):
         ...
 
     async def find(self, text: str, limit: int = 20) -> tuple[int, list[CaseSummary]]:
-        """Cases whose number, subject, class, unit, rapporteur or parties contain ``text``
-        (newest first): the total and the first ``limit``."""
+        """Cases described by ``text``, ranked by BM25 over subject, audited body, unit,
+        class, rapporteur and parties (accents folded, Portuguese stems, filler dropped),
+        best first with their ``score`` and ``matched``: the total and the first ``limit``."""
+        ...
+
+    async def case_numbers(self, number: int, year: int | None = None) -> list[CaseId]:
+        """Every case numbered ``number`` (of ``year`` when given), oldest first."""
         ...
 
     async def close(self) -> None: ...
@@ -217,7 +234,8 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS processes (
     number TEXT PRIMARY KEY, filed_on TEXT NOT NULL, unit TEXT NOT NULL,
     case_class TEXT NOT NULL, subclass TEXT NOT NULL DEFAULT '', rapporteur TEXT NOT NULL,
-    status TEXT NOT NULL, location TEXT NOT NULL, subject TEXT NOT NULL DEFAULT ''
+    status TEXT NOT NULL, location TEXT NOT NULL, subject TEXT NOT NULL DEFAULT '',
+    audited_body TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS expedientes (
     number TEXT PRIMARY KEY, opened_on TEXT NOT NULL, type TEXT NOT NULL,
@@ -250,16 +268,23 @@ def locate(
     """Where ``record`` is and since when: the start of the latest stay at its current unit.
 
     ``movements`` are newest first. A case that moves inside its unit (a diligence, a
-    citation) has been there since it first arrived, not since the last event.
+    citation) has been there since it first arrived, not since the last event. When the
+    latest movement sent the case elsewhere than its recorded location, the two disagree:
+    the location is kept, ``conflict_unit`` names the movement's unit and ``since`` is left
+    empty (the filing date would be a guess).
     """
     today = today or dt.date.today()
     opened = record.filed_on if isinstance(record, Process) else record.opened_on
+    last = movements[0] if movements else None
+    if last is not None and record.location and last.to_unit != record.location:
+        return Location(
+            record.number, record.location, "", 0, record.status, last, conflict_unit=last.to_unit
+        )
     since = opened
     for m in movements:
         if m.to_unit != record.location:
             break
         since = m.at
-    last = movements[0] if movements else None
     return Location(
         record.number, record.location, since, _days_between(since, today), record.status, last
     )
@@ -288,9 +313,13 @@ class SQLiteCaseRegistry:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(str(self.path), check_same_thread=False)
             self._conn.executescript("PRAGMA journal_mode=WAL;" + _SCHEMA)
+            _migrate(self._conn)
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open the case registry {self.path}: {exc}") from exc
         self._lock = threading.Lock()
+        self._index: CaseIndex | None = None
+        self._index_version: tuple[int, int] = (-1, -1)
+        self._writes = 0
 
     # ------------------------------------------------------------------ reads
     def _rows(self, sql: str, args: Sequence[Any]) -> list[tuple[Any, ...]]:
@@ -303,7 +332,7 @@ class SQLiteCaseRegistry:
     async def process(self, case: CaseId) -> Process | None:
         rows = self._rows(
             "SELECT number, filed_on, unit, case_class, subclass, rapporteur, status, location,"
-            " subject FROM processes WHERE number = ?",
+            " subject, audited_body FROM processes WHERE number = ?",
             (case.canonical,),
         )
         return Process(*rows[0]) if rows and case.kind == "process" else None
@@ -390,7 +419,8 @@ class SQLiteCaseRegistry:
             try:
                 with self._conn:
                     self._conn.executemany(
-                        "INSERT OR REPLACE INTO processes VALUES (?,?,?,?,?,?,?,?,?)",
+                        f"INSERT OR REPLACE INTO processes ({_PROCESS_COLUMNS})"
+                        " VALUES (?,?,?,?,?,?,?,?,?,?)",
                         [_values(p) for p in batch.processes],
                     )
                     self._conn.executemany(
@@ -411,6 +441,110 @@ class SQLiteCaseRegistry:
                     )
             except sqlite3.Error as exc:
                 raise StoreError(f"case registry {self.path}: {exc}") from exc
+            self._writes += 1
+
+    def replace_rows(self, numbers: Sequence[str], tables: Sequence[str]) -> None:
+        """Delete the ``tables`` rows (``parties``, ``movements``, ``documents``) of the cases
+        ``numbers``, so that an import writes them anew instead of merging."""
+        wrong = sorted(set(tables) - {"parties", "movements", "documents"})
+        if wrong:
+            raise ConfigurationError(f"cannot replace rows of {wrong}")
+        with self._lock:
+            try:
+                with self._conn:
+                    for table in tables:
+                        self._conn.executemany(
+                            f"DELETE FROM {table} WHERE case_number = ?", [(n,) for n in numbers]
+                        )
+            except sqlite3.Error as exc:
+                raise StoreError(f"case registry {self.path}: {exc}") from exc
+            self._writes += 1
+
+    def rows_of(self, numbers: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """What the registry holds of each case in ``numbers``, as plain rows: ``record``
+        (field → value, or ``None``) and ``parties``/``movements``/``documents`` (lists of
+        tuples, movements and documents with their ``seq`` first) — what an import compares."""
+        out: dict[str, dict[str, Any]] = {}
+        for n in numbers:
+            proc = self._rows(f"SELECT {_PROCESS_COLUMNS} FROM processes WHERE number = ?", (n,))
+            exp = self._rows(
+                "SELECT number, opened_on, type, origin_unit, subject, status, location, process"
+                " FROM expedientes WHERE number = ?",
+                (n,),
+            )
+            record = (
+                Process(*proc[0]).as_dict()
+                if proc
+                else Expediente(*exp[0]).as_dict()
+                if exp
+                else None
+            )
+            out[n] = {
+                "record": record,
+                "parties": self._rows("SELECT name, role FROM parties WHERE case_number = ?", (n,)),
+                "movements": self._rows(
+                    "SELECT seq, at, from_unit, to_unit, description, status FROM movements"
+                    " WHERE case_number = ? ORDER BY seq",
+                    (n,),
+                ),
+                "documents": self._rows(
+                    "SELECT seq, kind, title, date, pages FROM documents WHERE case_number = ?"
+                    " ORDER BY seq",
+                    (n,),
+                ),
+            }
+        return out
+
+    async def case_numbers(self, number: int, year: int | None = None) -> list[CaseId]:
+        """Every process and expediente numbered ``number`` (of ``year`` when given), oldest
+        first: what a short reference ("processo 4506") may mean."""
+        p_year = str(year) if year else "%"
+        rows = self._rows(
+            "SELECT number FROM processes WHERE number LIKE ? UNION "
+            "SELECT number FROM expedientes WHERE number LIKE ?",
+            (f"TC/{number:06d}/{p_year}", f"EXP-{p_year}-{number:05d}"),
+        )
+        out = [_case_id(r[0]) for r in rows]
+        return sorted((c for c in out if c is not None), key=lambda c: (c.year, c.kind))
+
+    def _search_index(self) -> CaseIndex:
+        version = (self._writes, int(self._rows("PRAGMA data_version", ())[0][0]))
+        if self._index is None or version != self._index_version:
+            parties: dict[str, list[str]] = {}
+            for number, name, role in self._rows("SELECT case_number, name, role FROM parties", ()):
+                parties.setdefault(number, []).append(f"{name} {role}")
+            docs = [
+                (r[0], " ".join([*map(str, r[1:]), *parties.get(r[0], [])]))
+                for r in self._rows(
+                    f"SELECT number, subject, audited_body, unit, type, rapporteur FROM ({_CASES})",
+                    (),
+                )
+            ]
+            self._index = CaseIndex(docs)
+            self._index_version = version
+        return self._index
+
+    def rank(self, text: str, limit: int = 20) -> tuple[int, list[CaseSummary]]:
+        """Cases described by ``text``, best first (see :meth:`CaseRegistry.find`)."""
+        hits = self._search_index().rank(text)
+        top = hits[: max(1, limit)]
+        if not top:
+            return 0, []
+        marks = ",".join("?" * len(top))
+        rows = {
+            r[1]: r
+            for r in self._rows(
+                f"SELECT * FROM ({_CASES}) WHERE number IN ({marks})", [h.key for h in top]
+            )
+        }
+        out = []
+        for h in top:
+            if h.key in rows:
+                summary = CaseSummary(*rows[h.key])
+                summary.score, summary.matched = round(h.score, 4), h.matched
+                summary.phrase = h.phrase
+                out.append(summary)
+        return len(hits), out
 
     def search(
         self,
@@ -437,9 +571,10 @@ class SQLiteCaseRegistry:
             where.append(
                 "(number LIKE ? ESCAPE '\\' OR subject LIKE ? ESCAPE '\\' OR type LIKE ? "
                 "ESCAPE '\\' OR unit LIKE ? ESCAPE '\\' OR rapporteur LIKE ? ESCAPE '\\' "
+                "OR audited_body LIKE ? ESCAPE '\\' "
                 "OR number IN (SELECT case_number FROM parties WHERE name LIKE ? ESCAPE '\\'))"
             )
-            args += [like] * 6
+            args += [like] * 7
         cond = f" WHERE {' AND '.join(where)}" if where else ""
         total = int(self._rows(f"SELECT COUNT(*) FROM ({_CASES}){cond}", args)[0][0])
         rows = self._rows(
@@ -449,7 +584,7 @@ class SQLiteCaseRegistry:
         return total, [CaseSummary(*r) for r in rows]
 
     async def find(self, text: str, limit: int = 20) -> tuple[int, list[CaseSummary]]:
-        return self.search(text, limit=limit)
+        return self.rank(text, limit=limit)
 
     def known_numbers(self) -> set[str]:
         """Every process and expediente number (for import checks)."""
@@ -467,10 +602,29 @@ class SQLiteCaseRegistry:
 # processes and expedientes as one list of summaries (see CaseSummary)
 _CASES = (
     "SELECT 'process' AS kind, number, filed_on AS date, case_class AS type, unit, rapporteur,"
-    " status, location, subject FROM processes UNION ALL"
-    " SELECT 'expediente', number, opened_on, type, origin_unit, '', status, location, subject"
-    " FROM expedientes"
+    " status, location, subject, audited_body FROM processes UNION ALL"
+    " SELECT 'expediente', number, opened_on, type, origin_unit, '', status, location, subject,"
+    " '' FROM expedientes"
 )
+_PROCESS_COLUMNS = (
+    "number, filed_on, unit, case_class, subclass, rapporteur, status, location, subject,"
+    " audited_body"
+)
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Bring a registry written by an older colmeia up to the current schema."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(processes)")}
+    if "audited_body" not in columns:
+        conn.execute("ALTER TABLE processes ADD COLUMN audited_body TEXT NOT NULL DEFAULT ''")
+        conn.commit()
+
+
+def _case_id(number: str) -> CaseId | None:
+    try:
+        return parse_case_id(number)
+    except IdentifierError:
+        return None
 
 
 def _like(text: str) -> str:

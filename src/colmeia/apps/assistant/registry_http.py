@@ -153,6 +153,16 @@ class HTTPCaseRegistry:
         cases = [_build(CaseSummary, r) for r in data.get("cases") or []]
         return int(data.get("total") or len(cases)), cases
 
+    async def case_numbers(self, number: int, year: int | None = None) -> list[CaseId]:
+        data = await self._get("/v1/numbers", number=number, year=year)
+        out: list[CaseId] = []
+        for raw in data if isinstance(data, list) else []:
+            try:
+                out.append(parse_case_id(str(raw)))
+            except IdentifierError:
+                continue  # a registry's odd row is not a case to offer
+        return out
+
     async def close(self) -> None:
         await self._client.aclose()
 
@@ -227,6 +237,12 @@ def registry_app(registry: CaseRegistry) -> Any:
         total, found = await registry.find(request.query_params.get("q", ""), limit_of(request))
         return JSONResponse({"total": total, "cases": [c.as_dict() for c in found]})
 
+    async def numbers(request: Request) -> JSONResponse:
+        number = int(request.query_params.get("number", "0"))
+        raw_year = request.query_params.get("year")
+        found = await registry.case_numbers(number, int(raw_year) if raw_year else None)
+        return JSONResponse([c.canonical for c in found])
+
     async def bad_id(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=400)
 
@@ -240,6 +256,7 @@ def registry_app(registry: CaseRegistry) -> Any:
             Route("/v1/cases/{case}/location", location),
             Route("/v1/subscriptions", subscribe, methods=["POST"]),
             Route("/v1/counts", counts),
+            Route("/v1/numbers", numbers),
         ],
         exception_handlers={IdentifierError: bad_id, ValueError: bad_id},
     )

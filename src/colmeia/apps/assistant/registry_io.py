@@ -33,6 +33,13 @@ from colmeia.apps.assistant.registry import (
     RegistryBatch,
     SQLiteCaseRegistry,
 )
+from colmeia.apps.assistant.registry_diff import (
+    CHILD_TABLES,
+    CaseChange,
+    LocationConflict,
+    case_changes,
+    location_conflicts,
+)
 from colmeia.errors import ConfigurationError
 
 __all__ = [
@@ -75,11 +82,19 @@ class ImportReport:
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_ORDER, 0))
     problems: list[ImportProblem] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    #: per case named by the import, what it changed (new case, fields, rows ±/~)
+    changes: list[CaseChange] = field(default_factory=list)
+    #: cases whose recorded location contradicts their latest movement
+    conflicts: list[LocationConflict] = field(default_factory=list)
+    merged: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "files": self.files,
             "imported": self.counts,
+            "merged": self.merged,
+            "changes": [c.as_dict() for c in self.changes if not c.unchanged],
+            "location_conflicts": [c.as_dict() for c in self.conflicts],
             "problems": [{"where": p.where, "reason": p.reason} for p in self.problems],
         }
 
@@ -135,7 +150,14 @@ def _process(row: dict[str, str]) -> Process:
         status=_need(row, "status"),
         location=_need(row, "location"),
         subject=(row.get("subject") or "").strip(),
+        audited_body=next(
+            (row[k].strip() for k in _AUDITED_BODY if (row.get(k) or "").strip()), ""
+        ),
     )
+
+
+#: the audited body's column, as registries name it
+_AUDITED_BODY = ("audited_body", "unidade_jurisdicionada", "jurisdicionada", "jurisdicionado")
 
 
 def _expediente(row: dict[str, str]) -> Expediente:
@@ -217,8 +239,11 @@ def table_of(name: str) -> str | None:
     return next((t for t, names in _TABLES.items() if stem in names), None)
 
 
-def import_registry(registry: SQLiteCaseRegistry, paths: list[Path]) -> ImportReport:
-    """Import CSV files (or folders holding them) into ``registry``."""
+def import_registry(
+    registry: SQLiteCaseRegistry, paths: list[Path], *, merge: bool = False
+) -> ImportReport:
+    """Import CSV files (or folders holding them) into ``registry`` (see
+    :func:`import_tables` for ``merge``)."""
     problems: list[ImportProblem] = []
     files: dict[str, Path] = {}
     for p in paths:
@@ -235,7 +260,7 @@ def import_registry(registry: SQLiteCaseRegistry, paths: list[Path]) -> ImportRe
     if not files:
         raise ConfigurationError(NOTHING_TO_IMPORT)
     tables = {table: (str(path), _file_rows(path)) for table, path in files.items()}
-    report = import_tables(registry, tables)
+    report = import_tables(registry, tables, merge=merge)
     report.problems[:0] = problems
     return report
 
@@ -250,11 +275,18 @@ NOTHING_TO_IMPORT = (
 )
 
 
-def import_tables(registry: SQLiteCaseRegistry, tables: Mapping[str, TableRows]) -> ImportReport:
+def import_tables(
+    registry: SQLiteCaseRegistry, tables: Mapping[str, TableRows], *, merge: bool = False
+) -> ImportReport:
     """Import rows into ``registry``: ``tables`` maps a table (see :data:`TABLES`) to its
-    source's name and its rows. Bad rows are reported and skipped; the rest is written in one
-    transaction."""
-    report = ImportReport()
+    source's name and its rows. Bad rows are reported and skipped; the rest is written.
+
+    A re-import replaces: for every case the import names, its parties, movements and
+    documents are those of the import, in each of those tables the import carries (old rows
+    not in it are removed). With ``merge`` the import's rows are added to what is there
+    (a row of the same case and ``seq`` is overwritten). The report says, per case, what
+    changed, and which cases' recorded location contradicts their latest movement."""
+    report = ImportReport(merged=merge)
     unknown = sorted(set(tables) - set(_ORDER))
     if unknown:
         raise ConfigurationError(f"unknown tables {unknown}: use {', '.join(_ORDER)}")
@@ -331,7 +363,20 @@ def import_tables(registry: SQLiteCaseRegistry, tables: Mapping[str, TableRows])
         _ORDER, (add_process, add_expediente, add_party, add_movement, add_document), strict=True
     ):
         each(table, build)
+    named = list(
+        dict.fromkeys(
+            [p.number for p in batch.processes]
+            + [e.number for e in batch.expedientes]
+            + [n for n, _ in (*batch.parties, *batch.movements, *batch.documents)]
+        )
+    )
+    before = registry.rows_of(named)
+    if not merge:
+        registry.replace_rows(named, [t for t in CHILD_TABLES if t in tables])
     registry.write(batch)
+    after = registry.rows_of(named)
+    report.changes = case_changes(before, after)
+    report.conflicts = location_conflicts(after)
     return report
 
 
@@ -360,6 +405,7 @@ def export_registry(batch: RegistryBatch, folder: Path) -> list[Path]:
             "status",
             "location",
             "subject",
+            "audited_body",
         ],
         [list(p.as_dict().values()) for p in batch.processes],
     )

@@ -85,5 +85,8 @@ class UnconfiguredRegistry:
     async def find(self, text: str, limit: int = 20) -> tuple[int, list[CaseSummary]]:
         self._refuse()
 
+    async def case_numbers(self, number: int, year: int | None = None) -> list[CaseId]:
+        self._refuse()
+
     async def close(self) -> None:
         return None

@@ -1,0 +1,266 @@
+"""Answers to what people ask about one case, from the registry's own rows.
+
+"Já foi julgado?", "quando foi arquivado?", "quais documentos tem no processo?", "está com
+quem?", "desde quando?", "quem é o relator?", "tem prazo?" — each is an *aspect* of a case.
+:func:`case_aspect` reads the case's record, every movement and every document, and writes the
+answer in Portuguese from those rows only: the dates, units and documents it names are the
+registry's, and when the registry holds nothing that answers (no judgment recorded, no
+deadline field), the answer says so and gives what the registry does hold (the current status
+and the latest movement) instead of guessing.
+
+Aspect names are Portuguese (:data:`ASPECTS`); the English names the rest of the assistant
+uses (``rapporteur``, ``parties``, ``since``…) are accepted too (:func:`normalize_aspect`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from colmeia.apps.assistant.case_index import fold
+from colmeia.apps.assistant.cases import case_card, lookup_case, where
+from colmeia.apps.assistant.ids import CaseId, parse_case_id
+from colmeia.apps.assistant.registry import CaseRegistry
+from colmeia.errors import ConfigurationError, StoreError
+
+__all__ = ["ASPECTS", "AspectAnswer", "case_aspect", "normalize_aspect"]
+
+#: the aspects of a case a person asks about, by their Portuguese names
+ASPECTS = (
+    "situacao",
+    "localizacao",
+    "desde_quando",
+    "relator",
+    "partes",
+    "movimentacoes",
+    "julgamento",
+    "arquivamento",
+    "documentos",
+    "prazos",
+    "assunto",
+    "classe",
+    "orgao",
+)
+_ALIASES = {
+    "status": "situacao",
+    "situação": "situacao",
+    "location": "localizacao",
+    "localização": "localizacao",
+    "onde": "localizacao",
+    "since": "desde_quando",
+    "desde quando": "desde_quando",
+    "rapporteur": "relator",
+    "relatora": "relator",
+    "parties": "partes",
+    "movements": "movimentacoes",
+    "movimentações": "movimentacoes",
+    "historico": "movimentacoes",
+    "judgment": "julgamento",
+    "julgado": "julgamento",
+    "archiving": "arquivamento",
+    "arquivado": "arquivamento",
+    "documents": "documentos",
+    "deadlines": "prazos",
+    "prazo": "prazos",
+    "subject": "assunto",
+    "class": "classe",
+    "audited_body": "orgao",
+    "unidade_jurisdicionada": "orgao",
+    "órgão": "orgao",
+}
+# what a movement says when a case was judged / archived (folded text); an inclusion in the
+# agenda ("pauta de julgamento") is not a judgment
+_JUDGED = re.compile(
+    r"(?<!transito em )\bjulgad[oa]s?\b|\bjulgamento (?:realizado|em sessao)|\bacordao\b"
+)
+_ON_AGENDA = re.compile(r"\bpauta\b")
+_ARCHIVED = re.compile(r"\barquiv")
+_APPEAL = re.compile(r"\brecurso\b")
+_LIST_MOVEMENTS = 10
+
+
+@dataclass(slots=True)
+class AspectAnswer:
+    """The answer to one aspect of one case: ``text`` for the person, ``found`` whether the
+    case is in the registry, ``rows`` the movements/documents the text was written from."""
+
+    number: str
+    aspect: str
+    text: str
+    found: bool
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "aspect": self.aspect,
+            "text": self.text,
+            "found": self.found,
+            "rows": self.rows,
+        }
+
+
+def normalize_aspect(name: str) -> str | None:
+    """The Portuguese aspect ``name`` stands for (``"rapporteur"`` → ``"relator"``), or
+    ``None`` when it is none of :data:`ASPECTS`."""
+    key = name.strip().lower().replace("-", "_")
+    key = _ALIASES.get(key, key)
+    key = fold(key).replace(" ", "_")
+    return key if key in ASPECTS else None
+
+
+def _br(date: str) -> str:
+    try:
+        return dt.date.fromisoformat(date[:10]).strftime("%d/%m/%Y")
+    except ValueError:
+        return date
+
+
+def _text(m: dict[str, Any]) -> str:
+    return fold(f"{m.get('description', '')} {m.get('status', '')}")
+
+
+def _move(m: dict[str, Any]) -> str:
+    return f"{_br(str(m['at']))} — {m['description']} ({m['to_unit']})"
+
+
+def _latest(head: str, r: dict[str, Any], moves: list[dict[str, Any]]) -> str:
+    out = f"Situação atual do {head}: {r.get('status', '')}"
+    if moves:
+        out += f"; última movimentação: {_move(moves[0])}"
+    return out + "."
+
+
+def _judgment(head: str, r: dict[str, Any], moves: list[dict[str, Any]]) -> tuple[str, list[Any]]:
+    judged = [m for m in moves if _JUDGED.search(_text(m)) and not _ON_AGENDA.search(_text(m))]
+    if judged:
+        first = judged[-1]  # moves are newest first: the judgment is the oldest such movement
+        text = f"O {head} foi julgado em {_br(str(first['at']))} ({first['description']})."
+        later = [m for m in moves if m["seq"] > first["seq"] and _APPEAL.search(_text(m))]
+        if later:
+            text += f" Depois disso: {_move(later[-1])}."
+        return text, [first, *later[-1:]]
+    agenda = [m for m in moves if _ON_AGENDA.search(_text(m))]
+    if agenda:
+        return (
+            f"Não consta julgamento do {head} no cadastro; ele foi incluído em pauta de "
+            f"julgamento em {_br(str(agenda[0]['at']))}. {_latest(head, r, moves)}",
+            agenda[:1],
+        )
+    return f"Não consta julgamento do {head} no cadastro. {_latest(head, r, moves)}", moves[:1]
+
+
+def _archiving(head: str, r: dict[str, Any], moves: list[dict[str, Any]]) -> tuple[str, list[Any]]:
+    archived = [m for m in moves if _ARCHIVED.search(_text(m))]
+    if archived:
+        m = archived[0]
+        return f"O {head} foi arquivado em {_br(str(m['at']))} ({m['description']}).", [m]
+    return f"Não consta arquivamento do {head} no cadastro. {_latest(head, r, moves)}", moves[:1]
+
+
+def _documents(head: str, docs: list[dict[str, Any]]) -> str:
+    if not docs:
+        return f"O cadastro não lista documentos do {head}."
+    lines = [f"Documentos do {head} no cadastro ({len(docs)}):"]
+    for d in sorted(docs, key=lambda d: (d["date"], d["seq"])):
+        pages = f", {d['pages']} p." if d.get("pages") else ""
+        lines.append(f"- {_br(str(d['date']))} — {d['kind']}: {d['title']}{pages}")
+    return "\n".join(lines)
+
+
+def _movements(head: str, moves: list[dict[str, Any]]) -> str:
+    if not moves:
+        return f"O cadastro não lista movimentações do {head}."
+    lines = [f"Movimentações do {head} (da mais recente):"]
+    lines += [f"- {_move(m)}" for m in moves[:_LIST_MOVEMENTS]]
+    if len(moves) > _LIST_MOVEMENTS:
+        lines.append(f"(e mais {len(moves) - _LIST_MOVEMENTS} anteriores)")
+    return "\n".join(lines)
+
+
+def _deadlines(head: str, r: dict[str, Any], moves: list[dict[str, Any]]) -> str:
+    text = f"O cadastro não registra prazos do {head}."
+    if moves:
+        m = moves[0]
+        text += (
+            f" Situação atual: {r.get('status', '')}, desde {_br(str(m['at']))} "
+            f"({m['description']})."
+        )
+    return text
+
+
+def _answer(found: dict[str, Any], aspect: str) -> tuple[str, list[Any]]:
+    kind = "processo" if found.get("kind") == "process" else "expediente"
+    head = f"{kind} {found['number']}"
+    r = found.get("record") or {}
+    loc = found.get("location") or {}
+    moves = list(found.get("movements") or [])
+    docs = list(found.get("documents") or [])
+    if aspect == "julgamento":
+        return _judgment(head, r, moves)
+    if aspect == "arquivamento":
+        return _archiving(head, r, moves)
+    if aspect == "documentos":
+        return _documents(head, docs), docs
+    if aspect == "movimentacoes":
+        return _movements(head, moves), moves[:_LIST_MOVEMENTS]
+    if aspect == "prazos":
+        return _deadlines(head, r, moves), moves[:1]
+    if aspect in ("localizacao", "desde_quando") and loc:
+        return f"O {head} está em {where(loc)}. Situação atual: {r.get('status', '')}.", []
+    if aspect == "situacao":
+        return _latest(head, r, moves), moves[:1]
+    if aspect == "partes":
+        parties = found.get("parties") or []
+        if not parties:
+            return f"O cadastro não lista partes do {head}.", []
+        names = "; ".join(f"{p['name']} ({p['role']})" for p in parties)
+        return f"Partes do {head}: {names}.", []
+    fields = {
+        "relator": ("Relator", r.get("rapporteur")),
+        "assunto": ("Assunto", r.get("subject")),
+        "classe": (
+            "Classe",
+            " / ".join(x for x in (r.get("case_class") or r.get("type"), r.get("subclass")) if x),
+        ),
+        "orgao": ("Órgão fiscalizado", r.get("audited_body") or r.get("origin_unit")),
+    }
+    label, value = fields.get(aspect, ("", ""))
+    if value:
+        return f"{head[0].upper()}{head[1:]} — {label}: {value}.", []
+    return case_card(found), []
+
+
+async def case_aspect(
+    registry: CaseRegistry,
+    case: CaseId | str,
+    aspect: str,
+    *,
+    today: dt.date | None = None,
+) -> AspectAnswer:
+    """The answer to ``aspect`` (one of :data:`ASPECTS`, or its English name) about
+    ``case`` (a :class:`CaseId` or what the person typed), from the registry's rows.
+
+    Every movement and document of the case is read. A case that is not in the registry (or
+    a registry that does not answer) gives its card's message with ``found`` false; an
+    unknown aspect gives the whole card.
+    """
+    typed = case.canonical if isinstance(case, CaseId) else case
+    name = normalize_aspect(aspect)
+    try:
+        found = await lookup_case(registry, typed, today=today, movements=10_000)
+        if found.get("status") == "found":
+            ident = parse_case_id(str(found["number"]))
+            found["documents"] = [d.as_dict() for d in await registry.documents(ident, 10_000)]
+    except (StoreError, ConfigurationError) as exc:
+        return AspectAnswer(typed, name or aspect, str(exc), False)
+    if found.get("status") != "found":
+        return AspectAnswer(
+            str(found.get("number", typed)), name or aspect, case_card(found), False
+        )
+    if name is None:
+        return AspectAnswer(found["number"], aspect, case_card(found), True)
+    text, rows = _answer(found, name)
+    return AspectAnswer(found["number"], name, text, True, [dict(x) for x in rows])

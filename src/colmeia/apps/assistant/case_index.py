@@ -1,0 +1,247 @@
+"""A BM25 ranking of cases over everything that describes them, as people type it.
+
+One document per case: its subject, audited body (``unidade jurisdicionada``), technical
+unit, class, rapporteur and parties. Words are lower-cased, accent-folded ("Marabá" and
+"maraba" are one word) and reduced to their Portuguese stem ("aposentadorias" finds
+"aposentadoria"). The person's filler ("não sei o número mas é sobre…") is dropped before
+ranking: Portuguese stop words and the words people wrap a description in (:data:`FILLER`).
+Every case that holds a word of the query is ranked — no cut of common words, no row limit —
+so a three-word description is decided by its rarest word, not lost to its most common one.
+
+This module knows nothing of the registry's storage: :class:`CaseIndex` takes ``(key, text)``
+pairs, and the registries build it from their rows.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import bm25s
+import Stemmer
+from bm25s.stopwords import STOPWORDS_PORTUGUESE
+
+__all__ = ["FILLER", "CaseIndex", "Hit", "fold", "query_terms", "tokens"]
+
+#: words a person wraps a description in, that say nothing about which case it is
+FILLER = frozenset(
+    [
+        "processo",
+        "processos",
+        "caso",
+        "casos",
+        "expediente",
+        "expedientes",
+        "numero",
+        "numeros",
+        "n",
+        "nº",
+        "tc",
+        "exp",
+        "sei",
+        "nao",
+        "sim",
+        "saber",
+        "quero",
+        "queria",
+        "gostaria",
+        "preciso",
+        "precisava",
+        "pode",
+        "poderia",
+        "podia",
+        "consegue",
+        "ajudar",
+        "ajuda",
+        "favor",
+        "obrigado",
+        "obrigada",
+        "oi",
+        "ola",
+        "bom",
+        "dia",
+        "tarde",
+        "noite",
+        "tem",
+        "tinha",
+        "ter",
+        "ha",
+        "existe",
+        "existia",
+        "algum",
+        "alguma",
+        "alguns",
+        "algumas",
+        "acho",
+        "parece",
+        "lembro",
+        "lembrar",
+        "parte",
+        "partes",
+        "nele",
+        "nela",
+        "dele",
+        "dela",
+        "deles",
+        "delas",
+        "situacao",
+        "andamento",
+        "status",
+        "sobre",
+        "acerca",
+        "respeito",
+        "referente",
+        "relativo",
+        "mas",
+        "porem",
+        "entao",
+        "ai",
+        "la",
+        "aqui",
+        "isso",
+        "esse",
+        "essa",
+        "este",
+        "esta",
+        "aquele",
+        "aquela",
+        "coisa",
+        "negocio",
+        "tal",
+        "tipo",
+        "meu",
+        "minha",
+        "meus",
+        "minhas",
+        "nosso",
+        "nossa",
+        "voce",
+        "voces",
+        "vc",
+        "tribunal",
+        "encontrar",
+        "achar",
+        "procurar",
+        "procuro",
+        "busco",
+        "buscar",
+        "falar",
+        "fala",
+        "diz",
+        "dizer",
+        "sabe",
+        "qual",
+        "quais",
+        "quem",
+        "onde",
+        "quando",
+        "como",
+        "ta",
+        "tá",
+        "esta",
+        "estao",
+        "foi",
+        "sao",
+        "e",
+        "o",
+        "a",
+        "os",
+        "as",
+        "um",
+        "uma",
+        "de",
+        "do",
+        "da",
+    ]
+)
+_WORD = re.compile(r"[a-z0-9]+")
+_STEMMER = Stemmer.Stemmer("portuguese")
+
+
+def fold(text: str) -> str:
+    """``text`` lower-cased without accents ("Ananindeua", "SÃO JOÃO" → "sao joao")."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=1)
+def _stop() -> frozenset[str]:
+    return frozenset(fold(w) for w in STOPWORDS_PORTUGUESE)
+
+
+def tokens(text: str) -> list[str]:
+    """The stems a text is indexed under: folded words, stop words dropped, stemmed."""
+    words = [w for w in _WORD.findall(fold(text)) if w not in _stop()]
+    return list(_STEMMER.stemWords(words))
+
+
+def query_terms(text: str) -> list[str]:
+    """The stems of a person's description worth ranking by: :func:`tokens` without the
+    filler (:data:`FILLER`) and without numbers (a number is a case reference, read apart),
+    each once, in order."""
+    words = [
+        w
+        for w in _WORD.findall(fold(text))
+        if w not in _stop() and w not in FILLER and not w.isdigit() and len(w) > 1
+    ]
+    return list(dict.fromkeys(_STEMMER.stemWords(words)))
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One ranked case: its key, its BM25 score, how many query terms it holds, and whether
+    it holds them all in a row (a party's or a body's whole name, as typed)."""
+
+    key: str
+    score: float
+    matched: int
+    phrase: bool = False
+
+
+class CaseIndex:
+    """BM25 over ``(key, text)`` documents; :meth:`rank` scores every document at once."""
+
+    def __init__(self, documents: Iterable[tuple[str, str]]) -> None:
+        self.keys: list[str] = []
+        self._terms: list[frozenset[str]] = []
+        corpus: list[list[str]] = []
+        for key, text in documents:
+            toks = tokens(text)
+            self.keys.append(key)
+            self._terms.append(frozenset(toks))
+            corpus.append(toks or [""])
+        self._corpus = corpus
+        self._bm25 = bm25s.BM25()
+        if corpus:
+            self._bm25.index(corpus, show_progress=False)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def rank(self, text: str) -> list[Hit]:
+        """Every document holding a term of ``text`` (filler dropped), best first: most
+        query terms held, then all of them in a row, then BM25 score, then key."""
+        terms = query_terms(text)
+        if not terms or not self.keys:
+            return []
+        scores = self._bm25.get_scores(terms)
+        hits = []
+        for i, score in enumerate(scores):
+            if score > 0:
+                matched = sum(1 for t in terms if t in self._terms[i])
+                phrase = (
+                    len(terms) > 1 and matched == len(terms) and _in_a_row(terms, self._corpus[i])
+                )
+                hits.append(Hit(self.keys[i], float(score), matched, phrase))
+        # coordination first: a case holding more of the words (then all of them in a row)
+        # ranks above one holding fewer, whatever their weights; BM25 orders the rest
+        hits.sort(key=lambda h: (-h.matched, not h.phrase, -h.score, h.key))
+        return hits
+
+
+def _in_a_row(terms: list[str], doc: list[str]) -> bool:
+    n = len(terms)
+    return any(doc[i : i + n] == terms for i in range(len(doc) - n + 1))

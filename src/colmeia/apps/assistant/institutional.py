@@ -1,0 +1,161 @@
+"""Questions about the court itself — opening hours, contacts, address, how to file —
+answered from a small file the court edits, never from law passages.
+
+The file (YAML or JSON, see the shipped example ``data/institutional.yaml``) lists entries:
+a ``topic``, example ``questions`` and the ``answer``. A question is matched to the entry
+whose examples it is most like, by cosine similarity of character n-gram TF-IDF vectors
+(accents folded, 3–5 characters inside words: robust to typos and to missing accents); below
+:data:`THRESHOLD` it is no institutional question and :func:`answer_institutional` gives
+``None``. A court points the assistant at its own file with ``COLMEIA_ASSISTANT_INSTITUTIONAL``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from colmeia.apps.assistant.case_index import fold
+from colmeia.errors import ConfigurationError
+
+__all__ = [
+    "ENV",
+    "THRESHOLD",
+    "InstitutionalAnswer",
+    "InstitutionalFile",
+    "InstitutionalIndex",
+    "answer_institutional",
+    "load_institutional",
+]
+
+#: the setting naming a court's own file
+ENV = "COLMEIA_ASSISTANT_INSTITUTIONAL"
+#: the least cosine similarity at which a question is taken as one of the file's (set on the
+#: development set: its institutional questions scored 0.30 and above, the others 0.15 and below)
+THRESHOLD = 0.22
+# words that carry no topic: asked in every institutional question, or (processo) the mark
+# of a question about a case, which the registry answers
+_QUIET = frozenset(
+    ["o", "a", "os", "as", "de", "do", "da", "dos", "das", "em", "no", "na", "e", "um", "uma", "que", "qual", "quais", "como", "eu", "voces", "vcs", "vc", "tribunal", "para", "por", "com", "se", "me", "meu", "minha", "onde", "quando", "processo", "processos"]
+)
+
+
+class Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    topic: str = Field(min_length=1)
+    questions: list[str] = Field(min_length=1)
+    answer: str = Field(min_length=1)
+
+
+class InstitutionalFile(BaseModel):
+    """The court's file: its name and its entries."""
+
+    model_config = ConfigDict(extra="forbid")
+    court: str = ""
+    entries: list[Entry] = Field(min_length=1)
+
+
+@dataclass(frozen=True, slots=True)
+class InstitutionalAnswer:
+    """The entry a question matched: its ``topic``, ``answer`` and the similarity."""
+
+    topic: str
+    answer: str
+    score: float
+
+
+def _grams(text: str) -> Counter[str]:
+    words = [w for w in re.findall(r"[a-z0-9]+", fold(text)) if w not in _QUIET]
+    out: Counter[str] = Counter()
+    for w in words:
+        padded = f" {w} "
+        for n in (3, 4, 5):
+            out.update(padded[i : i + n] for i in range(max(1, len(padded) - n + 1)))
+    return out
+
+
+class InstitutionalIndex:
+    """TF-IDF character n-grams of every example question, one vector per entry."""
+
+    def __init__(self, data: InstitutionalFile) -> None:
+        self.entries = data.entries
+        docs = [_grams(" ".join([e.topic, *e.questions])) for e in data.entries]
+        df: Counter[str] = Counter()
+        for d in docs:
+            df.update(d.keys())
+        n = len(docs)
+        self._idf = {g: math.log((1 + n) / (1 + c)) + 1 for g, c in df.items()}
+        self._vectors = [self._weigh(d) for d in docs]
+
+    def _weigh(self, grams: Counter[str]) -> dict[str, float]:
+        vec = {g: (1 + math.log(c)) * self._idf[g] for g, c in grams.items() if g in self._idf}
+        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+        return {g: v / norm for g, v in vec.items()}
+
+    def match(self, question: str) -> InstitutionalAnswer | None:
+        """The best entry for ``question`` when its similarity reaches :data:`THRESHOLD`."""
+        q = self._weigh(_grams(question))
+        if not q:
+            return None
+        scored = [
+            (sum(w * vec.get(g, 0.0) for g, w in q.items()), e)
+            for vec, e in zip(self._vectors, self.entries, strict=True)
+        ]
+        score, entry = max(scored, key=lambda t: t[0])
+        if score < THRESHOLD:
+            return None
+        return InstitutionalAnswer(entry.topic, entry.answer, round(score, 3))
+
+
+def load_institutional(path: str | Path | None = None) -> InstitutionalFile:
+    """The court's file at ``path`` (or ``$COLMEIA_ASSISTANT_INSTITUTIONAL``, or the shipped
+    example); a file that cannot be read raises :class:`ConfigurationError` naming it."""
+    chosen = path or os.environ.get(ENV) or None
+    try:
+        if chosen is None:
+            text = (
+                resources.files("colmeia.apps.assistant")
+                .joinpath("data/institutional.yaml")
+                .read_text(encoding="utf-8")
+            )
+            where = "the shipped institutional.yaml"
+        else:
+            where = str(chosen)
+            text = Path(chosen).read_text(encoding="utf-8")
+        raw = json.loads(text) if where.endswith(".json") else yaml.safe_load(text)
+        return InstitutionalFile.model_validate(raw)
+    except OSError as exc:
+        raise ConfigurationError(f"{ENV}: cannot read {where}: {exc.strerror}") from None
+    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+        raise ConfigurationError(f"{ENV}: {where} is not valid YAML/JSON: {exc}") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "(file)"
+        raise ConfigurationError(f"{ENV}: {where}: {loc}: {first['msg']}") from None
+
+
+@lru_cache(maxsize=8)
+def _index(path: str | None) -> InstitutionalIndex:
+    return InstitutionalIndex(load_institutional(path))
+
+
+def answer_institutional(
+    question: str, *, path: str | Path | None = None
+) -> InstitutionalAnswer | None:
+    """The court file's answer to ``question``, or ``None`` when it is not a question about
+    the court (its opening hours, contacts, address, how to file…).
+
+    ``path`` (else ``$COLMEIA_ASSISTANT_INSTITUTIONAL``, else the shipped example) is read
+    once and kept.
+    """
+    chosen = str(path) if path else os.environ.get(ENV) or None
+    return _index(chosen).match(question)
