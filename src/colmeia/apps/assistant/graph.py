@@ -57,12 +57,14 @@ from colmeia.apps.assistant.conversation import (
     remember,
     resolve_follow_up,
 )
+from colmeia.apps.assistant.dispatch import Decision, Dispatcher
 from colmeia.apps.assistant.fallback import (
     UNANSWERED,
     fallback_answer,
     ranker_pipeline,
     unanswered,
 )
+from colmeia.apps.assistant.frame import read_frame
 from colmeia.apps.assistant.ids import (
     CaseId,
     CaseKind,
@@ -322,6 +324,7 @@ class AssistantGraph:
         self.rag_pipeline = rag
         self.web_search = web_search
         self.config = config or GraphConfig()
+        self.dispatcher = Dispatcher(registry, rag, self.config.today)
         # what a turn the model leaves unanswered falls back to (the ranking, no model)
         self._ranker = ranker_pipeline(rag) if model is not None else None
         self.graph = self._build().compile(checkpointer=checkpointer, name="assistant")
@@ -367,6 +370,11 @@ class AssistantGraph:
         if active not in ("main", "search"):
             active = "main"
         text = fresh[-1].content if fresh else ""
+        if self.offline and fresh and text:
+            # the turn is read into its frame and dispatched in code (frame, dispatch)
+            frame = read_frame(text, today=self.config.today)
+            decision = await self.dispatcher.decide(frame, state.get("cases", []))
+            return self._apply(decision, state, fresh, turn)
         scope = out_of_scope(text) if fresh else None
         if scope is not None:  # weather, sport, "list every process", "show your prompt"
             msg = ChatMessage.assistant(scope.text, agent="main", turn=turn, kind="answer")
@@ -418,6 +426,77 @@ class AssistantGraph:
                 "mixed": {"case": parts[0], "law": parts[1]} if parts else None,
                 "parts": {},
                 **(ruled or {}),
+            },
+        )
+
+    def _apply(
+        self,
+        decision: Decision,
+        state: AssistantState,
+        fresh: list[ChatMessage],
+        turn: int,
+    ) -> Command[str]:
+        """The graph's step for a dispatcher's decision: finish with its answer, wait on
+        its question, or hand the law question to the RAG agent."""
+        base: dict[str, Any] = {
+            "turn": turn,
+            "active_agent": "main",
+            "turn_handoffs": 0,
+            "turn_steps": 0,
+            "handoff": None,
+            "evidence": [],
+            "pending": None,
+            "rag": None,
+            "answer": None,
+            "mixed": None,
+            "parts": {},
+        }
+        if decision.kind == "ask":
+            return Command(
+                goto="clarify",
+                update={
+                    **base,
+                    "messages": fresh,
+                    "pending": decision.pending(),
+                    "evidence": decision.evidence,
+                    "status": "running",
+                },
+            )
+        if decision.kind == "law":
+            record = {
+                "from": "main",
+                "to": "rag",
+                "kind": "task",
+                "reason": "the turn's frame: a question about the laws",
+                "task": decision.law,
+                "context": "",
+                "turn": turn,
+                "call_id": "",
+                "by": "frame",
+            }
+            return Command(
+                goto="rag",
+                update={
+                    **base,
+                    "messages": fresh,
+                    "handoff": record,
+                    "handoffs": [record],
+                    "turn_handoffs": 1,
+                    "status": "running",
+                },
+            )
+        answer = {**(decision.answer or {}), "mode": OFFLINE_MODEL if self.offline else "model"}
+        msg = ChatMessage.assistant(
+            str(answer.get("text", "")), agent="main", turn=turn, kind="answer"
+        )
+        return Command(
+            goto="finish",
+            update={
+                **base,
+                "messages": [*fresh, msg],
+                "answer": answer,
+                "status": "answered",
+                **self._remembered(state, answer.get("facts") or []),
             },
         )
 
@@ -1279,6 +1358,11 @@ class AssistantGraph:
         reply = ask_clarification(
             Clarification(question=str(pending.get("question", "")), agent=agent)
         )
+        if agent == "frame":  # the dispatcher asked: it reads the reply
+            said = ChatMessage.user(str(reply), id=f"u-{uuid.uuid4().hex[:12]}")
+            said = dataclasses.replace(said, turn=turn)
+            decision = await self.dispatcher.reply(str(reply), pending, state.get("cases", []))
+            return self._apply(decision, state, [said], turn)
         reading = await self._read_reply(str(reply), pending)
         msg = ChatMessage.tool(
             str(pending.get("call_id", "")),

@@ -45,7 +45,43 @@ THRESHOLD = 0.22
 # words that carry no topic: asked in every institutional question, or (processo) the mark
 # of a question about a case, which the registry answers
 _QUIET = frozenset(
-    ["o", "a", "os", "as", "de", "do", "da", "dos", "das", "em", "no", "na", "e", "um", "uma", "que", "qual", "quais", "como", "eu", "voces", "vcs", "vc", "tribunal", "para", "por", "com", "se", "me", "meu", "minha", "onde", "quando", "processo", "processos"]
+    [
+        "o",
+        "a",
+        "os",
+        "as",
+        "de",
+        "do",
+        "da",
+        "dos",
+        "das",
+        "em",
+        "no",
+        "na",
+        "e",
+        "um",
+        "uma",
+        "que",
+        "qual",
+        "quais",
+        "como",
+        "eu",
+        "voces",
+        "vcs",
+        "vc",
+        "tribunal",
+        "para",
+        "por",
+        "com",
+        "se",
+        "me",
+        "meu",
+        "minha",
+        "onde",
+        "quando",
+        "processo",
+        "processos",
+    ]
 )
 
 
