@@ -29,6 +29,7 @@ from colmeia.apps.assistant.case_index import fold
 from colmeia.apps.assistant.case_refs import CaseResolution, resolve_case_refs
 from colmeia.apps.assistant.cases import case_card, lookup_case, search_card, search_cases
 from colmeia.apps.assistant.frame import TurnFrame, read_frame, thread_reference
+from colmeia.apps.assistant.ids import CaseId
 from colmeia.apps.assistant.institutional import answer_institutional
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.apps.assistant.scope import greeting_answer, out_of_scope, scope_answer
@@ -36,7 +37,10 @@ from colmeia.errors import ColmeiaError
 
 __all__ = ["ASK_CASE", "Decision", "Dispatcher"]
 
-ASK_CASE = "De qual processo? Informe o número (por exemplo, TC/004506/2023 ou 4506/2023)."
+ASK_CASE = (
+    "De qual processo? Informe o número do processo (formato TC/XXXXXX/AAAA, ou como 4506/2023) "
+    "ou do expediente (EXP-AAAA-XXXXX)."
+)
 _ASPECT_PT = {"judgement": "julgamento", "archive": "arquivamento"}
 _ORDINALS = {
     "primeiro": 0, "1": 0, "segundo": 1, "2": 1, "terceiro": 2, "3": 2, "quarto": 3, "4": 3,
@@ -55,13 +59,16 @@ class Decision:
     evidence: list[dict[str, Any]] = field(default_factory=list)
     aspect: str = "status"
     law: str = ""
+    expects: str = "process"
+    # the registry tools the decision called: (name, arguments), logged as the turn's tools
+    tools: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def pending(self) -> dict[str, Any]:
         """The clarification the graph waits on (read back by :meth:`Dispatcher.reply`)."""
         return {
             "agent": "frame",
             "question": self.question,
-            "expects": "process",
+            "expects": self.expects,
             "options": list(self.options),
             "aspect": self.aspect,
             "law": self.law,
@@ -87,8 +94,15 @@ class Dispatcher:
 
     async def decide(self, frame: TurnFrame, cases: Sequence[str]) -> Decision:
         text = frame.text
-        if frame.intent not in ("law", "mixed") and frame.target(cases) is not None:
+        listed = out_of_scope(text)
+        if listed is not None and not frame.cases:
+            return _answer(listed.text, "main", scope=listed.kind)
+        if frame.intent != "mixed" and not frame.names_a_law and frame.target(cases):
             frame.intent = "case"  # "o outro", "o de 2023": a case the thread talked about
+        if frame.intent in ("case", "find") and not frame.cases and not frame.about_a_case:
+            # no number, no case words: a follow-up on the thread's case, else the documents
+            lean = cases and frame.intent == "case" and not frame.names_a_law
+            frame.intent = "case" if lean else "law"
         if frame.intent == "scope":
             return _answer((out_of_scope(text) or scope_answer()).text, "main", scope="other")
         if frame.intent == "institutional":
@@ -119,7 +133,9 @@ class Dispatcher:
         if target is None and cases and frame.thread is None:
             target = cases[0]  # "e as partes?": the case the thread is about
         if target is None:
-            return Decision("ask", question=ASK_CASE, aspect=frame.aspect, law=law)
+            ask = Decision("ask", question=ASK_CASE, aspect=frame.aspect, law=law)
+            ask.expects = "expediente" if "expediente" in fold(frame.text) else "process"
+            return ask
         return await self.case_answer(target, frame.aspect)
 
     async def _resolved(self, res: CaseResolution, aspect: str, law: str = "") -> Decision:
@@ -136,37 +152,54 @@ class Dispatcher:
                 aspect=aspect,
                 law=law,
             )
-        fact = {"status": "not_found", "typed": res.ref.typed, "message": res.message}
+        fact: dict[str, Any] = {
+            "status": res.status,
+            "typed": res.ref.typed,
+            "message": res.message,
+        }
+        if res.ref.year is not None:
+            kind = res.ref.kind or "process"
+            fact.update(kind=kind, number=CaseId(kind, res.ref.number, res.ref.year).canonical)
         return _answer(res.message or "Não encontrei esse caso no cadastro.", "search", [fact])
 
     async def case_answer(self, number: str, aspect: str) -> Decision:
         """The aspect asked of one case, from its rows, with the record as the turn's facts."""
         found = await lookup_case(self.registry, number, today=self.today)
-        if found.get("status") != "found":
-            return _answer(case_card(found), "search", [found])
-        asked = await case_aspect(
-            self.registry, number, _ASPECT_PT.get(aspect, aspect), today=self.today
-        )
-        text = asked.text if asked.found and asked.text else case_card(found)
-        return _answer(text, "search", [found], aspect=aspect)
+        used: list[tuple[str, dict[str, Any]]] = [("lookup_case", {"number": number})]
+        if found.get("status") != "found" or aspect in ("status", "location", "since"):
+            # "como está?", "onde está?": the card says it all (status, where and since when,
+            # the last movement, the parties)
+            decision = _answer(case_card(found), "search", [found])
+        else:
+            asked = await case_aspect(
+                self.registry, number, _ASPECT_PT.get(aspect, aspect), today=self.today
+            )
+            used.append(("case_movements", {"number": number, "limit": 10_000}))
+            text = asked.text if asked.found and asked.text else case_card(found)
+            decision = _answer(text, "search", [found], aspect=aspect)
+        decision.tools = used
+        return decision
 
     async def _find(self, text: str, aspect: str) -> Decision:
         found = await search_cases(self.registry, text, today=self.today)
-        if found.get("status") == "found":
-            return await self.case_answer(str(found["number"]), aspect)
+        searched: list[tuple[str, dict[str, Any]]] = [("search_cases", {"query": text})]
         listed = [str(c["number"]) for c in found.get("cases") or []]
-        named = await self._named_party(text, listed)
-        if named is not None:
-            return await self.case_answer(named, aspect)
-        if len(listed) > 1:
-            return Decision(
+        winner = str(found["number"]) if found.get("status") == "found" else None
+        winner = winner or await self._named_party(text, listed)
+        if winner is not None:
+            decision = await self.case_answer(winner, aspect)
+        elif len(listed) > 1:
+            decision = Decision(
                 "ask",
                 question=search_card(found) + "\nQual deles? Responda com o número ou o ano.",
                 options=listed,
                 evidence=[found],
                 aspect=aspect,
             )
-        return _answer(case_card(found), "search", [found])
+        else:
+            decision = _answer(case_card(found), "search", [found])
+        decision.tools = searched + decision.tools
+        return decision
 
     async def _named_party(self, text: str, listed: Sequence[str]) -> str | None:
         """The one listed case with a party whose whole name the person typed (a search
@@ -191,7 +224,9 @@ class Dispatcher:
         )
         if case_decision.kind != "answer" or case_decision.answer is None:
             return case_decision  # which case? asked first; the law part waits in the pending
-        return Decision("answer", self.both(case_decision.answer, rag, frame.case_part, law_part))
+        both = Decision("answer", self.both(case_decision.answer, rag, frame.case_part, law_part))
+        both.tools = case_decision.tools
+        return both
 
     async def _law(self, question: str) -> dict[str, Any]:
         try:
@@ -232,16 +267,24 @@ class Dispatcher:
         if picked is not None:
             decision = await self.case_answer(picked, aspect)
         else:
-            resolved = await resolve_case_refs(text, self.registry, today=self.today)
+            typed = f"expediente {text}" if pending.get("expects") == "expediente" else text
+            resolved = await resolve_case_refs(typed, self.registry, today=self.today)
             if resolved:
-                decision = await self._resolved(resolved[0], aspect, law)
+                first = resolved[0]
+                processes = [c for c in first.candidates if c.kind == "process"]
+                if first.status == "ambiguous" and len(processes) == 1:
+                    # the question asked for a process: the one process of that number
+                    first = CaseResolution(first.ref, "found", processes[0])
+                decision = await self._resolved(first, aspect, law)
         if decision is None:
             return await self.decide(read_frame(text, today=self.today), cases)
         if law and decision.kind == "answer" and decision.answer is not None:
             rag = await self._law(law)
             facts = decision.answer.get("facts") or []
             number = str(facts[0].get("number", "")) if facts else ""
-            return Decision("answer", self.both(decision.answer, rag, number, law))
+            both = Decision("answer", self.both(decision.answer, rag, number, law))
+            both.tools = decision.tools
+            return both
         return decision
 
 

@@ -238,8 +238,8 @@ async def evaluate(
 
     if which not in ("laws", "faquad", "conversations", *SET_NAMES):
         raise ConfigurationError(
-            f"unknown evaluation set {which!r}: use laws, faquad, conversations, "
-            "generated-dev or generated-test"
+            f"unknown evaluation set {which!r}: use laws, faquad or conversations "
+            "(or generated-dev, generated-test)"
         )
     name = which
     if which in SET_NAMES:

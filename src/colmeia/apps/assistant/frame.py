@@ -21,6 +21,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Literal
 
 from colmeia.apps.assistant.case_refs import CaseRef, read_case_refs
@@ -38,6 +39,8 @@ __all__ = [
     "thread_reference",
 ]
 
+# below this probability a scope, greeting or search reading gives way to the documents
+CONFIDENT = 0.7
 INTENTS = ("case", "find", "law", "mixed", "scope", "institutional", "greeting")
 ASPECTS = (
     "status",
@@ -90,6 +93,10 @@ class TurnFrame:
     # a mixed question cut in two: the case part and the law part
     case_part: str = ""
     law_part: str = ""
+    # whether its words are about a case (a case, its number, rapporteur, parties…): without
+    # them and without a thread to lean on, the collection's documents are the domain
+    about_a_case: bool = False
+    names_a_law: bool = False
 
     @property
     def has_case(self) -> bool:
@@ -116,9 +123,7 @@ _THREAD = (
     ("first", re.compile(r"\b(?:o|do|no|e)\s+primeiro\b")),
     (
         "last",
-        re.compile(
-            r"\b(?:dele|dela|nele|desse|deste|esse|este|ultimo|mais recente|o mesmo|segundo)\b"
-        ),
+        re.compile(r"\b(?:dele|dela|nele|desse|deste|esse|este|ultimo|mais recente|o mesmo)\b"),
     ),
 )
 _OF_YEAR = re.compile(r"\b(?:o|aquele|e)\s+(?:do\s+ano\s+|de\s+|do\s+)((?:19|20)\d{2})\b")
@@ -134,6 +139,28 @@ def thread_reference(text: str) -> ThreadRef | None:
         if pattern.search(folded):
             return ThreadRef(which)  # type: ignore[arg-type]
     return None
+
+
+# the words a question about a case (or a search for one) is made of
+_CASE_WORDS = re.compile(
+    r"\b(?:processos?|proc|tc|expedientes?|autos|relat(?:or|ora|ando|a)|conselheir\w*|"
+    r"(?:meu|minha|nosso|o|esse|este|um)\s+caso|andamento|tramit\w*|movimenta\w*|julgad[oa]|"
+    r"arquivad[oa]|prefeitura|municipio|contra|numero)\b|"
+    # a short question about one thing of a case: "e as partes?", "onde ele está?"
+    r"^\W*(?:\w+\W+){0,3}(?:partes|documentos|situacao|onde\s+(?:ele|ela)|desde\s+quando)\b"
+)
+
+
+def _typed_case_word(text: str) -> bool:
+    """ "procseso", "porcesso": the case words typed with a slip (one edit or a swap)."""
+    for word in re.findall(r"[a-z]{6,}", _fold(text)):
+        for target in ("processo", "processos", "expediente"):
+            if (
+                abs(len(word) - len(target)) <= 1
+                and SequenceMatcher(None, word, target).ratio() >= 0.85
+            ):
+                return True
+    return False
 
 
 # where the law part of a mixed question starts
@@ -181,6 +208,12 @@ def read_frame(text: str, *, today: dt.date | None = None) -> TurnFrame:
         )
     if intent == "find" and refs:
         intent = "case"
+    if intent == "case" and refs:
+        _, law_part = split_parts(text, refs)
+        if law_part != text and classifier().predict(law_part).intent in ("law", "mixed"):
+            intent = "mixed"  # a law part after the case, whatever joins them
+    if intent in ("scope", "greeting", "find") and not refs and predicted.confidence < CONFIDENT:
+        intent = "law"  # unsure: the collection's documents answer, or say they hold nothing
     frame = TurnFrame(
         text,
         intent,
@@ -192,4 +225,8 @@ def read_frame(text: str, *, today: dt.date | None = None) -> TurnFrame:
     )
     if intent == "mixed":
         frame.case_part, frame.law_part = split_parts(text, refs)
+    frame.about_a_case = bool(
+        refs or thread or _CASE_WORDS.search(_fold(text)) or _typed_case_word(text)
+    )
+    frame.names_a_law = bool(frame.norms or _LAW_CUE.search(text))
     return frame

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import operator
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -370,7 +371,7 @@ class AssistantGraph:
         if active not in ("main", "search"):
             active = "main"
         text = fresh[-1].content if fresh else ""
-        if self.offline and fresh and text:
+        if self.offline and fresh and text and self._frame_routes(state, text):
             # the turn is read into its frame and dispatched in code (frame, dispatch)
             frame = read_frame(text, today=self.config.today)
             decision = await self.dispatcher.decide(frame, state.get("cases", []))
@@ -429,6 +430,16 @@ class AssistantGraph:
             },
         )
 
+    def _frame_routes(self, state: AssistantState, text: str) -> bool:
+        """Whether the frame's dispatcher takes the turn: every tool it uses is on, and the
+        turn is not a request to follow a case (a subscription needs the agents' approval)."""
+        flags = Flags.from_dict(state.get("flags"))
+        if not (flags.enable_system_search and flags.enable_rag_processing) or state.get(
+            "attachments"
+        ):
+            return False
+        return not _FOLLOW.search(text)
+
     def _apply(
         self,
         decision: Decision,
@@ -451,6 +462,27 @@ class AssistantGraph:
             "mixed": None,
             "parts": {},
         }
+        if decision.tools:
+            # the registry answered: the same records as the agents' route (handoff, tools)
+            record = {
+                "from": "main",
+                "to": "search",
+                "kind": "conversation",
+                "reason": "the turn's frame: a question about a case",
+                "turn": turn,
+                "by": "frame",
+            }
+            base["handoffs"] = [record]
+            if (decision.answer or {}).get("parts"):  # both agents answered: case, then law
+                base["handoffs"] = [
+                    record,
+                    {**record, "from": "search", "to": "rag", "kind": "task"},
+                    {**record, "from": "rag", "to": "main", "kind": "return"},
+                ]
+            base["tool_log"] = [
+                {"turn": turn, "agent": "search", "tool": name, "arguments": args, "guard": False}
+                for name, args in decision.tools
+            ]
         if decision.kind == "ask":
             return Command(
                 goto="clarify",
@@ -1616,6 +1648,13 @@ class _Split(BaseModel):
 
 _REGISTRY_TOOLS = frozenset({"lookup_case", "case_movements", "subscribe_updates"})
 _PICK = "\n\nQual deles? Responda com o número do caso ou a posição na lista (1, 2, …)."
+
+
+# a request to be told of a case's news (an address to write to, "acompanhar", "avise-me")
+_FOLLOW = re.compile(
+    r"[\w.+-]+@[\w-]+\.[\w.]+|\b(?:acompanh\w*|avis[ea]\w*|notifi\w*|inscrev\w*)\b",
+    re.IGNORECASE,
+)
 
 
 def _expected_kind(question: str) -> str | None:

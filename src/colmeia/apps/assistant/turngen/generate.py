@@ -424,6 +424,12 @@ def training_corpus(seed: int | None = None, conversations: int = 1500) -> list[
         law = w.rng.choice(("9.784", "9784", "13.709", "12.527", "8.078", "8987", "14.133"))
         text = w.noisy(w.pick("law_named"), law=law, topic=w.pick("law_topic"))
         out.append(Labelled(text, "law", "status"))
+        subject = w.rng.choice(
+            [*sorted(_SUBJECT_WORDS.values()), "a ponte", "a creche", "o hospital"]
+        )
+        town = w.rng.choice(("Nova Aurora", "Três Barras", "Riacho Fundo", "Jardim do Vale"))
+        text = w.noisy(w.pick("find_described"), subject=subject, town=town)
+        out.append(Labelled(text, "find", "status"))
     for conv in data["conversations"]:
         for turn in conv["turns"]:
             intent, _, aspect = str(turn["intent"]).partition(":")

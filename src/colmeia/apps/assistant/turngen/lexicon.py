@@ -327,6 +327,18 @@ LEX: dict[str, Pool] = {
         ],
         [],
     ),
+    # descriptions of a case without its number (training corpus only)
+    "find_described": _p(
+        [
+            "não sei o número, é sobre {subject}",
+            "não tenho o número do processo, é sobre {subject} em {town}",
+            "esqueci o número, mas é o caso de {subject}",
+            "é um processo sobre {subject}, não sei o número",
+            "tem algum caso de {subject} em {town}?",
+            "processo da prefeitura de {town}",
+        ],
+        [],
+    ),
     "law_topic": _p(
         [
             "recurso",
