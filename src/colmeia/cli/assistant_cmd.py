@@ -427,8 +427,11 @@ def eval_assistant(
     which: str = typer.Option(
         "laws",
         "--set",
-        help="laws (shipped laws, gold articles), lay-dev / lay-test (the same laws asked in lay"
-        " words), faquad, or conversations (multi-turn).",
+        help=(
+            "laws (shipped laws, gold articles), lay-dev / lay-test (the same laws asked in lay "
+            "words), faquad, conversations (multi-turn), or the generated-dev / generated-test "
+            "conversations (colmeia.apps.assistant.turngen)."
+        ),
     ),
     data: str | None = typer.Option(
         None, "--data", help="The data folder (default: the repo's data/)."

@@ -195,6 +195,7 @@ class TurnOutcome:
     failures: list[str] = field(default_factory=list)
     model_calls: int = 0
     seconds: float = 0.0
+    intent: str = ""
 
     @property
     def passed(self) -> bool:
@@ -213,6 +214,16 @@ def summarise_conversations(turns: Sequence[TurnOutcome]) -> dict[str, Any]:
     for t in turns:
         kinds.setdefault(t.expected_kind or "any", []).append(float(t.passed))
     passed_convs = sum(1 for ts in by_conv.values() if all(t.passed for t in ts))
+    intents: dict[str, list[float]] = {}
+    for t in turns:
+        if t.intent:
+            intents.setdefault(t.intent, []).append(float(t.passed))
+    # a failure reads "slot: …" (kind, case, facts, article, says, error): how often each slot
+    # was wrong, over all turns
+    slots: dict[str, int] = {}
+    for t in turns:
+        for name in {f.split(":", 1)[0] for f in t.failures}:
+            slots[name] = slots.get(name, 0) + 1
     return {
         "conversations": len(by_conv),
         "conversations_passed": passed_convs,
@@ -223,6 +234,14 @@ def summarise_conversations(turns: Sequence[TurnOutcome]) -> dict[str, Any]:
         "turns_passed": sum(1 for t in turns if t.passed),
         "turn_pass_rate": _mean([float(t.passed) for t in turns]),
         "turn_pass_rate_by_kind": {k: _mean(v) for k, v in sorted(kinds.items())},
+        **(
+            {"turn_pass_rate_by_intent": {k: _mean(v) for k, v in sorted(intents.items())}}
+            if intents
+            else {}
+        ),
+        "slot_error_rate": {k: round(v / len(turns), 4) for k, v in sorted(slots.items())}
+        if turns
+        else {},
         "model_calls_per_turn": _mean([float(t.model_calls) for t in turns]),
         "seconds_per_turn": _mean([t.seconds for t in turns]),
     }

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from colmeia.apps.assistant.simulated import assistant_responder
 from colmeia.sim import Latency, Reply, SimRequest, SimulatedModel
 
 __all__ = ["demo_model", "demo_responder"]
@@ -36,23 +37,23 @@ def _assistant_turn(req: SimRequest) -> Any:
     names = set(req.tool_names)
     last = req.messages[-1] if req.messages else {}
     after_tool = last.get("role") == "tool"
+    web = bool(_WEB.search(req.last_user_text))
     if names & {"lookup_case", "web_search", "transfer_to_main"}:  # the search agent
-        if "web_search" in names and not after_tool and _WEB.search(req.last_user_text):
+        if "web_search" in names and not after_tool and web:
             query = " ".join(req.last_user_text.split()[:8]) or "pesquisa"
             return Reply(tool_calls=[{"name": "web_search", "arguments": {"query": query}}])
-        found = str(last.get("content") or "")[:300] if after_tool else ""
-        return f"(resposta simulada) Resultado da pesquisa: {found}".strip()
+        if after_tool and last.get("name") == "web_search":
+            found = str(last.get("content") or "")[:300]
+            return f"(resposta simulada) Resultado da pesquisa: {found}".strip()
+        # the registry: read as a careful model would (the number, or ask for it), never an
+        # empty "search result" for a question about a case
+        return assistant_responder(req)
     if "ask_user" in names:  # the coordinator
-        if after_tool:  # a handoff or tool answered: pass on what it said
-            return str(last.get("content") or "")
-        question = req.last_user_text
-        if _WEB.search(question) and "transfer_to_search" in names:
+        if web and not after_tool and "transfer_to_search" in names:
             return Reply(
                 tool_calls=[{"name": "transfer_to_search", "arguments": {"reason": "web"}}]
             )
-        if "transfer_to_rag" in names:
-            return Reply(tool_calls=[{"name": "transfer_to_rag", "arguments": {"task": question}}])
-        return None
+        return assistant_responder(req)
     return None
 
 

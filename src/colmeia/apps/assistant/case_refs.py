@@ -219,7 +219,7 @@ async def _resolve(ref: CaseRef, registry: CaseRegistry, today: dt.date) -> Case
         if exact:
             # a process and an expediente of one number and year: the process, as
             # lookup_case reads a bare number
-            return CaseResolution(ref, "found", exact[0])
+            return CaseResolution(ref, "found", min(exact, key=lambda c: c.kind != "process"))
         kind = ref.kind or "process"
         wanted = CaseId(kind, ref.number, ref.year)
         message = f"Não encontrei o {_label(kind)} {wanted.canonical} no cadastro."

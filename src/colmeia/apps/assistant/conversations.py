@@ -53,7 +53,17 @@ __all__ = [
     "score_turn",
 ]
 
-KINDS = ("case", "law", "mixed", "clarify", "scope", "missing_norm", "search_list")
+KINDS = (
+    "case",
+    "law",
+    "mixed",
+    "clarify",
+    "scope",
+    "missing_norm",
+    "search_list",
+    "institutional",
+    "other",
+)
 
 
 @dataclass(slots=True)
@@ -66,6 +76,8 @@ class Turn:
     facts: dict[str, str] = field(default_factory=dict)
     article: str | None = None
     says: list[str] = field(default_factory=list)
+    # what the turn asks ("case:rapporteur", "find", "reply"…), for figures per intent
+    intent: str = ""
 
 
 @dataclass(slots=True)
@@ -117,6 +129,7 @@ def _turn(raw: Any, where: str) -> Turn:
         {str(k): str(v) for k, v in facts.items()},
         str(article) if article else None,
         [str(s) for s in says],
+        str(raw.get("intent") or ""),
     )
 
 
@@ -194,6 +207,8 @@ def _case_numbers(facts: Iterable[dict[str, Any]]) -> set[str]:
 
 def observed_kind(result: TurnResult) -> str:
     """What the turn was, from what the person got."""
+    if result.agent == "institutional":
+        return "institutional"  # answered from the court's own file
     searched = [f for f in result.facts if f.get("status") == "search"]
     if searched and not result.citations:
         return "search_list"  # a registry search: the list to pick from, or none found
@@ -306,6 +321,7 @@ async def run_conversations(
                         "error",
                         [f"error: {exc}"],
                         seconds=time.perf_counter() - started,
+                        intent=turn.intent,
                     )
                 )
                 waiting = False
@@ -322,6 +338,7 @@ async def run_conversations(
                     failures,
                     int(result.usage.get("calls", 0)),
                     time.perf_counter() - started,
+                    turn.intent,
                 )
             )
             waiting = result.waiting is not None

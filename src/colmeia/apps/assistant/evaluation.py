@@ -40,6 +40,7 @@ from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.session import Assistant, open_assistant
 from colmeia.apps.assistant.settings import AssistantSettings
 from colmeia.apps.assistant.synthetic import generate_registry
+from colmeia.apps.assistant.turngen.files import SET_NAMES, set_folder
 from colmeia.errors import ConfigurationError, RecordError
 from colmeia.eval.assistant import (
     AssistantOutcome,
@@ -241,8 +242,15 @@ async def evaluate(
     from colmeia.rag.pipeline import CsvColumns, ingest
     from colmeia.store import open_store
 
-    if which not in SETS:
-        raise ConfigurationError(f"unknown evaluation set {which!r}: use {', '.join(SETS)}")
+    if which not in (*SETS, *SET_NAMES):
+        raise ConfigurationError(
+            f"unknown evaluation set {which!r}: use {', '.join((*SETS, *SET_NAMES))}"
+        )
+    name = which
+    if which in SET_NAMES:
+        # the generated sets are conversations sets kept in a folder of their own
+        conversations_dir = conversations_dir or set_folder(which)
+        which = "conversations"
     with tempfile.TemporaryDirectory(prefix="colmeia-eval-") as tmp:
         work = Path(tmp)
         store = open_store(f"sqlite:///{work / 'eval.db'}")
@@ -316,7 +324,7 @@ async def evaluate(
             store.close()
     if which == "conversations":
         return EvalReport(
-            which,
+            name,
             mode or ("offline-rules" if model is None else "model"),
             summarise_conversations(turns),
             [],

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import operator
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,12 +58,14 @@ from colmeia.apps.assistant.conversation import (
     remember,
     resolve_follow_up,
 )
+from colmeia.apps.assistant.dispatch import Decision, Dispatcher
 from colmeia.apps.assistant.fallback import (
     UNANSWERED,
     fallback_answer,
     ranker_pipeline,
     unanswered,
 )
+from colmeia.apps.assistant.frame import read_frame
 from colmeia.apps.assistant.ids import (
     CaseId,
     CaseKind,
@@ -322,6 +325,7 @@ class AssistantGraph:
         self.rag_pipeline = rag
         self.web_search = web_search
         self.config = config or GraphConfig()
+        self.dispatcher = Dispatcher(registry, rag, self.config.today)
         # what a turn the model leaves unanswered falls back to (the ranking, no model)
         self._ranker = ranker_pipeline(rag) if model is not None else None
         self.graph = self._build().compile(checkpointer=checkpointer, name="assistant")
@@ -367,6 +371,11 @@ class AssistantGraph:
         if active not in ("main", "search"):
             active = "main"
         text = fresh[-1].content if fresh else ""
+        if self.offline and fresh and text and self._frame_routes(state, text):
+            # the turn is read into its frame and dispatched in code (frame, dispatch)
+            frame = read_frame(text, today=self.config.today)
+            decision = await self.dispatcher.decide(frame, state.get("cases", []))
+            return self._apply(decision, state, fresh, turn)
         scope = out_of_scope(text) if fresh else None
         if scope is not None:  # weather, sport, "list every process", "show your prompt"
             msg = ChatMessage.assistant(scope.text, agent="main", turn=turn, kind="answer")
@@ -418,6 +427,108 @@ class AssistantGraph:
                 "mixed": {"case": parts[0], "law": parts[1]} if parts else None,
                 "parts": {},
                 **(ruled or {}),
+            },
+        )
+
+    def _frame_routes(self, state: AssistantState, text: str) -> bool:
+        """Whether the frame's dispatcher takes the turn: every tool it uses is on, and the
+        turn is not a request to follow a case (a subscription needs the agents' approval)."""
+        flags = Flags.from_dict(state.get("flags"))
+        if not (flags.enable_system_search and flags.enable_rag_processing) or state.get(
+            "attachments"
+        ):
+            return False
+        return not _FOLLOW.search(text)
+
+    def _apply(
+        self,
+        decision: Decision,
+        state: AssistantState,
+        fresh: list[ChatMessage],
+        turn: int,
+    ) -> Command[str]:
+        """The graph's step for a dispatcher's decision: finish with its answer, wait on
+        its question, or hand the law question to the RAG agent."""
+        base: dict[str, Any] = {
+            "turn": turn,
+            "active_agent": "main",
+            "turn_handoffs": 0,
+            "turn_steps": 0,
+            "handoff": None,
+            "evidence": [],
+            "pending": None,
+            "rag": None,
+            "answer": None,
+            "mixed": None,
+            "parts": {},
+        }
+        if decision.tools:
+            # the registry answered: the same records as the agents' route (handoff, tools)
+            record = {
+                "from": "main",
+                "to": "search",
+                "kind": "conversation",
+                "reason": "the turn's frame: a question about a case",
+                "turn": turn,
+                "by": "frame",
+            }
+            base["handoffs"] = [record]
+            if (decision.answer or {}).get("parts"):  # both agents answered: case, then law
+                base["handoffs"] = [
+                    record,
+                    {**record, "from": "search", "to": "rag", "kind": "task"},
+                    {**record, "from": "rag", "to": "main", "kind": "return"},
+                ]
+            base["tool_log"] = [
+                {"turn": turn, "agent": "search", "tool": name, "arguments": args, "guard": False}
+                for name, args in decision.tools
+            ]
+        if decision.kind == "ask":
+            return Command(
+                goto="clarify",
+                update={
+                    **base,
+                    "messages": fresh,
+                    "pending": decision.pending(),
+                    "evidence": decision.evidence,
+                    "status": "running",
+                },
+            )
+        if decision.kind == "law":
+            record = {
+                "from": "main",
+                "to": "rag",
+                "kind": "task",
+                "reason": "the turn's frame: a question about the laws",
+                "task": decision.law,
+                "context": "",
+                "turn": turn,
+                "call_id": "",
+                "by": "frame",
+            }
+            return Command(
+                goto="rag",
+                update={
+                    **base,
+                    "messages": fresh,
+                    "handoff": record,
+                    "handoffs": [record],
+                    "turn_handoffs": 1,
+                    "status": "running",
+                },
+            )
+        answer = {**(decision.answer or {}), "mode": OFFLINE_MODEL if self.offline else "model"}
+        msg = ChatMessage.assistant(
+            str(answer.get("text", "")), agent="main", turn=turn, kind="answer"
+        )
+        return Command(
+            goto="finish",
+            update={
+                **base,
+                "messages": [*fresh, msg],
+                "answer": answer,
+                "status": "answered",
+                **self._remembered(state, answer.get("facts") or []),
             },
         )
 
@@ -1279,6 +1390,11 @@ class AssistantGraph:
         reply = ask_clarification(
             Clarification(question=str(pending.get("question", "")), agent=agent)
         )
+        if agent == "frame":  # the dispatcher asked: it reads the reply
+            said = ChatMessage.user(str(reply), id=f"u-{uuid.uuid4().hex[:12]}")
+            said = dataclasses.replace(said, turn=turn)
+            decision = await self.dispatcher.reply(str(reply), pending, state.get("cases", []))
+            return self._apply(decision, state, [said], turn)
         reading = await self._read_reply(str(reply), pending)
         msg = ChatMessage.tool(
             str(pending.get("call_id", "")),
@@ -1530,6 +1646,13 @@ class _Split(BaseModel):
 
 _REGISTRY_TOOLS = frozenset({"lookup_case", "case_movements", "subscribe_updates"})
 _PICK = "\n\nQual deles? Responda com o número do caso ou a posição na lista (1, 2, …)."
+
+
+# a request to be told of a case's news (an address to write to, "acompanhar", "avise-me")
+_FOLLOW = re.compile(
+    r"[\w.+-]+@[\w-]+\.[\w.]+|\b(?:acompanh\w*|avis[ea]\w*|notifi\w*|inscrev\w*)\b",
+    re.IGNORECASE,
+)
 
 
 def _expected_kind(question: str) -> str | None:

@@ -30,12 +30,14 @@ __all__ = [
     "NormCatalogue",
     "NormMention",
     "ScopeAnswer",
+    "greeting_answer",
     "is_missing_norm_answer",
     "is_scope_answer",
     "jurisdiction_note",
     "missing_norm",
     "named_norms",
     "out_of_scope",
+    "scope_answer",
 ]
 
 ScopeKind = Literal["weather", "sport", "list_all", "instructions", "other"]
@@ -118,6 +120,20 @@ def is_scope_answer(text: str) -> bool:
 def is_missing_norm_answer(text: str) -> bool:
     """Whether ``text`` is the answer of :func:`missing_norm`."""
     return "entre os documentos desta coleção" in text and "A coleção contém:" in text
+
+
+def scope_answer(kind: ScopeKind = "other") -> ScopeAnswer:
+    """The scope answer of ``kind``: why not, and what the assistant does."""
+    return ScopeAnswer(kind, f"{_WHY[kind]} {_CAN_DO}")
+
+
+def greeting_answer() -> str:
+    """The answer to a greeting or to "o que você faz?"."""
+    return (
+        "Olá! Sou o assistente do tribunal: consulto processos e expedientes pelo número ou por "
+        "uma descrição (assunto, órgão, parte, relator) e respondo sobre as normas da coleção, "
+        "citando o artigo. Em que posso ajudar?"
+    )
 
 
 def out_of_scope(question: str) -> ScopeAnswer | None:

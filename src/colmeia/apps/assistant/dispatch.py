@@ -1,0 +1,315 @@
+"""Dispatch from the turn frame, in code: which tool answers, or what to ask back.
+
+:class:`Dispatcher` turns a :class:`~colmeia.apps.assistant.frame.TurnFrame` (and the thread's
+cases) into a :class:`Decision`:
+
+* ``answer`` — the registry's answer about a case (the aspect asked, from its rows), a search's
+  single winner, a search that found nothing, the court's own file for an institutional
+  question, the scope answer, a greeting, or a mixed question's two halves answered together
+  (the registry and the RAG agent in parallel);
+* ``ask`` — a required slot is missing: which case ("e quem é o relator?" as a first message),
+  which of several cases sharing a short number, or which of a search's short list;
+* ``law`` — the RAG agent answers (the graph routes there, citations checked as always).
+
+Nothing here writes case data or law: answers are the registry's rows and the RAG agent's
+cited passages; the model, when there is one, phrases but does not route.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from colmeia.apps.assistant.case_aspects import case_aspect
+from colmeia.apps.assistant.case_index import fold
+from colmeia.apps.assistant.case_refs import CaseResolution, resolve_case_refs
+from colmeia.apps.assistant.cases import case_card, lookup_case, search_card, search_cases
+from colmeia.apps.assistant.frame import TurnFrame, read_frame, thread_reference
+from colmeia.apps.assistant.ids import CaseId
+from colmeia.apps.assistant.institutional import answer_institutional
+from colmeia.apps.assistant.registry import CaseRegistry
+from colmeia.apps.assistant.scope import greeting_answer, out_of_scope, scope_answer
+from colmeia.errors import ColmeiaError
+
+__all__ = ["ASK_CASE", "Decision", "Dispatcher"]
+
+ASK_CASE = (
+    "De qual processo? Informe o número do processo (formato TC/XXXXXX/AAAA, ou como 4506/2023) "
+    "ou do expediente (EXP-AAAA-XXXXX)."
+)
+_ASPECT_PT = {"judgement": "julgamento", "archive": "arquivamento"}
+_ORDINALS = {
+    "primeiro": 0, "1": 0, "segundo": 1, "2": 1, "terceiro": 2, "3": 2, "quarto": 3, "4": 3,
+    "quinto": 4, "5": 4, "ultimo": -1,
+}  # fmt: skip
+
+
+@dataclass(slots=True)
+class Decision:
+    """What to do with a turn (see the module's doc)."""
+
+    kind: Literal["answer", "ask", "law"]
+    answer: dict[str, Any] | None = None
+    question: str = ""
+    options: list[str] = field(default_factory=list)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    aspect: str = "status"
+    law: str = ""
+    expects: str = "process"
+    # the registry tools the decision called: (name, arguments), logged as the turn's tools
+    tools: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def pending(self) -> dict[str, Any]:
+        """The clarification the graph waits on (read back by :meth:`Dispatcher.reply`)."""
+        return {
+            "agent": "frame",
+            "question": self.question,
+            "expects": self.expects,
+            "options": list(self.options),
+            "aspect": self.aspect,
+            "law": self.law,
+        }
+
+
+def _answer(
+    text: str, agent: str, facts: list[dict[str, Any]] | None = None, **more: Any
+) -> Decision:
+    return Decision(
+        "answer",
+        {"text": text, "agent": agent, "citations": [], "facts": facts or [], "notes": [], **more},
+    )
+
+
+class Dispatcher:
+    """Decides each turn from its frame; the registry and the RAG pipeline do the work."""
+
+    def __init__(self, registry: CaseRegistry, rag: Any, today: dt.date | None = None) -> None:
+        self.registry = registry
+        self.rag = rag
+        self.today = today
+
+    async def decide(self, frame: TurnFrame, cases: Sequence[str]) -> Decision:
+        text = frame.text
+        listed = out_of_scope(text)
+        if listed is not None and not frame.cases:
+            return _answer(listed.text, "main", scope=listed.kind)
+        if frame.intent != "mixed" and not frame.names_a_law and frame.target(cases):
+            frame.intent = "case"  # "o outro", "o de 2023": a case the thread talked about
+        if frame.intent in ("case", "find") and not frame.cases and not frame.about_a_case:
+            # no number, no case words: a follow-up on the thread's case, else the documents
+            lean = cases and frame.intent == "case" and not frame.names_a_law
+            frame.intent = "case" if lean else "law"
+        if frame.intent == "scope":
+            return _answer((out_of_scope(text) or scope_answer()).text, "main", scope="other")
+        if frame.intent == "institutional":
+            found = answer_institutional(text)
+            if found is not None:
+                return _answer(found.answer, "institutional", topic=found.topic)
+            return Decision("law", law=text)  # not in the court's file: maybe the laws say
+        if frame.intent == "greeting":
+            return _answer(greeting_answer(), "main")
+        if frame.intent == "law":
+            return Decision("law", law=text)
+        if frame.intent == "find":
+            return await self._find(text, frame.aspect)
+        if frame.intent == "mixed":
+            return await self._mixed(frame, cases)
+        return await self._case(frame, cases)
+
+    async def _case(self, frame: TurnFrame, cases: Sequence[str], law: str = "") -> Decision:
+        """A case question: the typed case (resolved against the registry) wins over the
+        thread's; without either, ask which case."""
+        if frame.cases:
+            resolved = await resolve_case_refs(
+                frame.case_part or frame.text, self.registry, today=self.today
+            )
+            if resolved:
+                return await self._resolved(resolved[0], frame.aspect, law)
+        target = frame.target(cases)
+        if target is None and cases and frame.thread is None:
+            target = cases[0]  # "e as partes?": the case the thread is about
+        if target is None:
+            ask = Decision("ask", question=ASK_CASE, aspect=frame.aspect, law=law)
+            ask.expects = "expediente" if "expediente" in fold(frame.text) else "process"
+            return ask
+        return await self.case_answer(target, frame.aspect)
+
+    async def _resolved(self, res: CaseResolution, aspect: str, law: str = "") -> Decision:
+        if res.status == "found" and res.case is not None:
+            return await self.case_answer(res.case.canonical, aspect)
+        if res.status == "ambiguous":
+            options = [c.canonical for c in res.candidates]
+            listing = "; ".join(options)
+            return Decision(
+                "ask",
+                question=f"{res.message or 'Há mais de um caso com esse número'}: {listing}. "
+                "Qual deles?",
+                options=options,
+                aspect=aspect,
+                law=law,
+            )
+        fact: dict[str, Any] = {
+            "status": res.status,
+            "typed": res.ref.typed,
+            "message": res.message,
+        }
+        if res.ref.year is not None:
+            kind = res.ref.kind or "process"
+            fact.update(kind=kind, number=CaseId(kind, res.ref.number, res.ref.year).canonical)
+        return _answer(res.message or "Não encontrei esse caso no cadastro.", "search", [fact])
+
+    async def case_answer(self, number: str, aspect: str) -> Decision:
+        """The aspect asked of one case, from its rows, with the record as the turn's facts."""
+        found = await lookup_case(self.registry, number, today=self.today)
+        used: list[tuple[str, dict[str, Any]]] = [("lookup_case", {"number": number})]
+        if found.get("status") != "found" or aspect in ("status", "location", "since"):
+            # "como está?", "onde está?": the card says it all (status, where and since when,
+            # the last movement, the parties)
+            decision = _answer(case_card(found), "search", [found])
+        else:
+            asked = await case_aspect(
+                self.registry, number, _ASPECT_PT.get(aspect, aspect), today=self.today
+            )
+            used.append(("case_movements", {"number": number, "limit": 10_000}))
+            text = asked.text if asked.found and asked.text else case_card(found)
+            decision = _answer(text, "search", [found], aspect=aspect)
+        decision.tools = used
+        return decision
+
+    async def _find(self, text: str, aspect: str) -> Decision:
+        found = await search_cases(self.registry, text, today=self.today)
+        searched: list[tuple[str, dict[str, Any]]] = [("search_cases", {"query": text})]
+        listed = [str(c["number"]) for c in found.get("cases") or []]
+        winner = str(found["number"]) if found.get("status") == "found" else None
+        winner = winner or await self._named_party(text, listed)
+        if winner is not None:
+            decision = await self.case_answer(winner, aspect)
+        elif len(listed) > 1:
+            decision = Decision(
+                "ask",
+                question=search_card(found) + "\nQual deles? Responda com o número ou o ano.",
+                options=listed,
+                evidence=[found],
+                aspect=aspect,
+            )
+        else:
+            decision = _answer(case_card(found), "search", [found])
+        decision.tools = searched + decision.tools
+        return decision
+
+    async def _named_party(self, text: str, listed: Sequence[str]) -> str | None:
+        """The one listed case with a party whose whole name the person typed (a search
+        ranks words; a name typed in full, even beside a typo elsewhere, settles it)."""
+        said = f" {' '.join(re.findall(r'[a-z0-9]+', fold(text)))} "
+        hits = []
+        for number in listed:
+            found = await lookup_case(self.registry, number, today=self.today)
+            names = [str(p.get("name", "")) for p in found.get("parties") or []]
+            words = [" ".join(re.findall(r"[a-z0-9]+", fold(n))) for n in names]
+            if any(len(w.split()) >= 2 and f" {w} " in said for w in words):
+                hits.append(number)
+        return hits[0] if len(hits) == 1 else None
+
+    async def _mixed(self, frame: TurnFrame, cases: Sequence[str]) -> Decision:
+        """Both halves at once: the registry for the case part, the RAG agent for the law."""
+        law_part = frame.law_part or frame.text
+        case_decision: Decision
+        rag: dict[str, Any]
+        case_decision, rag = await asyncio.gather(
+            self._case(frame, cases, law=law_part), self._law(law_part)
+        )
+        if case_decision.kind != "answer" or case_decision.answer is None:
+            return case_decision  # which case? asked first; the law part waits in the pending
+        both = Decision("answer", self.both(case_decision.answer, rag, frame.case_part, law_part))
+        both.tools = case_decision.tools
+        return both
+
+    async def _law(self, question: str) -> dict[str, Any]:
+        try:
+            result: dict[str, Any] = await self.rag.run(question)
+        except ColmeiaError as exc:
+            return {"answer": f"Não foi possível consultar os documentos: {exc}", "citations": []}
+        return result
+
+    @staticmethod
+    def both(
+        case: dict[str, Any], rag: dict[str, Any], case_part: str, law_part: str
+    ) -> dict[str, Any]:
+        """One answer for a mixed question: the case's facts, then the cited passages."""
+        text = (
+            f"Sobre o processo ({case_part.strip()}):\n{case['text']}\n\n"
+            f"Sobre a norma ({law_part.strip()}):\n{rag.get('answer', '')}"
+        )
+        return {
+            "text": text,
+            "agent": "main",
+            "citations": list(rag.get("citations") or []),
+            "sources": list(rag.get("sources") or []),
+            "facts": list(case.get("facts") or []),
+            "notes": list(rag.get("notes") or []),
+            "quality": rag.get("quality"),
+            "passed": rag.get("passed"),
+            "parts": {"case": case["text"], "law": rag.get("answer", "")},
+        }
+
+    async def reply(self, text: str, pending: dict[str, Any], cases: Sequence[str]) -> Decision:
+        """A reply to the question asked: an item of the list, a case number, or — when it
+        reads as neither — a new question."""
+        aspect = str(pending.get("aspect") or "status")
+        law = str(pending.get("law") or "")
+        options = [str(o) for o in pending.get("options") or []]
+        picked = _pick(text, options)
+        decision: Decision | None = None
+        if picked is not None:
+            decision = await self.case_answer(picked, aspect)
+        else:
+            typed = f"expediente {text}" if pending.get("expects") == "expediente" else text
+            resolved = await resolve_case_refs(typed, self.registry, today=self.today)
+            if resolved:
+                first = resolved[0]
+                processes = [c for c in first.candidates if c.kind == "process"]
+                if first.status == "ambiguous" and len(processes) == 1:
+                    # the question asked for a process: the one process of that number
+                    first = CaseResolution(first.ref, "found", processes[0])
+                decision = await self._resolved(first, aspect, law)
+        if decision is None:
+            return await self.decide(read_frame(text, today=self.today), cases)
+        if law and decision.kind == "answer" and decision.answer is not None:
+            rag = await self._law(law)
+            facts = decision.answer.get("facts") or []
+            number = str(facts[0].get("number", "")) if facts else ""
+            both = Decision("answer", self.both(decision.answer, rag, number, law))
+            both.tools = decision.tools
+            return both
+        return decision
+
+
+def _pick(text: str, options: Sequence[str]) -> str | None:
+    """The option a reply picks: by year ("o de 2023"), by position ("o segundo"), or by its
+    number ("o 4506")."""
+    if not options:
+        return None
+    folded = fold(text)
+    ref = thread_reference(text)
+    if ref is not None and ref.which == "year":
+        hits = [o for o in options if o.endswith(f"/{ref.year}")]
+        return hits[0] if len(hits) == 1 else None
+    years = re.findall(r"\b((?:19|20)\d{2})\b", folded)
+    if len(years) == 1 and len(folded.split()) <= 4:
+        hits = [o for o in options if o.endswith(f"/{years[0]}")]
+        if len(hits) == 1:
+            return hits[0]
+    for word, index in _ORDINALS.items():
+        if (
+            not years
+            and re.search(rf"\b{word}\b", folded)
+            and -len(options) <= index < len(options)
+        ):
+            return options[index]
+    numbers = [int(n) for n in re.findall(r"\d+", folded)]
+    hits = [o for o in options if any(int(re.findall(r"\d+", o)[0]) == n for n in numbers)]
+    return hits[0] if len(hits) == 1 else None

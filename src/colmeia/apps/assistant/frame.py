@@ -1,0 +1,232 @@
+"""One typed frame per turn: what the person asks and what it refers to.
+
+Every turn is read into a :class:`TurnFrame` before anything is dispatched:
+
+* the **intent** and the **aspect** asked come from the learnt classifier
+  (:mod:`colmeia.apps.assistant.intents`), not from a rule per sentence;
+* **case references** and **norm references** are the formal parts, read by parsers, leniently
+  (``4506/23``, ``processo 4506 de 2023``, ``tc 4506 2023``, ``processo 555`` without a year —
+  resolved against the registry later);
+* **thread references** ("o outro", "o primeiro", "o de 2023", "dele", "esse último") point at
+  the cases the thread already talked about.
+
+An explicit new reference always wins over the thread's: :meth:`TurnFrame.target` returns the
+typed case first.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Literal
+
+from colmeia.apps.assistant.case_refs import CaseRef, read_case_refs
+from colmeia.apps.assistant.intents import classifier
+from colmeia.apps.assistant.scope import NormMention, named_norms
+
+__all__ = [
+    "ASPECTS",
+    "INTENTS",
+    "CaseRef",
+    "ThreadRef",
+    "TurnFrame",
+    "read_frame",
+    "split_parts",
+    "thread_reference",
+]
+
+# below this probability a scope, greeting or search reading gives way to the documents
+CONFIDENT = 0.7
+INTENTS = ("case", "find", "law", "mixed", "scope", "institutional", "greeting")
+ASPECTS = (
+    "status",
+    "rapporteur",
+    "parties",
+    "location",
+    "since",
+    "movements",
+    "judgement",
+    "archive",
+    "documents",
+    "deadlines",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadRef:
+    """A reference to a case of the thread: ``last`` ("dele", "esse último"), ``other``
+    ("o outro"), ``first`` ("o primeiro") or ``year`` ("o de 2023")."""
+
+    which: Literal["last", "other", "first", "year"]
+    year: int | None = None
+
+    def resolve(self, cases: Sequence[str]) -> str | None:
+        """The case among ``cases`` (most recent first) this reference points at."""
+        if not cases:
+            return None
+        if self.which == "last":
+            return cases[0]
+        if self.which == "other":
+            return cases[1] if len(cases) > 1 else None
+        if self.which == "first":
+            return cases[-1]
+        hits = [c for c in cases if c.endswith(f"/{self.year}") or f"-{self.year}-" in c]
+        return hits[0] if len(hits) == 1 else None
+
+
+@dataclass(slots=True)
+class TurnFrame:
+    """What one turn asks, typed: ``cases`` are the references typed (read by
+    :func:`~colmeia.apps.assistant.case_refs.read_case_refs`, resolved by the dispatcher)."""
+
+    text: str
+    intent: str
+    aspect: str
+    confidence: float
+    cases: list[CaseRef] = field(default_factory=list)
+    norms: list[NormMention] = field(default_factory=list)
+    thread: ThreadRef | None = None
+    # a mixed question cut in two: the case part and the law part
+    case_part: str = ""
+    law_part: str = ""
+    # whether its words are about a case (a case, its number, rapporteur, parties…): without
+    # them and without a thread to lean on, the collection's documents are the domain
+    about_a_case: bool = False
+    names_a_law: bool = False
+
+    @property
+    def has_case(self) -> bool:
+        return bool(self.cases)
+
+    def target(self, thread_cases: Sequence[str]) -> str | None:
+        """The thread case this turn is about, when it types none (a typed one always wins:
+        the dispatcher resolves it against the registry)."""
+        if self.cases:
+            return None  # a number without its year: the registry has to say which
+        if self.thread is not None:
+            return self.thread.resolve(thread_cases)
+        return None
+
+
+def _fold(text: str) -> str:
+    return "".join(
+        c for c in unicodedata.normalize("NFD", text.lower()) if unicodedata.category(c) != "Mn"
+    )
+
+
+_THREAD = (
+    ("other", re.compile(r"\b(?:o|do|no|e|sobre|aquele)\s+(?:o\s+)?outro\b")),
+    ("first", re.compile(r"\b(?:o|do|no|e)\s+primeiro\b")),
+    (
+        "last",
+        re.compile(r"\b(?:dele|dela|nele|desse|deste|esse|este|ultimo|mais recente|o mesmo)\b"),
+    ),
+)
+_OF_YEAR = re.compile(r"\b(?:o|aquele|e)\s+(?:do\s+ano\s+|de\s+|do\s+)((?:19|20)\d{2})\b")
+
+
+def thread_reference(text: str) -> ThreadRef | None:
+    """The thread case ``text`` points at without a number, if it does."""
+    folded = _fold(text)
+    year = _OF_YEAR.search(folded)
+    if year:
+        return ThreadRef("year", int(year.group(1)))
+    for which, pattern in _THREAD:
+        if pattern.search(folded):
+            return ThreadRef(which)  # type: ignore[arg-type]
+    return None
+
+
+# the words a question about a case (or a search for one) is made of
+_CASE_WORDS = re.compile(
+    r"\b(?:processos?|proc|tc|expedientes?|autos|relat(?:or|ora|ando|a)|conselheir\w*|"
+    r"(?:meu|minha|nosso|o|esse|este|um)\s+caso|andamento|tramit\w*|movimenta\w*|julgad[oa]|"
+    r"arquivad[oa]|prefeitura|municipio|contra|numero)\b|"
+    # a short question about one thing of a case: "e as partes?", "onde ele está?"
+    r"^\W*(?:\w+\W+){0,3}(?:partes|documentos|situacao|onde\s+(?:ele|ela)|desde\s+quando)\b"
+)
+
+
+def _typed_case_word(text: str) -> bool:
+    """ "procseso", "porcesso": the case words typed with a slip (one edit or a swap)."""
+    for word in re.findall(r"[a-z]{6,}", _fold(text)):
+        for target in ("processo", "processos", "expediente"):
+            if (
+                abs(len(word) - len(target)) <= 1
+                and SequenceMatcher(None, word, target).ratio() >= 0.85
+            ):
+                return True
+    return False
+
+
+# where the law part of a mixed question starts
+_LAW_CUE = re.compile(
+    r"\b(?:a|o|na|pela|segundo)?\s*(?:lei|lc|decreto|c[oó]digo|lgpd|lai|cdc|constitui\w+|"
+    r"art(?:igo)?s?\b\.?|norma|legisla\w+)|\ba\s+\d{1,2}\.?\d{3}\b",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"[,.;:?!]\s*|\s+e\s+(?=(?:o|a|qual|quais|como|quanto|pode)\b)", re.I)
+
+
+def split_parts(text: str, refs: Sequence[CaseRef]) -> tuple[str, str]:
+    """A mixed question cut at the clause where its law part starts: (case part, law part).
+    Without a law cue after the case, the whole text is both."""
+    after = max((r.start + len(r.typed) for r in refs), default=0)
+    cue = _LAW_CUE.search(text, after)
+    if cue is None:
+        return text, text
+    start = 0
+    for m in _CLAUSE.finditer(text, after, cue.start() + 1):
+        start = m.end()
+    if start <= after:
+        start = cue.start()
+    case_part, law_part = text[:start].strip(" ,;.-"), text[start:].strip()
+    return (case_part or text), (law_part or text)
+
+
+def read_frame(text: str, *, today: dt.date | None = None) -> TurnFrame:
+    """The frame of one turn (the thread's state is applied by the dispatcher)."""
+    predicted = classifier().predict(text)
+    refs = read_case_refs(text, today=today)
+    thread = thread_reference(text)
+    if thread is not None and thread.which == "year":
+        # "o de 2023" names a year of the thread's (or the list's) cases, not a case 2023
+        refs = [r for r in refs if not (r.year is None and r.number == thread.year)]
+    intent = predicted.intent
+    if intent == "mixed" and not refs:
+        intent = "law"  # a law question phrased like a mixed one, but no case in it
+    if intent in ("law", "scope", "institutional", "greeting") and refs:
+        # a typed case number is a case question whatever else it says; with a law part too
+        intent = (
+            "mixed"
+            if predicted.intents.get("law", 0.0) + predicted.intents.get("mixed", 0.0) > 0.3
+            else "case"
+        )
+    if intent == "find" and refs:
+        intent = "case"
+    if intent == "case" and refs:
+        _, law_part = split_parts(text, refs)
+        if law_part != text and classifier().predict(law_part).intent in ("law", "mixed"):
+            intent = "mixed"  # a law part after the case, whatever joins them
+    if intent in ("scope", "greeting", "find") and not refs and predicted.confidence < CONFIDENT:
+        intent = "law"  # unsure: the collection's documents answer, or say they hold nothing
+    frame = TurnFrame(
+        text,
+        intent,
+        predicted.aspect,
+        predicted.confidence,
+        refs,
+        named_norms(text),
+        None if refs else thread,
+    )
+    if intent == "mixed":
+        frame.case_part, frame.law_part = split_parts(text, refs)
+    frame.about_a_case = bool(
+        refs or thread or _CASE_WORDS.search(_fold(text)) or _typed_case_word(text)
+    )
+    frame.names_a_law = bool(frame.norms or _LAW_CUE.search(text))
+    return frame

@@ -1,0 +1,67 @@
+"""Train the turn classifier (intent, aspect) on the generated training corpus.
+
+scikit-learn (a development dependency) fits a TF-IDF over character n-grams and one logistic
+regression per head; :func:`export` keeps what inference needs (vocabulary, idf, weights) in a
+small ``.npz`` that :mod:`colmeia.apps.assistant.intents` reads with numpy alone, so the
+assistant never imports scikit-learn at run time. Training is deterministic (fixed corpus seed,
+lbfgs), and a test checks the shipped artefact is what this module trains.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from colmeia.apps.assistant.intents import NGRAMS, prepare
+from colmeia.apps.assistant.turngen.generate import training_corpus
+
+__all__ = ["export", "train"]
+
+MAX_FEATURES = 6000
+
+
+def train(conversations: int = 1500) -> dict[str, Any]:
+    """Fit both heads; returns the arrays :func:`export` writes."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    corpus = training_corpus(conversations=conversations)
+    texts = [prepare(x.text) for x in corpus]
+    vec = TfidfVectorizer(
+        analyzer="char_wb",
+        ngram_range=NGRAMS,
+        lowercase=False,
+        sublinear_tf=True,
+        max_features=MAX_FEATURES,
+        dtype=np.float64,
+    )
+    x = vec.fit_transform(texts)
+    out: dict[str, Any] = {
+        "vocabulary": np.array([str(v) for v in vec.get_feature_names_out()], dtype=str),
+        "idf": vec.idf_.astype(np.float32),
+    }
+    heads = {
+        "intent": [c.intent for c in corpus],
+        # the aspect is learnt from the turns that ask about a case
+        "aspect": [c.aspect for c in corpus],
+    }
+    for head, labels in heads.items():
+        clf = LogisticRegression(C=8.0, max_iter=2000)
+        clf.fit(x, labels)
+        out[f"{head}_classes"] = np.array([str(c) for c in clf.classes_], dtype=str)
+        out[f"{head}_coef"] = clf.coef_.astype(np.float32)
+        out[f"{head}_intercept"] = clf.intercept_.astype(np.float32)
+    return out
+
+
+def export(arrays: dict[str, Any], path: Path | None = None) -> bytes:
+    """The artefact's bytes (written to ``path`` when given)."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    data = buf.getvalue()
+    if path is not None:
+        path.write_bytes(data)
+    return data

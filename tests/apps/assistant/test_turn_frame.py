@@ -1,0 +1,74 @@
+"""The turn frame and the dispatch from it (offline): an explicit new number wins over the
+thread's case, thread references pick the right case, a missing case is asked for, a mixed
+question gets both halves without a conjunction, and out-of-scope / institutional questions
+beyond any listed phrasing get their own answers."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from colmeia.apps.assistant.frame import ThreadRef, read_frame, split_parts, thread_reference
+
+TODAY = dt.date(2026, 11, 1)
+
+
+def _found(result: Any) -> list[str]:
+    return [str(f.get("number")) for f in result.facts if f.get("status") == "found"]
+
+
+def test_the_frame_reads_intent_aspect_and_references() -> None:
+    frame = read_frame("processo 4506 de 2023 ta com quem?", today=TODAY)
+    assert (frame.intent, frame.aspect) == ("case", "location")
+    assert [(r.number, r.year) for r in frame.cases] == [(4506, 2023)]
+    assert thread_reference("e o outro?") == ThreadRef("other")
+    assert thread_reference("o de 2023") == ThreadRef("year", 2023)
+    # "o de 2023" is the thread's (or the list's) case of that year, not a case numbered 2023
+    assert read_frame("o de 2023", today=TODAY).cases == []
+
+
+def test_a_mixed_question_without_a_conjunction_is_cut_where_the_law_starts() -> None:
+    text = "O processo 123/2024 está parado há muito tempo, a Lei 9.784 permite isso?"
+    frame = read_frame(text, today=TODAY)
+    assert frame.intent == "mixed"
+    assert split_parts(text, frame.cases) == (
+        "O processo 123/2024 está parado há muito tempo",
+        "a Lei 9.784 permite isso?",
+    )
+
+
+async def test_an_explicit_new_number_wins_over_the_threads_case(assistant: Any) -> None:
+    bot = await assistant(None)
+    first = await bot.ask("t", "qual a situação do processo 32/2023?")
+    assert _found(first) == ["TC/000032/2023"]
+    second = await bot.ask("t", "e o TC 000042/2020, quem é o relator?")
+    assert _found(second) == ["TC/000042/2020"]
+    other = await bot.ask("t", "e o outro?")
+    assert _found(other) == ["TC/000032/2023"]
+    last = await bot.ask("t", "e o de 2020?")
+    assert _found(last) == ["TC/000042/2020"]
+
+
+async def test_an_aspect_asked_first_asks_which_case(assistant: Any) -> None:
+    bot = await assistant(None)
+    asked = await bot.ask("t", "e quem é o relator?")
+    assert asked.status == "waiting_clarification" and "De qual processo" in asked.answer
+    done = await bot.resume("t", "32 de 2023")
+    assert _found(done) == ["TC/000032/2023"] and "Relator" in done.answer
+
+
+async def test_out_of_scope_and_institutional_beyond_listed_phrasings(assistant: Any) -> None:
+    bot = await assistant(None)
+    tip = await bot.ask("a", "me indica um restaurante bom no centro")
+    assert tip.citations == [] and "fora do que posso responder" in tip.answer
+    hours = await bot.ask("b", "qual o horário de funcionamento do tribunal?")
+    assert hours.agent == "institutional" and hours.citations == []
+
+
+async def test_a_mixed_question_gets_both_halves(assistant: Any) -> None:
+    bot = await assistant(None)
+    result = await bot.ask(
+        "t", "O processo 32/2023 está parado há muito tempo, a Lei 9.784 permite isso?"
+    )
+    assert _found(result) == ["TC/000032/2023"]
+    assert "Lei 9.784/1999" in {c["law"] for c in result.citations}
