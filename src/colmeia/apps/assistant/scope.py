@@ -189,12 +189,16 @@ class NormCatalogue:
         for doc in store.documents(collection):
             name = str(doc.metadata.get("document") or "")
             found = named_norms(name) if name else []
-            if not found:
+            urn = doc.doc_id.lower()
+            if found:
+                key = (found[0].kind, found[0].number)
+            elif name and urn.startswith("urn:lex:"):
+                # A norm without a number in its name (CF/88, its ADCT) is still a norm.
+                key = (name, "")
+            else:
                 cat.other_documents += 1
                 continue
-            key = (found[0].kind, found[0].number)
             cat.norms.setdefault(key, name)
-            urn = doc.doc_id.lower()
             federal = urn.startswith("urn:lex:br:federal:")
             cat.federal[key] = cat.federal.get(key, True) and federal
         return cat
