@@ -49,6 +49,7 @@ def ranker_pipeline(rag: RagPipeline) -> RagPipeline:
         retriever=rag.retriever,
         reranker=rag.reranker,
         config=rag.config,
+        court_collection=rag.court_collection,
     )
 
 

@@ -31,6 +31,12 @@ from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
+from colmeia.apps.assistant.court_rules import (
+    COURT_COLLECTION,
+    court_rules_note,
+    is_procedural,
+    source_kind,
+)
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.legal import parse_legal_path, validity
 from colmeia.apps.assistant.ranking import rank_articles
@@ -369,6 +375,7 @@ def answer_quality(
 class RagState(TypedDict, total=False):
     question: str
     context: str
+    local: str
     attachments: list[str]
     missing: str
     jurisdiction: str
@@ -419,9 +426,11 @@ class RagPipeline:
         retriever: Retriever | None = None,
         reranker: Any = None,
         config: RagConfig | None = None,
+        court_collection: str = COURT_COLLECTION,
     ) -> None:
         self.store = store
         self.collection = collection
+        self.court_collection = court_collection
         self.model = model
         self.reranker = reranker
         self.config = config or RagConfig()
@@ -451,9 +460,22 @@ class RagPipeline:
         question = state["question"]
         analysis = analyze_query(question)
         catalogue = NormCatalogue.for_collection(self.store, self.collection)
+        jurisdiction = jurisdiction_note(question, catalogue) or ""
+        local = state.get("local", "")
+        if (local or jurisdiction) and is_procedural(question, str(analysis.get("relation"))):
+            # The law's words for everyday ones ("recorrer" → "recurso interpor") find the
+            # court's dispositivo as they find the federal one.
+            terms = analysis.get("legal_terms") or ""
+            words = terms if isinstance(terms, str) else " ".join(map(str, terms))
+            court = self._court_passages(f"{question} {words}".strip())
+            if local:
+                jurisdiction = court_rules_note(local, court, self.court_collection)
+            elif court:
+                quoted = " ".join(f"«{t}» ({label}, norma do tribunal)." for label, t in court)
+                jurisdiction += f" Segundo as normas do próprio tribunal: {quoted}"
         return {
             "missing": missing_norm(question, catalogue) or "",
-            "jurisdiction": jurisdiction_note(question, catalogue) or "",
+            "jurisdiction": jurisdiction,
             "analysis": analysis,
             "query": analysis["processed"],
             "tried": [],
@@ -462,6 +484,15 @@ class RagPipeline:
             "notes": state.get("notes", []),
             "best": None,
         }
+
+    def _court_passages(self, question: str, k: int = 2) -> list[tuple[str, str]]:
+        """The court's own dispositivos for a question, when it ingested its norms."""
+        if self.court_collection == self.collection or (
+            self.store.collection(self.court_collection) is None
+        ):
+            return []
+        hits = Retriever(self.store, self.court_collection).search(question, k=k)
+        return [(h.citation.label(), h.text) for h in hits]
 
     async def ingest_attachments(self, state: RagState) -> RagState:
         """Ingest newly attached documents into the collection (unchanged ones are skipped)."""
@@ -835,15 +866,19 @@ class RagPipeline:
         context: str = "",
         attachments: Sequence[str] = (),
         sink: AnswerSink | None = None,
+        local: str = "",
     ) -> dict[str, Any]:
         """Run the pipeline on one question; returns the result for the coordinator.
 
         With ``sink``, each generation streams its answer into it (a retry withdraws the
-        previous one); the result's answer is what counts.
+        previous one); the result's answer is what counts. ``local`` names the thread's case
+        of a state or municipal court (:func:`court_rules.local_case`): a deadline or
+        procedure question is then warned that the court's own rules may differ.
         """
         state: RagState = {
             "question": question,
             "context": context,
+            "local": local,
             "attachments": list(attachments),
         }
         token = _SINK.set(sink)
@@ -1002,6 +1037,10 @@ def _result(
                     "passage": c.passage_id,
                     "label": cit.label() if cit else c.doc_id,
                     **ref.as_dict(),
+                    # whose norm: Constituição Federal, lei federal, jurisprudência, tribunal
+                    "source": source_kind(
+                        cit.path if cit else "", hit.doc_type if hit is not None else ""
+                    ),
                     "doc_id": c.doc_id,
                     "chunk_id": c.chunk_id,
                     "quote": c.quote,

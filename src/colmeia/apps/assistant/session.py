@@ -409,6 +409,7 @@ async def open_assistant(
         model,
         reranker=reranker,
         config=rag_config or RagConfig(sources=list(rag_sources)),
+        court_collection=s.court_collection,
     )
     try:
         async with open_checkpointer(url, allowed=[_Msg]) as saver:

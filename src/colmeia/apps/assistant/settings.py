@@ -32,6 +32,11 @@ class AssistantSettings(BaseSettings):
         "(default: assistant.db in COLMEIA_HOME).",
     )
     collection: str = Field(default="leis", description="Collection of official documents.")
+    court_collection: str = Field(
+        default="normas-tribunal",
+        description="Collection of the court's own norms (organic law, internal rules, "
+        "resolutions), quoted as the court's on a state case's deadlines and procedure.",
+    )
     max_handoffs_per_turn: int = Field(
         default=4, ge=1, le=20, description="Handoffs allowed in one turn before it stops."
     )
