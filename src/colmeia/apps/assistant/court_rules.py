@@ -24,6 +24,7 @@ from colmeia.rag.index.lexical import fold_accents
 
 __all__ = [
     "COURT_COLLECTION",
+    "JURISPRUDENCE_COLLECTION",
     "court_rules_note",
     "is_procedural",
     "local_case",
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 COURT_COLLECTION = "normas-tribunal"
+JURISPRUDENCE_COLLECTION = "jurisprudencia"
 
 # Bodies of a state or municipality, as registry records name them (folded).
 _LOCAL_BODY = re.compile(

@@ -50,6 +50,7 @@ def ranker_pipeline(rag: RagPipeline) -> RagPipeline:
         reranker=rag.reranker,
         config=rag.config,
         court_collection=rag.court_collection,
+        jurisprudence_collection=rag.jurisprudence_collection,
     )
 
 

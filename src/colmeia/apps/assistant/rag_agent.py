@@ -25,7 +25,7 @@ import contextvars
 import logging
 import re
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -33,6 +33,7 @@ from langgraph.graph import END, START, StateGraph
 
 from colmeia.apps.assistant.court_rules import (
     COURT_COLLECTION,
+    JURISPRUDENCE_COLLECTION,
     court_rules_note,
     is_procedural,
     source_kind,
@@ -47,7 +48,12 @@ from colmeia.apps.assistant.relations import (
     states_relation,
     without_relation_words,
 )
-from colmeia.apps.assistant.scope import NormCatalogue, jurisdiction_note, missing_norm
+from colmeia.apps.assistant.scope import (
+    NormCatalogue,
+    jurisdiction_note,
+    missing_norm,
+    named_norms,
+)
 from colmeia.errors import ColmeiaError, ModelError, QueryError
 from colmeia.llm.base import ChatModel
 from colmeia.rag.generate import (
@@ -58,6 +64,7 @@ from colmeia.rag.generate import (
     extractive_answer,
 )
 from colmeia.rag.index.lexical import Analyzer, fold_accents
+from colmeia.rag.ingest.jurisprudence import parse_decision_reference
 from colmeia.rag.retrieve import Citation, Filters, Hit, Retriever
 from colmeia.store.base import Store, StoredChunk
 
@@ -133,6 +140,23 @@ _FILLER = re.compile(
 
 def _fold(text: str) -> str:
     return fold_accents(text.lower())
+
+
+# A question about decisions, not a decision's deadline ("recorrer de decisão" is procedure).
+_ABOUT_DECISIONS = re.compile(
+    r"\b(ac[oó]rd[aã]os?|jurisprud\w*|s[uú]mulas?|precedentes?|julgados?|"
+    r"entendimento d[oa] (?:tcu|tribunal)|(?:o )?tcu (?:decidiu|entende|julgou))\b",
+    re.IGNORECASE,
+)
+_WHOSE = {
+    "norma do tribunal": "Normas do próprio tribunal (coleção {collection!r}):",
+    "jurisprudência": "Jurisprudência (coleção {collection!r}):",
+}
+# The court's own norms, by the names courts give them (folded).
+_COURT_NORM = re.compile(
+    r"\b(?:regimento interno|lei organica do tribunal|resolucao do tribunal|"
+    r"resolucoes do tribunal|normas? do tribunal|instrucao normativa do tribunal)\b"
+)
 
 
 def analyze_query(question: str) -> dict[str, Any]:
@@ -427,10 +451,13 @@ class RagPipeline:
         reranker: Any = None,
         config: RagConfig | None = None,
         court_collection: str = COURT_COLLECTION,
+        jurisprudence_collection: str = JURISPRUDENCE_COLLECTION,
     ) -> None:
         self.store = store
         self.collection = collection
         self.court_collection = court_collection
+        self.jurisprudence_collection = jurisprudence_collection
+        self._siblings: dict[str, RagPipeline] = {}
         self.model = model
         self.reranker = reranker
         self.config = config or RagConfig()
@@ -493,6 +520,45 @@ class RagPipeline:
             return []
         hits = Retriever(self.store, self.court_collection).search(question, k=k)
         return [(h.citation.label(), h.text) for h in hits]
+
+    def route(self, question: str) -> str:
+        """The collection that answers ``question``: the decisions for a question about
+        jurisprudence ("um acórdão sobre contratação direta", "Acórdão 1234/2019-Plenário",
+        "súmula 272"), the court's norms for one naming a norm only they hold ("a resolução
+        nº 12", "o regimento interno"), else this pipeline's own (the laws)."""
+        exists = self.store.collection
+        if exists(self.jurisprudence_collection) is not None and (
+            _ABOUT_DECISIONS.search(question) or parse_decision_reference(question)
+        ):
+            return self.jurisprudence_collection
+        if self.court_collection != self.collection and exists(self.court_collection) is not None:
+            if _COURT_NORM.search(_fold(question)):
+                return self.court_collection
+            named = named_norms(question)
+            if named:
+                own = NormCatalogue.for_collection(self.store, self.collection)
+                court = NormCatalogue.for_collection(self.store, self.court_collection)
+                if any(court.holds(n) and not own.holds(n) for n in named):
+                    return self.court_collection
+        return self.collection
+
+    def sibling(self, collection: str) -> RagPipeline:
+        """The same pipeline (model, reranker, knobs) over another collection."""
+        if collection == self.collection:
+            return self
+        found = self._siblings.get(collection)
+        if found is None:
+            found = RagPipeline(
+                self.store,
+                collection,
+                self.model,
+                reranker=self.reranker,
+                config=replace(self.config, sources=[]),
+                court_collection=self.court_collection,
+                jurisprudence_collection=self.jurisprudence_collection,
+            )
+            self._siblings[collection] = found
+        return found
 
     async def ingest_attachments(self, state: RagState) -> RagState:
         """Ingest newly attached documents into the collection (unchanged ones are skipped)."""
@@ -875,6 +941,9 @@ class RagPipeline:
         of a state or municipal court (:func:`court_rules.local_case`): a deadline or
         procedure question is then warned that the court's own rules may differ.
         """
+        target = self.route(question) if not attachments else self.collection
+        if target != self.collection:
+            return await self.sibling(target).run(question, context=context, sink=sink, local=local)
         state: RagState = {
             "question": question,
             "context": context,
@@ -887,6 +956,18 @@ class RagPipeline:
         finally:
             _SINK.reset(token)
         result: dict[str, Any] = out["result"]
+        role = (
+            "norma do tribunal"
+            if self.collection == self.court_collection
+            else "jurisprudência"
+            if self.collection == self.jurisprudence_collection
+            else ""
+        )
+        if role:  # say whose texts these are, before any of them is quoted
+            for c in result.get("citations", []):
+                c["source"] = role
+            heading = _WHOSE[role].format(collection=self.collection)
+            result["answer"] = f"{heading}\n\n{result['answer']}"
         return result
 
 

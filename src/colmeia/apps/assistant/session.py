@@ -410,6 +410,7 @@ async def open_assistant(
         reranker=reranker,
         config=rag_config or RagConfig(sources=list(rag_sources)),
         court_collection=s.court_collection,
+        jurisprudence_collection=s.jurisprudence_collection,
     )
     try:
         async with open_checkpointer(url, allowed=[_Msg]) as saver:
