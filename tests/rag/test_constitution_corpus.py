@@ -22,13 +22,13 @@ from colmeia.store import open_store
 from shared_data import DATA_DIR
 
 LABELLED = DATA_DIR / "laws" / "constituicao" / "20200826_EMC108.csv"
-SHIPPED = DATA_DIR / "laws" / "lexml" / "constituicao_1988_19881005.csv"
+SHIPPED = DATA_DIR / "laws" / "constituicao" / "lexml" / "constituicao_1988_19881005.csv"
 # "§ 4º (Revogado).", "Art. 171. (Revogado).", "IV - (revogado);": a label, then only the note.
 REPEALED = re.compile(
     r"(?:Parágrafo único\.?|Art\.\s*\S+|§\s*\S+|\S+\s*-|\S+)\s*\((?:revogad|vetad)\w*\)[.;]?(?: e)?",
     re.I,
 )
-SHIPPED_ADCT = DATA_DIR / "laws" / "lexml" / "adct_1988_19881005.csv"
+SHIPPED_ADCT = DATA_DIR / "laws" / "constituicao" / "lexml" / "adct_1988_19881005.csv"
 
 
 def expected_path(line: ConstitutionLine) -> tuple[str, str, str, str, str]:
@@ -138,3 +138,17 @@ def test_the_adct_is_its_own_norm_so_art_71_is_never_confused(
 ) -> None:
     top = constitution_store.search("Fundo Social de Emergência saneamento financeiro", k=1)
     assert top[0].citation.path == "ADCT (CF/88), Art. 71"
+
+
+async def test_the_assistant_cites_the_constitution_down_to_the_inciso(
+    constitution_store: Retriever,
+) -> None:
+    from colmeia.apps.assistant.rag_agent import RagPipeline
+
+    result = await RagPipeline(constitution_store.store, "leis").run(
+        "Quem julga as contas dos administradores e responsáveis por dinheiros públicos?"
+    )
+    first = result["citations"][0]
+    assert (first["law"], first["article"], first["inciso"]) == ("CF/88", "71", "II")
+    assert first["label"] == "CF/88, Art. 71, inciso II"
+    assert first["source"] == "Constituição Federal"

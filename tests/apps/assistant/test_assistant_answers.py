@@ -105,7 +105,7 @@ def test_named_norms_and_the_collections_catalogue(laws_store: Store) -> None:
         "Lei Complementar 101/2000"
     ]
     catalogue = NormCatalogue.for_collection(laws_store, "leis")
-    assert len(catalogue.labels()) == 11 and catalogue.only_federal  # nine laws, CF/88, ADCT
+    assert len(catalogue.labels()) == 9 and catalogue.only_federal
     assert missing_norm("o que diz a Lei 13.709 sobre crianças?", catalogue) is None
     assert missing_norm("art. 59 da lei 9784/99", catalogue) is None
     assert jurisdiction_note("prazo de recurso no processo administrativo", catalogue) is None
