@@ -165,5 +165,8 @@ def test_the_shipped_statements_are_cited_by_sumula_or_their_key(tmp_path: Path)
     retriever = Retriever(store, "jurisprudencia")
     top = retriever.search("Súmula TCU 272", k=1)[0]
     assert top.citation.path == "Súmula TCU 272"
+    cited = retriever.search("obras de infraestrutura celebrados antes de 25/11/2011", k=1)[0]
+    # The inline markup of the decisions a statement cites is gone; the decision's words stay.
+    assert "<acordao" not in cited.text and "Acórdão 749/2010-TCU-Plenário" in cited.text
     other = retriever.search("contratação direta", k=1)[0]
     assert other.citation.path == f"Jurisprudência Selecionada do TCU, enunciado {other.doc_id}"

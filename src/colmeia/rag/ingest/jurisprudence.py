@@ -82,6 +82,7 @@ _REF_RE = re.compile(
     r"\s*(?:/|\bde\s+)\s*(?P<year>(?:19|20)\d{2})"
     rf"(?:\s*[-–—,]?\s*(?:tcu\s*[-–—,]?\s*)?{_COLEGIADO_RE})?",
 )
+_MARKUP = re.compile(r"</?[a-z][a-z_]*(?:\s[^<>]*)?>")
 _SUMULA_RE = re.compile(r"^S[ÚU]MULA\s+(?:TCU\s+)?(?:N[ºo°.]\s*)?(\d+)\b", re.IGNORECASE)
 
 
@@ -235,7 +236,14 @@ def iter_jurisprudence(
             on_error(err)
             continue
         seen.add(key)
+        cited = references([text]) if "<" in text else []
+        # JurisTCU marks the decisions a statement cites inline
+        # (<acordao_decisao_tcu numero="749" ano="2010" …>Acórdão 749/2010-TCU-Plenário</…>):
+        # the words stay, the markup goes, the decisions are kept as metadata.
+        text = _MARKUP.sub("", text)
         cite, heading, meta = _record(row, cols)
+        if cited:
+            meta["cites"] = "; ".join(ref.label() for ref in cited)
         meta |= {"path": cite, "document": cite, "heading": heading, "key": key}
         yield ExtractedDocument(
             source_id=key,
