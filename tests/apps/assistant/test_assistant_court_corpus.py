@@ -110,3 +110,14 @@ async def test_without_the_courts_norms_a_resolution_is_said_missing(
 ) -> None:
     result = await RagPipeline(laws_store, "leis").run("o que diz a resolução nº 12?")
     assert is_missing_norm_answer(result["answer"])
+
+
+async def test_the_courts_own_norms_answering_carry_no_warning_about_themselves(
+    court_corpus: Store,
+) -> None:
+    result = await RagPipeline(court_corpus, "leis").run(
+        "qual o prazo de remessa das contas segundo a resolução nº 12?",
+        local="o processo TC/000032/2023 (Prefeitura Municipal de Exemplo)",
+    )
+    assert result["answer"].startswith("Normas do próprio tribunal")
+    assert "Atenção" not in result["answer"]

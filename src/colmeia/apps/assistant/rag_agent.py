@@ -488,7 +488,8 @@ class RagPipeline:
         analysis = analyze_query(question)
         catalogue = NormCatalogue.for_collection(self.store, self.collection)
         jurisdiction = jurisdiction_note(question, catalogue) or ""
-        local = state.get("local", "")
+        # The court's own norms answering need no warning that the court's norms may differ.
+        local = state.get("local", "") if self.collection != self.court_collection else ""
         if (local or jurisdiction) and is_procedural(question, str(analysis.get("relation"))):
             # The law's words for everyday ones ("recorrer" → "recurso interpor") find the
             # court's dispositivo as they find the federal one.
