@@ -89,9 +89,24 @@ def _calculator_agent(req: SimRequest) -> Reply:
 
 def _search_steps(demo: Demo, data: Path) -> None:
     laws = sorted((data / "laws" / "lexml").glob("*.csv"))
+    laws += sorted((data / "laws" / "constituicao" / "lexml").glob("*.csv"))
     demo.run(
-        "1. Ingest nine federal laws (LexML CSV), cited down to the inciso",
+        "1. Ingest the Constitution and nine federal laws (LexML CSV), cited down to the inciso",
         ["ingest", *map(str, laws), "--collection", "leis"],
+    )
+    demo.run(
+        "   the court's corpus: TCU statements (JurisTCU) and the court's own norms (a sample)",
+        [
+            "ingest",
+            str(data / "juristcu" / "docs.csv"),
+            "--collection",
+            "jurisprudencia",
+            "--jurisprudence",
+        ],
+    )
+    demo.run(
+        "   a fictional state court's regimento interno and resolução, to show where a court's go",
+        ["ingest", str(data / "tribunal"), "--collection", "normas-tribunal"],
     )
     for query in (
         "tratamento de dados pessoais de criancas",
@@ -166,7 +181,12 @@ def _assistant_steps(demo: Demo, base_env: dict[str, str]) -> None:
     )
     for question in (
         "Onde está o processo tc 32/2023 e desde quando?",
+        # TC/000032/2023 is a Prefeitura's case: the court's own rule comes first, as the court's
+        "Qual o prazo pra eu recorrer?",
         "O que é fornecedor segundo o CDC?",
+        "Quem julga as contas dos administradores de dinheiros públicos?",
+        "Um acórdão sobre contratação direta",
+        "Qual o prazo de remessa das contas segundo a resolução nº 12?",
     ):
         demo.run(
             "   ask, with no model: rules route, the registry and the laws answer",

@@ -83,6 +83,12 @@ def ingest(
         [], "--metadata-column", help="CSV columns kept as metadata (repeatable)."
     ),
     chunker: str = typer.Option("auto", help="auto | legal | paragraphs | recursive"),
+    jurisprudence: bool = typer.Option(
+        False,
+        "--jurisprudence",
+        help="Read CSV rows as court statements cited by their decision (JurisTCU's DOC_ID,TEXT;"
+        " files with decision columns are read so anyway).",
+    ),
     cut_front_matter: bool = typer.Option(False, help="Drop front matter of academic works."),
     cut_references: bool = typer.Option(False, help="Drop the references section."),
     store_url: str | None = _STORE,
@@ -116,7 +122,15 @@ def ingest(
                 )
             )
     columns = None
-    if id_column or text_column or title_column or metadata_column or type_column or date_column:
+    if (
+        id_column
+        or text_column
+        or title_column
+        or metadata_column
+        or type_column
+        or date_column
+        or jurisprudence
+    ):
         columns = CsvColumns(
             id_column or "",
             text_column or "",
@@ -124,6 +138,7 @@ def ingest(
             metadata_column or None,
             type_column,
             date_column,
+            "jurisprudence" if jurisprudence else None,
         )
     with (
         _opened(store_url, "create") as (store, settings),

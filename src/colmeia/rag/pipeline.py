@@ -60,6 +60,8 @@ class CsvColumns:
 
     ``type_column`` gives each record's ``doc_type`` (``Tipo``: Dissertação/Tese) and
     ``date_column`` its year (``Defesa``: ``17/08/2017``), both used by search filters.
+    ``layout="jurisprudence"`` reads the rows as court statements
+    (:mod:`colmeia.rag.ingest.jurisprudence`) even without decision columns.
     """
 
     id_column: str
@@ -68,6 +70,7 @@ class CsvColumns:
     metadata_columns: list[str] | None = None
     type_column: str | None = None
     date_column: str | None = None
+    layout: str | None = None
 
 
 @dataclass(slots=True)
@@ -839,7 +842,6 @@ def _documents(
         yield extract(path)
         return
     header, sample = _csv_sample(path)
-    cols = detect_csv_columns(header, csv_columns, sample)
 
     def on_error(exc: Exception) -> None:
         if isinstance(exc, DocumentError):
@@ -849,6 +851,14 @@ def _documents(
         else:
             errors.append(IngestError(str(path), str(exc)))
 
+    from colmeia.rag.ingest.jurisprudence import has_decision_columns, iter_jurisprudence
+
+    if (csv_columns is not None and csv_columns.layout == "jurisprudence") or (
+        has_decision_columns(header)
+    ):
+        yield from iter_jurisprudence(path, on_error)
+        return
+    cols = detect_csv_columns(header, csv_columns, sample)
     yield from iter_csv_records(
         path,
         id_column=cols.id_column,

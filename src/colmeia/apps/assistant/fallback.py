@@ -49,6 +49,8 @@ def ranker_pipeline(rag: RagPipeline) -> RagPipeline:
         retriever=rag.retriever,
         reranker=rag.reranker,
         config=rag.config,
+        court_collection=rag.court_collection,
+        jurisprudence_collection=rag.jurisprudence_collection,
     )
 
 

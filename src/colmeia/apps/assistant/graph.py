@@ -58,6 +58,7 @@ from colmeia.apps.assistant.conversation import (
     remember,
     resolve_follow_up,
 )
+from colmeia.apps.assistant.court_rules import local_case
 from colmeia.apps.assistant.dispatch import Decision, Dispatcher
 from colmeia.apps.assistant.fallback import (
     UNANSWERED,
@@ -1504,11 +1505,13 @@ class AssistantGraph:
                 (m.content for m in reversed(state.get("messages", [])) if m.role == "user"), ""
             )
         try:
+            facts = state.get("case_facts", {})
             result = await self.rag_pipeline.run(
                 task,
                 context=str(handoff.get("context") or ""),
                 attachments=state.get("attachments", []),
                 sink=tokens,
+                local=local_case([facts[n] for n in state.get("cases", []) if n in facts]),
             )
         except ColmeiaError as exc:
             result = {

@@ -17,12 +17,13 @@ __all__ = ["LegalRef", "Validity", "article_key", "parse_legal_path", "urn_date"
 
 _LAW = re.compile(
     r"^(?P<law>(?:Lei Complementar|Lei|Decreto-Lei|Decreto|Medida Provisória|Emenda "
-    r"Constitucional|Resolução|Portaria|Constituição Federal)[^,]*)",
+    r"Constitucional|Resolução|Portaria|Constituição Federal|CF/\d+|ADCT)[^,]*)",
     re.IGNORECASE,
 )
 _ART = re.compile(r"\bArt\.?\s*(\d+[A-Z\-]*)", re.IGNORECASE)
-_PAR = re.compile(r"(?:§\s*(\d+)\s*[º°o]?|Parágrafo único)", re.IGNORECASE)
-_INC = re.compile(r"\binciso\s+([IVXLCDM]+)\b", re.IGNORECASE)
+# Dispositivos inserted later carry a letter: "§ 4º-A", "inciso I-A" (the Constitution has many).
+_PAR = re.compile(r"(?:§\s*(\d+)\s*[º°o]?(-[A-Z]\b)?|Parágrafo único)", re.IGNORECASE)
+_INC = re.compile(r"\binciso\s+([IVXLCDM]+(?:-[A-Z])?)\b", re.IGNORECASE)
 _ALI = re.compile(r"\bal[ií]nea\s+([a-z])\b", re.IGNORECASE)
 _URN_DATE = re.compile(r"^urn:lex:[^;!]*?:(\d{4}-\d{2}-\d{2})(?:[;:!]|$)")
 _REVOKED = re.compile(r"\((?:Revogad[oa]s?|Suprimid[oa])\b([^)]*)\)", re.IGNORECASE)
@@ -55,7 +56,7 @@ def parse_legal_path(path: str, page: int = 0) -> LegalRef:
     par = _PAR.search(path)
     paragraph = ""
     if par:
-        paragraph = "único" if par.group(1) is None else par.group(1)
+        paragraph = "único" if par.group(1) is None else par.group(1) + (par.group(2) or "")
     inc = _INC.search(path)
     ali = _ALI.search(path)
     return LegalRef(

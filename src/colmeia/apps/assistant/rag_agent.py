@@ -25,7 +25,7 @@ import contextvars
 import logging
 import re
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
@@ -35,6 +35,13 @@ from colmeia.apps.assistant.article_ranker import (
     ArticleCandidate,
     ArticleRanker,
     article_candidates,
+)
+from colmeia.apps.assistant.court_rules import (
+    COURT_COLLECTION,
+    JURISPRUDENCE_COLLECTION,
+    court_rules_note,
+    is_procedural,
+    source_kind,
 )
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.legal import parse_legal_path, validity
@@ -47,7 +54,12 @@ from colmeia.apps.assistant.relations import (
     states_relation,
     without_relation_words,
 )
-from colmeia.apps.assistant.scope import NormCatalogue, jurisdiction_note, missing_norm
+from colmeia.apps.assistant.scope import (
+    NormCatalogue,
+    jurisdiction_note,
+    missing_norm,
+    named_norms,
+)
 from colmeia.errors import ColmeiaError, ModelError, QueryError
 from colmeia.llm.base import ChatModel
 from colmeia.rag.generate import (
@@ -59,6 +71,7 @@ from colmeia.rag.generate import (
 )
 from colmeia.rag.index.embedders import Embedder
 from colmeia.rag.index.lexical import Analyzer, fold_accents
+from colmeia.rag.ingest.jurisprudence import parse_decision_reference
 from colmeia.rag.retrieve import Citation, Filters, Hit, Retriever
 from colmeia.store.base import Store, StoredChunk
 
@@ -134,6 +147,23 @@ _FILLER = re.compile(
 
 def _fold(text: str) -> str:
     return fold_accents(text.lower())
+
+
+# A question about decisions, not a decision's deadline ("recorrer de decisão" is procedure).
+_ABOUT_DECISIONS = re.compile(
+    r"\b(ac[oó]rd[aã]os?|jurisprud\w*|s[uú]mulas?|precedentes?|julgados?|"
+    r"entendimento d[oa] (?:tcu|tribunal)|(?:o )?tcu (?:decidiu|entende|julgou))\b",
+    re.IGNORECASE,
+)
+_WHOSE = {
+    "norma do tribunal": "Normas do próprio tribunal (coleção {collection!r}):",
+    "jurisprudência": "Jurisprudência (coleção {collection!r}):",
+}
+# The court's own norms, by the names courts give them (folded).
+_COURT_NORM = re.compile(
+    r"\b(?:regimento interno|lei organica do tribunal|resolucao do tribunal|"
+    r"resolucoes do tribunal|normas? do tribunal|instrucao normativa do tribunal)\b"
+)
 
 
 def analyze_query(question: str) -> dict[str, Any]:
@@ -376,6 +406,7 @@ def answer_quality(
 class RagState(TypedDict, total=False):
     question: str
     context: str
+    local: str
     attachments: list[str]
     missing: str
     jurisdiction: str
@@ -430,6 +461,8 @@ class RagPipeline:
         config: RagConfig | None = None,
         embedder: Embedder | None = None,
         article_ranker: ArticleRanker | None | Literal["shipped"] = None,
+        court_collection: str = COURT_COLLECTION,
+        jurisprudence_collection: str = JURISPRUDENCE_COLLECTION,
     ) -> None:
         self.store = store
         self.article_ranker = (
@@ -438,6 +471,9 @@ class RagPipeline:
         if self.article_ranker is not None and not self.article_ranker.weights:
             self.article_ranker = None  # no trained weights: the hand-set ones
         self.collection = collection
+        self.court_collection = court_collection
+        self.jurisprudence_collection = jurisprudence_collection
+        self._siblings: dict[str, RagPipeline] = {}
         self.model = model
         self.reranker = reranker
         self.config = config or RagConfig()
@@ -467,9 +503,23 @@ class RagPipeline:
         question = state["question"]
         analysis = analyze_query(question)
         catalogue = NormCatalogue.for_collection(self.store, self.collection)
+        jurisdiction = jurisdiction_note(question, catalogue) or ""
+        # The court's own norms answering need no warning that the court's norms may differ.
+        local = state.get("local", "") if self.collection != self.court_collection else ""
+        if (local or jurisdiction) and is_procedural(question, str(analysis.get("relation"))):
+            # The law's words for everyday ones ("recorrer" → "recurso interpor") find the
+            # court's dispositivo as they find the federal one.
+            terms = analysis.get("legal_terms") or ""
+            words = terms if isinstance(terms, str) else " ".join(map(str, terms))
+            court = self._court_passages(f"{question} {words}".strip())
+            if local:
+                jurisdiction = court_rules_note(local, court, self.court_collection)
+            elif court:
+                quoted = " ".join(f"«{t}» ({label}, norma do tribunal)." for label, t in court)
+                jurisdiction += f" Segundo as normas do próprio tribunal: {quoted}"
         return {
             "missing": missing_norm(question, catalogue) or "",
-            "jurisdiction": jurisdiction_note(question, catalogue) or "",
+            "jurisdiction": jurisdiction,
             "analysis": analysis,
             "query": analysis["processed"],
             "tried": [],
@@ -478,6 +528,54 @@ class RagPipeline:
             "notes": state.get("notes", []),
             "best": None,
         }
+
+    def _court_passages(self, question: str, k: int = 2) -> list[tuple[str, str]]:
+        """The court's own dispositivos for a question, when it ingested its norms."""
+        if self.court_collection == self.collection or (
+            self.store.collection(self.court_collection) is None
+        ):
+            return []
+        hits = Retriever(self.store, self.court_collection).search(question, k=k)
+        return [(h.citation.label(), h.text) for h in hits]
+
+    def route(self, question: str) -> str:
+        """The collection that answers ``question``: the decisions for a question about
+        jurisprudence ("um acórdão sobre contratação direta", "Acórdão 1234/2019-Plenário",
+        "súmula 272"), the court's norms for one naming a norm only they hold ("a resolução
+        nº 12", "o regimento interno"), else this pipeline's own (the laws)."""
+        exists = self.store.collection
+        if exists(self.jurisprudence_collection) is not None and (
+            _ABOUT_DECISIONS.search(question) or parse_decision_reference(question)
+        ):
+            return self.jurisprudence_collection
+        if self.court_collection != self.collection and exists(self.court_collection) is not None:
+            if _COURT_NORM.search(_fold(question)):
+                return self.court_collection
+            named = named_norms(question)
+            if named:
+                own = NormCatalogue.for_collection(self.store, self.collection)
+                court = NormCatalogue.for_collection(self.store, self.court_collection)
+                if any(court.holds(n) and not own.holds(n) for n in named):
+                    return self.court_collection
+        return self.collection
+
+    def sibling(self, collection: str) -> RagPipeline:
+        """The same pipeline (model, reranker, knobs) over another collection."""
+        if collection == self.collection:
+            return self
+        found = self._siblings.get(collection)
+        if found is None:
+            found = RagPipeline(
+                self.store,
+                collection,
+                self.model,
+                reranker=self.reranker,
+                config=replace(self.config, sources=[]),
+                court_collection=self.court_collection,
+                jurisprudence_collection=self.jurisprudence_collection,
+            )
+            self._siblings[collection] = found
+        return found
 
     async def ingest_attachments(self, state: RagState) -> RagState:
         """Ingest newly attached documents into the collection (unchanged ones are skipped)."""
@@ -913,15 +1011,22 @@ class RagPipeline:
         context: str = "",
         attachments: Sequence[str] = (),
         sink: AnswerSink | None = None,
+        local: str = "",
     ) -> dict[str, Any]:
         """Run the pipeline on one question; returns the result for the coordinator.
 
         With ``sink``, each generation streams its answer into it (a retry withdraws the
-        previous one); the result's answer is what counts.
+        previous one); the result's answer is what counts. ``local`` names the thread's case
+        of a state or municipal court (:func:`court_rules.local_case`): a deadline or
+        procedure question is then warned that the court's own rules may differ.
         """
+        target = self.route(question) if not attachments else self.collection
+        if target != self.collection:
+            return await self.sibling(target).run(question, context=context, sink=sink, local=local)
         state: RagState = {
             "question": question,
             "context": context,
+            "local": local,
             "attachments": list(attachments),
         }
         token = _SINK.set(sink)
@@ -930,6 +1035,18 @@ class RagPipeline:
         finally:
             _SINK.reset(token)
         result: dict[str, Any] = out["result"]
+        role = (
+            "norma do tribunal"
+            if self.collection == self.court_collection
+            else "jurisprudência"
+            if self.collection == self.jurisprudence_collection
+            else ""
+        )
+        if role:  # say whose texts these are, before any of them is quoted
+            for c in result.get("citations", []):
+                c["source"] = role
+            heading = _WHOSE[role].format(collection=self.collection)
+            result["answer"] = f"{heading}\n\n{result['answer']}"
         return result
 
 
@@ -1114,6 +1231,10 @@ def _result(
                     "passage": c.passage_id,
                     "label": cit.label() if cit else c.doc_id,
                     **ref.as_dict(),
+                    # whose norm: Constituição Federal, lei federal, jurisprudência, tribunal
+                    "source": source_kind(
+                        cit.path if cit else "", hit.doc_type if hit is not None else ""
+                    ),
                     "doc_id": c.doc_id,
                     "chunk_id": c.chunk_id,
                     "quote": c.quote,

@@ -78,7 +78,8 @@ async def assistant_from_settings(
         if store.collection(a.collection) is None:
             raise ConfigurationError(
                 f"no collection named {a.collection!r} in {store.url}: ingest the official "
-                f"documents first (`colmeia ingest data/laws/lexml --collection {a.collection}`) "
+                f"documents first (`colmeia ingest data/laws/lexml data/laws/constituicao/lexml "
+                f"--collection {a.collection}`) "
                 "or set COLMEIA_ASSISTANT_COLLECTION"
             )
         async with open_assistant(

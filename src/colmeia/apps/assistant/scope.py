@@ -204,13 +204,21 @@ class NormCatalogue:
         cat = cls()
         for doc in store.documents(collection):
             name = str(doc.metadata.get("document") or "")
+            if not name and named_norms(doc.title or ""):
+                # A norm ingested from its own file (a court's resolution as PDF or Markdown)
+                # is named by its title: "Resolução nº 12/2023 do TCE-EX".
+                name = doc.title
             found = named_norms(name) if name else []
-            if not found:
+            urn = doc.doc_id.lower()
+            if found:
+                key = (found[0].kind, found[0].number)
+            elif name and urn.startswith("urn:lex:"):
+                # A norm without a number in its name (CF/88, its ADCT) is still a norm.
+                key = (name, "")
+            else:
                 cat.other_documents += 1
                 continue
-            key = (found[0].kind, found[0].number)
             cat.norms.setdefault(key, name)
-            urn = doc.doc_id.lower()
             federal = urn.startswith("urn:lex:br:federal:")
             cat.federal[key] = cat.federal.get(key, True) and federal
         return cat

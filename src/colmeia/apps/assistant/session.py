@@ -414,6 +414,8 @@ async def open_assistant(
         config=rag_config or RagConfig(sources=list(rag_sources)),
         embedder=embedder,
         article_ranker="shipped" if s.ranker == "learned" else None,
+        court_collection=s.court_collection,
+        jurisprudence_collection=s.jurisprudence_collection,
     )
     try:
         async with open_checkpointer(url, allowed=[_Msg]) as saver:

@@ -38,6 +38,16 @@ class AssistantSettings(BaseSettings):
         description="How candidate articles are ordered: hand-set weights, or the learned"
         " ranker (better on lay questions, slightly worse on the formal set: docs/assistant.md).",
     )
+    court_collection: str = Field(
+        default="normas-tribunal",
+        description="Collection of the court's own norms (organic law, internal rules, "
+        "resolutions), quoted as the court's on a state case's deadlines and procedure.",
+    )
+    jurisprudence_collection: str = Field(
+        default="jurisprudencia",
+        description="Collection of decisions (JurisTCU statements, a court's own) that answers "
+        "questions about acórdãos, súmulas and precedents.",
+    )
     max_handoffs_per_turn: int = Field(
         default=4, ge=1, le=20, description="Handoffs allowed in one turn before it stops."
     )

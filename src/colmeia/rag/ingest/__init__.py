@@ -16,9 +16,15 @@ from colmeia.rag.ingest.chunk_paragraphs import ParagraphNgramChunker
 from colmeia.rag.ingest.chunk_recursive import RecursiveChunker
 from colmeia.rag.ingest.chunkers import CHUNKER_NAMES, AutoChunker, chunker_for
 from colmeia.rag.ingest.clean import clean_document, clean_pages
+from colmeia.rag.ingest.constitution import read_constitution, write_constitution_lexml
 from colmeia.rag.ingest.csv_records import ErrorHandler, iter_csv_records, lexml_label, lexml_path
 from colmeia.rag.ingest.docling_extract import docling_available
 from colmeia.rag.ingest.extract import SUPPORTED_SUFFIXES, detect_format, extract
+from colmeia.rag.ingest.jurisprudence import (
+    DecisionRef,
+    iter_jurisprudence,
+    parse_decision_reference,
+)
 from colmeia.rag.ingest.pdf_limits import PdfLimits
 
 __all__ = [
@@ -26,6 +32,7 @@ __all__ = [
     "SUPPORTED_SUFFIXES",
     "ArchiveLimits",
     "AutoChunker",
+    "DecisionRef",
     "ErrorHandler",
     "LegalChunker",
     "ParagraphNgramChunker",
@@ -39,9 +46,13 @@ __all__ = [
     "docling_available",
     "extract",
     "iter_csv_records",
+    "iter_jurisprudence",
     "legal_label",
     "lexml_label",
     "lexml_path",
     "looks_like_norm",
+    "parse_decision_reference",
     "parse_legal",
+    "read_constitution",
+    "write_constitution_lexml",
 ]

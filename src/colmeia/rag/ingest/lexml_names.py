@@ -1,4 +1,5 @@
-"""Citation names of LexML norms from their file stems (``lei_8078_19900911`` → ``Lei 8.078/1990``).
+"""Citation names of LexML norms from their file stems (``lei_8078_19900911`` → ``Lei 8.078/1990``,
+``constituicao_1988_19881005`` → ``CF/88``).
 
 Its own module so that both the legal chunker and the CSV reader can name a norm without importing
 each other.
@@ -19,6 +20,8 @@ _LEXML_KINDS = {
     "decreto": "Decreto",
     "resolucao": "Resolução",
     "portaria": "Portaria",
+    "constituicao": "Constituição",
+    "adct": "ADCT",
 }
 _LEXML_STEM_RE = re.compile(r"^([a-z_]+?)_(\d+)_(\d{4})\d{4}$")
 
@@ -40,4 +43,9 @@ def lexml_label(stem: str) -> str:
     m = _LEXML_STEM_RE.match(stem.strip())
     if not m:
         return stem
+    # The Constitution is cited by its year, as courts write it: "CF/88, Art. 71, inciso II".
+    if m.group(1) == "constituicao":
+        return f"CF/{m.group(3)[2:]}"
+    if m.group(1) == "adct":
+        return f"ADCT (CF/{m.group(3)[2:]})"
     return f"{lexml_kind(stem)} {_thousands(m.group(2))}/{m.group(3)}"

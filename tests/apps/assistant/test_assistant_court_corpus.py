@@ -1,0 +1,123 @@
+"""The court's corpus answers the questions the laws cannot: an acórdão on a subject, a decision
+by its number, a resolution of the court by its number — each answer saying whose texts it
+quotes (jurisprudência, norma do tribunal) instead of "não está entre os documentos"."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from assistant_helpers import LAWS
+
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.scope import is_missing_norm_answer
+from colmeia.rag.pipeline import CsvColumns, ingest
+from colmeia.store import Store, open_store
+from shared_data import DATA_DIR
+
+# Invented decisions in JurisTCU's export layout (no real minister is credited with them).
+DECISIONS = [
+    ["ID", "TEXT", "NORMATIVE_IDENTIFICATION", "NORMATIVE_AUTHOR_NAME", "AREA_NAME", "TEMA"],
+    [
+        "901",
+        "A contratação direta por dispensa de licitação em razão de emergência exige a "
+        "caracterização da situação emergencial e a justificativa do preço.",
+        "Acórdão 1234/2019 - Plenário",
+        "OTÁVIO RAMOS",
+        "Licitação",
+        "Dispensa de licitação",
+    ],
+    [
+        "902",
+        "É irregular o pagamento de diárias sem a comprovação do deslocamento do servidor.",
+        "Acórdão 1234/2019 - Primeira Câmara",
+        "MARTA QUINTELA",
+        "Pessoal",
+        "Diárias",
+    ],
+]
+
+
+@pytest.fixture(scope="module")
+def court_corpus(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    """Lei 9.784 (leis), the sample norms (normas-tribunal), the shipped statements and the
+    invented decisions (jurisprudencia)."""
+    folder = tmp_path_factory.mktemp("corpus")
+    decisions = folder / "acordaos.csv"
+    with decisions.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows(DECISIONS)
+    store = open_store(f"sqlite:///{folder / 'corpus.db'}")
+    assert not ingest(store, "leis", [LAWS / "lei_9784_19990129.csv"]).errors
+    assert not ingest(store, "normas-tribunal", [DATA_DIR / "tribunal"]).errors
+    statements = CsvColumns("", "", layout="jurisprudence")
+    shipped = DATA_DIR / "juristcu" / "docs.csv"
+    assert not ingest(store, "jurisprudencia", [shipped], csv_columns=statements).errors
+    assert not ingest(store, "jurisprudencia", [decisions]).errors
+    return store
+
+
+async def test_an_acordao_on_a_subject_is_answered_from_the_decisions(
+    court_corpus: Store,
+) -> None:
+    result = await RagPipeline(court_corpus, "leis").run("um acórdão sobre contratação direta")
+    assert result["answer"].startswith("Jurisprudência (coleção 'jurisprudencia'):")
+    assert "não está entre os documentos" not in result["answer"]
+    assert result["citations"]
+    assert {c["source"] for c in result["citations"]} == {"jurisprudência"}
+
+
+async def test_a_decision_by_its_number_is_that_decision(court_corpus: Store) -> None:
+    result = await RagPipeline(court_corpus, "leis").run(
+        "O que decidiu o Acórdão 1234/2019-Plenário?"
+    )
+    first = result["citations"][0]
+    assert first["label"] == "Acórdão 1234/2019-Plenário, rel. Min. Otávio Ramos"
+    assert "emergência" in result["answer"]
+
+
+async def test_a_resolution_by_number_is_answered_from_the_courts_norms(
+    court_corpus: Store,
+) -> None:
+    result = await RagPipeline(court_corpus, "leis").run(
+        "qual o prazo de remessa das contas segundo a resolução nº 12?"
+    )
+    answer = result["answer"]
+    assert answer.startswith("Normas do próprio tribunal (coleção 'normas-tribunal'):")
+    assert not is_missing_norm_answer(answer)
+    labels = [c["label"] for c in result["citations"]]
+    assert labels and "Resolução 12/2023, Art. 2º" in labels[0], labels
+    assert {c["source"] for c in result["citations"]} == {"norma do tribunal"}
+
+
+async def test_the_regimento_named_goes_to_the_courts_norms(court_corpus: Store) -> None:
+    result = await RagPipeline(court_corpus, "leis").run(
+        "quais recursos cabem segundo o regimento interno?"
+    )
+    assert result["citations"]
+    assert all(c["label"].startswith("Regimento Interno do TCE-EX") for c in result["citations"])
+
+
+async def test_a_law_question_stays_with_the_laws(court_corpus: Store) -> None:
+    result = await RagPipeline(court_corpus, "leis").run(
+        "qual o prazo para interpor recurso administrativo?"
+    )
+    assert result["citations"][0]["law"] == "Lei 9.784/1999"
+    assert not result["answer"].startswith(("Jurisprudência", "Normas do próprio"))
+
+
+async def test_without_the_courts_norms_a_resolution_is_said_missing(
+    laws_store: Store,
+) -> None:
+    result = await RagPipeline(laws_store, "leis").run("o que diz a resolução nº 12?")
+    assert is_missing_norm_answer(result["answer"])
+
+
+async def test_the_courts_own_norms_answering_carry_no_warning_about_themselves(
+    court_corpus: Store,
+) -> None:
+    result = await RagPipeline(court_corpus, "leis").run(
+        "qual o prazo de remessa das contas segundo a resolução nº 12?",
+        local="o processo TC/000032/2023 (Prefeitura Municipal de Exemplo)",
+    )
+    assert result["answer"].startswith("Normas do próprio tribunal")
+    assert "Atenção" not in result["answer"]
