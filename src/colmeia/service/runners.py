@@ -102,7 +102,7 @@ def _moderation(state: ServiceState) -> Runner:
         await _imported("colmeia.apps.moderation.batch", "colmeia.apps.moderation.report")
         from colmeia.apps.moderation.batch import moderate_files
         from colmeia.apps.moderation.roles import load_config
-        from colmeia.errors import ColmeiaError
+        from colmeia.errors import ColmeiaError, InputError
 
         job = ctx.job
         folder = state.tenants.job_folder(job.tenant_id, "moderation", job.id)
@@ -136,6 +136,10 @@ def _moderation(state: ServiceState) -> Runner:
                 resume=True,
                 on_progress=on_progress,
             )
+        if summary.total == 0:
+            # nothing was moderated: not a success (an empty upload is refused; this is a
+            # job whose files lost their records)
+            raise InputError("the batch holds no record: nothing was moderated")
         errors = summary.counts.get("ERROR", 0)
         result: dict[str, Any] = {
             "items": {
