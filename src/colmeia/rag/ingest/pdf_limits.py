@@ -30,7 +30,7 @@ class PdfLimits:
 
     max_pages: int = 5_000
     max_page_seconds: float = 20.0
-    max_inflated_mb: float = 1024.0
+    max_inflated_mb: float = 512.0
 
 
 def inflated_size(path: Path, limit: int) -> int:
