@@ -115,7 +115,8 @@ def probe_anonymous_body_refused_first(c: Ctx) -> Verdict:
         "Content-Type: multipart/form-data; boundary=x\r\nContent-Length: 150000000\r\n\r\n"
     )
     answer = _raw(c.srv.port, head.encode())
-    return ("ok", "401 before the body") if " 401 " in answer[:20] else ("weak", answer[:40])
+    refused = " 401 " in answer[:20] or " 413 " in answer[:20]
+    return ("ok", f"{answer[9:12]} before the body") if refused else ("weak", answer[:40])
 
 
 @probe("bodies")
@@ -312,7 +313,10 @@ def _records(n: int) -> bytes:
 def probe_400k_record_batch(c: Ctx) -> Verdict:
     proc = psutil.Process(c.srv.process.pid)
     before = proc.memory_info().rss
-    data = _records(400_000)
+    # 400,000 short records: 19 MB, under the 25 MB file limit (the file)
+    data = json.dumps(
+        [{"id": i, "question": "Tem garantia?", "answer": "Sim."} for i in range(400_000)]
+    ).encode()
     r = httpx.post(
         f"{c.url}/v1/moderation/jobs",
         files=[("files", ("lote.json", data, "application/json"))],
