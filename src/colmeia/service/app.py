@@ -480,8 +480,8 @@ def _install_errors(app: FastAPI) -> None:
             item = {k: v for k, v in e.items() if k not in ("ctx", "url")}
             if "input" in item:
                 item["input"] = _short(item["input"])
-            if isinstance(item.get("msg"), str):
-                item["msg"] = str(_short(item["msg"]))
+            if isinstance(item.get("msg"), str) and len(item["msg"]) > 500:
+                item["msg"] = item["msg"][:500] + "…"  # our own words; the input is not in it
             errors.append(item)
         return _error(422, orjson.loads(orjson.dumps(errors, default=str)), request)
 

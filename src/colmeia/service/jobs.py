@@ -490,9 +490,12 @@ class Worker:
             log.error("job %s (%s) failed: %s: %s", job.id, job.kind, type(exc).__name__, exc)
             await self._end(job, ctx, "failed", error=public_error(exc))
             return
-        except Exception as exc:
+        except Exception:
             log.exception("job %s (%s) crashed", job.id, job.kind)
-            await self._end(job, ctx, "failed", error=f"internal error: {type(exc).__name__}")
+            # the exception's class and text go to the log (above), never to the job
+            await self._end(
+                job, ctx, "failed", error="internal error; the job id identifies it in the log"
+            )
             return
         status, error = outcome(result)
         await self._end(
