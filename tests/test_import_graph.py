@@ -21,6 +21,7 @@ LAYER = {
     "errors": 0,
     "usage": 0,
     "tracing": 0,
+    "spreadsheet": 0,
     "llm": 1,
     "sim": 1,
     "executors": 2,  # Ray pools: below rag and apps, above nothing but errors

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -274,3 +275,35 @@ def test_cli_shows_the_outcome_of_each_record(site: Site, colmeia_cli, tmp_path:
     words = out.split()
     assert all(w in words for w in ("landing", "page", "without", "PDF")), out
     assert "restrito" in out
+
+
+def test_a_fetch_connects_to_the_address_that_passed_the_check(
+    site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # DNS rebinding needs a second lookup between the check and the connection: the name
+    # must be resolved once per URL (by the check), and the connection made to that address
+    import socket
+
+    real = socket.getaddrinfo
+    asked: list[str] = []
+
+    def counting(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "repositorio.test":
+            asked.append(host)
+            return real("127.0.0.1", port, *args, **kwargs)
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", counting)
+    port = site.base.rsplit(":", 1)[1]
+    record = Record(
+        title="Dissertação", links=[f"http://repositorio.test:{port}/jspui/handle/123/456"]
+    )
+    [outcome] = fetch_full_texts(
+        [record],
+        tmp_path,
+        limits=FetchLimits(max_bytes=10_000_000, timeout=10, host_delay=0.0),
+        allow_private=True,
+    )
+    assert outcome.outcome == "fetched", outcome
+    assert site.paths() == ["/jspui/handle/123/456", "/jspui/bitstream/123/456/1/Dissertacao.pdf"]
+    assert len(asked) == 2  # two URLs, each resolved by its check alone

@@ -102,3 +102,30 @@ def test_cli_ingest_refuses_the_bomb_ingests_the_rest_and_stays_under_the_rss_bo
     assert [e["source"] for e in report["errors"]] == [str(folder / bomb.name)]
     assert "zip bomb" in report["errors"][0]["reason"]
     assert peak_mb < RSS_BOUND_MB, f"peak RSS {peak_mb} MB"
+
+
+def _pdf_bomb(path: Path, megabytes: int) -> Path:
+    """A text PDF with one more Flate stream that inflates to ``megabytes`` of zeros."""
+    import zlib
+
+    pdf = text_pdf(path, ["Art. 1 Texto."])
+    packed = zlib.compress(b"\0" * (megabytes << 20), 9)
+    extra = (
+        f"\n99 0 obj\n<< /Length {len(packed)} /Filter /FlateDecode >>\nstream\n".encode()
+        + packed
+        + b"\nendstream\nendobj\n"
+    )
+    pdf.write_bytes(pdf.read_bytes() + extra)
+    return pdf
+
+
+def test_pdf_streams_inflate_under_a_bound(tmp_path: Path) -> None:
+    # issue 34: a 612 KB PDF whose stream inflates to 600 MB held the reader at 1.4 GB
+    bomb = _pdf_bomb(tmp_path / "bomb.pdf", 48)
+    assert bomb.stat().st_size < 100_000
+    with pytest.raises(DocumentError, match="inflate to over 32 MB"):
+        extract(bomb, pdf_limits=PdfLimits(max_inflated_mb=32))
+    # the same file under a bound it fits, and an ordinary PDF under the small one, are read
+    assert extract(bomb, pdf_limits=PdfLimits(max_inflated_mb=64))
+    plain = text_pdf(tmp_path / "plain.pdf", ["Art. 1 Texto."])
+    assert extract(plain, pdf_limits=PdfLimits(max_inflated_mb=1))

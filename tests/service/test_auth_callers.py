@@ -223,11 +223,30 @@ def test_a_model_calling_request_holds_tokens_and_is_refused_once_the_quota_is_u
     wait = int(refusal.headers["Retry-After"])
     assert 1 <= wait <= 3600 and refusal.headers["X-Colmeia-Limit"] == "token_quota"
     assert refusal.detail == (
-        "token quota of 50 tokens: 0 left, and a request holds up to 20 while it runs; "
-        f"it renews in {wait}s"
+        "token quota of 50 tokens: 0 left, and a request holds up to 20 while it runs; none "
+        f"is left (spent, or held by this key's requests still running): it renews in {wait}s"
     )
     assert state.metrics.refusals.labels("token_quota")._value.get() == 1
     assert info.id in principal.bucket
+
+
+def test_a_key_with_fewer_tokens_left_than_a_hold_is_told_why_and_what_to_do(
+    make_state: Make,
+) -> None:
+    # issue 34: a 500-token key with 220 left answered 429 to every request, saying only
+    # that "a request holds up to 500"
+    state = make_state(request_token_reserve=3000, quota_window_s=3600)
+    _, plain = _key(state, token_quota=500)
+    request = _request(state, "POST", headers={"X-API-Key": plain})
+    asyncio.run(metered_caller(request))
+    asyncio.run(state.limiter.settle(request.state.reservation, 280))
+    refusal = _refused(state, metered=True, method="POST", headers={"X-API-Key": plain})
+    assert refusal.status_code == 429
+    detail = str(refusal.detail)
+    assert detail.startswith(
+        "token quota of 500 tokens: 220 left, and a request holds up to 500 while it runs"
+    )
+    assert "COLMEIA_SERVICE_REQUEST_TOKEN_RESERVE" in detail and "larger quota" in detail
 
 
 def test_a_quota_smaller_than_one_requests_hold_caps_the_hold(make_state: Make) -> None:

@@ -139,15 +139,17 @@ def _job(server: ServerProcess, job_id: str) -> dict[str, object]:
 
 def test_a_chunked_body_over_the_limit_is_a_413(server: ServerProcess) -> None:
     def body() -> Iterator[bytes]:
-        # a well-formed multipart upload of 60 MB, sent chunked (no Content-Length), over the
-        # 50 MB request limit
-        yield (
-            b'--b\r\nContent-Disposition: form-data; name="files"; filename="big.txt"\r\n'
-            b"Content-Type: text/plain\r\n\r\n"
-        )
-        for _ in range(60):
-            yield b"x" * (1 << 20)
-        yield b"\r\n--b--\r\n"
+        # a well-formed multipart upload of 60 MB (six files of 10 MB, each under the 25 MB
+        # file limit), sent chunked (no Content-Length), over the 50 MB request limit
+        for n in range(6):
+            yield (
+                f'--b\r\nContent-Disposition: form-data; name="files"; filename="big{n}.txt"\r\n'
+                "Content-Type: text/plain\r\n\r\n"
+            ).encode()
+            for _ in range(10):
+                yield b"x" * (1 << 20)
+            yield b"\r\n"
+        yield b"--b--\r\n"
 
     r = httpx.post(
         f"{server.url}/v1/collections/leis/documents",

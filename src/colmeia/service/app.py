@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mutabl
 from typing import Any
 
 import orjson
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from colmeia import __version__
@@ -29,6 +29,7 @@ from colmeia.errors import (
 )
 from colmeia.llm.base import track_usage
 from colmeia.service import audit
+from colmeia.service.bodies import BodyMeter
 from colmeia.service.db import Database, open_database
 from colmeia.service.files import open_file_storage
 from colmeia.service.jobs import Job, JobContext, JobStore, Worker
@@ -46,9 +47,11 @@ from colmeia.service.observability import (
     node_span_handler,
     request_context,
 )
+from colmeia.service.public import MODEL_FAILED, error_body, public_text
 from colmeia.service.settings import ServiceSettings
 from colmeia.service.state import ServiceState
 from colmeia.service.tenants import TenantSpace
+from colmeia.service.text_guard import check_text
 
 __all__ = ["create_app"]
 
@@ -118,10 +121,12 @@ class ObservedApp:
         status = 500
         started_response = False
         response_done = False
-        limit = int(state.service.max_request_mb * 1024 * 1024)
-        length = headers.get("content-length", "")
-        if length.isdigit() and int(length) > limit:
-            await _too_large(send, rid, state.service.max_request_mb)
+        meter = BodyMeter.for_request(
+            headers, state.service.max_request_mb, state.service.max_upload_mb
+        )
+        too_big = meter.declared(headers.get("content-length", ""))
+        if too_big:
+            await _too_large(send, rid, state.service.max_request_mb, too_big)
             request_context.reset(token)
             return
         if path.startswith(_API):
@@ -157,16 +162,31 @@ class ObservedApp:
         gone = False
         app_task: asyncio.Task[None] | None = None
 
+        body_timeout = state.service.body_timeout_s
+
         async def pump() -> None:
             nonlocal refused_body, gone, status
-            received = 0
+            body_done = False
             while True:
-                message = await receive()
-                if message["type"] == "http.request":
-                    received += len(message.get("body", b""))
-                    if received > limit:
+                if body_done:
+                    message = await receive()
+                else:
+                    try:
+                        message = await asyncio.wait_for(receive(), body_timeout)
+                    except TimeoutError:
+                        # a client that stops sending its body holds a connection and a task
                         if not started_response:
-                            await _too_large(send, rid, state.service.max_request_mb)
+                            await _refuse(send, rid, _SLOW_BODY(body_timeout), close=True)
+                        refused_body = True
+                        status = 408
+                        await inbox.put({"type": "http.disconnect"})
+                        return
+                if message["type"] == "http.request":
+                    body_done = not message.get("more_body", False)
+                    why = meter.feed(message.get("body", b""))
+                    if why:
+                        if not started_response:
+                            await _too_large(send, rid, state.service.max_request_mb, why)
                         refused_body = True
                         status = 413
                         await inbox.put({"type": "http.disconnect"})
@@ -212,7 +232,7 @@ class ObservedApp:
                     with contextlib.suppress(asyncio.CancelledError):
                         await reader
                     if refused_body:
-                        status = 413
+                        status = status if status in (408, 413) else 413
                     route = scope.get("route")
                     template = getattr(route, "path", None) or "unmatched"
                     if span is not None:
@@ -240,24 +260,35 @@ class ObservedApp:
         allowed = state.service.auth_failures_per_minute
         try:
             if await state.limiter.counters.get(failures_key) >= allowed:
-                state.metrics.refusals.labels("auth_failures").inc()
-                await self._audit_failure(client, window, failures_key, scope, 429)
-                return HTTPException(
-                    429,
-                    f"too many failed sign-ins from this address ({allowed} a minute); retry "
-                    "in a minute with a valid key",
-                    headers={"Retry-After": str(60 - int(time.time()) % 60)},
-                )
+                return await self._throttled(client, window, failures_key, scope)
             scope["state"]["authenticated"] = await authenticate(Request(scope))
         except HTTPException as exc:
             if exc.status_code == 401:
-                await state.limiter.counters.incr(failures_key, 1, 61)
+                # counted and checked in one atomic add: of many failures at once, only the
+                # first `allowed` learn their answer, the rest get the throttle's 429 (a
+                # check-then-count let 150 concurrent bad keys get 33 answers for 20)
+                failed = await state.limiter.counters.incr(failures_key, 1, 61)
+                if failed > allowed:
+                    return await self._throttled(client, window, failures_key, scope)
                 await self._audit_failure(client, window, failures_key, scope, 401)
             return exc
         except ColmeiaError as exc:
             log.error("could not check the credentials of a request: %s", exc)
             return HTTPException(503, "the service cannot check credentials right now; retry")
         return None
+
+    async def _throttled(
+        self, client: str, window: int, failures_key: str, scope: Scope
+    ) -> HTTPException:
+        allowed = self.state.service.auth_failures_per_minute
+        self.state.metrics.refusals.labels("auth_failures").inc()
+        await self._audit_failure(client, window, failures_key, scope, 429)
+        return HTTPException(
+            429,
+            f"too many failed sign-ins from this address ({allowed} a minute); retry "
+            "in a minute with a valid key",
+            headers={"Retry-After": str(60 - int(time.time()) % 60)},
+        )
 
     async def _audit_failure(
         self, client: str, window: int, key: str, scope: Scope, status: int
@@ -366,10 +397,22 @@ def _template(state: ServiceState, scope: Scope) -> str:
     return "unmatched"
 
 
+def _SLOW_BODY(seconds: float) -> HTTPException:
+    return HTTPException(
+        408,
+        f"the request body stopped arriving for {seconds:g}s "
+        "(COLMEIA_SERVICE_BODY_TIMEOUT_S); send it again",
+    )
+
+
 async def _refuse(
-    send: Callable[[Message], Awaitable[None]], rid: str, refusal: HTTPException
+    send: Callable[[Message], Awaitable[None]],
+    rid: str,
+    refusal: HTTPException,
+    *,
+    close: bool = False,
 ) -> None:
-    body = orjson.dumps({"detail": refusal.detail, "request_id": rid})
+    body = orjson.dumps(error_body(refusal.status_code, refusal.detail, rid))
     extra = [(k.lower().encode(), v.encode()) for k, v in (refusal.headers or {}).items()]
     await send(
         {
@@ -381,16 +424,18 @@ async def _refuse(
                 (b"x-request-id", rid.encode()),
                 *SECURITY_HEADERS,
                 *extra,
+                *([(b"connection", b"close")] if close else []),
             ],
         }
     )
     await send({"type": "http.response.body", "body": body})
 
 
-async def _too_large(send: Callable[[Message], Awaitable[None]], rid: str, mb: float) -> None:
-    body = (
-        f'{{"detail":"the request body is larger than {mb:g} MB (COLMEIA_SERVICE_MAX_REQUEST_MB)"}}'
-    ).encode()
+async def _too_large(
+    send: Callable[[Message], Awaitable[None]], rid: str, mb: float, what: str = ""
+) -> None:
+    detail = what or f"the request body is larger than {mb:g} MB (COLMEIA_SERVICE_MAX_REQUEST_MB)"
+    body = orjson.dumps(error_body(413, detail, rid))
     await send(
         {
             "type": "http.response.start",
@@ -400,29 +445,63 @@ async def _too_large(send: Callable[[Message], Awaitable[None]], rid: str, mb: f
                 (b"content-length", str(len(body)).encode()),
                 (b"x-request-id", rid.encode()),
                 (b"connection", b"close"),
+                *SECURITY_HEADERS,
             ],
         }
     )
     await send({"type": "http.response.body", "body": body})
 
 
-def _error(status: int, detail: str, request: Request) -> JSONResponse:
+def _error(
+    status: int, detail: Any, request: Request, code: str | None = None, headers: Any = None
+) -> JSONResponse:
     rid = getattr(request.state, "request_id", "")
-    return JSONResponse({"detail": detail, "request_id": rid}, status_code=status)
+    return JSONResponse(error_body(status, detail, rid, code), status_code=status, headers=headers)
+
+
+# what a 422 repeats of the input it refuses (a 1.2 MB query was echoed whole)
+ECHO_CHARS = 80
+
+
+def _short(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > ECHO_CHARS:
+        return value[:ECHO_CHARS] + f"… ({len(value)} characters)"
+    if isinstance(value, dict | list) and len(orjson.dumps(value, default=str)) > ECHO_CHARS * 2:
+        return f"({type(value).__name__} not repeated)"
+    return value
 
 
 def _install_errors(app: FastAPI) -> None:
+    from fastapi.exceptions import RequestValidationError
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = []
+        for e in exc.errors():
+            item = {k: v for k, v in e.items() if k not in ("ctx", "url")}
+            if "input" in item:
+                item["input"] = _short(item["input"])
+            if isinstance(item.get("msg"), str) and len(item["msg"]) > 500:
+                item["msg"] = item["msg"][:500] + "…"  # our own words; the input is not in it
+            errors.append(item)
+        return _error(422, orjson.loads(orjson.dumps(errors, default=str)), request)
+
+    where = "request {}"
+
     @app.exception_handler(QueryError)
     async def _query(request: Request, exc: QueryError) -> JSONResponse:
-        return _error(422, str(exc), request)
+        rid = getattr(request.state, "request_id", "")
+        return _error(422, public_text(str(exc), where=where.format(rid)), request)
 
     @app.exception_handler(InputError)
     async def _input(request: Request, exc: InputError) -> JSONResponse:
-        return _error(422, str(exc), request)
+        rid = getattr(request.state, "request_id", "")
+        return _error(422, public_text(str(exc), where=where.format(rid)), request)
 
     @app.exception_handler(ConfigurationError)
     async def _config(request: Request, exc: ConfigurationError) -> JSONResponse:
-        return _error(400, str(exc), request)
+        rid = getattr(request.state, "request_id", "")
+        return _error(400, public_text(str(exc), where=where.format(rid)), request)
 
     @app.exception_handler(StoreError)
     async def _store(request: Request, exc: StoreError) -> JSONResponse:
@@ -434,12 +513,7 @@ def _install_errors(app: FastAPI) -> None:
         # the model server's address and the exception go to the log, not to the caller
         rid = getattr(request.state, "request_id", "")
         log.error("request %s: the language model failed: %s: %s", rid, type(exc).__name__, exc)
-        return _error(
-            502,
-            "the language model did not answer; try again in a moment, and if it keeps "
-            "failing give the request id to the operator",
-            request,
-        )
+        return _error(502, MODEL_FAILED, request)
 
     @app.exception_handler(ColmeiaError)
     async def _colmeia(request: Request, exc: ColmeiaError) -> JSONResponse:
@@ -604,6 +678,7 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(check_text)],
     )
     app.state.colmeia = state
     state.extras["app"] = app

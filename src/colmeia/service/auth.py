@@ -31,6 +31,7 @@ __all__ = [
     "authenticate",
     "caller",
     "metered_caller",
+    "require_owner",
     "state_of",
 ]
 
@@ -55,6 +56,16 @@ class Principal:
     rate_limit: int
     token_quota: int
     via: Literal["key", "jwt", "session"]
+
+
+def require_owner(principal: Principal, created_by: str | None, what: str) -> None:
+    """403 unless ``principal`` made the thing (``created_by``, its bucket) or is an admin:
+    a member acts on their own jobs and reviews; reading stays open to the tenant."""
+    if principal.role == "admin" or (created_by or "") == principal.bucket:
+        return
+    raise HTTPException(
+        403, f"{what} belongs to another member of the tenant: only its creator or an admin may"
+    )
 
 
 def state_of(request: Request) -> ServiceState:
@@ -227,6 +238,25 @@ def _refuse(request: Request, reason: str, retry_after: int, detail: str) -> HTT
     )
 
 
+def _quota_refusal(principal: Principal, left: int, hold: int, retry_s: int) -> str:
+    """Why a model-calling request cannot start, with the numbers and what to do."""
+    head = (
+        f"token quota of {principal.token_quota} tokens: {left} left, and a request holds up "
+        f"to {hold} while it runs"
+    )
+    if left <= 0:
+        return (
+            f"{head}; none is left (spent, or held by this key's requests still running): "
+            f"it renews in {retry_s}s"
+        )
+    return (
+        f"{head} (the most one request may use: COLMEIA_SERVICE_REQUEST_TOKEN_RESERVE, capped "
+        "at the key's quota), so no model-calling request can start until this key's running "
+        f"requests end or the quota renews in {retry_s}s; ask the operator for a larger quota "
+        "(colmeia keys create --token-quota) or a smaller reserve"
+    )
+
+
 async def _checked(request: Request, principal: Principal, *, metered: bool) -> Principal:
     state = state_of(request)
     request.state.principal = principal
@@ -240,17 +270,14 @@ async def _checked(request: Request, principal: Principal, *, metered: bool) -> 
             f"retry in {decision.retry_after_s}s",
         )
     if metered:
-        quota, held = await state.limiter.reserve(
-            principal.bucket, principal.token_quota, state.service.request_token_reserve
-        )
+        hold = min(state.service.request_token_reserve, principal.token_quota)
+        quota, held = await state.limiter.reserve(principal.bucket, principal.token_quota, hold)
         if held is None:
             raise _refuse(
                 request,
                 "token_quota",
                 quota.retry_after_s,
-                f"token quota of {principal.token_quota} tokens: {quota.remaining} left, and a "
-                f"request holds up to {min(state.service.request_token_reserve, principal.token_quota)} "
-                f"while it runs; it renews in {quota.retry_after_s}s",
+                _quota_refusal(principal, quota.remaining, hold, quota.retry_after_s),
             )
         request.state.reservation = held
     return principal

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import re
 import socket
 import threading
 import time
@@ -29,6 +28,7 @@ import orjson
 from colmeia.errors import ColmeiaError
 from colmeia.llm.base import UsageTracker, track_usage
 from colmeia.service.db import Database
+from colmeia.service.public import has_internals, redacted, scrub
 
 __all__ = [
     "TERMINAL",
@@ -47,33 +47,25 @@ JobStatus = Literal["queued", "running", "succeeded", "partial", "failed", "canc
 TERMINAL: frozenset[str] = frozenset({"succeeded", "partial", "failed", "cancelled"})
 
 
-_URL = re.compile(
-    r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>)]+"  # URLs
-    r"|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b"  # IPv4 addresses, with a port
-    r"|\blocalhost:\d+\b",
-    re.IGNORECASE,
-)
-
-
 def public_error(error: BaseException | str) -> str:
-    """What a tenant may read of an error: no internal addresses (they go to the log), and
-    for a model failure what to do rather than the exception."""
+    """What a tenant may read of an error: no internal addresses, exception classes or paths
+    (they go to the log), and for a model failure what to do rather than the exception."""
     from colmeia.errors import ModelError
 
     if isinstance(error, ModelError):
+        log.error("a job's model call failed: %s: %s", type(error).__name__, error)
         return "the language model did not answer; run the job again later"
-    return _URL.sub("(an internal address)", str(error))
+    text = str(error)
+    if has_internals(text):
+        log.error("a job failed: %s", text)
+        if "model" in text.lower():
+            return "the language model did not answer; run the job again later"
+    return scrub(text)
 
 
 def _redacted(data: Any) -> Any:
-    """``data`` with every internal address in its strings replaced (a job's result)."""
-    if isinstance(data, str):
-        return _URL.sub("(an internal address)", data)
-    if isinstance(data, list):
-        return [_redacted(v) for v in data]
-    if isinstance(data, dict):
-        return {k: _redacted(v) for k, v in data.items()}
-    return data
+    """``data`` with every internal in its strings replaced (a job's result)."""
+    return redacted(data)
 
 
 def outcome(result: dict[str, Any]) -> tuple[JobStatus, str | None]:
@@ -505,9 +497,12 @@ class Worker:
             log.error("job %s (%s) failed: %s: %s", job.id, job.kind, type(exc).__name__, exc)
             await self._end(job, ctx, "failed", error=public_error(exc))
             return
-        except Exception as exc:
+        except Exception:
             log.exception("job %s (%s) crashed", job.id, job.kind)
-            await self._end(job, ctx, "failed", error=f"internal error: {type(exc).__name__}")
+            # the exception's class and text go to the log (above), never to the job
+            await self._end(
+                job, ctx, "failed", error="internal error; the job id identifies it in the log"
+            )
             return
         status, error = outcome(result)
         await self._end(

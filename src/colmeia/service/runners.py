@@ -103,7 +103,7 @@ def _moderation(state: ServiceState) -> Runner:
         await _imported("colmeia.apps.moderation.batch", "colmeia.apps.moderation.report")
         from colmeia.apps.moderation.batch import moderate_files
         from colmeia.apps.moderation.roles import load_config
-        from colmeia.errors import ColmeiaError
+        from colmeia.errors import ColmeiaError, InputError
 
         job = ctx.job
         folder = state.tenants.job_folder(job.tenant_id, "moderation", job.id)
@@ -139,6 +139,10 @@ def _moderation(state: ServiceState) -> Runner:
                 resume=True,
                 on_progress=on_progress,
             )
+        if summary.total == 0:
+            # nothing was moderated: not a success (an empty upload is refused; this is a
+            # job whose files lost their records)
+            raise InputError("the batch holds no record: nothing was moderated")
         errors = summary.counts.get("ERROR", 0)
         for outcome, n in summary.counts.items():  # throughput, for the dashboard
             state.metrics.moderated.labels(outcome).inc(n)

@@ -37,6 +37,11 @@ class MeOut(BaseModel):
     rate_limit_per_minute: int
     token_quota: int
     tokens_left: int
+    tokens_held_per_request: int = Field(
+        default=0,
+        description="Tokens a model-calling request holds from the quota while it runs: with "
+        "fewer left, such requests are refused (429) until the quota renews",
+    )
 
 
 class CollectionCreate(_Strict):

@@ -74,6 +74,18 @@ class ServiceSettings(BaseSettings):
     quota_window_s: int = Field(default=86_400, ge=1, description="Length of a quota window.")
     max_upload_mb: float = Field(default=25.0, gt=0, description="Largest file accepted.")
     max_files_per_upload: int = Field(default=200, ge=1)
+    max_csv_rows: int = Field(
+        default=100_000,
+        ge=1,
+        description="Rows a CSV file of an upload may have (documents, bibliographies, "
+        "registry tables); a longer one is refused (413) before a job holds it.",
+    )
+    max_job_records: int = Field(
+        default=20_000,
+        ge=1,
+        description="Records one moderation job may hold (all its files); a batch over it is "
+        "refused (413) at upload, counted from disk a record at a time.",
+    )
     max_request_mb: float = Field(
         default=200.0, gt=0, description="Largest request body (all files of an upload)."
     )
@@ -144,6 +156,29 @@ class ServiceSettings(BaseSettings):
         "so a restart test can kill the process at a known point.",
     )
     secure_cookies: bool = Field(default=False, description="Mark UI cookies Secure (HTTPS).")
+    trusted_proxies: tuple[str, ...] = Field(
+        default=(),
+        description="Addresses (or networks) of reverse proxies whose X-Forwarded-For / "
+        "X-Forwarded-Proto name the client; empty (the default): the connection's own address "
+        "is the client, and a forwarded header from anyone is ignored.",
+    )
+    header_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="A connection must send a request's headers within this (slow clients).",
+    )
+    body_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="Longest wait for the next piece of a request's body (408 after it).",
+    )
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _proxies(cls, v: object) -> object:
+        if isinstance(v, str):
+            return tuple(p.strip() for p in v.split(",") if p.strip())
+        return v
 
     @field_validator("upload_types", mode="before")
     @classmethod

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 
 NO_MODEL = (
     "no language model is configured: set COLMEIA_LLM_BASE_URL and COLMEIA_LLM_MODEL "
-    "(e.g. Ollama at http://127.0.0.1:11434/v1), or start the service with "
+    "(e.g. the /v1 address of an Ollama server), or start the service with "
     "`colmeia serve --simulated` to try it with colmeia's simulated model"
 )
 

@@ -11,6 +11,8 @@ name, count and size checks.
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import logging
 import os
 import re
@@ -19,14 +21,14 @@ import unicodedata
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from fastapi import HTTPException, UploadFile
 
 if TYPE_CHECKING:
     from colmeia.service.files import FileStorage
 
-__all__ = ["read_uploads", "safe_name", "save_uploads", "sweep_interrupted"]
+__all__ = ["check_csv_rows", "read_uploads", "safe_name", "save_uploads", "sweep_interrupted"]
 
 log = logging.getLogger(__name__)
 
@@ -53,10 +55,13 @@ async def save_uploads(
     max_mb: float,
     max_files: int,
     storage: FileStorage | None = None,
+    max_csv_rows: int | None = None,
 ) -> list[str]:
     """Write ``files`` into ``folder``; their names (later ones win on a repeated name).
     With a shared ``storage`` (object storage) the complete files are published to it too, so
-    a job run by another replica finds them."""
+    a job run by another replica finds them. A CSV file of more than ``max_csv_rows`` rows is
+    refused (413 naming the file and the limit) before anything is moved into place: rows are
+    counted from disk, a row at a time."""
     _check_count(files, max_files)
     limit = int(max_mb * 1024 * 1024)
     checked: list[tuple[UploadFile, str]] = []
@@ -75,6 +80,8 @@ async def save_uploads(
     try:
         for upload, name in checked:
             await asyncio.to_thread(_write, upload.file, staging, name, limit, max_mb)
+            if max_csv_rows is not None and name.lower().endswith(".csv"):
+                await asyncio.to_thread(check_csv_rows, staging / name, name, max_csv_rows)
             saved.append(name)
         for name in dict.fromkeys(saved):
             os.replace(staging / name, folder / name)
@@ -106,18 +113,44 @@ def sweep_interrupted(root: Path) -> int:
 
 
 async def read_uploads(
-    files: Sequence[UploadFile], *, max_mb: float, max_files: int
+    files: Sequence[UploadFile],
+    *,
+    max_mb: float,
+    max_files: int,
+    max_csv_rows: int | None = None,
 ) -> list[tuple[str, bytes]]:
     """``files`` as ``(safe name, content)``, read into memory with :func:`save_uploads`'s
-    count and size checks (for small files a request handles at once)."""
+    count, size and row checks (for small files a request handles at once)."""
     _check_count(files, max_files)
     limit = int(max_mb * 1024 * 1024)
     read: list[tuple[str, bytes]] = []
     for upload in files:
         name = safe_name(upload.filename)
         data = await asyncio.to_thread(_read, upload.file, name, limit, max_mb)
+        if max_csv_rows is not None and name.lower().endswith(".csv"):
+            rows = io.StringIO(data.decode("utf-8-sig", errors="replace"), newline="")
+            _check_rows(rows, name, max_csv_rows)
         read.append((name, data))
     return read
+
+
+def check_csv_rows(path: Path, name: str, limit: int) -> None:
+    """413 when the CSV file at ``path`` has more than ``limit`` rows (header excluded)."""
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
+        _check_rows(fh, name, limit)
+
+
+def _check_rows(text: TextIO, name: str, limit: int) -> None:
+    try:
+        for count, _ in enumerate(csv.reader(text)):
+            if count > limit:  # row 0 is the header
+                raise HTTPException(
+                    413,
+                    f"{name} has more than {limit:,} rows; the limit is {limit:,} "
+                    "(COLMEIA_SERVICE_MAX_CSV_ROWS): split it into several files",
+                )
+    except csv.Error:
+        return  # a broken CSV is reported by its reader, naming the line
 
 
 def _check_count(files: Sequence[UploadFile], max_files: int) -> None:

@@ -41,6 +41,7 @@ from colmeia.apps.assistant.registry_diff import (
     location_conflicts,
 )
 from colmeia.errors import ConfigurationError
+from colmeia.spreadsheet import csv_row, csv_text
 
 __all__ = [
     "TABLES",
@@ -194,7 +195,14 @@ def _dict_rows(label: str, reader: csv.DictReader[str]) -> Iterator[tuple[str, R
     if reader.fieldnames:
         reader.fieldnames = [n.strip().lower() for n in reader.fieldnames]
     for row in reader:
-        yield f"{label}:{reader.line_num}", {k: v for k, v in row.items() if isinstance(k, str)}
+        yield (
+            f"{label}:{reader.line_num}",
+            {
+                k: csv_text(v) if isinstance(v, str) else v
+                for k, v in row.items()
+                if isinstance(k, str)
+            },
+        )
 
 
 def _file_rows(path: Path) -> Iterator[tuple[str, Row]]:
@@ -390,7 +398,7 @@ def export_registry(batch: RegistryBatch, folder: Path) -> list[Path]:
         with path.open("w", encoding="utf-8", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(header)
-            w.writerows(rows)
+            w.writerows(csv_row(r) for r in rows)
         written.append(path)
 
     write(

@@ -12,6 +12,7 @@ from colmeia.apps.literature.records import normalize_title, person_name, screen
 from colmeia.apps.literature.review import Review, ReviewedWork, prisma_counts
 from colmeia.apps.literature.schemas import RELEVANCE_LEVELS, CitedText
 from colmeia.errors import ConfigurationError
+from colmeia.spreadsheet import csv_cell, xlsx_text_cells, xlsx_value
 
 __all__ = ["FORMATS", "abnt_reference", "export_review", "html_report"]
 
@@ -265,7 +266,7 @@ def export_review(review: Review, path: Path) -> Path:
         rows = _rows(review)
         writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["rank"])
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({k: csv_cell(v) for k, v in r.items()} for r in rows)
         path.write_text(buf.getvalue(), encoding="utf-8")
     elif fmt == "xlsx":
         from openpyxl import Workbook
@@ -276,7 +277,7 @@ def export_review(review: Review, path: Path) -> Path:
         rows = _rows(review)
         ws.append(list(rows[0]) if rows else ["rank"])
         for r in rows:
-            ws.append([str(v) if not isinstance(v, int) else v for v in r.values()])
+            ws.append([xlsx_value(str(v) if not isinstance(v, int) else v) for v in r.values()])
         info = wb.create_sheet("prisma")
         for k, v in prisma_counts(review).items():
             info.append([k, json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else v])
@@ -284,6 +285,9 @@ def export_review(review: Review, path: Path) -> Path:
             lib = wb.create_sheet("prisma (library)")
             for k, v in review.library_prisma.items():
                 lib.append([k, json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else v])
+            xlsx_text_cells(lib)
+        xlsx_text_cells(ws)
+        xlsx_text_cells(info)
         wb.save(path)
     elif fmt == "ris":
         path.write_text(_ris(review), encoding="utf-8")

@@ -181,7 +181,9 @@ async def _follow(
 ) -> tuple[str, int]:
     """Fetch ``url``; a PDF is saved to ``target`` (``(pdf url, bytes)``), an HTML page is
     searched for a PDF, one page deeper for a repository item. Raises :class:`_Outcome`."""
-    from colmeia.tools.builtins.fetch_url import check_url
+    import httpx
+
+    from colmeia.tools.builtins.fetch_url import check_url, pinned_stream
 
     pages: list[str] = [url]
     last_html = ""
@@ -201,9 +203,10 @@ async def _follow(
             await pacer.wait(checked.host)
             have = part.stat().st_size if part.exists() and _resumes(part, current) else 0
             headers = {"Range": f"bytes={have}-"} if have else {}
-            async with client.stream("GET", checked.url, headers=headers) as resp:
+            # connect to the address that passed the check (no second DNS answer)
+            async with pinned_stream(client, checked, headers) as resp:
                 if resp.status_code in (301, 302, 303, 307, 308) and "location" in resp.headers:
-                    current = str(resp.url.join(resp.headers["location"]))
+                    current = str(httpx.URL(checked.url).join(resp.headers["location"]))
                     seen.add(current)
                     continue
                 if resp.status_code == 416 and have:
@@ -236,7 +239,7 @@ async def _follow(
                     raise _Outcome("failed", current, f"neither a PDF nor a web page ({ctype})")
                 last_html = current
                 charset = resp.encoding or "utf-8"
-                pdfs, items = pdf_links_in_html(body.decode(charset, "replace"), str(resp.url))
+                pdfs, items = pdf_links_in_html(body.decode(charset, "replace"), checked.url)
                 # PDFs the page offers first, then the items it points to (one level deeper).
                 pages = [u for u in pdfs if u not in seen] + pages
                 pages += [u for u in items if u not in seen and u not in pages]

@@ -35,6 +35,7 @@ from colmeia.apps.moderation.labels import LabelMap, fold_label
 from colmeia.apps.moderation.manifest import now
 from colmeia.apps.moderation.results import complete_lines
 from colmeia.errors import ConfigurationError, InputError
+from colmeia.spreadsheet import csv_row, xlsx_text_cells, xlsx_value
 
 __all__ = [
     "QUEUE_OUTCOMES",
@@ -426,7 +427,7 @@ def export(items: Sequence[ReviewItem], verdicts: Mapping[str, VerdictRecord], p
         with open(tmp, "w", encoding="utf-8-sig", newline="") as fh:
             writer = csv.writer(fh)
             writer.writerow(_COLUMNS)
-            writer.writerows([_csv_cell(v) for v in row] for row in _rows(items, verdicts))
+            writer.writerows(csv_row(row) for row in _rows(items, verdicts))
     else:
         _xlsx(tmp, list(_rows(items, verdicts)))
     os.replace(tmp, path)
@@ -443,11 +444,8 @@ def _xlsx(path: Path, rows: list[list[Any]]) -> None:
     ws.title = "review"
     ws.append(list(_COLUMNS))
     for row in rows:
-        ws.append([_ILLEGAL_XLSX.sub("\ufffd", v) if isinstance(v, str) else v for v in row])
-    for cells in ws.iter_rows(min_row=2):
-        for cell in cells:
-            if cell.data_type == "f":
-                cell.data_type = "s"  # text from a model is never a formula
+        ws.append([xlsx_value(v) for v in row])
+    xlsx_text_cells(ws, min_row=2)  # text from a model is never a formula
     for cell in ws[1]:
         cell.font = Font(bold=True)
     wide = {
@@ -465,13 +463,3 @@ def _xlsx(path: Path, rows: list[list[Any]]) -> None:
     ws.freeze_panes = "A2"
     ws.auto_filter.ref = ws.dimensions
     wb.save(path)
-
-
-_ILLEGAL_XLSX = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
-
-
-def _csv_cell(value: Any) -> Any:
-    """Text a spreadsheet would run as a formula gets a leading apostrophe (CSV injection)."""
-    if isinstance(value, str) and value.startswith(("=", "+", "@")):
-        return "'" + value
-    return value

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from colmeia.errors import DocumentError
-from colmeia.rag.ingest.pdf_limits import DEFAULT_PDF_LIMITS, PdfLimits
+from colmeia.rag.ingest.pdf_limits import DEFAULT_PDF_LIMITS, PdfLimits, inflated_size
 from colmeia.rag.types import Page
 
 __all__ = ["cover_title", "iter_pdf_pages", "pdf_title"]
@@ -170,6 +170,13 @@ def iter_pdf_pages(
     import pypdfium2 as pdfium
 
     name = display or str(path)
+    bound = int(limits.max_inflated_mb * 1024 * 1024)
+    if inflated_size(path, bound) > bound:
+        raise DocumentError(
+            name,
+            f"its compressed streams inflate to over {limits.max_inflated_mb:g} MB (a PDF "
+            "bomb, or a file to split); the file was not ingested",
+        )
     pdf = _open(path)
     assert isinstance(pdf, pdfium.PdfDocument)
     any_text = False

@@ -129,17 +129,29 @@ def mount_api_docs(app: FastAPI) -> None:
         )
 
 
+def _shown(detail: str, rid: str) -> str:
+    """A refusal's detail is written for the caller; should it quote an exception that names
+    an internal (an address, a class, a path), the internal goes to the log, not out."""
+    from colmeia.service.public import has_internals, scrub
+
+    if not has_internals(detail):
+        return detail
+    log.error("request %s: %s", rid, detail)
+    return scrub(detail)
+
+
 def mount_web(app: FastAPI) -> None:
     """The web UI: pages under /ui, static files (htmx vendored) under /static."""
     from pathlib import Path
 
     from fastapi import HTTPException, Request
     from fastapi.exception_handlers import http_exception_handler
-    from fastapi.responses import RedirectResponse
+    from fastapi.responses import JSONResponse, RedirectResponse
     from fastapi.staticfiles import StaticFiles
     from starlette.exceptions import HTTPException as StarletteHTTPException
     from starlette.responses import Response
 
+    from colmeia.service.public import error_body
     from colmeia.service.web.routes import SignInRequired, error_page, router
 
     app.include_router(router)
@@ -154,9 +166,22 @@ def mount_web(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         # a person in the browser gets a page (a 429 included), an API client JSON
-        if request.url.path.startswith("/ui/") and not request.headers.get("hx-request"):
+        if request.url.path.startswith("/ui/"):
+            # a page for a person; for htmx a fragment it swaps in (htmx swaps no 4xx/5xx
+            # by itself: static/app.js lets these through), never JSON the page cannot show
             return error_page(request, HTTPException(exc.status_code, exc.detail, exc.headers))
-        return await http_exception_handler(request, exc)
+        if exc.status_code < 400:
+            return await http_exception_handler(request, exc)
+        detail = exc.detail
+        if isinstance(detail, str):
+            rid = getattr(request.state, "request_id", "")
+            detail = _shown(detail, rid)
+        rid = getattr(request.state, "request_id", "")
+        return JSONResponse(
+            error_body(exc.status_code, detail, rid),
+            status_code=exc.status_code,
+            headers=exc.headers,
+        )
 
     @app.exception_handler(SignInRequired)
     async def sign_in(request: Request, exc: SignInRequired) -> RedirectResponse:

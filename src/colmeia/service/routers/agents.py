@@ -7,6 +7,7 @@ tenant's own collections. ``Accept: text/event-stream`` streams each step as it 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
@@ -16,15 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette.sse import EventSourceResponse
 
 from colmeia.agents.factory import make_agent
-from colmeia.agents.trace import Step, Trace
+from colmeia.agents.trace import RunStatus, Step, Trace
 from colmeia.errors import ConfigurationError
 from colmeia.llm.base import track_usage
 from colmeia.service.auth import Metered, Principal, state_of
+from colmeia.service.public import MODEL_FAILED, public_text, redacted
 from colmeia.service.routers.search import retriever_for
 from colmeia.service.state import NO_MODEL, ServiceState
 from colmeia.tools.registry import Tool
 
 router = APIRouter(prefix="/v1/agents", tags=["agents"])
+log = logging.getLogger("colmeia.service")
 
 ToolName = Literal["calculator", "web", "documents"]
 
@@ -77,8 +80,22 @@ def _tools(state: ServiceState, principal: Principal, names: list[ToolName]) -> 
     return out
 
 
-def _result(trace: Trace, usage: dict[str, Any]) -> dict[str, Any]:
-    return {**trace.to_dict(), "simulated": bool(usage.get("simulated")), "usage": usage}
+def _result(trace: Trace, usage: dict[str, Any], rid: str) -> dict[str, Any]:
+    """The trace a caller may read: a model failure as a stable code and message (its
+    address and exception in the log under the request id), no internals in any step."""
+    data = trace.to_dict()
+    error = str(data.get("error") or "")
+    if error:
+        log.error("request %s: the agent run ended with: %s", rid, error)
+        model = trace.status == RunStatus.MODEL_ERROR
+        data["error"] = MODEL_FAILED if model else public_text(error, where=f"request {rid}")
+        data["error_code"] = "model_failed" if model else "agent_failed"
+    data = redacted(data)
+    return {**data, "simulated": bool(usage.get("simulated")), "usage": usage, "request_id": rid}
+
+
+def _step(step: Step) -> str:
+    return orjson.dumps(redacted(step.to_dict()), default=str).decode()
 
 
 @router.post(
@@ -88,6 +105,7 @@ def _result(trace: Trace, usage: dict[str, Any]) -> dict[str, Any]:
 )
 async def run_agent(request: Request, body: AgentRun, principal: Metered) -> Any:
     state = state_of(request)
+    rid = str(getattr(request.state, "request_id", ""))
     if state.model is None:
         raise HTTPException(503, NO_MODEL)
     try:
@@ -104,7 +122,7 @@ async def run_agent(request: Request, body: AgentRun, principal: Metered) -> Any
     if "text/event-stream" not in request.headers.get("accept", ""):
         with track_usage() as tracker:
             trace = await agent.run(body.task)
-        return _result(trace, tracker.usage.as_dict())
+        return _result(trace, tracker.usage.as_dict(), rid)
 
     async def events() -> AsyncIterator[dict[str, str]]:
         queue: asyncio.Queue[Step | None] = asyncio.Queue()
@@ -112,9 +130,9 @@ async def run_agent(request: Request, body: AgentRun, principal: Metered) -> Any
             running = asyncio.create_task(agent.run(body.task, on_step=queue.put_nowait))
             running.add_done_callback(lambda _t: queue.put_nowait(None))
             while (step := await queue.get()) is not None:
-                yield {"event": "step", "data": orjson.dumps(step.to_dict(), default=str).decode()}
+                yield {"event": "step", "data": _step(step)}
             trace = await running
-        data = orjson.dumps(_result(trace, tracker.usage.as_dict()), default=str).decode()
+        data = orjson.dumps(_result(trace, tracker.usage.as_dict(), rid), default=str).decode()
         yield {"event": "result", "data": data}
 
     return EventSourceResponse(events())

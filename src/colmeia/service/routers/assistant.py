@@ -119,6 +119,33 @@ def _row(state: ServiceState, principal: Principal, thread_id: str) -> dict[str,
     return row
 
 
+def _collection_of_name(name: str) -> str | None:
+    from colmeia.store.base import NAME_RULE, name_problem
+
+    problem = name_problem(name)
+    return None if problem is None else f"{problem}; use {NAME_RULE}"
+
+
+def _collection_usable(state: ServiceState, tenant: str, name: str) -> None:
+    """A thread's collection: one of the tenant's, or a valid name for one to be made later
+    (``leis;DROP`` is neither: 422 naming the field)."""
+    if state.tenants.store(tenant).collection(name) is not None:
+        return
+    problem = _collection_of_name(name)
+    if problem is not None:
+        raise HTTPException(
+            422,
+            [
+                {
+                    "loc": ["body", "collection"],
+                    "msg": f"collection {name[:64]!r} does not exist and is not a valid name: "
+                    f"{problem}",
+                    "type": "value_error",
+                }
+            ],
+        )
+
+
 def _collection_of(row: dict[str, Any]) -> str:
     meta = orjson.loads(row["pending"]) if row["pending"] else {}
     return str(meta.get("collection", ""))
@@ -191,6 +218,8 @@ async def create_thread(request: Request, body: ThreadCreate, principal: Caller)
 
     state = state_of(request)
     collection = body.collection or AssistantSettings().collection
+    if body.collection is not None:
+        await asyncio.to_thread(_collection_usable, state, principal.tenant, body.collection)
     now = time.time()
     thread_id = uuid.uuid4().hex
     meta = orjson.dumps({"collection": collection, "waiting": None}).decode()

@@ -68,6 +68,22 @@ async def delete_collection(request: Request, name: CollectionName, principal: C
         raise HTTPException(404, f"no collection named {name!r}")
     folder = state.tenants.folder(principal.tenant) / "collections" / name
     await asyncio.to_thread(shutil.rmtree, folder, True)
+    await asyncio.to_thread(_remove_library_inputs, state, principal.tenant, name)
+
+
+def _remove_library_inputs(state: ServiceState, tenant: str, collection: str) -> int:
+    """The bibliography files and PDFs imported into ``collection`` go with it (each import
+    job kept them in its folder); the number of job folders removed."""
+    removed = 0
+    for job in state.jobs.recent(tenant, "library", 100_000):
+        if job.params.get("collection") != collection:
+            continue
+        if job.status in ("queued", "running"):
+            state.jobs.cancel(tenant, job.id)
+        root = state.tenants.folder(tenant) / "library" / job.id
+        shutil.rmtree(root, ignore_errors=True)
+        removed += 1
+    return removed
 
 
 @router.get(
@@ -132,6 +148,7 @@ async def start_ingestion(
         max_mb=svc.max_upload_mb,
         max_files=svc.max_files_per_upload,
         storage=state.files,
+        max_csv_rows=svc.max_csv_rows,
     )
     store = state.tenants.store(principal.tenant)
     await asyncio.to_thread(store.ensure_collection, name)

@@ -7,7 +7,7 @@ from typing import Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
 
-from colmeia.service.auth import Caller, state_of
+from colmeia.service.auth import Caller, require_owner, state_of
 from colmeia.service.schemas import JobOut
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
@@ -38,6 +38,7 @@ async def cancel_job(request: Request, job_id: str, principal: Caller) -> JobOut
     job = await asyncio.to_thread(jobs.get, principal.tenant, job_id)
     if job is None:
         raise HTTPException(404, f"no job {job_id!r}")
+    require_owner(principal, job.created_by, f"job {job_id}")
     if not await asyncio.to_thread(jobs.cancel, principal.tenant, job_id):
         raise HTTPException(409, f"job {job_id} already ended ({job.status})")
     job = await asyncio.to_thread(jobs.get, principal.tenant, job_id)

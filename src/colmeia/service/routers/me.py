@@ -25,6 +25,9 @@ async def me(request: Request, principal: Caller) -> MeOut:
         rate_limit_per_minute=principal.rate_limit,
         token_quota=principal.token_quota,
         tokens_left=quota.remaining,
+        tokens_held_per_request=min(
+            state_of(request).service.request_token_reserve, principal.token_quota
+        ),
     )
 
 

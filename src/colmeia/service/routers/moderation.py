@@ -5,16 +5,19 @@ from __future__ import annotations
 import asyncio
 import mimetypes
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 import orjson
 from fastapi import APIRouter, File, Form, HTTPException, Query, Request, UploadFile
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import FileResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import iterate_in_threadpool
 
 from colmeia.service.auth import Caller, Metered, Principal, state_of
 from colmeia.service.jobs import Job
+from colmeia.service.public import redacted
 from colmeia.service.schemas import JobOut
 from colmeia.service.state import NO_MODEL, ServiceState
 from colmeia.service.uploads import save_uploads
@@ -22,6 +25,28 @@ from colmeia.service.uploads import save_uploads
 router = APIRouter(prefix="/v1/moderation", tags=["moderation"])
 
 Outcome = Literal["KEEP_ORIGINAL", "ANSWER_REVISED", "DO_NOT_ANSWER", "ERROR"]
+
+
+def check_records(folder: Path, limit: int) -> int:
+    """How many records the job's files hold, counted from disk a record at a time (never all
+    of them in memory); 413 past ``limit``, 422 for a batch with none."""
+    from colmeia.apps.moderation.io import read_file_records
+
+    count = 0
+    for path in sorted(folder.iterdir()):
+        for _ in read_file_records(path):
+            count += 1
+            if count > limit:
+                raise HTTPException(
+                    413,
+                    f"the batch has more than {limit:,} records; a job may hold {limit:,} "
+                    "(COLMEIA_SERVICE_MAX_JOB_RECORDS): split it into several jobs",
+                )
+    if count == 0:
+        raise HTTPException(
+            422, "the batch holds no record: send JSON or JSONL files with at least one record"
+        )
+    return count
 
 
 def moderation_job(state: ServiceState, principal: Principal, job_id: str) -> tuple[Job, Path]:
@@ -32,19 +57,31 @@ def moderation_job(state: ServiceState, principal: Principal, job_id: str) -> tu
     return job, state.tenants.job_folder(principal.tenant, "moderation", job_id)
 
 
+def public_lines(folder: Path, lines: Any) -> Any:
+    """Result data as a tenant may read it: input files named inside the job (``input/a.json``,
+    never the server's folders), no internal addresses or exception classes."""
+    return redacted(lines, root=str(folder))
+
+
+def public_key(folder: Path, key: str) -> str:
+    """A result's key as the API shows it (a repeated id's key names its input file)."""
+    return key.replace(str(folder).rstrip("/") + "/", "")
+
+
 def read_results(folder: Path) -> list[dict[str, Any]]:
-    """The job's result lines so far (a cut-off last line is left out)."""
+    """The job's result lines so far (a cut-off last line is left out), as a tenant reads them."""
     path = folder / "results.jsonl"
     if not path.is_file():
         return []
     out = []
-    for line in path.read_bytes().split(b"\n"):
-        if line.strip():
-            try:
-                out.append(orjson.loads(line))
-            except orjson.JSONDecodeError:
-                continue
-    return out
+    with path.open("rb") as fh:
+        for line in fh:
+            if line.strip():
+                try:
+                    out.append(orjson.loads(line))
+                except orjson.JSONDecodeError:
+                    continue
+    return list(public_lines(folder, out))
 
 
 @router.post(
@@ -90,6 +127,7 @@ async def start_moderation(
             max_files=state.service.max_files_per_upload,
             storage=state.files,
         )
+        await asyncio.to_thread(check_records, folder / "input", state.service.max_job_records)
     except HTTPException:
         await asyncio.to_thread(shutil.rmtree, folder, True)
         raise
@@ -152,7 +190,20 @@ async def results_file(request: Request, job_id: str, principal: Caller) -> Resp
     path = folder / "results.jsonl"
     if not path.is_file():
         raise HTTPException(404, "no results yet")
-    return FileResponse(path, media_type="application/x-ndjson", filename=f"{job_id}.jsonl")
+
+    def lines() -> Iterator[bytes]:
+        with path.open("rb") as fh:
+            for line in fh:
+                try:
+                    yield orjson.dumps(public_lines(folder, orjson.loads(line))) + b"\n"
+                except orjson.JSONDecodeError:
+                    continue  # a line cut off by a crash
+
+    return StreamingResponse(
+        iterate_in_threadpool(lines()),
+        media_type="application/x-ndjson",
+        headers={"Content-Disposition": f'attachment; filename="{job_id}.jsonl"'},
+    )
 
 
 @router.get(
@@ -201,7 +252,7 @@ def review_queue(folder: Path, outcome: str | None = None) -> dict[str, Any]:
     latest = VerdictLog(verdicts_path(results)).latest()
     return {
         "agreement": agreement(items, latest),
-        "items": [_item(i, latest) for i in queue],
+        "items": [public_lines(folder, _item(i, latest, folder)) for i in queue],
     }
 
 
@@ -212,15 +263,20 @@ def review_item(folder: Path, key: str) -> dict[str, Any] | None:
     from colmeia.apps.moderation.review import VerdictLog, review_items, verdicts_path
 
     results = folder / "results.jsonl"
-    found = next((i for i in review_items(results_by_key(results)) if i.key == key), None)
+    found = next(
+        (i for i in review_items(results_by_key(results)) if public_key(folder, i.key) == key),
+        None,
+    )
     if found is None:
         return None
-    return _item(found, VerdictLog(verdicts_path(results)).latest())
+    return dict(
+        public_lines(folder, _item(found, VerdictLog(verdicts_path(results)).latest(), folder))
+    )
 
 
-def _item(i: Any, latest: dict[str, Any]) -> dict[str, Any]:
+def _item(i: Any, latest: dict[str, Any], folder: Path) -> dict[str, Any]:
     return {
-        "key": i.key,
+        "key": public_key(folder, i.key),
         "id": i.id,
         "outcome": i.outcome,
         "question": i.question,
@@ -260,9 +316,12 @@ def give_verdict(folder: Path, key: str, body: VerdictIn, actor: str) -> dict[st
     from colmeia.errors import ConfigurationError
 
     results = folder / "results.jsonl"
-    item = next((i for i in review_items(results_by_key(results)) if i.key == key), None)
+    item = next(
+        (i for i in review_items(results_by_key(results)) if public_key(folder, i.key) == key),
+        None,
+    )
     if item is None:
-        raise HTTPException(404, f"no result {key!r} in this job")
+        raise HTTPException(404, f"no result {key[:80]!r} in this job")
     try:
         record = VerdictRecord.of(
             item, body.verdict, by=actor, note=body.note, edited_answer=body.edited_answer

@@ -220,7 +220,10 @@ async def import_cases(
 ) -> ImportOut:
     state = state_of(request)
     uploads = await read_uploads(
-        files, max_mb=state.service.max_upload_mb, max_files=state.service.max_files_per_upload
+        files,
+        max_mb=state.service.max_upload_mb,
+        max_files=state.service.max_files_per_upload,
+        max_csv_rows=state.service.max_csv_rows,
     )
     registry = state.tenants.registry(principal.tenant)
     report = await asyncio.to_thread(_import, registry, uploads, merge)

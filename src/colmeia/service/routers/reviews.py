@@ -13,7 +13,7 @@ from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from colmeia.errors import ConfigurationError
-from colmeia.service.auth import Caller, Metered, Principal, state_of
+from colmeia.service.auth import Caller, Metered, Principal, require_owner, state_of
 from colmeia.service.jobs import Job
 from colmeia.service.names import ExistingName, NewName
 from colmeia.service.schemas import JobOut
@@ -72,6 +72,7 @@ async def import_library(
             max_mb=state.service.max_upload_mb,
             max_files=state.service.max_files_per_upload,
             storage=state.files,
+            max_csv_rows=state.service.max_csv_rows,
         )
     except HTTPException:
         await asyncio.to_thread(shutil.rmtree, folder, True)
@@ -146,7 +147,8 @@ async def screen(
 ) -> dict[str, Any]:
     from colmeia.apps.literature import Review
 
-    _, path = await asyncio.to_thread(review_file, state_of(request), principal, review_id)
+    job, path = await asyncio.to_thread(review_file, state_of(request), principal, review_id)
+    require_owner(principal, job.created_by, f"review {review_id}")
     if not path.is_file():
         raise HTTPException(409, "the review has not finished yet")
     review = await asyncio.to_thread(Review.load, path)
@@ -171,7 +173,8 @@ async def export(
 ) -> Response:
     from colmeia.apps.literature import Review, export_review
 
-    _, path = await asyncio.to_thread(review_file, state_of(request), principal, review_id)
+    job, path = await asyncio.to_thread(review_file, state_of(request), principal, review_id)
+    require_owner(principal, job.created_by, f"review {review_id}")
     if not path.is_file():
         raise HTTPException(409, "the review has not finished yet")
     review = await asyncio.to_thread(Review.load, path)

@@ -122,8 +122,24 @@ def _error_page(
 
 
 def error_page(request: Request, exc: HTTPException) -> HTMLResponse:
-    """The page for an HTTP error of a browser route (rate limits included)."""
+    """The page for an HTTP error of a browser route (rate limits included); for an htmx
+    request the fragment it swaps in place (``static/app.js`` swaps error fragments), with
+    the status and ``Retry-After`` kept."""
     retry = (exc.headers or {}).get("Retry-After")
+    if request.headers.get("hx-request"):
+        message = str(exc.detail)
+        if retry:
+            message = f"{message} ({retry} s)" if retry not in message else message
+        response = page(
+            request,
+            "_error.html",
+            {"message": message},
+            principal=request.scope.get("state", {}).get("principal"),
+            status=exc.status_code,
+        )
+        for name, value in (exc.headers or {}).items():
+            response.headers[name] = value
+        return response
     return _error_page(request, exc.status_code, str(exc.detail), retry_after=retry)
 
 
@@ -453,19 +469,20 @@ async def moderation_progress(
 # -- assistant chat and the approval queue -----------------------------------------------------
 
 
-def _threads(state: Any, tenant: str) -> list[Any]:
-    from colmeia.service.routers.assistant import _thread_out
+def _threads(state: Any, principal: Principal) -> list[Any]:
+    """The threads the API lists for ``principal`` (its own, shared ones; all for an admin)."""
+    from colmeia.service.routers.assistant import _thread_out, _visible
 
     rows = state.db.query(
-        "SELECT * FROM threads WHERE tenant_id = ? ORDER BY updated_at DESC LIMIT 100", (tenant,)
+        "SELECT * FROM threads WHERE tenant_id = ? ORDER BY updated_at DESC", (principal.tenant,)
     )
-    return [_thread_out(r) for r in rows]
+    return [_thread_out(r) for r in rows if _visible(r, principal)][:100]
 
 
 @router.get("/chat", response_class=HTMLResponse)
 async def chat_page(request: Request, principal: Principal = Depends(web_caller)) -> HTMLResponse:
     state = state_of(request)
-    threads = await asyncio.to_thread(_threads, state, principal.tenant)
+    threads = await asyncio.to_thread(_threads, state, principal)
     return page(
         request,
         "chat.html",
@@ -506,7 +523,7 @@ async def chat_thread(
         request,
         "chat.html",
         {
-            "threads": await asyncio.to_thread(_threads, state, principal.tenant),
+            "threads": await asyncio.to_thread(_threads, state, principal),
             "thread": thread,
             "messages": thread.get("messages", []),
             "collections": await _collections(request, principal),

@@ -14,10 +14,12 @@ through, for tests and intranets; link-local addresses (cloud metadata) stay ref
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import re
 import socket
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
@@ -26,7 +28,15 @@ import httpx
 from colmeia.errors import ToolError, UnsafeTargetError
 from colmeia.tools.registry import Tool
 
-__all__ = ["FetchLimits", "check_url", "fetch_text", "fetch_url_tool", "html_to_text"]
+__all__ = [
+    "FetchLimits",
+    "check_url",
+    "fetch_text",
+    "fetch_url_tool",
+    "html_to_text",
+    "pinned_request",
+    "pinned_stream",
+]
 
 log = logging.getLogger(__name__)
 
@@ -157,9 +167,16 @@ async def _get_once(
     raise ToolError(f"{target.host} has no address to connect to")  # unreachable: never empty
 
 
-async def _get_from(
-    client: httpx.AsyncClient, target: CheckedURL, address: IPAddress, limits: FetchLimits
-) -> tuple[httpx.Response, bytes]:
+def pinned_request(
+    client: httpx.AsyncClient,
+    target: CheckedURL,
+    address: IPAddress | None = None,
+    headers: dict[str, str] | None = None,
+) -> httpx.Request:
+    """A GET of ``target`` that connects to the address that passed the check (``address``,
+    default its first), with the original ``Host`` and TLS name: the host is not resolved a
+    second time, so a DNS answer that changes after the check (rebinding) is never used."""
+    address = address or target.addresses[0]
     parts = urlsplit(target.url)
     ip = str(address)
     netloc_ip = f"[{ip}]" if address.version == 6 else ip
@@ -168,9 +185,27 @@ async def _get_from(
     pinned = urlunsplit((target.scheme, netloc, parts.path or "/", parts.query, ""))
     host_header = target.host if target.port == default else f"{target.host}:{target.port}"
     extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
-    request = client.build_request(
-        "GET", pinned, headers={"Host": host_header}, extensions=extensions
+    return client.build_request(
+        "GET", pinned, headers={**(headers or {}), "Host": host_header}, extensions=extensions
     )
+
+
+@contextlib.asynccontextmanager
+async def pinned_stream(
+    client: httpx.AsyncClient, target: CheckedURL, headers: dict[str, str] | None = None
+) -> AsyncIterator[httpx.Response]:
+    """Stream a GET of a checked URL from its checked address (see :func:`pinned_request`)."""
+    response = await client.send(pinned_request(client, target, None, headers), stream=True)
+    try:
+        yield response
+    finally:
+        await response.aclose()
+
+
+async def _get_from(
+    client: httpx.AsyncClient, target: CheckedURL, address: IPAddress, limits: FetchLimits
+) -> tuple[httpx.Response, bytes]:
+    request = pinned_request(client, target, address)
     response = await client.send(request, stream=True)
     try:
         body = bytearray()

@@ -10,6 +10,17 @@
     if (!dialog.open) { dialog.showModal(); }
   }
 
+  // htmx swaps no 4xx/5xx answer by itself: the service answers an htmx request that fails
+  // (a rate limit, a refusal) with an HTML fragment saying why, shown where the result goes
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    var kind = (xhr && xhr.getResponseHeader("Content-Type")) || "";
+    if (xhr && xhr.status >= 400 && kind.indexOf("text/html") === 0) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+
   document.addEventListener("htmx:afterSwap", function (event) {
     var target = event.detail.target;
     if (target && target.id === "passage-body") {
