@@ -117,7 +117,10 @@ def test_a_shard_is_a_balanced_share_and_the_shares_are_the_whole() -> None:
     modules = [rm.Module(f"m{i}", "p", ["t"], t) for i, t in enumerate([900, 600, 300, 300, 100])]
     shares = [rm.shard(modules, i, 2) for i in (1, 2)]
     assert sorted(m.name for s in shares for m in s) == sorted(m.name for m in modules)
-    assert [sum(m.timeout for m in s) for s in shares] == [1200, 1000]  # longest first, each to the lightest share
+    assert [sum(m.timeout for m in s) for s in shares] == [
+        1200,
+        1000,
+    ]  # longest first, each to the lightest share
     assert rm.shard(modules, 1, 1) == modules
 
 
