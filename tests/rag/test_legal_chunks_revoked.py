@@ -95,3 +95,8 @@ def test_an_article_chunk_ends_where_the_transitory_provisions_begin() -> None:
     (art_250,) = [c for c in chunks if c.path == "CF, Art. 250"]
     assert art_250.text.endswith("poderá constituir fundos.")
     assert [c.path for c in chunks if "Promulgado" in c.text] == ["CF, ADCT"]
+
+
+def test_an_unknown_granularity_is_refused_naming_the_ones_there_are() -> None:
+    with pytest.raises(ValueError, match="granularity must be 'dispositivo', 'artigo' or 'both'"):
+        LegalChunker(granularity="paragrafo")  # type: ignore[arg-type]
