@@ -100,3 +100,12 @@ def test_an_article_chunk_ends_where_the_transitory_provisions_begin() -> None:
 def test_an_unknown_granularity_is_refused_naming_the_ones_there_are() -> None:
     with pytest.raises(ValueError, match="granularity must be 'dispositivo', 'artigo' or 'both'"):
         LegalChunker(granularity="paragrafo")  # type: ignore[arg-type]
+
+
+def test_a_law_that_starts_with_a_blank_line_is_read_the_same() -> None:
+    def paths(text: str) -> list[str]:
+        doc = ExtractedDocument(source_id="l", title="x", pages=[Page(1, text)], content_hash="h")
+        return [c.path for c in LegalChunker(label="L").chunk(doc)]
+
+    assert paths("\n" + LEI) == paths(LEI)
+    assert "L, Art. 3º" in paths("\n" + LEI)
