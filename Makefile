@@ -9,7 +9,7 @@ UV      ?= $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 STAMP   := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: help install demo serve test lint typecheck pytest bench mutation lock clean uv-bootstrap deploy-check
+.PHONY: help install demo serve test lint typecheck pytest bench mutation mutation-changed lock clean uv-bootstrap deploy-check
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -53,7 +53,7 @@ bench: $(STAMP)  ## every benchmark in bench/, one JSON line each
 	@for b in bench/*.py; do $(PY) $$b || exit 1; done
 
 MUTATION_ARGS ?=
-mutation: $(STAMP)  ## mutation testing of the modules in tests/mutation/modules.toml (slow; not in `make test`)
+mutation: $(STAMP)  ## mutation testing of the modules in tests/mutation/modules.toml (slow; not in `make test`; MUTATION_ARGS="--shard 1/8")
 	$(PY) tests/mutation/run_mutation.py $(MUTATION_ARGS)
 
 # deploy-check: the image built and run, then the compose stack up with a session through the
@@ -68,6 +68,11 @@ deploy-check: $(STAMP)  ## build and run the image, bring the compose stack up, 
 	  && { podman image exists localhost/colmeia-base:bookworm || deploy/images/base.sh; } \
 	  && BASE=localhost/colmeia-base:bookworm deploy/image-check.sh \
 	  && RAY=$(RAY) deploy/smoke.sh
+
+# the modules a change touches (its source or its tests differ from MUTATION_BASE), from mutmut's cache
+MUTATION_BASE ?= $(shell git rev-parse --verify --quiet origin/main >/dev/null && echo origin/main || echo HEAD~1)
+mutation-changed: $(STAMP)  ## mutation testing of the modules changed since MUTATION_BASE (default origin/main, else HEAD~1)
+	$(PY) tests/mutation/run_mutation.py --changed-since $(MUTATION_BASE) $(MUTATION_ARGS)
 
 lock: | uv-bootstrap  ## re-pin dependencies (hashes, no registry addresses)
 	$(UV) pip compile --quiet --generate-hashes --python-version 3.11 --extra s3 pyproject.toml -o requirements.lock

@@ -21,13 +21,25 @@ with ``summary.json`` beside it. The score is killed / (all mutants - equivalent
 mutant that no test reaches counts as a survivor. Exit status 1 when the score is under
 ``--min-score``.
 
-Usage: ``python tests/mutation/run_mutation.py [--only NAME ...] [--min-score 90]``.
+A module's work folder is kept between runs, and mutmut's own cache of results is used: the
+copy of ``src`` and ``tests`` is brought up to date (file times kept, so mutmut regenerates
+only the mutants of a source file that changed, and resets only those of its changed
+functions), and the verdicts that new or changed tests could turn (survivors, mutants no
+test reached, timeouts) are run again when the module's tests changed. ``--fresh`` starts
+from nothing. ``--shard i/n`` runs the i-th of n shares of the modules (balanced by their
+time limits), so a whole run can be split over budgets or machines; ``--changed-since REF``
+runs only the modules whose source or tests differ from git ref ``REF`` (``make
+mutation-changed``).
+
+Usage: ``python tests/mutation/run_mutation.py [--only NAME ...] [--shard 1/4]
+[--changed-since origin/main] [--fresh] [--min-score 90]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import os
 import shutil
@@ -206,15 +218,92 @@ def _pyproject_for(module: Module) -> str:
     return text + "\n".join(lines)
 
 
-def prepare(module: Module, work: Path) -> None:
-    """A fresh work folder for ``module``: mutmut's cache would otherwise keep old verdicts."""
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
+def _fingerprint(paths: list[str]) -> str:
+    digest = hashlib.sha256()
+    for p in sorted(paths):
+        digest.update(p.encode() + b"\0" + (ROOT / p).read_bytes())
+    return digest.hexdigest()
+
+
+def prepare(module: Module, work: Path, *, fresh: bool = False) -> None:
+    """The module's work folder, brought up to date (see the module docstring for the cache).
+
+    ``fresh`` (or a work folder mutmut never finished) starts from nothing."""
+    meta = work / "mutants" / (module.path + ".meta")
+    if fresh or not meta.exists():
+        if work.exists():
+            shutil.rmtree(work)
+        work.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for folder in ("src", "tests", "data", "examples"):
-        shutil.copytree(ROOT / folder, work / folder, ignore=ignore)
-    (work / "pyproject.toml").write_text(_pyproject_for(module), encoding="utf-8")
+        if folder == "tests" and (work / folder).exists():
+            shutil.rmtree(work / folder)  # a removed test file must not linger
+        # copy2 keeps each file's time: mutmut regenerates a mutated file only when its
+        # source is newer than its mutants
+        shutil.copytree(ROOT / folder, work / folder, ignore=ignore, dirs_exist_ok=True)
+    pyproject = _pyproject_for(module)
+    if (
+        not (work / "pyproject.toml").exists()
+        or (work / "pyproject.toml").read_text(encoding="utf-8") != pyproject
+    ):
+        (work / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    stamp = work / "tests.sha256"
+    tests_now = _fingerprint([*module.tests, "tests/conftest.py"])
+    if meta.exists() and (not stamp.exists() or stamp.read_text() != tests_now):
+        reopen_verdicts(meta)
+        # which tests reach which function, and the timeouts' verdicts, may have changed
+        (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+        (work / "recheck.json").unlink(missing_ok=True)
+    stamp.write_text(tests_now)
+
+
+def reopen_verdicts(meta: Path) -> int:
+    """Forget the verdicts new tests could change (survived, no tests, timeouts, suspicious),
+    keep the kills; returns how many were reopened."""
+    data = json.loads(meta.read_text(encoding="utf-8"))
+    codes: dict[str, int | None] = data["exit_code_by_key"]
+    reopen = {c for c, s in (KILLED | NOT_KILLED).items() if s not in ("killed", "crashed")}
+    reopen.discard(37)  # killed by the type checker: no test can change that
+    n = 0
+    for key, code in codes.items():
+        if code is not None and code in reopen:
+            codes[key] = None
+            n += 1
+    meta.write_text(json.dumps(data), encoding="utf-8")
+    return n
+
+
+def shard(modules: list[Module], index: int, count: int) -> list[Module]:
+    """The ``index``-th (1-based) of ``count`` shares of ``modules``: longest time limit first,
+    each to the share with the least so far, so shares take about as long."""
+    loads = [0] * count
+    owner: dict[str, int] = {}
+    for m in sorted(modules, key=lambda m: (-m.timeout, m.name)):
+        k = loads.index(min(loads))
+        loads[k] += m.timeout
+        owner[m.name] = k
+    return [m for m in modules if owner[m.name] == index - 1]
+
+
+def changed_modules(modules: list[Module], base: str) -> list[Module]:
+    """The modules whose source or one of whose tests differs from git ref ``base`` (committed
+    or not)."""
+    names = subprocess.run(
+        ["git", "diff", "--name-only", base, "--"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    untracked = subprocess.run(
+        ["git", "ls-files", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    changed = set(names) | set(untracked)
+    return [m for m in modules if m.path in changed or changed & set(m.tests)]
 
 
 def _mutmut() -> list[str]:
@@ -228,16 +317,19 @@ def run_module(
     *,
     report_only: bool = False,
     accepted: list[Equivalent] | None = None,
+    fresh: bool = False,
 ) -> ModuleResult:
     result = ModuleResult(module)
     work = REPORTS / "work" / module.name
     if not report_only:
-        _mutate(module, work, jobs, result)
+        _mutate(module, work, jobs, result, fresh=fresh)
     return _collect(module, work, known, result, accepted or [])
 
 
-def _mutate(module: Module, work: Path, jobs: int, result: ModuleResult) -> None:
-    prepare(module, work)
+def _mutate(
+    module: Module, work: Path, jobs: int, result: ModuleResult, *, fresh: bool = False
+) -> None:
+    prepare(module, work, fresh=fresh)
     log = (REPORTS / f"{module.name}.log").open("w", encoding="utf-8")
     env = os.environ | {"PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
     start = time.monotonic()
@@ -480,6 +572,16 @@ def main(argv: list[str] | None = None) -> int:
         default=1.0,
         help="multiply every module's time limit (a slower or busier machine)",
     )
+    parser.add_argument("--shard", default="", help="i/n: the i-th of n shares of the modules")
+    parser.add_argument(
+        "--changed-since",
+        default="",
+        metavar="REF",
+        help="only the modules whose source or tests differ from git ref REF",
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="ignore mutmut's cached results: mutate anew"
+    )
     parser.add_argument(
         "--report-only",
         action="store_true",
@@ -496,6 +598,20 @@ def main(argv: list[str] | None = None) -> int:
         for m in modules
         if not args.only or m.name in args.only
     ]
+    if args.changed_since:
+        chosen = changed_modules(chosen, args.changed_since)
+        print(f"changed since {args.changed_since}: {[m.name for m in chosen] or 'no module'}")
+        if not chosen:
+            return 0
+    if args.shard:
+        try:
+            index, count = (int(x) for x in args.shard.split("/"))
+            if not 1 <= index <= count:
+                raise ValueError
+        except ValueError:
+            print(f"--shard {args.shard!r}: write i/n with 1 <= i <= n, e.g. --shard 2/4")
+            return 2
+        chosen = shard(chosen, index, count)
     known = load_equivalents()
     accepted = load_equivalents(table="accepted")
     REPORTS.mkdir(parents=True, exist_ok=True)
@@ -504,7 +620,14 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for module in chosen:
         print(f"{module.name}: mutating {module.path} ...", flush=True)
-        r = run_module(module, known, args.jobs, report_only=args.report_only, accepted=accepted)
+        r = run_module(
+            module,
+            known,
+            args.jobs,
+            report_only=args.report_only,
+            accepted=accepted,
+            fresh=args.fresh,
+        )
         results.append(r)
         print(
             f"{module.name}: {r.killed}/{r.scored} killed ({_pct(r.killed, r.scored)}), "

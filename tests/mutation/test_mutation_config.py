@@ -83,3 +83,55 @@ def test_a_timeout_is_scored_by_a_run_alone_hang_fail_or_pass(tmp_path: Path) ->
     again = [rm.Mutant(f"m.x_f__{how}", "timeout") for how in ("hangs", "fails", "passes")]
     rm.recheck_timeouts(module, tmp_path, again, limit=5)
     assert [m.status for m in again] == ["timeout", "killed", "survived"]
+
+
+def _has_logic(path: Path) -> bool:
+    """A module defines a function or a class (an ``__init__`` that only re-exports has none)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(
+        isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in tree.body
+    )
+
+
+def test_every_module_of_the_package_is_mutated_or_excluded_with_a_reason() -> None:
+    import tomllib
+
+    data = tomllib.loads(rm.MODULES_FILE.read_text(encoding="utf-8"))
+    mutated = {m["path"] for m in data["module"]}
+    excluded = {e["path"]: e.get("reason", "") for e in data.get("excluded", [])}
+    assert not mutated & excluded.keys(), "a module is both mutated and excluded"
+    assert all(len(r.split()) >= 4 for r in excluded.values()), "say why a module is excluded"
+    package = sorted((rm.ROOT / "src" / "colmeia").rglob("*.py"))
+    with_logic = {
+        str(p.relative_to(rm.ROOT)) for p in package if p.name != "__init__.py" or _has_logic(p)
+    }
+    unlisted = sorted(with_logic - mutated - excluded.keys())
+    assert unlisted == [], "add these to modules.toml (discover_modules.py proposes entries)"
+    gone = sorted((mutated | excluded.keys()) - {str(p.relative_to(rm.ROOT)) for p in package})
+    assert gone == []
+
+
+def test_a_shard_is_a_balanced_share_and_the_shares_are_the_whole() -> None:
+    modules = [rm.Module(f"m{i}", "p", ["t"], t) for i, t in enumerate([900, 600, 300, 300, 100])]
+    shares = [rm.shard(modules, i, 2) for i in (1, 2)]
+    assert sorted(m.name for s in shares for m in s) == sorted(m.name for m in modules)
+    assert [sum(m.timeout for m in s) for s in shares] == [
+        1200,
+        1000,
+    ]  # longest first, each to the lightest share
+    assert rm.shard(modules, 1, 1) == modules
+
+
+def test_new_tests_reopen_the_verdicts_they_could_change_and_keep_the_kills(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    meta = tmp_path / "m.py.meta"
+    codes = {"a": 1, "b": 0, "c": 33, "d": 36, "e": 37, "f": None, "g": -9}
+    meta.write_text(json.dumps({"exit_code_by_key": codes, "hash_by_function_name": {}}))
+    assert rm.reopen_verdicts(meta) == 3
+    after = json.loads(meta.read_text())["exit_code_by_key"]
+    assert after == {"a": 1, "b": None, "c": None, "d": None, "e": 37, "f": None, "g": -9}

@@ -293,7 +293,8 @@ class PlanAndSolveAgent:
         return new_plan
 
     def _trim(self, plan: Plan) -> Plan:
-        steps = plan.steps[: self.max_plan_steps]
+        # the plan's schema (_plan_type) already bounds its length to max_plan_steps
+        steps = plan.steps
         if not self.hierarchical:
             steps = [s.model_copy(update={"substeps": []}) for s in steps]
         return Plan(steps=steps)
@@ -495,6 +496,6 @@ class PlanAndSolveAgent:
             meta={"partial": partial} if partial else {},
         )
         if partial:
-            trace.answer = answer or _last_result(results, trace)
+            trace.answer = answer  # an empty one: run() falls back to the last result
             return
         trace.finish(RunStatus.FINISHED, answer, stop_reason="answer")

@@ -46,9 +46,10 @@ def ray_map_ordered(
                 break
         while window:
             item, ref = window.popleft()
-            nxt = next(pending, None)
-            if nxt is not None:
+            # a None item is an item: only the iterator's end stops the refill
+            for nxt in pending:
                 window.append((nxt, task.remote(nxt, *args)))
+                break
             try:
                 result: R | Exception = ray.get(ref)
             except Exception as exc:  # the function raised, or Ray gave up on the task

@@ -502,9 +502,9 @@ class Moderator:
     def _after_decider(state: _State) -> str:
         if state.get("outcome"):
             return END
-        # The decider node already turns "rewrite again" at the cap into DO_NOT_ANSWER; this
-        # edge refuses to loop past the cap even so.
-        return "rewriter" if state["revisions"] < state["policy"].max_rewrites else END
+        # at the cap the decider node has already set the outcome (cap_reached): a second
+        # check here could never be reached (test_rewrite_cap_is_enforced_by_the_graph)
+        return "rewriter"
 
     def _build(self) -> StateGraph[_State]:
         g: StateGraph[_State] = StateGraph(_State)

@@ -112,7 +112,7 @@ class Analyzer:
 
     def words(self, text: str) -> list[str]:
         """The folded words of ``text``, stopwords included (split first, as when indexing)."""
-        return [fold_accents(w) for w in _WORD.findall(text.lower())]
+        return [fold_accents(w) for w in _WORD.findall(text)]  # fold_accents lower-cases
 
     def tokens(self, text: str) -> list[str]:
         """The index terms of ``text`` (stopwords removed, stemmed), in order."""

@@ -1,0 +1,63 @@
+"""A guard decides for the turn it is in: what happened earlier in the thread (a hand-back, a
+guard's own lookup) never keeps it from acting on the next question.
+
+Scripted decisions over real HTTP to the simulated model, with the synthetic registry and the
+shipped laws, as in test_assistant_model_guards.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant_helpers import Roles, call
+
+from colmeia.sim.engine import Reply
+
+FIRST = "TC/000032/2023"  # Aguardando defesa
+SECOND = "TC/000068/2023"
+
+
+def _found(result: Any) -> list[str]:
+    return [str(f.get("number")) for f in result.facts if f.get("status") == "found"]
+
+
+async def test_a_hand_back_in_an_earlier_turn_does_not_keep_the_next_case_from_the_registry(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[
+            call("transfer_to_search", reason="processo"),
+            Reply(content="Pronto."),
+            # the next turn: the coordinator answers a case question from its own head
+            Reply(content="Esse processo já foi arquivado."),
+        ],
+        search=[
+            call("lookup_case", number=FIRST),
+            call("transfer_to_main", reason="pronto"),
+            call("lookup_case", number=SECOND),
+            Reply(content="Veja o cadastro."),
+        ],
+    )
+    bot = await assistant(scripted(roles))
+    first = await bot.ask("t1", f"Me fale do processo {FIRST}.")
+    assert ("search", "main") in [(h["from"], h["to"]) for h in first.handoffs]
+    second = await bot.ask("t1", f"E o processo {SECOND}, em que pé está?")
+    # the guard of this turn sends the case to the registry: the answer is its record,
+    # not the coordinator's invention
+    assert ("main", "search") in [(h["from"], h["to"]) for h in second.handoffs]
+    assert _found(second) == [SECOND]
+    assert "Esse processo já foi arquivado" not in second.answer
+
+
+async def test_a_guard_lookup_in_an_earlier_turn_does_not_stop_this_turns_lookup(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        # the search agent never looks anything up itself: each lookup is the guard's
+        search=[Reply(content="Não sei.")],
+    )
+    bot = await assistant(scripted(roles))
+    first = await bot.ask("t1", f"Qual a situação do processo {FIRST}?")
+    assert _found(first) == [FIRST]
+    second = await bot.ask("t1", f"E a do processo {SECOND}?")
+    assert _found(second) == [SECOND]

@@ -1,0 +1,103 @@
+"""An interrupted full-text download is continued where it stopped, and only when the server
+really sends the rest: a server that ignores the Range request and answers 200 with the whole
+file must not have that file appended to the half already on disk.
+
+A real HTTP server on 127.0.0.1 answers each way (206 with the rest, 200 with everything)."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from colmeia.apps.literature.fulltext import FetchLimits, fetch_full_texts
+from colmeia.apps.literature.records import Record
+
+# a small, well-formed PDF body: its bytes are all that matter here
+PDF = (
+    b"%PDF-1.4\n" + b"".join(b"%% line %05d of the thesis\n" % i for i in range(4000)) + b"%%EOF\n"
+)
+HALF = len(PDF) // 2
+
+
+class Server:
+    def __init__(self, honours_range: bool) -> None:
+        self.honours_range = honours_range
+        self.ranges: list[str | None] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                wanted = self.headers.get("Range")
+                server.ranges.append(wanted)
+                m = re.fullmatch(r"bytes=(\d+)-", wanted or "")
+                if m and server.honours_range:
+                    start = int(m.group(1))
+                    body = PDF[start:]
+                    self.send_response(206)
+                    self.send_header("Content-Range", f"bytes {start}-{len(PDF) - 1}/{len(PDF)}")
+                else:
+                    body = PDF
+                    self.send_response(200)
+                self.send_header("Content-Type", "application/pdf")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/bitstream/1/tese.pdf"
+
+
+@pytest.fixture(params=[True, False], ids=["answers-206", "ignores-range-200"])
+def server(request: pytest.FixtureRequest) -> Iterator[Server]:
+    s = Server(honours_range=request.param)
+    threading.Thread(target=s.httpd.serve_forever, daemon=True).start()
+    try:
+        yield s
+    finally:
+        s.httpd.shutdown()
+        s.httpd.server_close()
+
+
+def test_a_resumed_download_is_the_whole_file_whatever_the_server_does_with_the_range(
+    server: Server, tmp_path: Path
+) -> None:
+    record = Record(title="Tese interrompida", links=[server.url])
+    part = tmp_path / (re.sub(r"[^A-Za-z0-9._-]+", "_", record.id) + ".pdf.part")
+    part.write_bytes(PDF[:HALF])  # what the interrupted run left
+    part.with_suffix(".url").write_text(server.url, encoding="utf-8")
+
+    (outcome,) = fetch_full_texts(
+        [record], tmp_path, limits=FetchLimits(host_delay=0.0), allow_private=True
+    )
+
+    assert server.ranges == [f"bytes={HALF}-"]  # it did ask for the rest only
+    assert outcome.outcome == "fetched"
+    assert Path(outcome.path).read_bytes() == PDF
+    assert outcome.bytes == len(PDF)
+    assert not list(tmp_path.glob("*.part")) and not list(tmp_path.glob("*.url"))
+
+
+def test_a_half_download_from_another_address_is_started_over(tmp_path: Path) -> None:
+    s = Server(honours_range=True)
+    threading.Thread(target=s.httpd.serve_forever, daemon=True).start()
+    try:
+        record = Record(title="Tese", links=[s.url])
+        part = tmp_path / (re.sub(r"[^A-Za-z0-9._-]+", "_", record.id) + ".pdf.part")
+        part.write_bytes(b"%PDF-1.4 another work's first half")
+        part.with_suffix(".url").write_text(s.url + "?other", encoding="utf-8")
+        (outcome,) = fetch_full_texts(
+            [record], tmp_path, limits=FetchLimits(host_delay=0.0), allow_private=True
+        )
+    finally:
+        s.httpd.shutdown()
+        s.httpd.server_close()
+    assert s.ranges == [None]
+    assert Path(outcome.path).read_bytes() == PDF

@@ -1,0 +1,85 @@
+"""Importing screening decisions again (a RIS file back from Zotero) never overwrites what the
+reviewer decided since: the log is the newer word. And a work's latest decision is the one
+its furthest stage holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from colmeia.apps.literature.records import Record, screening_note
+from colmeia.apps.literature.screening import ScreeningLog, import_decisions
+
+WORKS = {
+    "10.1000/a": "Avaliação formativa no ensino médio",
+    "10.1000/b": "Letramento digital de professores",
+    "10.1000/c": "Evasão escolar na EJA",
+}
+
+
+def ris(path: Path, decisions: dict[str, tuple[str, str]]) -> Path:
+    rows = []
+    for doi, (decision, reason) in decisions.items():
+        rows += [
+            "TY  - THES",
+            f"TI  - {WORKS[doi]}",
+            "PY  - 2020",
+            f"DO  - {doi}",
+            f"N1  - {screening_note(decision, reason)}",
+            "ER  - ",
+        ]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def work_id(doi: str) -> str:
+    return Record(title=WORKS[doi], year=2020, doi=doi).id
+
+
+def test_a_reimport_keeps_the_decisions_made_since_and_takes_only_new_ones(tmp_path: Path) -> None:
+    log = ScreeningLog("teses")
+    a, b, c = (work_id(d) for d in WORKS)
+    log.decide(a, "include")
+    log.decide(a, "include", stage="full_text")  # went on to full text since the export
+    log.decide(b, "exclude", "fora do recorte")
+    exported = ris(
+        tmp_path / "zotero.ris",
+        {
+            "10.1000/a": ("exclude", "tema"),
+            "10.1000/b": ("include", ""),
+            "10.1000/c": ("exclude", "outro nível de ensino"),
+        },
+    )
+    assert import_decisions(log, [exported]) == 1
+    assert log.decision(a) is not None and log.decision(a)[0] == "full_text"  # type: ignore[index]
+    assert log.stages["title_abstract"][a].decision == "include"
+    assert log.stages["title_abstract"][b].decision == "exclude"
+    assert log.stages["title_abstract"][b].reason == "fora do recorte"
+    assert log.stages["title_abstract"][c].reason == "outro nível de ensino"
+
+
+def test_importing_the_same_file_twice_takes_nothing_the_second_time(tmp_path: Path) -> None:
+    log = ScreeningLog("teses")
+    exported = ris(tmp_path / "z.ris", {"10.1000/c": ("exclude", "")})
+    assert import_decisions(log, [exported]) == 1
+    assert log.stages["title_abstract"][work_id("10.1000/c")].reason == "(sem motivo no arquivo)"
+    assert import_decisions(log, [exported]) == 0
+
+
+def test_a_work_excluded_on_its_abstract_leaves_full_text_screening() -> None:
+    log = ScreeningLog("teses")
+    log.decide("w1", "include")
+    log.decide("w1", "include", stage="full_text")
+    log.decide("w1", "exclude", "duplicata")
+    assert "w1" not in log.stages["full_text"]
+    stage_and_decision = log.decision("w1")
+    assert stage_and_decision is not None
+    assert (stage_and_decision[0], stage_and_decision[1].decision) == ("title_abstract", "exclude")
+
+
+def test_the_latest_decision_is_the_furthest_stages() -> None:
+    log = ScreeningLog("teses")
+    log.decide("w2", "include")
+    log.decide("w2", "exclude", "sem dados empíricos", stage="full_text")
+    stage_and_decision = log.decision("w2")
+    assert stage_and_decision is not None
+    assert (stage_and_decision[0], stage_and_decision[1].decision) == ("full_text", "exclude")

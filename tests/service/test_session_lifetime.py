@@ -1,0 +1,29 @@
+"""A web sign-in lasts exactly the configured ``session_hours``: the cookie's Max-Age and the
+stored session's expiry both say so, and a session past its expiry signs no one in."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+
+@pytest.mark.parametrize("hours", [0.25, 3.0])
+def test_the_configured_session_lifetime_is_the_one_applied(
+    make_service: Callable[..., Any], hours: float
+) -> None:
+    svc = make_service(session_hours=hours)
+    key = svc.key("acme")["X-API-Key"]
+    response = svc.sign_in(key)
+    assert response.status_code == 303
+    cookie = response.headers["set-cookie"]
+    assert re.search(r"Max-Age=(\d+)", cookie).group(1) == str(int(hours * 3600))  # type: ignore[union-attr]
+    row = svc.state.db.one("SELECT created_at, expires_at FROM web_sessions")
+    assert row["expires_at"] - row["created_at"] == pytest.approx(hours * 3600)
+    assert svc.client.get("/ui/search", follow_redirects=False).status_code == 200
+    # the same session once its configured time has passed (expiry moved, not the clock)
+    svc.state.db.execute("UPDATE web_sessions SET expires_at = created_at - 1")
+    again = svc.client.get("/ui/search", follow_redirects=False)
+    assert again.status_code == 303 and "/ui/login" in again.headers["location"]
