@@ -16,6 +16,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make `examples.refund_agent` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from examples._endpoint import endpoint
 from examples.refund_agent.agent import RefundAgent, RefundOutcome
 from examples.refund_agent.demo_model import (
     MISBEHAVE_REQUESTS,
@@ -135,36 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         db = create_database(args.db or Path(tmp) / "refunds.db")
         outbox = args.outbox or Path(tmp) / "outbox"
-        if args.demo or args.misbehave:
-            from colmeia.sim.server import SimServer
-
-            scripted = misbehaving_model() if args.misbehave else demo_model()
-            with SimServer(scripted) as srv:
-                outcomes = asyncio.run(
-                    handle_all(
-                        srv.base_url,
-                        "demo",
-                        requests,
-                        db,
-                        not args.json,
-                        outbox,
-                        approver,
-                        args.deadline,
-                    )
-                )
-        else:
-            settings = get_settings().llm
-            if not settings.base_url:
-                print(
-                    "No model configured: set COLMEIA_LLM_BASE_URL and COLMEIA_LLM_MODEL, or run "
-                    "with --demo (scripted model), or start `colmeia sim serve --schema`.",
-                    file=sys.stderr,
-                )
-                return 2
+        # --demo / --misbehave serve a scripted model on 127.0.0.1; otherwise COLMEIA_LLM_*.
+        scripted = misbehaving_model if args.misbehave else demo_model
+        with endpoint(args.demo or args.misbehave, scripted) as (base_url, model_name):
             outcomes = asyncio.run(
                 handle_all(
-                    settings.base_url,
-                    settings.model or "default",
+                    base_url,
+                    model_name,
                     requests,
                     db,
                     not args.json,
