@@ -67,6 +67,10 @@ def start_server(
         # default 120 requests a minute a slow run got 429s (flaky); limits have tests of
         # their own
         COLMEIA_SERVICE_RATE_LIMIT_PER_MINUTE="1000000",
+        # words only, as tests/conftest.py sets for in-process tests: embedding every upload
+        # with the default offline model on two shared cores made a 171-record library import
+        # outlast its test's wait (a test that wants vectors passes its own setting)
+        COLMEIA_EMBEDDINGS_MODEL="none",
     )
     clean.update(env or {})
     args = [sys.executable, "-m", "colmeia", "serve", "--port", str(port)]

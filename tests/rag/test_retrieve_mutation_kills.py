@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from colmeia.rag.retrieve import Filters, Hit, Retriever, score_fuse
+from colmeia.rag.retrieve import DEFAULT_DENSE_WEIGHT, Filters, Hit, Retriever, score_fuse
 from colmeia.store import Store, StoredChunk, StoredDocument, open_store
 
 # -- helpers -------------------------------------------------------------------------------------
@@ -288,15 +288,17 @@ def _fusion_store(folder: Path) -> tuple[Store, Table]:
 
 
 def test_dense_weight_sets_how_much_the_vectors_count(tmp_path: Path) -> None:
-    """By default words and vectors count half each; with dense_weight=1 the order and the
-    score are the vectors' alone (their z-score); with 0 the words' alone."""
+    """By default vectors count DEFAULT_DENSE_WEIGHT (0.3) and words the rest; with
+    dense_weight=1 the order and the score are the vectors' alone (their z-score); with 0 the
+    words' alone."""
     store, embedder = _fusion_store(tmp_path)
 
     def scores(**kw: Any) -> list[tuple[str, float]]:
         hits = Retriever(store, "c", embedder=embedder, **kw).search("prazo", 5)
         return [(h.doc_id, h.score) for h in hits]
 
-    assert scores() == scores(dense_weight=0.5)
+    assert DEFAULT_DENSE_WEIGHT == 0.3
+    assert scores() == scores(dense_weight=DEFAULT_DENSE_WEIGHT) != scores(dense_weight=0.5)
     dense = np.array([1.0, np.sqrt(0.5), 0.0])  # cosines of p2, p3, p1 with the query
     z = (dense - dense.mean()) / dense.std()
     only_vectors = scores(dense_weight=1.0)
@@ -313,7 +315,9 @@ def test_minmax_fusion_scores_lie_between_zero_and_one(tmp_path: Path) -> None:
     the vectors, p2 the reverse, so both score one half; p3, missed by the words, scores half
     its scaled cosine."""
     store, embedder = _fusion_store(tmp_path)
-    hits = Retriever(store, "c", embedder=embedder, fusion="minmax").search("prazo", 5)
+    hits = Retriever(store, "c", embedder=embedder, fusion="minmax", dense_weight=0.5).search(
+        "prazo", 5
+    )
     assert {h.doc_id: h.score for h in hits} == pytest.approx(
         {"p1": 0.5, "p2": 0.5, "p3": 0.5 * np.sqrt(0.5)}, abs=1e-6
     )
@@ -549,7 +553,12 @@ def test_scores_are_normalised_over_the_candidate_list(tmp_path: Path) -> None:
 
     def best(candidates: int, per_document: int) -> Hit:
         r = Retriever(
-            store, "c", embedder=embedder, candidates=candidates, per_document=per_document
+            store,
+            "c",
+            embedder=embedder,
+            candidates=candidates,
+            per_document=per_document,
+            dense_weight=0.5,
         )
         (hit,) = r.search("gama", 1)
         return hit
@@ -564,7 +573,7 @@ def test_a_filter_keeps_as_many_vector_candidates(tmp_path: Path) -> None:
     """Filtering out the vectors' best passage does not leave the next one to be scored alone:
     the search looks further, so the filtered list has its two candidates too."""
     store, embedder = _four_by_vectors(tmp_path)
-    r = Retriever(store, "c", embedder=embedder, candidates=2, per_document=0)
+    r = Retriever(store, "c", embedder=embedder, candidates=2, per_document=0, dense_weight=0.5)
     (hit,) = r.search("gama", 1, filters=Filters(year=2020))
     assert (hit.doc_id, hit.dense_rank) == ("y1", 1)
     assert hit.score == pytest.approx(0.5)

@@ -56,11 +56,14 @@ def public_error(error: BaseException | str) -> str:
         log.error("a job's model call failed: %s: %s", type(error).__name__, error)
         return "the language model did not answer; run the job again later"
     text = str(error)
+    shown = scrub(text)
     if has_internals(text):
         log.error("a job failed: %s", text)
-        if "model" in text.lower():
+        # Judged on the words left once the addresses are out: "http://model.internal" is an
+        # address that happens to be named "model", not a model failure.
+        if "model" in shown.lower():
             return "the language model did not answer; run the job again later"
-    return scrub(text)
+    return shown
 
 
 def _redacted(data: Any) -> Any:

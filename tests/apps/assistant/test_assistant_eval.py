@@ -65,4 +65,7 @@ def test_the_command_prints_the_figures_as_json(monkeypatch: pytest.MonkeyPatch)
     out = json.loads(result.stdout)
     assert out["mode"] == "offline-rules" and out["metrics"]["questions"] == 4
     bad = CliRunner().invoke(app, ["eval", "assistant", "--set", "nope", "--data", str(DATA_DIR)])
-    assert bad.exit_code == 2 and "laws, faquad or conversations" in bad.output
+    assert bad.exit_code == 2
+    said = " ".join(bad.output.split())
+    assert "unknown evaluation set 'nope': use laws, lay-dev, lay-test, faquad," in said
+    assert "conversations, generated-dev, generated-test" in said
