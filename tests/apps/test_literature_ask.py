@@ -9,10 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
+from literature_helpers import library_store
 
-from colmeia.apps.literature import import_library
 from colmeia.apps.literature.synthesis import NOTHING_RELEVANT, ask_collection
-from colmeia.store import open_store
 
 CSV = (
     "Titulo,Autor,Defesa,Resumo\n"
@@ -31,11 +30,7 @@ QUESTION = "o que dizem os professores sobre formação continuada para a inclus
 
 @pytest.fixture
 def store(tmp_path: Path):  # type: ignore[no-untyped-def]
-    (tmp_path / "c.csv").write_text(CSV, encoding="utf-8")
-    st = open_store(f"sqlite:///{tmp_path / 's.db'}", cache_dir=tmp_path / "cache")
-    import_library(st, "col", [tmp_path / "c.csv"])
-    yield st
-    st.close()
+    yield from library_store(tmp_path, CSV)
 
 
 def test_offline_the_answer_cites_each_work_by_author_year_and_place(store) -> None:  # type: ignore[no-untyped-def]

@@ -8,10 +8,9 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from literature_helpers import library_store
 
-from colmeia.apps.literature import import_library
 from colmeia.apps.literature.synthesis import ask_collection
-from colmeia.store import open_store
 
 SAME = "Os professores relatam falta de formação continuada para a inclusão escolar."
 CSV = (
@@ -32,11 +31,7 @@ QUESTION = "formação continuada de professores para a inclusão escolar"
 
 @pytest.fixture
 def store(tmp_path: Path):  # type: ignore[no-untyped-def]
-    (tmp_path / "c.csv").write_text(CSV, encoding="utf-8")
-    st = open_store(f"sqlite:///{tmp_path / 's.db'}", cache_dir=tmp_path / "cache")
-    import_library(st, "col", [tmp_path / "c.csv"])
-    yield st
-    st.close()
+    yield from library_store(tmp_path, CSV)
 
 
 def test_two_works_of_one_author_and_year_are_told_apart_by_letters(store) -> None:  # type: ignore[no-untyped-def]

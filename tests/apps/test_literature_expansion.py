@@ -8,12 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
+from literature_helpers import library_store
 
-from colmeia.apps.literature import import_library
 from colmeia.apps.literature.evaluate import SyntheticQuery, aevaluate_review
 from colmeia.apps.literature.expansion import expand_query, fused_search
 from colmeia.rag.retrieve import Retriever
-from colmeia.store import open_store
 
 CSV = (
     "Titulo,Resumo\n"
@@ -27,11 +26,7 @@ QUESTION = "como os mestres vivem o começo da carreira?"
 
 @pytest.fixture
 def store(tmp_path: Path):  # type: ignore[no-untyped-def]
-    (tmp_path / "c.csv").write_text(CSV, encoding="utf-8")
-    st = open_store(f"sqlite:///{tmp_path / 's.db'}", cache_dir=tmp_path / "cache")
-    import_library(st, "col", [tmp_path / "c.csv"])
-    yield st
-    st.close()
+    yield from library_store(tmp_path, CSV)
 
 
 @pytest.fixture
