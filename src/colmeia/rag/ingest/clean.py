@@ -528,7 +528,10 @@ def _set_apart(lines: list[str], flags: list[bool]) -> tuple[list[str], list[boo
                 i = cap_end
                 continue
             between = [x for x in lines[cap_end:source] if x]
-            if any(is_table_row(x) for x in between):
+            # Two or more rows with column gaps, a third of its lines or more: a table, kept
+            # row by row (a cell's wrapped lines are rows without gaps).
+            gapped = sum(is_table_row(x) for x in between)
+            if gapped >= 2 and 3 * gapped >= len(between):
                 asides.append(table_text(between))
             elif between:
                 asides.append(" ".join(between))

@@ -14,7 +14,11 @@ from colmeia.rag.ingest.pdf_layout import CELL, INDENT, NOTE, SUP, strip_marks
 
 __all__ = ["is_table_row", "split_layout_notes", "table_text"]
 
-_NOTE_START_RE = re.compile(r"^(?:" + SUP + r")?(\d{1,3})\.?\s*(?=\S)|^[*†‡]")
+# A note opens with its number raised ("¹Ver…"), or followed by ". ", a gap or a letter
+# ("1. <http…>", "1Ver…"); a wrapped line that starts with a number ("2.3.", "2022.") does not.
+_NOTE_START_RE = re.compile(
+    r"^(?:" + SUP + r"(\d{1,3})|(\d{1,3})(?:\.\s|" + CELL + r"|(?=[^\W\d_])))\s*|^[*†‡]"
+)
 # A raised number right after a word or punctuation: "abnTEX2¹", "coletivo.¹", "License”¹".
 _MARK_RE = re.compile(r"(?<=[^\s\x1c-\x1f])" + SUP + r"(\d{1,3})(?!\d)")
 
@@ -37,10 +41,10 @@ def split_layout_notes(
         text = rest[len(NOTE) :].strip()
         start = _NOTE_START_RE.match(text)
         if start is not None or not notes:
-            number = start.group(1) if start is not None else None
-            if number is not None:
+            number = (start.group(1) or start.group(2)) if start is not None else None
+            if start is not None and number is not None:
                 numbers.add(number)
-                text = f"{number} {text[start.end() :] if start is not None else text}"
+                text = f"{number} {text[start.end() :]}"
             notes.append(strip_marks(text).strip())
         else:
             notes[-1] = join(notes[-1], strip_marks(text).strip())

@@ -197,9 +197,13 @@ def _move_drop_capitals(lines: list[_Line], body: float) -> list[_Line]:
         for other in beside:
             other.hang = True
         target = max(beside, key=lambda other: other.baseline)
-        space = _Char(" ", body, letter.right, letter.right, letter.top, letter.right, target.baseline)
+        space = _Char(
+            " ", body, letter.right, letter.right, letter.top, letter.right, target.baseline
+        )
         target.chars[:0] = [
-            _Char(letter.ch, body, letter.left, letter.right, letter.top, letter.x, target.baseline),
+            _Char(
+                letter.ch, body, letter.left, letter.right, letter.top, letter.x, target.baseline
+            ),
             space,
         ]
         out.remove(line)
@@ -222,7 +226,9 @@ def _mark_notes(lines: list[_Line], body: float) -> None:
             continue
         break
     run.reverse()
-    opens = next((i for i, x in enumerate(run) if x.visible[:1].isdigit() or x.visible[:1] in "*†‡"), None)
+    opens = next(
+        (i for i, x in enumerate(run) if x.visible[:1].isdigit() or x.visible[:1] in "*†‡"), None
+    )
     if opens is None:
         return
     for line in run[opens:]:
