@@ -544,13 +544,14 @@ def _set_apart(lines: list[str], flags: list[bool]) -> tuple[list[str], list[boo
             asides.append(" ".join(lines[i:end]))
             i = end
             continue
-        if is_table_row(line) and i + 1 < n and is_table_row(lines[i + 1]):
-            # Rows with column gaps, two or more in a row: a table without a caption.
-            end = i
-            while end < n and lines[end] and (is_table_row(lines[end]) or end - i < 1):
-                end += 1
-            asides.append(table_text(lines[i:end]))
-            i = end
+        run = i
+        while run < n and is_table_row(lines[run]):
+            run += 1
+        if run - i >= 3:
+            # Three rows or more in a row with column gaps: a table without a caption (two
+            # lines of loosely justified text can line up a wide gap by chance).
+            asides.append(table_text(lines[i:run]))
+            i = run
             continue
         kept.append(i)
         i += 1

@@ -38,7 +38,8 @@ def split_layout_notes(
         if not rest.startswith(NOTE):
             body.append(line)
             continue
-        text = rest[len(NOTE) :].strip()
+        # Not str.strip(): it takes the SUP mark of the note's number for whitespace.
+        text = rest[len(NOTE) :].strip(" \t")
         start = _NOTE_START_RE.match(text)
         if start is not None or not notes:
             number = (start.group(1) or start.group(2)) if start is not None else None

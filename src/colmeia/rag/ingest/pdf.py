@@ -193,7 +193,13 @@ def iter_pdf_pages(
                 textpage = page.get_textpage()
                 try:
                     raw = textpage.get_text_range()
-                    text = annotate_layout(textpage, raw)
+                    try:
+                        text = annotate_layout(textpage, raw)
+                    except (ArithmeticError, LookupError, ValueError) as exc:
+                        # The layout marks are a help, not the text: a page whose geometry
+                        # they cannot read is kept with its indents only.
+                        logger.warning("%s: page %d layout not read (%s)", name, i + 1, exc)
+                        text = raw
                     if text == raw:
                         text = mark_indented_lines(textpage, raw)
                 finally:

@@ -18,7 +18,7 @@ carries marks starts with a line holding ``LAYOUT``; :func:`strip_marks` removes
 from __future__ import annotations
 
 import ctypes
-import re
+import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -30,10 +30,11 @@ CELL = "\x1d"  # a gap between two characters wider than an em: a table's column
 NOTE = "\x1e"  # leads a line set smaller than the body, below it: a footnote line
 SUP = "\x1f"  # precedes a run of raised, smaller characters (a footnote mark, an exponent)
 MARKS = LAYOUT + CELL + NOTE + SUP
-_LEADING_NUMBER_RE = re.compile("^" + SUP + r"?(?:\d{1,3}|[*†‡])\.?" + CELL)
 _STRIP = str.maketrans({LAYOUT: None, NOTE: None, SUP: None, CELL: " "})
 
 _CELL_GAP = 1.0  # ems: justified word spaces stay under about 0.7 em, table columns do not
+_ALIGN = 2.5  # points: cells of one column line up within this
+_TINY = 3.0  # points: a font size under this is scaled by the text matrix
 _NOTE_SIZE = 0.92  # a footnote is set at most this share of the body size (10/12, 8/10 pt)
 _SUP_SIZE = 0.8  # a superscript is at most this share of its line's size…
 _SUP_RISE = 0.15  # …and sits this share of it above the line's baseline
@@ -54,8 +55,7 @@ class _Char:
     left: float
     right: float
     top: float
-    x: float  # origin: where the glyph sits on its baseline
-    y: float
+    y: float  # the glyph's origin on its baseline
 
 
 @dataclass(slots=True)
@@ -94,6 +94,7 @@ def _read_chars(textpage: object, text: str) -> list[_Line]:
 
     x = ctypes.c_double()
     y = ctypes.c_double()
+    matrix = pdfium_c.FS_MATRIX()
     lines: list[_Line] = [_Line()]
     for k, ch in enumerate(text):
         if ch == "\n":
@@ -104,10 +105,13 @@ def _read_chars(textpage: object, text: str) -> list[_Line]:
         left, _bottom, right, top = textpage.get_charbox(k)  # type: ignore[attr-defined]
         pdfium_c.FPDFText_GetCharOrigin(textpage, k, ctypes.byref(x), ctypes.byref(y))
         size = float(pdfium_c.FPDFText_GetFontSize(textpage, k))
+        if size < _TINY and pdfium_c.FPDFText_GetMatrix(textpage, k, ctypes.byref(matrix)):
+            # Size 1 scaled by the text matrix (gazettes): the size as set is the product.
+            size *= math.hypot(matrix.c, matrix.d)
         # PDFium stands U+FFFE for a hyphen it found at a line end, in place of the break.
         char = "-" if ch == "\ufffe" else ch
         lines[-1].chars.append(
-            _Char(char, size, float(left), float(right), float(top), float(x.value), float(y.value))
+            _Char(char, size, float(left), float(right), float(top), float(y.value))
         )
         if ch == "\ufffe":
             lines.append(_Line())
@@ -116,31 +120,74 @@ def _read_chars(textpage: object, text: str) -> list[_Line]:
     return lines
 
 
-def _render(line: _Line) -> str:
+def _gaps(line: _Line) -> dict[int, tuple[float, float]]:
+    """Per character that follows a gap wider than an em: the left and right end of the
+    word it starts."""
+    visible = [(i, c) for i, c in enumerate(line.chars) if c.ch.strip()]
+    out: dict[int, tuple[float, float]] = {}
+    for n, (i, c) in enumerate(visible[1:], start=1):
+        if c.left - visible[n - 1][1].right > _CELL_GAP * line.size:
+            end = n
+            while end + 1 < len(visible) and visible[end + 1][0] == visible[end][0] + 1:
+                end += 1
+            out[i] = (c.left, visible[end][1].right)
+    return out
+
+
+def _aligned(
+    mine: dict[int, tuple[float, float]], other: dict[int, tuple[float, float]]
+) -> set[int]:
+    """My gaps whose next cell lines up (left, right or centre) with a cell of the other line."""
+    out = set()
+    for i, (left, right) in mine.items():
+        for o_left, o_right in other.values():
+            if (
+                abs(left - o_left) <= _ALIGN
+                or abs(right - o_right) <= _ALIGN
+                or abs((left + right) - (o_left + o_right)) <= 2 * _ALIGN
+            ):
+                out.add(i)
+                break
+    return out
+
+
+def _columns(lines: list[_Line]) -> list[set[int]]:
+    """Per line, the gaps that are a table's column gaps: wider than an em, with the cell
+    after them lined up with a cell of the line above or below. A wide gap alone (a loose
+    justified line, a sentence gap) is a space."""
+    gaps = [_gaps(line) for line in lines]
+    out: list[set[int]] = []
+    for n, mine in enumerate(gaps):
+        cells: set[int] = set()
+        for m in (n - 1, n + 1):
+            if 0 <= m < len(gaps) and mine and gaps[m]:
+                cells |= _aligned(mine, gaps[m])
+        out.append(cells)
+    return out
+
+
+def _render(line: _Line, cells: set[int] | None = None) -> str:
     """The line's text with its superscripts and column gaps marked."""
     out: list[str] = []
-    prev: _Char | None = None
     pending_space = False
     in_sup = False
-    for c in line.chars:
+    started = False
+    wide = _gaps(line)  # a gap PDFium put no space in still separates words
+    for i, c in enumerate(line.chars):
         if not c.ch.strip():
             pending_space = True
             continue
-        if prev is not None:
-            gap = c.left - prev.right
-            if gap > _CELL_GAP * line.size:
-                out.append(CELL)
-            elif pending_space:
-                out.append(" ")
-        elif pending_space:
+        if cells and i in cells:
+            out.append(CELL)
+        elif pending_space or (started and i in wide):
             out.append(" ")
         sup = c.size <= _SUP_SIZE * line.size and c.y > line.baseline + _SUP_RISE * line.size
         if sup and not in_sup:
             out.append(SUP)
         in_sup = sup
         out.append(c.ch)
-        prev = c
         pending_space = False
+        started = True
     return "".join(out)
 
 
@@ -197,17 +244,19 @@ def _move_drop_capitals(lines: list[_Line], body: float) -> list[_Line]:
         for other in beside:
             other.hang = True
         target = max(beside, key=lambda other: other.baseline)
-        space = _Char(
-            " ", body, letter.right, letter.right, letter.top, letter.right, target.baseline
-        )
+        space = _Char(" ", body, letter.right, letter.right, letter.top, target.baseline)
         target.chars[:0] = [
-            _Char(
-                letter.ch, body, letter.left, letter.right, letter.top, letter.x, target.baseline
-            ),
+            _Char(letter.ch, body, letter.left, letter.right, letter.top, target.baseline),
             space,
         ]
         out.remove(line)
     return out
+
+
+def _is_row(line: _Line) -> bool:
+    """Whether the line has two cells or more after its first word (a table's row; a note
+    has at most the gap after its number)."""
+    return len(_gaps(line)) >= 2
 
 
 def _mark_notes(lines: list[_Line], body: float) -> None:
@@ -219,9 +268,7 @@ def _mark_notes(lines: list[_Line], body: float) -> None:
         text = line.visible
         if text.isdigit() and len(text) <= 4 and not run:
             continue  # the page number under the notes
-        # A gap after the note's number is the note's own hanging indent, not a column.
-        rendered = _LEADING_NUMBER_RE.sub("", _render(line), count=1)
-        if line.size < _NOTE_SIZE * body and CELL not in rendered:
+        if line.size < _NOTE_SIZE * body and not _is_row(line):
             run.append(line)
             continue
         break
@@ -247,9 +294,10 @@ def annotate_layout(textpage: object, text: str) -> str:
     lines = _move_drop_capitals(lines, body)
     _mark_notes(lines, body)
     indented = _indented(lines)
+    columns = _columns(lines)
     rendered = [
-        (INDENT if i in indented else "") + (NOTE if line.note else "") + _render(line)
-        for i, line in enumerate(lines)
+        (INDENT if i in indented else "") + (NOTE if line.note else "") + _render(line, cells)
+        for i, (line, cells) in enumerate(zip(lines, columns, strict=True))
     ]
     return LAYOUT + "\n" + "\n".join(rendered)
 
