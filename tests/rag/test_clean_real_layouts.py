@@ -168,3 +168,43 @@ def test_the_real_layout_ground_truth_scores(cleaned, tmp_path: Path) -> None:
         assert score["line_end_breaks"] >= 10
         defects = {k: v for k, v in score.items() if k.endswith(("_text", "glued", "words"))}
         assert set(defects.values()) == {0}, (name, defects)
+
+
+def test_wide_gaps_make_a_table_only_when_their_cells_line_up(tmp_path: Path) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    # Loosely set lines: gaps over an em, at places that do not line up.
+    loose = [
+        "A pesquisa acompanhou as escolas.      Depois vieram as entrevistas com docentes",
+        "e gestores, feitas ao longo de dois anos.      Os registros foram transcritos e",
+        "analisados por categorias que emergiram      do material empírico e da teoria.",
+    ]
+    for line in loose:
+        pdf.cell(0, 6, line, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(6)
+    for row in (["Escola", "Docentes", "Gestores"], ["Norte", "10", "2"], ["Sul", "14", "3"]):
+        for x, cell in zip((20, 70, 110), row, strict=True):
+            pdf.set_x(x)
+            pdf.cell(30, 6, cell)
+        pdf.ln(6)
+    pdf.output(str(tmp_path / "gaps.pdf"))
+    text = clean_document(extract(tmp_path / "gaps.pdf"), **OPTIONS).text  # type: ignore[arg-type]
+    assert "Escola | Docentes | Gestores\nNorte | 10 | 2\nSul | 14 | 3" in text
+    assert text.count(" | ") == 6
+    assert "as escolas. Depois vieram as entrevistas" in text
+
+
+def test_type_set_at_size_one_and_scaled_by_the_text_matrix_is_read_at_its_real_size(
+    tmp_path: Path,
+) -> None:
+    # This gazette sets every character at font size 1 scaled 8x by the text matrix: taken
+    # at size 1, each letter gap would be "wider than an em" and the page a table.
+    source = DATA_DIR / "pdfs" / "gazette" / "multiple_columns.pdf"
+    shutil.copy(source, tmp_path / "gazette.pdf")
+    text = clean_document(extract(tmp_path / "gazette.pdf"), **OPTIONS).text  # type: ignore[arg-type]
+    assert " | " not in text
+    assert "IEL-ES premiará as maiores e melhores empresas do Espírito Santo" in text
+    assert "será realizada a entrega das homenagens às maiores e melhores empresas" in text
