@@ -8,7 +8,9 @@ the commit this ground truth was made against, run from ``git show`` side by sid
 code of the working tree — and scored with :func:`colmeia.eval.cleaning_layout.score_layout_cleaning`:
 character and word similarity to the expected text, and a count of each defect (table rows
 left in the text, footnotes glued to a paragraph, footnote marks left on words, wrong hyphen
-joins, split drop capitals, broken citation lists, "Fontes:" glued to running text).
+joins, split drop capitals, broken citation lists, "Fontes:" glued to running text). The
+``extraction`` figures time reading these PDFs' pages (and the dissertation's, when
+``COLMEIA_DATA_DIR`` has it) with both extractors, alternating, three times: mean and sd.
 
 Synthetic layout (``data/cleaning/gold.json``, the other figures):
 
@@ -180,6 +182,47 @@ def measure_real(before: str | None = BEFORE) -> dict[str, Any]:
     return {run: _summary(scores) for run, scores in runs.items()}
 
 
+def _external_pdf() -> Path | None:
+    import os
+
+    root = os.environ.get("COLMEIA_DATA_DIR", "").strip()
+    path = Path(root) / "pdfs" / "academic" / "dissertacao.pdf" if root else None
+    return path if path is not None and path.exists() else None
+
+
+def measure_extraction(before: str, repeats: int = 3) -> dict[str, Any]:
+    """Seconds to read the PDFs' pages (the layout marks cost character-level calls), the
+    extractor at ``before`` and today's, alternating, ``repeats`` times: mean and sd."""
+    import statistics
+    import time
+
+    from colmeia.rag.ingest.pdf import iter_pdf_pages
+
+    pdfs = sorted({pdf for _, _, pdf in _documents()})
+    if (dissertation := _external_pdf()) is not None:
+        pdfs.append(dissertation)
+    with tempfile.TemporaryDirectory() as tmp:
+        old_pdf = _old_module(before, "src/colmeia/rag/ingest/pdf.py", "_before_pdf_t", Path(tmp))
+        runs: dict[str, list[float]] = {"before": [], "after": []}
+        pages = 0
+        for _ in range(repeats):
+            for run, read in (("before", old_pdf.iter_pdf_pages), ("after", iter_pdf_pages)):
+                started = time.perf_counter()
+                pages = sum(1 for pdf in pdfs for _page in read(pdf))
+                runs[run].append(time.perf_counter() - started)
+    return {
+        "pdfs": len(pdfs),
+        "pages": pages,
+        **{
+            run: {
+                "mean_s": round(statistics.mean(xs), 3),
+                "sd_s": round(statistics.stdev(xs), 3) if len(xs) > 1 else 0.0,
+            }
+            for run, xs in runs.items()
+        },
+    }
+
+
 def _summary(scores: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Similarities weighted by each document's expected characters; defects summed."""
     total = sum(s["chars"] for s in scores.values())
@@ -208,6 +251,7 @@ def main() -> None:
     result = {
         "bench": "clean_quality",
         "real_layouts": {"documents": len(documents), "pages": pages, **real},
+        "extraction": None if args.no_before else measure_extraction(args.before),
         "synthetic": {"in_sample": True, **measure()},
     }
     sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")

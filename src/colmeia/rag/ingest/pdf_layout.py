@@ -55,7 +55,7 @@ class _Char:
     left: float
     right: float
     top: float
-    y: float  # the glyph's origin on its baseline
+    y: float  # the bottom of the glyph: their median over a line follows its baseline
 
 
 @dataclass(slots=True)
@@ -92,9 +92,10 @@ class _Line:
 def _read_chars(textpage: object, text: str) -> list[_Line]:
     import pypdfium2.raw as pdfium_c
 
-    x = ctypes.c_double()
-    y = ctypes.c_double()
-    matrix = pdfium_c.FS_MATRIX()
+    box = [ctypes.c_double() for _ in range(4)]
+    left, right, bottom, top = (ctypes.byref(v) for v in box)
+    by_matrix = ctypes.byref(matrix := pdfium_c.FS_MATRIX())
+    raw = textpage.raw  # type: ignore[attr-defined]
     lines: list[_Line] = [_Line()]
     for k, ch in enumerate(text):
         if ch == "\n":
@@ -102,16 +103,16 @@ def _read_chars(textpage: object, text: str) -> list[_Line]:
             continue
         if ch == "\r":
             continue
-        left, _bottom, right, top = textpage.get_charbox(k)  # type: ignore[attr-defined]
-        pdfium_c.FPDFText_GetCharOrigin(textpage, k, ctypes.byref(x), ctypes.byref(y))
-        size = float(pdfium_c.FPDFText_GetFontSize(textpage, k))
-        if size < _TINY and pdfium_c.FPDFText_GetMatrix(textpage, k, ctypes.byref(matrix)):
+        # The raw calls with buffers made once: this loop runs for every character.
+        pdfium_c.FPDFText_GetCharBox(raw, k, left, right, bottom, top)
+        size = float(pdfium_c.FPDFText_GetFontSize(raw, k))
+        if size < _TINY and pdfium_c.FPDFText_GetMatrix(raw, k, by_matrix):
             # Size 1 scaled by the text matrix (gazettes): the size as set is the product.
             size *= math.hypot(matrix.c, matrix.d)
         # PDFium stands U+FFFE for a hyphen it found at a line end, in place of the break.
         char = "-" if ch == "\ufffe" else ch
         lines[-1].chars.append(
-            _Char(char, size, float(left), float(right), float(top), float(y.value))
+            _Char(char, size, box[0].value, box[1].value, box[3].value, box[2].value)
         )
         if ch == "\ufffe":
             lines.append(_Line())
@@ -217,7 +218,7 @@ def _body_size(lines: list[_Line]) -> float:
     for line in lines:
         for c in line.chars:
             if c.ch.strip():
-                weights[round(c.size, 1)] += 1
+                weights[c.size] += 1
     return weights.most_common(1)[0][0] if weights else 0.0
 
 
