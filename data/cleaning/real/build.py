@@ -31,6 +31,14 @@ _TEX_HEAD = {
 \usepackage{booktabs}
 \renewcommand{\floatpagefraction}{.2}
 """,
+    "report-palatino": r"""\documentclass[11pt,a4paper]{report}
+\usepackage[T1]{fontenc}
+\usepackage[utf8]{inputenc}
+\usepackage[brazil]{babel}
+\usepackage{mathpazo}
+\usepackage[margin=3cm]{geometry}
+\pagestyle{plain}
+""",
     "article-narrow": r"""\documentclass[10pt]{article}
 \usepackage[T1]{fontenc}
 \usepackage[utf8]{inputenc}
@@ -115,7 +123,7 @@ def build_tex(gold: dict, target: Path) -> None:
 
 
 def main() -> None:
-    for path in sorted(HERE.glob("*.json")):
+    for path in sorted([*HERE.glob("*.json"), *HERE.glob("heldout/*.json")]):
         gold = json.loads(path.read_text(encoding="utf-8"))
         target = path.with_suffix(".pdf")
         if gold["template"] in _TEX_HEAD:

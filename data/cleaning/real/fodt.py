@@ -102,7 +102,7 @@ def _inline(text: str, counter: list[int]) -> str:
 def _table(rows: list[list[str]]) -> str:
     cols = len(rows[0])
     out = [
-        f'<table:table table:name="T{id(rows)}"><table:table-column table:number-columns-repeated="{cols}"/>'
+        f'<table:table table:name="T{len(rows)}x{cols}"><table:table-column table:number-columns-repeated="{cols}"/>'
     ]
     for row in rows:
         cells = "".join(
@@ -117,7 +117,16 @@ def _table(rows: list[list[str]]) -> str:
 
 def build_fodt(gold: dict, target: Path) -> None:
     counter = [0]
-    parts = [_HEAD]
+    style = gold.get("style", {})
+    head = (
+        _HEAD.replace("Liberation Serif", style.get("font", "Liberation Serif"))
+        .replace(
+            'fo:font-size="12pt" fo:language',
+            f'fo:font-size="{style.get("size", "12pt")}" fo:language',
+        )
+        .replace('fo:line-height="150%"', f'fo:line-height="{style.get("line_height", "150%")}"')
+    )
+    parts = [head]
     for block in gold["blocks"]:
         kind = block["kind"]
         if kind == "heading":
