@@ -21,7 +21,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from colmeia.rag.ingest._common import normalize_text
-from colmeia.rag.ingest.clean_layout import is_table_row, split_layout_notes, table_text
+from colmeia.rag.ingest.clean_layout import (
+    is_table_row,
+    mark_superscript_notes,
+    split_layout_notes,
+    table_text,
+)
 from colmeia.rag.ingest.pdf import INDENT
 from colmeia.rag.ingest.pdf_layout import LAYOUT, strip_marks
 from colmeia.rag.ingest.wordlist import is_word
@@ -685,6 +690,10 @@ def clean_pages(
     # Pages from the PDF extractor open with a LAYOUT line: their lines carry layout marks.
     marked = {n for n, lines in split if lines and lines[0] == LAYOUT}
     split = [(n, lines[1:] if n in marked else lines) for n, lines in split]
+    for k, (n, lines) in enumerate(split):
+        if n not in marked and (noted := mark_superscript_notes(lines)) is not None:
+            split[k] = (n, noted)
+            marked.add(n)
     numbers = [n for n, _ in split]
     raw = [lines for _, lines in split]
     offset = printed_page_offset(raw, numbers)

@@ -12,7 +12,36 @@ from collections.abc import Callable, Sequence
 
 from colmeia.rag.ingest.pdf_layout import CELL, INDENT, NOTE, SUP, strip_marks
 
-__all__ = ["is_table_row", "split_layout_notes", "table_text"]
+__all__ = ["is_table_row", "mark_superscript_notes", "split_layout_notes", "table_text"]
+
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+_SUP_DIGITS_RE = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+_SUP_NOTE_LINE_RE = re.compile(r"^\s*[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3}\s*\S")
+
+
+def mark_superscript_notes(lines: Sequence[str], *, window: int = 12) -> list[str] | None:
+    """Text whose superscripts are characters ("coletivo.¹" / "¹ Ver o apêndice A") carries
+    its layout itself: from the first line near the page's end that opens with superscript
+    digits, the lines are footnotes (NOTE), and every superscript number becomes a raised
+    number (SUP) the note split reads. ``None`` when the page has no such note."""
+    start = next(
+        (
+            i
+            for i in range(max(0, len(lines) - window), len(lines))
+            if _SUP_NOTE_LINE_RE.match(lines[i])
+        ),
+        None,
+    )
+    if start is None:
+        return None
+
+    def raise_digits(line: str) -> str:
+        return _SUP_DIGITS_RE.sub(lambda m: SUP + m.group(0).translate(_SUPERSCRIPTS), line)
+
+    body = [raise_digits(x) for x in lines[:start]]
+    notes = [NOTE + raise_digits(x.strip()) for x in lines[start:] if x.strip()]
+    return body + notes
+
 
 # A note opens with its number raised ("¹Ver…"), or followed by ". ", a gap or a letter
 # ("1. <http…>", "1Ver…"); a wrapped line that starts with a number ("2.3.", "2022.") does not.
