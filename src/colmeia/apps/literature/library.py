@@ -94,11 +94,12 @@ def _doi_key(doi: str) -> str:
 
 def _first_pages_text(path: Path, pages: int = 2) -> str:
     from colmeia.rag.ingest.pdf import iter_pdf_pages
+    from colmeia.rag.ingest.pdf_layout import strip_marks
 
     out = []
     try:
         for i, page in enumerate(iter_pdf_pages(path)):
-            out.append(page.text)
+            out.append(strip_marks(page.text))
             if i + 1 >= pages:
                 break
     except DocumentError:

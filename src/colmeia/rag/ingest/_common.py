@@ -33,7 +33,8 @@ _TABLE.update({c: " " for c in _SPACES})
 _NEEDS_TABLE_RE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\xa0\xad\u2000-\u200d\u202f\u205f\u2060\u3000\ud800-\udfff\ufeff\ufffe\uffff\t]"
 )
-_TABLE_KEEP_TAB = {c: v for c, v in _TABLE.items() if c != 0x09}
+# Kept with the indent marks: the PDF layout marks (rag/ingest/pdf_layout.py, U+001C-U+001F).
+_TABLE_KEEP_TAB = {c: v for c, v in _TABLE.items() if c not in (0x09, 0x1C, 0x1D, 0x1E, 0x1F)}
 _INNER_TAB_RE = re.compile(r"(?<=[^\n\t])\t")
 _LEADING_TABS_RE = re.compile(r"^[\t ]*\t[\t ]*", re.M)
 _MULTI_SPACE_RE = re.compile(" {2,}")
@@ -45,13 +46,13 @@ def normalize_text(text: str, *, keep_indent: bool = False) -> str:
     """NFC, no control characters or lone surrogates, single spaces, at most one blank line.
 
     With ``keep_indent`` one tab leading a line stays (PDF extraction marks a paragraph's
-    indented first line so; the cleaner reads the mark and removes it)."""
+    indented first line so; the cleaner reads the mark and removes it), and so do the PDF
+    layout marks (footnote lines, superscripts, column gaps)."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    table = _TABLE
+    table = _TABLE_KEEP_TAB if keep_indent else _TABLE
     if keep_indent and "\t" in text:
         text = _LEADING_TABS_RE.sub("\t", _INNER_TAB_RE.sub(" ", text))
-        table = _TABLE_KEEP_TAB
     if _NEEDS_TABLE_RE.search(text):
         text = text.translate(table)
     if not text.isascii() and not unicodedata.is_normalized("NFC", text):

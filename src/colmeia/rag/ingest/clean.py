@@ -21,7 +21,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from colmeia.rag.ingest._common import normalize_text
+from colmeia.rag.ingest.clean_layout import (
+    is_table_row,
+    mark_superscript_notes,
+    split_layout_notes,
+    table_text,
+)
 from colmeia.rag.ingest.pdf import INDENT
+from colmeia.rag.ingest.pdf_layout import LAYOUT, strip_marks
 from colmeia.rag.ingest.wordlist import is_word
 from colmeia.rag.types import ExtractedDocument, Page
 
@@ -159,6 +166,8 @@ _CAPTION_RE = re.compile(
     r"Diagrama|Esquema|Fluxograma|Organograma|Figure|Table|Cuadro)\s+\d+(?:\.\d+)*\s*[-–—:.]\s*\S"
 )
 _SOURCE_RE = re.compile(r"^(?:Fonte|Fontes|Fuente|Source)\s*:", re.IGNORECASE)
+# A line that is an address: one more source of a "Fontes:" list ("<http://…>").
+_URL_LINE_RE = re.compile(r"^<?(?:https?://|www\.)\S+>?[.;,]?$")
 _APPENDIX_RE = re.compile(r"^(AP[ÊE]NDICES?|ANEXOS?|APPENDIX)\b", re.IGNORECASE)
 
 
@@ -306,8 +315,16 @@ def _dehyphenate(left: str, right: str, vocabulary: _Lexicon | set[str]) -> str:
     # a word of the dictionary or of the document: then the line end broke a plural or a
     # word in -la/-lo ("mode-los" → "modelos", "célu-las" → "células").
     clitic = b.lower() in _CLITICS and not (is_word(fused) or _word_elsewhere(fused, vocabulary))
+    # A name set in capitals broken at a line end ("FER-" + "REIRA") is one word unless the
+    # document writes it with the hyphen; a capital after a lower-case part ("T-" +
+    # "Commerce") marks a compound.
+    caps = a.isupper() and b.isupper() and len(a) > 1 and len(b) > 1
     keep = (
-        b[:1].isupper() or clitic or a.isdigit() or b.isdigit() or f"{a}-{b}".lower() in vocabulary
+        (b[:1].isupper() and not caps)
+        or clitic
+        or a.isdigit()
+        or b.isdigit()
+        or f"{a}-{b}".lower() in vocabulary
     )
     if keep and (a + b).lower() in vocabulary and f"{a}-{b}".lower() not in vocabulary:
         keep = False
@@ -359,9 +376,10 @@ def join_lines(lines: Sequence[str], vocabulary: _Lexicon | set[str] | None = No
 
 
 def _join_page(
-    lines: Sequence[str], vocabulary: _Lexicon | set[str] | None = None
+    lines: Sequence[str], vocabulary: _Lexicon | set[str] | None = None, *, layout: bool = False
 ) -> tuple[list[str], list[str]]:
-    """The page's body paragraphs and its footnotes."""
+    """The page's body paragraphs and its footnotes (with ``layout``, the lines carry the
+    PDF layout marks: footnotes, marks and tables are found by them)."""
     vocab = vocabulary if vocabulary is not None else set()
     paragraphs: list[str] = []
     # Blocks are runs of non-blank lines; blank lines always separate paragraphs.
@@ -434,8 +452,14 @@ def _join_page(
         block.clear()
         indented.clear()
 
+    layout_notes: list[str] = []
+    if layout:
+        # The footnotes are the lines set small at the foot; their marks are raised numbers.
+        lines, layout_notes = split_layout_notes(
+            lines, lambda a, b: _dehyphenate(a, b, vocab) if a.endswith("-") else f"{a} {b}"
+        )
     flags = [x.startswith(INDENT) for x in lines]
-    body, notes = _split_footnotes(lines)
+    body, notes = ([x.strip() for x in lines], []) if layout else _split_footnotes(lines)
     marks = sorted({m.group(1) for n in notes if (m := _NOTE_NUMBER_RE.match(n))}, key=len)
     if marks:
         # "proxy14," → "proxy,": a note's number printed as a superscript after a word.
@@ -461,7 +485,7 @@ def _join_page(
             flush()
     flush()
     # Footnotes are kept, but as their own paragraphs after the body of the page.
-    joined: list[str] = []
+    joined: list[str] = list(layout_notes)
     for note in notes:
         if _FOOTNOTE_RE.match(note) or not joined:
             joined.append(note)
@@ -474,11 +498,13 @@ def _wrapped(lines: Sequence[str], start: int, limit: int) -> int:
     """The index after ``lines[start]`` and the lines that continue it: a long line that does
     not end a sentence, followed by a lower-case start (a wrapped caption or source)."""
     end = start + 1
-    while (
-        end < min(len(lines), start + 1 + limit)
-        and lines[end][:1].islower()
-        and len(lines[end - 1]) >= 60
-        and not lines[end - 1].endswith(_FINAL_PUNCT)
+    while end < min(len(lines), start + 1 + limit) and (
+        (
+            lines[end][:1].islower()
+            and len(lines[end - 1]) >= 60
+            and not lines[end - 1].endswith(_FINAL_PUNCT)
+        )
+        or (_SOURCE_RE.match(lines[start]) is not None and _URL_LINE_RE.match(lines[end]))
     ):
         end += 1
     return end
@@ -506,23 +532,38 @@ def _set_apart(lines: list[str], flags: list[bool]) -> tuple[list[str], list[boo
             if source is None:
                 i = cap_end
                 continue
-            inside = " ".join(x for x in lines[cap_end:source] if x)
-            if inside:
-                asides.append(inside)
-            end = _wrapped(lines, source, 2)
+            between = [x for x in lines[cap_end:source] if x]
+            # Two or more rows with column gaps, a third of its lines or more: a table, kept
+            # row by row (a cell's wrapped lines are rows without gaps).
+            gapped = sum(is_table_row(x) for x in between)
+            if gapped >= 2 and 3 * gapped >= len(between):
+                asides.append(table_text(between))
+            elif between:
+                asides.append(" ".join(between))
+            end = _wrapped(lines, source, 6)
             asides.append(" ".join(lines[source:end]))
             i = end
             continue
         if _SOURCE_RE.match(line):
-            end = _wrapped(lines, i, 2)
+            end = _wrapped(lines, i, 6)
             asides.append(" ".join(lines[i:end]))
             i = end
+            continue
+        run = i
+        while run < n and is_table_row(lines[run]):
+            run += 1
+        if run - i >= 3:
+            # Three rows or more in a row with column gaps: a table without a caption (two
+            # lines of loosely justified text can line up a wide gap by chance).
+            asides.append(table_text(lines[i:run]))
+            i = run
             continue
         kept.append(i)
         i += 1
     if not asides:
-        return lines, flags, []
-    return [lines[k] for k in kept], [flags[k] for k in kept if k < len(flags)], asides
+        return [strip_marks(x) for x in lines], flags, []
+    rest = [strip_marks(lines[k]) for k in kept]
+    return rest, [flags[k] for k in kept if k < len(flags)], [strip_marks(a) for a in asides]
 
 
 def _split_footnotes(lines: Sequence[str], *, window: int = 12) -> tuple[list[str], list[str]]:
@@ -646,6 +687,13 @@ def clean_pages(
     """Clean page texts (see :func:`clean_document`); empty pages are dropped."""
     # Extraction already normalised the text; only line ends matter before the final pass.
     split = [(p.number, p.text.replace("\r\n", "\n").split("\n")) for p in pages]
+    # Pages from the PDF extractor open with a LAYOUT line: their lines carry layout marks.
+    marked = {n for n, lines in split if lines and lines[0] == LAYOUT}
+    split = [(n, lines[1:] if n in marked else lines) for n, lines in split]
+    for k, (n, lines) in enumerate(split):
+        if n not in marked and (noted := mark_superscript_notes(lines)) is not None:
+            split[k] = (n, noted)
+            marked.add(n)
     numbers = [n for n, _ in split]
     raw = [lines for _, lines in split]
     offset = printed_page_offset(raw, numbers)
@@ -663,7 +711,10 @@ def clean_pages(
     footnotes: dict[int, list[str]] = {}
     for n, lines in staged:
         label = str(n + offset) if offset is not None and n + offset >= 1 else ""
-        paras, notes = _join_page(lines, vocab) if join else (["\n".join(lines)], [])
+        if join:
+            paras, notes = _join_page(lines, vocab, layout=n in marked)
+        else:
+            paras, notes = [strip_marks("\n".join(lines))], []
         paras = [_drop_capital(p, vocab) for p in (normalize_text(x) for x in paras) if p]
         paras = _close_parentheses(paras)
         footnotes[n] = [p for p in (normalize_text(x) for x in notes) if p]
@@ -748,7 +799,12 @@ def _join_across_pages(
     carries: dict[int, tuple[int, int, str]] = {}
     for i in range(len(pages) - 1):
         n, _, paras = pages[i]
-        m, label, nxt = pages[i + 1]
+        # A page with no running text (a float page: a table or figure alone, or a blank
+        # page) lies between a paragraph and its rest: the rest is on the page after it.
+        j = i + 1
+        while j < len(pages) - 1 and j - i <= 2 and not pages[j][2]:
+            j += 1
+        m, label, nxt = pages[j]
         if not paras or not nxt or n in carries:
             continue
         prev, head = paras[-1], nxt[0]

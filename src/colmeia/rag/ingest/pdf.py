@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from colmeia.errors import DocumentError
+from colmeia.rag.ingest.pdf_layout import INDENT, annotate_layout
 from colmeia.rag.ingest.pdf_limits import DEFAULT_PDF_LIMITS, PdfLimits, inflated_size
 from colmeia.rag.types import Page
 
-__all__ = ["cover_title", "iter_pdf_pages", "pdf_title"]
+__all__ = ["INDENT", "cover_title", "iter_pdf_pages", "pdf_title"]
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +121,6 @@ def cover_title(path: Path, *, pages: int = 2) -> str:
     return " ".join(best.split())[:300]
 
 
-INDENT = "\t"  # leads a line set in from the text's left margin: a paragraph's first line
 _INDENT_MIN, _INDENT_MAX = 6.0, 60.0  # points: 2 mm to 2 cm (block quotes go 4 cm in)
 
 
@@ -192,7 +192,16 @@ def iter_pdf_pages(
                 page = pdf[i]
                 textpage = page.get_textpage()
                 try:
-                    text = mark_indented_lines(textpage, textpage.get_text_range())
+                    raw = textpage.get_text_range()
+                    try:
+                        text = annotate_layout(textpage, raw)
+                    except (ArithmeticError, LookupError, ValueError) as exc:
+                        # The layout marks are a help, not the text: a page whose geometry
+                        # they cannot read is kept with its indents only.
+                        logger.warning("%s: page %d layout not read (%s)", name, i + 1, exc)
+                        text = raw
+                    if text == raw:
+                        text = mark_indented_lines(textpage, raw)
                 finally:
                     textpage.close()
                     page.close()
