@@ -25,6 +25,14 @@ from colmeia.apps.assistant.registry import Movement, Party, Process, locate
 from colmeia.apps.assistant.synthetic import SyntheticRegistry
 from colmeia.apps.assistant.turngen.held2 import ASPECTS2, LEX2
 from colmeia.apps.assistant.turngen.lexicon import ASPECTS, LEX
+from colmeia.apps.assistant.turngen.trainlex import (
+    ABBREVIATIONS,
+    INSTITUTIONAL,
+    LAW_LAY,
+    MIXED_JOINS,
+    SCOPE,
+    SOCIAL,
+)
 
 __all__ = ["AS_OF", "REGISTRY", "SEEDS", "Labelled", "generate_set", "training_corpus"]
 
@@ -453,4 +461,64 @@ def training_corpus(seed: int | None = None, conversations: int = 1500) -> list[
                 continue  # read from the thread's state, not from the words alone
             label = {"injection": "case", "missing_norm": "law"}.get(intent, intent)
             out.append(Labelled(turn["user"], label, aspect or "status"))
+    out += _combined(w, _cases(SEEDS["train"] if seed is None else seed), conversations // 3)
+    return out
+
+
+def _abbreviate(rng: random.Random, text: str) -> str:
+    """Words shortened as people type fast ("vc", "q", "pra", "tb")."""
+    for word, short in ABBREVIATIONS.items():
+
+        def shorten(m: re.Match[str], short: tuple[str, ...] = short) -> str:
+            return rng.choice(short) if rng.random() < 0.6 else m.group(0)
+
+        text = re.sub(rf"\b{word}\b", shorten, text)
+    return text
+
+
+def _combined(w: _Writer, cases: list[_Case], rounds: int) -> list[Labelled]:
+    """Utterances of the weak kinds built as products (frame × topic, case part × law part ×
+    join): the kind is what they share, not a sentence (:mod:`turngen.trainlex`)."""
+    rng = w.rng
+    out: list[Labelled] = []
+    frames, topics = SCOPE
+    things_frames, things, acts_frames, acts = INSTITUTIONAL
+    laws = ("9.784", "9784", "13.709", "12.527", "8.078", "8987", "14.133")
+
+    def law_part() -> str:
+        pick = rng.randrange(5)
+        if pick == 0:
+            return w.pick("law_lay")
+        if pick == 1:
+            return rng.choice(LAW_LAY)
+        if pick == 2:
+            art = str(rng.randrange(1, 70))
+            return w.pick("law_formal").format(a=art, law=rng.choice(laws))
+        if pick == 3:
+            return w.pick("law_named").format(law=rng.choice(laws), topic=w.pick("law_topic"))
+        return w.pick("law_for_mixed")
+
+    def said(text: str) -> str:
+        text = _abbreviate(rng, text) if rng.random() < 0.35 else text
+        return w.noisy(text)
+
+    for _ in range(rounds):
+        out.append(
+            Labelled(said(rng.choice(frames).format(x=rng.choice(topics))), "scope", "status")
+        )
+        if rng.random() < 0.5:
+            text = rng.choice(things_frames).format(t=rng.choice(things))
+        else:
+            text = rng.choice(acts_frames).format(a=rng.choice(acts))
+        out.append(Labelled(said(text), "institutional", "status"))
+        case = rng.choice(cases)
+        aspect = rng.choice([a for a in sorted(ASPECTS) if case.can(a)])
+        case_part = w.aspect(aspect).format(c=w.typed(case)).rstrip("?")
+        join = rng.choice(MIXED_JOINS)
+        mixed = join.replace("{case}", case_part).replace("{law}", law_part())
+        out.append(Labelled(said(mixed), "mixed", aspect))
+        out.append(Labelled(said(law_part()), "law", "status"))
+        out.append(Labelled(said(rng.choice(SOCIAL)), "greeting", "status"))
+        # a case question shortened as people type it
+        out.append(Labelled(said(w.aspect(aspect).format(c=w.typed(case))), "case", aspect))
     return out
