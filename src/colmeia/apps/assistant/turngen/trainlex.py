@@ -13,7 +13,15 @@ institutional: hours, contacts, address, filing, complaints, certificates, sessi
 
 from __future__ import annotations
 
-__all__ = ["ABBREVIATIONS", "INSTITUTIONAL", "LAW_LAY", "MIXED_JOINS", "SCOPE", "SOCIAL"]
+__all__ = [
+    "ABBREVIATIONS",
+    "INSTITUTIONAL",
+    "LAW_LAY",
+    "MIXED_JOINS",
+    "SCOPE",
+    "SCOPE_ACTIONS",
+    "SOCIAL",
+]
 
 # out of scope: (frames, topics) — "{x}" is the topic
 SCOPE: tuple[tuple[str, ...], tuple[str, ...]] = (
@@ -143,6 +151,21 @@ INSTITUTIONAL: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[st
         "ligar pro tribunal",
         "chegar no prédio do tribunal",
     ),
+)
+
+# things people ask how to do that are no business of the court: said with the same frames as
+# the institutional actions ("como faço pra …"), so that the frame is not what decides the kind
+SCOPE_ACTIONS: tuple[str, ...] = (
+    "trocar o pneu do carro",
+    "tirar mancha de roupa",
+    "aprender inglês rápido",
+    "fazer bolo de chocolate",
+    "passar numa entrevista de emprego",
+    "dormir melhor",
+    "economizar na conta de luz",
+    "plantar tomate em casa",
+    "ganhar dinheiro na internet",
+    "consertar o chuveiro",
 )
 
 # law questions in lay words about the norms a collection usually holds (no case in them)
