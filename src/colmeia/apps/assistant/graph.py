@@ -29,18 +29,14 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import operator
-import re
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Any
 
 import orjson
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
-from pydantic import BaseModel
 
 from colmeia.apps.assistant.cases import (
     case_answer,
@@ -54,7 +50,6 @@ from colmeia.apps.assistant.cases import (
 from colmeia.apps.assistant.conversation import (
     aspect_of,
     context_block,
-    follow_up_target,
     remember,
     resolve_follow_up,
 )
@@ -67,6 +62,42 @@ from colmeia.apps.assistant.fallback import (
     unanswered,
 )
 from colmeia.apps.assistant.frame import read_frame
+from colmeia.apps.assistant.graph_rules import (
+    _FOLLOW,
+    _PICK,
+    _REGISTRY_TOOLS,
+    _STATED_ASPECTS,
+    _answered_calls,
+    _asked_part,
+    _describe,
+    _expected_kind,
+    _guard_call,
+    _is_json_payload,
+    _named,
+    _once_per_case,
+    _pick,
+    _Split,
+    _states_aspect,
+)
+from colmeia.apps.assistant.graph_state import (
+    _ASK_USER,
+    _LOOKUP,
+    _MOVEMENTS,
+    _PKG,
+    _SEARCH_CASES,
+    _SUBSCRIBE,
+    _TO_MAIN,
+    _TO_RAG,
+    _TO_SEARCH,
+    AGENTS,
+    FLAG_NAMES,
+    AgentName,
+    AssistantState,
+    Flags,
+    GraphConfig,
+    _as_tool_text,
+    _last_calls,
+)
 from colmeia.apps.assistant.ids import (
     CaseId,
     CaseKind,
@@ -95,7 +126,7 @@ from colmeia.apps.assistant.rag_agent import RagPipeline, analyze_query
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.apps.assistant.routing import legal_route
 from colmeia.apps.assistant.scope import out_of_scope
-from colmeia.errors import ColmeiaError, InputError, ModelError
+from colmeia.errors import ColmeiaError, ModelError
 from colmeia.graphs.handoff import Handoff, handoff_command, plan_tool_calls
 from colmeia.graphs.hitl import (
     ApprovalRequest,
@@ -104,7 +135,7 @@ from colmeia.graphs.hitl import (
     ask_clarification,
     idempotency_key,
 )
-from colmeia.graphs.messages import ChatMessage, merge_messages
+from colmeia.graphs.messages import ChatMessage
 from colmeia.graphs.streaming import token_stream
 from colmeia.graphs.views import build_view
 from colmeia.llm.base import ChatModel, Message, ToolCall, ToolSpec, stream_to
@@ -114,197 +145,6 @@ from colmeia.tools.registry import Tool
 __all__ = ["AGENTS", "FLAG_NAMES", "AssistantGraph", "AssistantState", "Flags", "GraphConfig"]
 
 log = logging.getLogger(__name__)
-_PKG = "colmeia.apps.assistant"
-AGENTS = ("main", "search", "rag")
-AgentName = Literal["main", "search"]
-
-_TO_RAG = Handoff(
-    "rag",
-    "task",
-    "Hand a question about laws, resolutions, decisions or official documents to the "
-    "documents specialist, as a self-contained task. It answers with citations.",
-)
-_TO_SEARCH = Handoff(
-    "search",
-    "state",
-    "Hand the conversation to the case-search agent: processes, expedientes, their "
-    "movements and location, or a web search.",
-)
-_TO_MAIN = Handoff(
-    "main",
-    "state",
-    "Hand the conversation back to the coordinator when the question is not about cases.",
-)
-_ASK_USER = ToolSpec(
-    "ask_user",
-    "Ask the person a short clarifying question when the request is too ambiguous to act "
-    "on (e.g. a process with no number). The conversation pauses until they answer.",
-    {
-        "type": "object",
-        "properties": {
-            "question": {"type": "string", "description": "The question, in Portuguese."}
-        },
-        "required": ["question"],
-    },
-)
-_LOOKUP = ToolSpec(
-    "lookup_case",
-    "Read a process (TC/XXXXXX/YYYY) or expediente (EXP-YYYY-XXXXX) from the case registry: "
-    "record, current location and since when, parties, recent movements, documents. "
-    "Accepts the number as the person typed it.",
-    {
-        "type": "object",
-        "properties": {"number": {"type": "string", "description": "The number as typed."}},
-        "required": ["number"],
-    },
-)
-_MOVEMENTS = ToolSpec(
-    "case_movements",
-    "The movements of a process or expediente, newest first (date, from, to, what happened).",
-    {
-        "type": "object",
-        "properties": {
-            "number": {"type": "string", "description": "The number as typed."},
-            "limit": {"type": "integer", "description": "How many (1-50).", "default": 10},
-        },
-        "required": ["number"],
-    },
-)
-_SEARCH_CASES = ToolSpec(
-    "search_cases",
-    "Find processes and expedientes in the case registry when the person does not know the "
-    "number: by subject, municipality or unit, a party's name, or the rapporteur. One match "
-    "comes back as the whole case; several as a list the person picks from.",
-    {
-        "type": "object",
-        "properties": {
-            "query": {
-                "type": "string",
-                "description": "What the person said about the case (words, not a number).",
-            }
-        },
-        "required": ["query"],
-    },
-)
-_SUBSCRIBE = ToolSpec(
-    "subscribe_updates",
-    "Register the person to be told of new movements of a case (writes to the registry; "
-    "needs the person's approval).",
-    {
-        "type": "object",
-        "properties": {
-            "number": {"type": "string", "description": "Process or expediente number."},
-            "contact": {"type": "string", "description": "E-mail to notify."},
-        },
-        "required": ["number", "contact"],
-    },
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Flags:
-    """Capabilities switched on or off per request."""
-
-    enable_web_search: bool = False
-    enable_system_search: bool = True
-    enable_rag_processing: bool = True
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> Flags:
-        data = data or {}
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: bool(v) for k, v in data.items() if k in names})
-
-    @classmethod
-    def parse(cls, data: dict[str, Any] | None) -> Flags:
-        """Flags from a request, by their short (``web``, ``system``, ``rag``) or long names
-        (``enable_web_search``…); an unknown name raises :class:`InputError` listing them."""
-        out: dict[str, bool] = {}
-        for key, value in (data or {}).items():
-            name = FLAG_NAMES.get(str(key).strip().lower())
-            if name is None:
-                raise InputError(
-                    f"unknown flag {key!r}: use one of {', '.join(sorted(FLAG_NAMES))}"
-                )
-            if not isinstance(value, bool):
-                raise InputError(f"flag {key!r} must be true or false, not {value!r}")
-            out[name] = value
-        return cls(**out)
-
-    def as_dict(self) -> dict[str, bool]:
-        return dataclasses.asdict(self)
-
-
-FLAG_NAMES = {
-    "web": "enable_web_search",
-    "web_search": "enable_web_search",
-    "enable_web_search": "enable_web_search",
-    "system": "enable_system_search",
-    "system_search": "enable_system_search",
-    "registry": "enable_system_search",
-    "enable_system_search": "enable_system_search",
-    "rag": "enable_rag_processing",
-    "rag_processing": "enable_rag_processing",
-    "documents": "enable_rag_processing",
-    "enable_rag_processing": "enable_rag_processing",
-}
-
-
-@dataclass(slots=True)
-class GraphConfig:
-    """Caps and the tools that need approval."""
-
-    max_handoffs_per_turn: int = 4
-    max_steps_per_turn: int = 12
-    history_tokens: int = 1500
-    approval_tools: frozenset[str] = frozenset({"web_search", "subscribe_updates"})
-    max_answer_tokens: int = 700  # an agent step is a decision or a short answer
-    today: Any = None  # a datetime.date for "since when" (tests pin it)
-
-
-def _add_list(left: list[Any] | None, right: list[Any] | None) -> list[Any]:
-    return [*(left or []), *(right or [])]
-
-
-class AssistantState(TypedDict, total=False):
-    messages: Annotated[list[ChatMessage], merge_messages]
-    active_agent: str
-    turn: int
-    turn_handoffs: int
-    turn_steps: int
-    flags: dict[str, bool]
-    attachments: list[str]
-    handoff: dict[str, Any] | None
-    handoffs: Annotated[list[dict[str, Any]], _add_list]
-    tool_log: Annotated[list[dict[str, Any]], _add_list]
-    evidence: list[dict[str, Any]]
-    pending: dict[str, Any] | None
-    rag: dict[str, Any] | None
-    answer: dict[str, Any] | None
-    status: str
-    effects: Annotated[dict[str, str], operator.or_]
-    # kept across turns: the thread's cases, most recent first, and the registry's last
-    # record of each (what follow-ups such as "e as partes?" are about)
-    cases: list[str]
-    case_facts: dict[str, dict[str, Any]]
-    # this turn's question split into a case part and a legal part, and their answers
-    mixed: dict[str, str] | None
-    parts: dict[str, dict[str, Any]]
-
-
-def _last_calls(state: AssistantState, agent: str) -> list[ToolCall]:
-    turn = state.get("turn", 0)
-    answered = {m.tool_call_id for m in state.get("messages", []) if m.role == "tool"}
-    for m in reversed(state.get("messages", [])):
-        if m.role == "assistant" and m.agent == agent and m.turn == turn and m.tool_calls:
-            return [c for c in m.calls() if c.id not in answered]
-        if m.turn != turn:
-            break
-    return []
-
-
-def _as_tool_text(value: Any) -> str:
-    return value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
 
 
 class AssistantGraph:
@@ -1638,175 +1478,3 @@ class AssistantGraph:
         g.add_edge(START, "begin")
         g.add_edge("finish", END)
         return g
-
-
-class _Split(BaseModel):
-    """A question's case part and legal part (see :meth:`AssistantGraph._model_split`)."""
-
-    case_part: str = ""
-    law_part: str = ""
-
-
-_REGISTRY_TOOLS = frozenset({"lookup_case", "case_movements", "subscribe_updates"})
-_PICK = "\n\nQual deles? Responda com o número do caso ou a posição na lista (1, 2, …)."
-
-
-# a request to be told of a case's news (an address to write to, "acompanhar", "avise-me")
-_FOLLOW = re.compile(
-    r"[\w.+-]+@[\w-]+\.[\w.]+|\b(?:acompanh\w*|avis[ea]\w*|notifi\w*|inscrev\w*)\b",
-    re.IGNORECASE,
-)
-
-
-def _expected_kind(question: str) -> str | None:
-    """What a clarifying question asks for: ``process``, ``expediente``, ``case`` (either
-    number) or ``None`` (not a number)."""
-    q = question.lower()
-    if "expediente" in q and "processo" not in q:
-        return "expediente"
-    if "processo" in q and "expediente" not in q:
-        return "process"
-    if "número" in q or "numero" in q or "expediente" in q or "qual deles" in q:
-        return "case"
-    return None
-
-
-def _answered_calls(state: AssistantState, agent: str, turn: int) -> set[tuple[str, bytes]]:
-    """(name, arguments) of the calls ``agent`` already made and got a result for this turn."""
-    messages = [m for m in state.get("messages", []) if m.turn == turn]
-    answered = {m.tool_call_id for m in messages if m.role == "tool"}
-    return {
-        (c["name"], orjson.dumps(c.get("arguments") or {}, option=orjson.OPT_SORT_KEYS))
-        for m in messages
-        if m.role == "assistant" and m.agent == agent
-        for c in m.tool_calls
-        if c["id"] in answered
-    }
-
-
-_ORDINALS = {
-    "primeir": 1,
-    "segund": 2,
-    "terceir": 3,
-    "quart": 4,
-    "quint": 5,
-    "últim": -1,
-    "ultim": -1,
-}
-
-
-def _pick(reply: str, options: list[str], today: Any) -> str | None:
-    """Which of ``options`` a reply picks: its number in any typing, a position ("2", "o
-    segundo", "o último"), or ``None``."""
-    for i in read_case_ids(reply, today=today):
-        for o in options:
-            if o == i.canonical or _has_number(o, i.number, i.year):
-                return o
-    words = reply.lower().split()
-    for stem, pos in _ORDINALS.items():
-        if any(w.startswith(stem) for w in words):
-            return options[pos - 1 if pos > 0 else pos] if abs(pos) <= len(options) else None
-    digits = [int(w.strip(".,)º°ª")) for w in words if w.strip(".,)º°ª").isdigit()]
-    if len(digits) == 1 and 1 <= digits[0] <= len(options):
-        return options[digits[0] - 1]
-    number = bare_number(reply)
-    if number is not None:
-        hits = [o for o in options if _has_number(o, number)]
-        if len(hits) == 1:
-            return hits[0]
-    return None
-
-
-def _has_number(canonical: str, number: int, year: int | None = None) -> bool:
-    """Whether a canonical identifier has this number (and year)."""
-    try:
-        if canonical.startswith("TC/"):
-            _, n, y = canonical.split("/")
-        else:
-            _, y, n = canonical.split("-")
-        return int(n) == number and (year is None or int(y) == year)
-    except ValueError:  # not a canonical number (a registry of another system): no match
-        return False
-
-
-def _named(canonical: str) -> str:
-    kind = "expediente" if canonical.startswith("EXP-") else "processo"
-    return f"{kind} {canonical}"
-
-
-_STATED_ASPECTS = ("parties", "status", "rapporteur")
-
-
-def _asked_part(
-    state: AssistantState, evidence: Sequence[dict[str, Any]]
-) -> tuple[str, dict[str, Any]] | None:
-    """``(aspect, record)`` when the person's message is a follow-up about the thread's case
-    asking for one part of it (parties, status, rapporteur) and that case was read."""
-    users = [m for m in state.get("messages", []) if m.role == "user"]
-    question = users[-1].content if users else ""
-    target = follow_up_target(question, state.get("cases", []))
-    aspect = aspect_of(question)
-    if target is None or aspect not in _STATED_ASPECTS:
-        return None
-    found = next(
-        (e for e in evidence if e.get("status") == "found" and e.get("number") == target), None
-    )
-    return (aspect, found) if found is not None else None
-
-
-def _states_aspect(text: str, aspect: str, found: dict[str, Any]) -> bool:
-    """Whether ``text`` says what the registry holds for ``aspect`` (a party's name, the
-    status, the rapporteur)."""
-    said = text.lower()
-    record = found.get("record") or {}
-    if aspect == "parties":
-        values = [str(p.get("name", "")) for p in found.get("parties") or []]
-    else:
-        values = [str(record.get(aspect, ""))]
-    values = [v for v in values if v]
-    return not values or any(v.lower() in said for v in values)
-
-
-def _once_per_case(facts: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The turn's facts with each case once (a model may look one up as "32/2023" and again
-    as "TC/000032/2023"): the last record of each number, in first-seen order."""
-    last: dict[tuple[str, str], dict[str, Any]] = {}
-    for e in facts:
-        key = (str(e.get("number") or id(e)), str(e.get("status")))
-        last[key] = e
-    seen: set[tuple[str, str]] = set()
-    out: list[dict[str, Any]] = []
-    for e in facts:
-        key = (str(e.get("number") or id(e)), str(e.get("status")))
-        if key not in seen:
-            seen.add(key)
-            out.append(last[key])
-    return out
-
-
-def _guard_call(name: str, **arguments: Any) -> ToolCall:
-    return ToolCall(f"guard_{uuid.uuid4().hex[:12]}", name, arguments)
-
-
-def _describe(tool: str, args: dict[str, Any]) -> str:
-    if tool == "subscribe_updates":
-        return (
-            f"Registrar {args.get('contact', '?')} para receber avisos de movimentação de "
-            f"{args.get('number', '?')}."
-        )
-    if tool == "web_search":
-        return f"Pesquisar na internet: {args.get('query', '')!r}."
-    return f"Executar {tool} com {args}."
-
-
-def _is_json_payload(text: str) -> bool:
-    """Whether ``text`` is a JSON object (a tool result echoed), not words for a person."""
-    stripped = text.strip()
-    if stripped.startswith('{"status"'):  # a lookup's own payload, whole or cut off
-        return True
-    if not (stripped.startswith("{") and stripped.endswith("}")):
-        return False
-    try:
-        return isinstance(orjson.loads(stripped), dict)
-    except orjson.JSONDecodeError:
-        return False
