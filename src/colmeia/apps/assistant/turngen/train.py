@@ -28,9 +28,9 @@ MAX_WORD_FEATURES = 3000
 
 def train(conversations: int = 1500) -> dict[str, Any]:
     """Fit both heads; returns the arrays :func:`export` writes."""
-    from scipy.sparse import hstack
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import FeatureUnion
 
     corpus = training_corpus(conversations=conversations)
     texts = [prepare(x.text) for x in corpus]
@@ -51,7 +51,8 @@ def train(conversations: int = 1500) -> dict[str, Any]:
         max_features=MAX_WORD_FEATURES,
         dtype=np.float64,
     )
-    x = hstack([vec.fit_transform(texts), words.fit_transform(texts)]).tocsr()
+    # the two blocks side by side, each normalised on its own (as intents.vector reads them)
+    x = FeatureUnion([("chars", vec), ("words", words)]).fit_transform(texts)
     out: dict[str, Any] = {
         "vocabulary": np.array([str(v) for v in vec.get_feature_names_out()], dtype=str),
         "idf": vec.idf_.astype(np.float32),
