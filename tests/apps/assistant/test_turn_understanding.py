@@ -5,12 +5,16 @@ kinds, institutional) from what it learnt, not from a rule per sentence."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from colmeia.apps.assistant.case_refs import read_case_refs
+from colmeia.apps.assistant.dispatch import Dispatcher
 from colmeia.apps.assistant.frame import CONFIDENT, read_frame
 from colmeia.apps.assistant.institutional import answer_institutional
 from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.scope import NormCatalogue, missing_norm, named_norms
 from colmeia.store import Store
 
@@ -97,3 +101,17 @@ def test_the_frame_reads_the_weak_kinds(text: str, intent: str) -> None:
     assert frame.intent == intent
     if intent == "scope":
         assert frame.confidence >= CONFIDENT  # sure enough to answer so, not from the laws
+
+
+async def test_a_confident_case_reading_without_a_case_asks_which(registry_file: Path) -> None:
+    # no number, no thread, no case word the rules list ("processo", "relator"…): what the
+    # classifier learnt decides it is about a case, so the person is asked which one
+    frame = read_frame("e em que pe esta?")
+    assert frame.intent == "case" and not frame.cases
+    registry = SQLiteCaseRegistry(registry_file)
+    try:
+        decision = await Dispatcher(registry, rag=None).decide(frame, [])
+    finally:
+        registry.close_sync()
+    # Red when only the word list counts: the turn goes to the law search instead
+    assert decision.kind == "ask"
