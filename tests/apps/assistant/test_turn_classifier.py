@@ -35,7 +35,6 @@ def test_the_shipped_artefact_is_what_the_training_corpus_trains() -> None:
 
 
 def test_numpy_inference_equals_scikit_learn() -> None:
-    from scipy.sparse import hstack
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     from colmeia.apps.assistant.intents import NGRAMS, WORD_NGRAMS, WORD_TOKEN
@@ -56,7 +55,7 @@ def test_numpy_inference_equals_scikit_learn() -> None:
         "quem relata o tc 12/2024 e a lei 9.784 permite isso",
     ]  # fmt: skip
     ready = [prepare(t) for t in texts]
-    x = hstack([chars.transform(ready), words.transform(ready)]).toarray()
+    x = np.hstack([chars.transform(ready).toarray(), words.transform(ready).toarray()])
     assert x[:, len(shipped["vocabulary"]) :].any()  # the word block is read too
     clf = classifier()
     for row, text in zip(x, texts, strict=True):
