@@ -115,3 +115,16 @@ async def test_a_confident_case_reading_without_a_case_asks_which(registry_file:
         registry.close_sync()
     # Red when only the word list counts: the turn goes to the law search instead
     assert decision.kind == "ask"
+
+
+async def test_a_turn_naming_a_norm_and_no_case_is_a_law_question(registry_file: Path) -> None:
+    # the classifier leans to "case" here; the norm named (a formal part) settles it
+    frame = read_frame("a 8.429 pune quem?")
+    assert [n.label() for n in frame.norms] == ["Lei 8.429"]
+    registry = SQLiteCaseRegistry(registry_file)
+    try:
+        decision = await Dispatcher(registry, rag=None).decide(frame, [])
+    finally:
+        registry.close_sync()
+    # Red when the learnt case reading wins: "de qual processo?" instead of the law search
+    assert decision.kind == "law"
