@@ -37,16 +37,26 @@ def test_the_shipped_artefact_is_what_the_training_corpus_trains() -> None:
 def test_numpy_inference_equals_scikit_learn() -> None:
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from colmeia.apps.assistant.intents import NGRAMS
+    from colmeia.apps.assistant.intents import NGRAMS, WORD_NGRAMS, WORD_TOKEN
 
     shipped = _shipped()
-    vec = TfidfVectorizer(
+    chars = TfidfVectorizer(
         analyzer="char_wb", ngram_range=NGRAMS, lowercase=False, sublinear_tf=True,
         vocabulary={str(v): i for i, v in enumerate(shipped["vocabulary"])},
     )  # fmt: skip
-    vec.idf_ = shipped["idf"].astype(np.float64)
-    texts = ["qual a situação do processo 12/2024?", "oi tudo bem", "o que diz o art. 5 da lgpd"]
-    x = vec.transform([prepare(t) for t in texts]).toarray()
+    chars.idf_ = shipped["idf"].astype(np.float64)
+    words = TfidfVectorizer(
+        analyzer="word", token_pattern=WORD_TOKEN, ngram_range=WORD_NGRAMS, lowercase=False,
+        sublinear_tf=True, vocabulary={str(v): i for i, v in enumerate(shipped["word_vocabulary"])},
+    )  # fmt: skip
+    words.idf_ = shipped["word_idf"].astype(np.float64)
+    texts = [
+        "qual a situação do processo 12/2024?", "oi tudo bem", "o que diz o art. 5 da lgpd",
+        "quem relata o tc 12/2024 e a lei 9.784 permite isso",
+    ]  # fmt: skip
+    ready = [prepare(t) for t in texts]
+    x = np.hstack([chars.transform(ready).toarray(), words.transform(ready).toarray()])
+    assert x[:, len(shipped["vocabulary"]) :].any()  # the word block is read too
     clf = classifier()
     for row, text in zip(x, texts, strict=True):
         raw = shipped["intent_coef"].astype(np.float64) @ row + shipped["intent_intercept"]

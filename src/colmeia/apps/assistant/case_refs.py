@@ -62,7 +62,9 @@ _NORM_BEFORE = re.compile(
     r"\b(?:lei|leis|decreto(?:-lei)?|lc|complementar|art|arts|artigo|artigos|inciso|"
     r"paragrafo|resolucao|instrucao\s+normativa|in|portaria|emenda|ec|sumula|acordao|"
     r"mp|medida\s+provisoria|constituicao|cf|norma|decisao|parecer|oficio)\.?\s*"
-    r"(?:n\.?|no|nº|n°|numero)?\.?\s*$|§\s*$"
+    r"(?:n\.?|no|nº|n°|numero)?\.?\s*$|§\s*$|"
+    # "a 8.666/93", "pela 9784": a feminine article names a law ("a lei"), a case is "o processo"
+    r"(?:^|\s)(?:a|da|na|pela)\s+$"
 )
 _SPOKEN_HINT = re.compile(
     r"\b(?:um|dois|tres|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|treze|catorze|quatorze|"

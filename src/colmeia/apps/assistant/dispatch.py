@@ -28,7 +28,7 @@ from colmeia.apps.assistant.case_aspects import case_aspect
 from colmeia.apps.assistant.case_index import fold
 from colmeia.apps.assistant.case_refs import CaseResolution, resolve_case_refs
 from colmeia.apps.assistant.cases import case_card, lookup_case, search_card, search_cases
-from colmeia.apps.assistant.frame import TurnFrame, read_frame, thread_reference
+from colmeia.apps.assistant.frame import CONFIDENT, TurnFrame, read_frame, thread_reference
 from colmeia.apps.assistant.ids import CaseId
 from colmeia.apps.assistant.institutional import answer_institutional
 from colmeia.apps.assistant.registry import CaseRegistry
@@ -106,7 +106,9 @@ class Dispatcher:
         if frame.intent == "scope":
             return _answer((out_of_scope(text) or scope_answer()).text, "main", scope="other")
         if frame.intent == "institutional":
-            found = answer_institutional(text)
+            # a confident reading is about the court whatever the file's wording: answered
+            # from the file (its nearest entry, or what it holds), never from law passages
+            found = answer_institutional(text, sure=frame.confidence >= CONFIDENT)
             if found is not None:
                 return _answer(found.answer, "institutional", topic=found.topic)
             return Decision("law", law=text)  # not in the court's file: maybe the laws say

@@ -226,7 +226,14 @@ def read_frame(text: str, *, today: dt.date | None = None) -> TurnFrame:
     if intent == "mixed":
         frame.case_part, frame.law_part = split_parts(text, refs)
     frame.about_a_case = bool(
-        refs or thread or _CASE_WORDS.search(_fold(text)) or _typed_case_word(text)
+        refs
+        or thread
+        or _CASE_WORDS.search(_fold(text))
+        or _typed_case_word(text)
+        # what the classifier learnt is a case question is one, with or without these words
+        # ("e ta com quem agora?" as a first message asks which case, not the laws)
+        # — unless it names a norm: "a 8.429 pune quem?" asks the law, not which case
+        or (intent == "case" and predicted.confidence >= CONFIDENT and not frame.norms)
     )
     frame.names_a_law = bool(frame.norms or _LAW_CUE.search(text))
     return frame

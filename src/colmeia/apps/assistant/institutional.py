@@ -30,6 +30,7 @@ from colmeia.errors import ConfigurationError
 
 __all__ = [
     "ENV",
+    "SURE_FLOOR",
     "THRESHOLD",
     "InstitutionalAnswer",
     "InstitutionalFile",
@@ -43,6 +44,9 @@ ENV = "COLMEIA_ASSISTANT_INSTITUTIONAL"
 #: the least cosine similarity at which a question is taken as one of the file's (set on the
 #: development set: its institutional questions scored 0.30 and above, the others 0.15 and below)
 THRESHOLD = 0.22
+#: the least similarity when the turn classifier already says the question is about the court:
+#: a typo ("enndereco") or a new wording lowers the likeness, not the question's kind
+SURE_FLOOR = 0.08
 # words that carry no topic: asked in every institutional question, or (processo) the mark
 # of a question about a case, which the registry answers
 _QUIET = frozenset(
@@ -149,20 +153,40 @@ class InstitutionalIndex:
         norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
         return {g: v / norm for g, v in vec.items()}
 
-    def match(self, question: str) -> InstitutionalAnswer | None:
+    def match(
+        self, question: str, floor: float = THRESHOLD, *, heads: bool = True
+    ) -> InstitutionalAnswer | None:
+        """The entry most like ``question`` when its similarity reaches ``floor`` (and, with
+        ``heads``, when a word of it begins like one of the entry's)."""
         """The best entry for ``question`` when its similarity reaches :data:`THRESHOLD`."""
         q = self._weigh(_grams(question))
         if not q:
             return None
-        heads = _heads(question)
+        begins = _heads(question)
         scored = [
-            (sum(w * vec.get(g, 0.0) for g, w in q.items()) if heads & entry_heads else 0.0, e)
+            (
+                sum(w * vec.get(g, 0.0) for g, w in q.items())
+                if not heads or begins & entry_heads
+                else 0.0,
+                e,
+            )
             for vec, entry_heads, e in zip(self._vectors, self._heads, self.entries, strict=True)
         ]
         score, entry = max(scored, key=lambda t: t[0])
-        if score < THRESHOLD:
+        if score < floor or score <= 0.0:
             return None
         return InstitutionalAnswer(entry.topic, entry.answer, round(score, 3))
+
+    def unknown(self) -> InstitutionalAnswer:
+        """What to say about the court when the file holds nothing like the question: what
+        it does hold (never law passages)."""
+        topics = ", ".join(e.topic for e in self.entries)
+        return InstitutionalAnswer(
+            "",
+            "Não tenho essa informação no arquivo do tribunal. Sobre o tribunal, posso "
+            f"informar: {topics}.",
+            0.0,
+        )
 
 
 def load_institutional(path: str | Path | None = None) -> InstitutionalFile:
@@ -198,13 +222,17 @@ def _index(path: str | None) -> InstitutionalIndex:
 
 
 def answer_institutional(
-    question: str, *, path: str | Path | None = None
+    question: str, *, path: str | Path | None = None, sure: bool = False
 ) -> InstitutionalAnswer | None:
     """The court file's answer to ``question``, or ``None`` when it is not a question about
     the court (its opening hours, contacts, address, how to file…).
 
     ``path`` (else ``$COLMEIA_ASSISTANT_INSTITUTIONAL``, else the shipped example) is read
-    once and kept.
+    once and kept. ``sure``: the turn is known to be about the court (the turn classifier
+    is confident) — the nearest entry down to :data:`SURE_FLOOR`, else what the file holds.
     """
     chosen = str(path) if path else os.environ.get(ENV) or None
-    return _index(chosen).match(question)
+    index = _index(chosen)
+    if not sure:
+        return index.match(question)
+    return index.match(question, SURE_FLOOR, heads=False) or index.unknown()

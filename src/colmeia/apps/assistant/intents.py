@@ -1,6 +1,7 @@
 """What a turn asks, predicted by a small classifier learnt from generated conversations.
 
-Two heads over TF-IDF character n-grams: the intent (``case``, ``find``, ``law``, ``mixed``,
+Two heads over TF-IDF character n-grams and word uni- and bigrams (two blocks, each
+l2-normalised): the intent (``case``, ``find``, ``law``, ``mixed``,
 ``scope``, ``institutional``, ``greeting``) and the aspect of a case asked about (``status``,
 ``rapporteur``, ``parties``, ``location``, ``since``, ``movements``, ``judgement``,
 ``archive``, ``documents``, ``deadlines``). The weights are a small shipped artefact
@@ -24,9 +25,21 @@ import numpy as np
 
 from colmeia.errors import ConfigurationError
 
-__all__ = ["NGRAMS", "Prediction", "TurnClassifier", "classifier", "prepare"]
+__all__ = [
+    "NGRAMS",
+    "WORD_NGRAMS",
+    "WORD_TOKEN",
+    "Prediction",
+    "TurnClassifier",
+    "classifier",
+    "prepare",
+]
 
 NGRAMS = (2, 5)
+WORD_NGRAMS = (1, 2)
+# scikit-learn's default token: two or more word characters
+WORD_TOKEN = r"(?u)\b\w\w+\b"
+_TOKEN = re.compile(WORD_TOKEN)
 _SPACES = re.compile(r"\s\s+")
 
 
@@ -54,6 +67,32 @@ def _ngrams(text: str) -> list[str]:
             if offset == 0:  # the word is shorter than n: once is enough
                 break
     return out
+
+
+def _word_ngrams(text: str) -> list[str]:
+    """scikit-learn's ``word`` analyzer: the tokens, then each pair of neighbours."""
+    tokens = _TOKEN.findall(text)
+    lo, hi = WORD_NGRAMS
+    out: list[str] = list(tokens) if lo == 1 else []
+    for n in range(max(lo, 2), hi + 1):
+        out += [" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+    return out
+
+
+def _block(
+    grams: list[str], index: dict[str, int], idf: np.ndarray, offset: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """One TF-IDF block, sparse and l2-normalised, its indices shifted by ``offset``."""
+    counts: dict[int, int] = {}
+    for gram in grams:
+        i = index.get(gram)
+        if i is not None:
+            counts[i] = counts.get(i, 0) + 1
+    idx = np.fromiter(counts, dtype=np.int64, count=len(counts))
+    tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+    x = (1.0 + np.log(tf)) * idf[idx]  # sublinear tf × idf, as trained
+    norm = float(np.linalg.norm(x))
+    return idx + offset, (x / norm if norm else x)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +124,9 @@ class TurnClassifier:
             vocab = [str(v) for v in z["vocabulary"]]
             self.index = {v: i for i, v in enumerate(vocab)}
             self.idf = z["idf"].astype(np.float64)
+            words = [str(v) for v in z["word_vocabulary"]]
+            self.word_index = {v: i for i, v in enumerate(words)}
+            self.word_idf = z["word_idf"].astype(np.float64)
             self.heads = {
                 head: (
                     [str(c) for c in z[f"{head}_classes"]],
@@ -95,17 +137,12 @@ class TurnClassifier:
             }
 
     def vector(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """The text's TF-IDF vector, sparse: (feature indices, l2-normalised values)."""
-        counts: dict[int, int] = {}
-        for gram in _ngrams(prepare(text)):
-            i = self.index.get(gram)
-            if i is not None:
-                counts[i] = counts.get(i, 0) + 1
-        idx = np.fromiter(counts, dtype=np.int64, count=len(counts))
-        tf = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
-        x = (1.0 + np.log(tf)) * self.idf[idx]  # sublinear tf × idf, as trained
-        norm = float(np.linalg.norm(x))
-        return idx, (x / norm if norm else x)
+        """The text's features, sparse: (feature indices, values) — the character block then
+        the word block, each l2-normalised as trained."""
+        ready = prepare(text)
+        ci, cx = _block(_ngrams(ready), self.index, self.idf, 0)
+        wi, wx = _block(_word_ngrams(ready), self.word_index, self.word_idf, len(self.index))
+        return np.concatenate([ci, wi]), np.concatenate([cx, wx])
 
     def scores(self, text: str, head: str) -> dict[str, float]:
         classes, coef, intercept = self.heads[head]

@@ -45,6 +45,7 @@ from colmeia.apps.assistant.court_rules import (
 )
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.legal import parse_legal_path, validity
+from colmeia.apps.assistant.named_article import ArticleIndex
 from colmeia.apps.assistant.ranking import RankedArticle, rank_articles
 from colmeia.apps.assistant.relations import (
     Relation,
@@ -628,6 +629,15 @@ class RagPipeline:
             except QueryError:
                 pass
         hits = _fuse(lists)
+        named = analysis.get("filters", {})
+        if named.get("law_number") and named.get("article"):
+            # "o que diz o art. 49 da Lei 9.784?": that article's passages, looked up exactly
+            wanted = ArticleIndex.for_collection(self.store, self.collection).lookup(
+                named["law_number"], named["article"]
+            )
+            found = self.store.get_chunks(self.collection, wanted) if wanted else {}
+            first = [_hit(found[c], self.collection) for c in wanted if c in found]
+            hits = first + [h for h in hits if h.chunk_id not in set(wanted)]
         if _VIGENCIA_Q.search(_fold(state["question"])):
             # "quando a LGPD entrou em vigor?": the answer is the norm's own vigência clause,
             # whatever words it shares with the question; the norms are those the first

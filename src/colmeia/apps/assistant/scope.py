@@ -178,14 +178,74 @@ class NormMention:
         return f"{self.kind} {number or self.number}" + (f"/{self.year}" if self.year else "")
 
 
+# A law named by its number alone, after a feminine article ("a 8.666/93", "pela 9784", "da
+# 14.133"): "a" is "a lei" — a case is "o processo" ("o 4506/23"). Four or five digits, the
+# shape of a federal law's number.
+_BARE_LAW = re.compile(
+    r"(?<![\w/.])(?:a|da|na|pela|segundo a|conforme a)\s+(?P<number>\d{1,2}\.\d{3}|\d{4,5})"
+    r"(?![\w.]|,\d)(?:\s*/\s*(?P<year>\d{2}(?:\d{2})?)\b)?"
+)
+
+
+def _by_name() -> tuple[tuple[re.Pattern[str], NormMention], ...]:
+    names = {
+        r"clt|consolidacao das leis do trabalho": ("Decreto-Lei", "5452", "1943"),
+        r"codigo civil": ("Lei", "10406", "2002"),
+        r"codigo penal": ("Decreto-Lei", "2848", "1940"),
+        r"codigo de processo civil|cpc": ("Lei", "13105", "2015"),
+        r"codigo de processo penal|cpp": ("Decreto-Lei", "3689", "1941"),
+        r"codigo tributario(?: nacional)?|ctn": ("Lei", "5172", "1966"),
+        r"codigo de defesa do consumidor|cdc": ("Lei", "8078", "1990"),
+        r"eca|estatuto da crianca(?: e do adolescente)?": ("Lei", "8069", "1990"),
+        r"estatuto do idoso|estatuto da pessoa idosa": ("Lei", "10741", "2003"),
+        r"lei de improbidade(?: administrativa)?": ("Lei", "8429", "1992"),
+        r"(?:nova )?lei de licitac\w+(?: e contratos)?": ("Lei", "14133", "2021"),
+        r"lgpd|lei geral de protecao de dados": ("Lei", "13709", "2018"),
+        r"lai|lei de acesso a informacao": ("Lei", "12527", "2011"),
+        r"lrf|lei de responsabilidade fiscal": ("Lei Complementar", "101", "2000"),
+        r"lindb": ("Decreto-Lei", "4657", "1942"),
+        r"estatuto do servidor(?: publico)?(?: federal)?": ("Lei", "8112", "1990"),
+    }
+    return tuple(
+        (re.compile(rf"\b(?:{pattern})\b"), NormMention(kind, number, year))
+        for pattern, (kind, number, year) in names.items()
+    )
+
+
+# Norms people name by a name or an acronym instead of a number: the formal part a question
+# names, so a norm the collection does not hold is reported missing whatever it is called.
+_BY_NAME = _by_name()
+
+
+def _same_norm(a: NormMention, b: NormMention) -> bool:
+    return (a.kind, a.number) == (b.kind, b.number)
+
+
 def named_norms(question: str) -> list[NormMention]:
-    """The numbered norms a question names, in order."""
-    out: list[NormMention] = []
-    for m in _NORM.finditer(_fold(question)):
+    """The norms a question names, in order: by kind and number ("Lei 14.133/2021"), by a
+    number after a feminine article ("a 8.666/93"), or by a name or acronym ("CLT", "código
+    civil")."""
+    folded = _fold(question)
+    found: list[tuple[int, NormMention]] = []
+    for m in _NORM.finditer(folded):
         number = m.group("number").replace(".", "")
-        year = m.group("year") or ""
-        mention = NormMention(_KINDS[m.group("kind")], number, year)
-        if mention not in out:
+        found.append(
+            (m.start(), NormMention(_KINDS[m.group("kind")], number, m.group("year") or ""))
+        )
+    for m in _BARE_LAW.finditer(folded):
+        found.append(
+            (
+                m.start(),
+                NormMention("Lei", m.group("number").replace(".", ""), m.group("year") or ""),
+            )
+        )
+    for pattern, mention in _BY_NAME:
+        hit = pattern.search(folded)
+        if hit:
+            found.append((hit.start(), mention))
+    out: list[NormMention] = []
+    for _, mention in sorted(found, key=lambda x: x[0]):
+        if not any(_same_norm(mention, o) for o in out):
             out.append(mention)
     return out
 

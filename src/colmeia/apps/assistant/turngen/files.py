@@ -12,7 +12,7 @@ __all__ = ["SET_NAMES", "set_folder", "write_sets"]
 
 # --set name → the split the generator writes; the test set is frozen (committed before the
 # assistant changes it measures), so it is regenerated only to check it still is what it was
-SET_NAMES = {"generated-dev": "dev", "generated-test": "test"}
+SET_NAMES = {"generated-dev": "dev", "generated-test": "test", "generated-test2": "test2"}
 
 
 def set_folder(name: str) -> Path:

@@ -23,14 +23,27 @@ from typing import Any
 
 from colmeia.apps.assistant.registry import Movement, Party, Process, locate
 from colmeia.apps.assistant.synthetic import SyntheticRegistry
+from colmeia.apps.assistant.turngen.held2 import ASPECTS2, LEX2
 from colmeia.apps.assistant.turngen.lexicon import ASPECTS, LEX
+from colmeia.apps.assistant.turngen.trainlex import (
+    ABBREVIATIONS,
+    INSTITUTIONAL,
+    LAW_LAY,
+    MIXED_JOINS,
+    SCOPE,
+    SCOPE_ACTIONS,
+    SOCIAL,
+)
 
 __all__ = ["AS_OF", "REGISTRY", "SEEDS", "Labelled", "generate_set", "training_corpus"]
 
 AS_OF = dt.date(2026, 11, 1)
 REGISTRY = {"processes": 400, "expedientes": 100}
-# dev and test sets, and the training corpus of the turn classifier: three seeds
-SEEDS = {"dev": 101, "test": 202, "train": 303}
+# dev and test sets, and the training corpus of the turn classifier: three seeds; test2 is the
+# second frozen test set (its own seed and its own words, turngen.held2)
+SEEDS = {"dev": 101, "test": 202, "train": 303, "test2": 404}
+# how often the second test set draws from its own words rather than the common part
+_HELD2_SHARE = 0.6
 
 # a short subject a person would type, for each synthetic subject (by its opening words)
 _SUBJECT_WORDS = {
@@ -136,11 +149,19 @@ class _Writer:
         self.rng = rng
         self.split = split
 
+    def _own(self, words: tuple[str, ...]) -> str | None:
+        # only test2 draws from its own words (and only it spends a draw on choosing)
+        if self.split == "test2" and words and self.rng.random() < _HELD2_SHARE:
+            return self.rng.choice(words)
+        return None
+
     def pick(self, pool: str) -> str:
-        return self.rng.choice(LEX[pool].part(self.split))
+        own = self._own(LEX2.get(pool, ()) if self.split == "test2" else ())
+        return own if own is not None else self.rng.choice(LEX[pool].part(self.split))
 
     def aspect(self, aspect: str) -> str:
-        return self.rng.choice(ASPECTS[aspect].part(self.split))
+        own = self._own(ASPECTS2.get(aspect, ()) if self.split == "test2" else ())
+        return own if own is not None else self.rng.choice(ASPECTS[aspect].part(self.split))
 
     def typed(self, case: _Case, pool: str = "case_typing") -> str:
         form = self.pick(pool)
@@ -170,22 +191,24 @@ class _Writer:
         """``template`` with typos, filler and moved words, then its slots, then accents and
         capitals dropped as people type them."""
         rng = self.rng
+        # the second test set is typed more carelessly: more typos, accents and capitals dropped
+        heavy = self.split == "test2"
         text = template
         if "{c}" in text and rng.random() < 0.2:
             # word order: "processo 12/2024, quem é o relator?"
             moved = re.sub(r"\s+(?:do|no|o|pelo|ao|com o)\s+\{c\}", "", text, count=1)
             if moved != text:
                 text = "{c}, " + moved
-        if rng.random() < 0.25:
+        if rng.random() < (0.4 if heavy else 0.25):
             text = self.typo(text)
         if rng.random() < 0.35:
             text = self.pick("filler_start") + text
         if rng.random() < 0.3:
             text = text.rstrip("?") + self.pick("filler_end")
         text = text.format(**slots) if slots else text
-        if rng.random() < 0.5:
+        if rng.random() < (0.7 if heavy else 0.5):
             text = _fold(text)
-        if rng.random() < 0.6:
+        if rng.random() < (0.75 if heavy else 0.6):
             text = text.lower()
         return text.strip() or template
 
@@ -327,7 +350,7 @@ class _Scenarios:
         user = self.w.noisy(
             self.w.pick("mixed_join").replace("{case}", case_part).replace("{law}", law_part)
         )
-        named = re.search(r"art\.?\s*(\d+)\s+da\s+lei\s+([\d.]+)", law_part)
+        named = re.search(r"art(?:igo|\.)?\s*(\d+)\s+da\s+lei\s+(?:n[º°.]?\s*)?([\d.]+)", law_part)
         article = f"{named.group(2).replace('.', '')}:{named.group(1)}" if named else None
         return [
             _turn(user, "mixed", "mixed", case=case.process.number, facts=facts, article=article)
@@ -369,6 +392,8 @@ def generate_set(split: str, seed: int | None = None, conversations: int = 340) 
     seed = SEEDS[split] if seed is None else seed
     rng = random.Random(seed)
     sc = _Scenarios(_Writer(rng, split), _cases(seed))
+    # the second test set weighs the kinds the first one found weak a little more
+    heavy = split == "test2"
     weighted: list[tuple[str, Callable[[], list[dict[str, Any]]], int]] = [
         ("case", sc.one_case, 6),
         ("two", sc.two_cases, 3),
@@ -376,10 +401,10 @@ def generate_set(split: str, seed: int | None = None, conversations: int = 340) 
         ("party", sc.find_party, 2),
         ("topic", sc.find_topic, 2),
         ("law", sc.law, 3),
-        ("mixed", sc.mixed, 3),
-        ("scope", lambda: sc.single("scope", "scope"), 2),
-        ("inst", lambda: sc.single("institutional", "institutional"), 2),
-        ("missing", lambda: sc.single("missing_norm", "missing_norm"), 1),
+        ("mixed", sc.mixed, 4 if heavy else 3),
+        ("scope", lambda: sc.single("scope", "scope"), 3 if heavy else 2),
+        ("inst", lambda: sc.single("institutional", "institutional"), 3 if heavy else 2),
+        ("missing", lambda: sc.single("missing_norm", "missing_norm"), 2 if heavy else 1),
         ("hello", sc.greeting, 1),
         ("inject", sc.injection, 1),
         ("short", sc.short_number, 2),
@@ -437,4 +462,66 @@ def training_corpus(seed: int | None = None, conversations: int = 1500) -> list[
                 continue  # read from the thread's state, not from the words alone
             label = {"injection": "case", "missing_norm": "law"}.get(intent, intent)
             out.append(Labelled(turn["user"], label, aspect or "status"))
+    out += _combined(w, _cases(SEEDS["train"] if seed is None else seed), conversations // 3)
+    return out
+
+
+def _abbreviate(rng: random.Random, text: str) -> str:
+    """Words shortened as people type fast ("vc", "q", "pra", "tb")."""
+    for word, short in ABBREVIATIONS.items():
+
+        def shorten(m: re.Match[str], short: tuple[str, ...] = short) -> str:
+            return rng.choice(short) if rng.random() < 0.6 else m.group(0)
+
+        text = re.sub(rf"\b{word}\b", shorten, text)
+    return text
+
+
+def _combined(w: _Writer, cases: list[_Case], rounds: int) -> list[Labelled]:
+    """Utterances of the weak kinds built as products (frame × topic, case part × law part ×
+    join): the kind is what they share, not a sentence (:mod:`turngen.trainlex`)."""
+    rng = w.rng
+    out: list[Labelled] = []
+    frames, topics = SCOPE
+    things_frames, things, acts_frames, acts = INSTITUTIONAL
+    laws = ("9.784", "9784", "13.709", "12.527", "8.078", "8987", "14.133")
+
+    def law_part() -> str:
+        pick = rng.randrange(5)
+        if pick == 0:
+            return w.pick("law_lay")
+        if pick == 1:
+            return rng.choice(LAW_LAY)
+        if pick == 2:
+            art = str(rng.randrange(1, 70))
+            return w.pick("law_formal").format(a=art, law=rng.choice(laws))
+        if pick == 3:
+            return w.pick("law_named").format(law=rng.choice(laws), topic=w.pick("law_topic"))
+        return w.pick("law_for_mixed")
+
+    def said(text: str) -> str:
+        text = _abbreviate(rng, text) if rng.random() < 0.35 else text
+        return w.noisy(text)
+
+    for _ in range(rounds):
+        if rng.random() < 0.75:
+            text = rng.choice(frames).format(x=rng.choice(topics))
+        else:
+            text = rng.choice(acts_frames).format(a=rng.choice(SCOPE_ACTIONS))
+        out.append(Labelled(said(text), "scope", "status"))
+        if rng.random() < 0.5:
+            text = rng.choice(things_frames).format(t=rng.choice(things))
+        else:
+            text = rng.choice(acts_frames).format(a=rng.choice(acts))
+        out.append(Labelled(said(text), "institutional", "status"))
+        case = rng.choice(cases)
+        aspect = rng.choice([a for a in sorted(ASPECTS) if case.can(a)])
+        case_part = w.aspect(aspect).format(c=w.typed(case)).rstrip("?")
+        join = rng.choice(MIXED_JOINS)
+        mixed = join.replace("{case}", case_part).replace("{law}", law_part())
+        out.append(Labelled(said(mixed), "mixed", aspect))
+        out.append(Labelled(said(law_part()), "law", "status"))
+        out.append(Labelled(said(rng.choice(SOCIAL)), "greeting", "status"))
+        # a case question shortened as people type it
+        out.append(Labelled(said(w.aspect(aspect).format(c=w.typed(case))), "case", aspect))
     return out

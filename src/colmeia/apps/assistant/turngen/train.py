@@ -1,7 +1,9 @@
 """Train the turn classifier (intent, aspect) on the generated training corpus.
 
-scikit-learn (a development dependency) fits a TF-IDF over character n-grams and one logistic
-regression per head; :func:`export` keeps what inference needs (vocabulary, idf, weights) in a
+scikit-learn (a development dependency) fits two TF-IDF blocks — character n-grams inside words
+(robust to typos and missing accents) and word uni- and bigrams (the order of a few words:
+"quem relata", "a lei") — each l2-normalised and set side by side, and one logistic regression
+per head; :func:`export` keeps what inference needs (vocabulary, idf, weights) in a
 small ``.npz`` that :mod:`colmeia.apps.assistant.intents` reads with numpy alone, so the
 assistant never imports scikit-learn at run time. Training is deterministic (fixed corpus seed,
 lbfgs), and a test checks the shipped artefact is what this module trains.
@@ -15,18 +17,20 @@ from typing import Any
 
 import numpy as np
 
-from colmeia.apps.assistant.intents import NGRAMS, prepare
+from colmeia.apps.assistant.intents import NGRAMS, WORD_NGRAMS, WORD_TOKEN, prepare
 from colmeia.apps.assistant.turngen.generate import training_corpus
 
 __all__ = ["export", "train"]
 
 MAX_FEATURES = 6000
+MAX_WORD_FEATURES = 3000
 
 
 def train(conversations: int = 1500) -> dict[str, Any]:
     """Fit both heads; returns the arrays :func:`export` writes."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import FeatureUnion
 
     corpus = training_corpus(conversations=conversations)
     texts = [prepare(x.text) for x in corpus]
@@ -38,10 +42,22 @@ def train(conversations: int = 1500) -> dict[str, Any]:
         max_features=MAX_FEATURES,
         dtype=np.float64,
     )
-    x = vec.fit_transform(texts)
+    words = TfidfVectorizer(
+        analyzer="word",
+        token_pattern=WORD_TOKEN,
+        ngram_range=WORD_NGRAMS,
+        lowercase=False,
+        sublinear_tf=True,
+        max_features=MAX_WORD_FEATURES,
+        dtype=np.float64,
+    )
+    # the two blocks side by side, each normalised on its own (as intents.vector reads them)
+    x = FeatureUnion([("chars", vec), ("words", words)]).fit_transform(texts)
     out: dict[str, Any] = {
         "vocabulary": np.array([str(v) for v in vec.get_feature_names_out()], dtype=str),
         "idf": vec.idf_.astype(np.float32),
+        "word_vocabulary": np.array([str(v) for v in words.get_feature_names_out()], dtype=str),
+        "word_idf": words.idf_.astype(np.float32),
     }
     heads = {
         "intent": [c.intent for c in corpus],

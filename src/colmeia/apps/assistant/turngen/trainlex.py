@@ -1,0 +1,240 @@
+"""Word banks only the training corpus draws from: request frames × topics, combined.
+
+The common pools of :mod:`colmeia.apps.assistant.turngen.lexicon` hold a dozen phrasings per
+kind; a classifier trained on them learns those sentences. Here each kind is a product — a frame
+("me indica {x}", "qual o {t} do tribunal?") times a topic ("um restaurante japonês", "telefone")
+— so that what is learnt is the kind (asking for a restaurant, asking for the court's phone),
+not one sentence. Nothing here is in a development or test set (they draw from ``lexicon`` and
+``held2`` only), and ``test_turngen_sets.py`` checks that no held-apart phrasing of either test
+set is among the training utterances. Written from the kinds the issue names (out of scope:
+food, weather, sport, personal advice, health, money, entertainment, travel, homework;
+institutional: hours, contacts, address, filing, complaints, certificates, sessions).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ABBREVIATIONS",
+    "INSTITUTIONAL",
+    "LAW_LAY",
+    "MIXED_JOINS",
+    "SCOPE",
+    "SCOPE_ACTIONS",
+    "SOCIAL",
+]
+
+# out of scope: (frames, topics) — "{x}" is the topic
+SCOPE: tuple[tuple[str, ...], tuple[str, ...]] = (
+    (
+        "{x}",
+        "me diz {x}",
+        "voce sabe {x}?",
+        "sabe me dizer {x}?",
+        "queria saber {x}",
+        "pode me ajudar com {x}?",
+        "me fala {x}",
+        "tem como me dizer {x}?",
+        "preciso de ajuda: {x}",
+        "uma pergunta nada a ver: {x}",
+    ),
+    (
+        # food and places
+        "onde almoçar no centro",
+        "um bom restaurante japonês",
+        "a receita de feijoada",
+        "quanto custa um rodízio de pizza",
+        "qual lanchonete abre de noite",
+        "um bar legal pra sexta",
+        "se vale a pena pedir comida por aplicativo",
+        # weather
+        "se vai chover hoje",
+        "a temperatura de amanhã",
+        "se vai fazer frio no fim de semana",
+        "a previsão pra semana que vem",
+        # sport
+        "o placar do jogo do flamengo",
+        "quem vai ganhar o campeonato",
+        "a tabela do brasileirão",
+        "que horas começa a partida hoje",
+        "quantos gols o time fez",
+        # personal advice
+        "se devo terminar meu namoro",
+        "como lidar com a ansiedade",
+        "se devo aceitar a proposta de emprego",
+        "como fazer amigos numa cidade nova",
+        "se devo mudar de cidade",
+        "o que dar de presente pra minha mãe",
+        "como pedir aumento pro chefe",
+        # health
+        "um remédio pra gripe",
+        "como curar dor nas costas",
+        "qual dieta emagrece mais",
+        "quantas horas devo dormir",
+        # technology
+        "como formatar o notebook",
+        "como recuperar a senha do email",
+        "qual celular tem a melhor câmera",
+        "como instalar um aplicativo",
+        # money
+        "em que investir meu dinheiro",
+        "a cotação do dólar hoje",
+        "se vale a pena comprar bitcoin",
+        "qual banco rende mais",
+        # entertainment
+        "um filme pra ver hoje",
+        "uma série boa pra maratonar",
+        "uma música pra animar",
+        "uma piada engraçada",
+        "um livro de romance",
+        # travel
+        "uma praia bonita pra visitar",
+        "passagem barata pra salvador",
+        "um hotel bom em gramado",
+        # homework and trivia
+        "a resposta da equação dois x mais três igual a sete",
+        "um resumo de dom casmurro",
+        "a capital da austrália",
+        "quem descobriu o brasil",
+        "quanto é vinte por cento de trezentos",
+        # writing, opinions
+        "escrever um poema pra minha namorada",
+        "fazer uma redação sobre meio ambiente",
+        "qual o melhor partido político",
+        "qual religião é a certa",
+    ),
+)
+
+# institutional: things of the court asked with a frame, and actions done at the court
+INSTITUTIONAL: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]] = (
+    (
+        "qual o {t} do tribunal?",
+        "qual é o {t} de vocês",
+        "me passa o {t} do tribunal",
+        "onde encontro o {t} do tribunal",
+        "preciso do {t} do tribunal de contas",
+        "o tribunal tem {t}?",
+    ),
+    (
+        "horário de atendimento",
+        "telefone",
+        "e-mail",
+        "endereço",
+        "site",
+        "contato da ouvidoria",
+        "setor de protocolo",
+        "cnpj",
+        "atendimento ao público",
+        "calendário das sessões",
+        "canal de denúncias",
+        "número de contato",
+        "horário do protocolo",
+    ),
+    (
+        "como faço pra {a}?",
+        "onde eu posso {a}?",
+        "dá pra {a} pela internet?",
+        "preciso ir pessoalmente pra {a}?",
+        "qual o procedimento pra {a}",
+        "quero {a}, como funciona?",
+    ),
+    (
+        "protocolar um documento",
+        "fazer uma denúncia",
+        "pedir uma certidão",
+        "falar com a ouvidoria",
+        "marcar um atendimento",
+        "assistir uma sessão do plenário",
+        "entregar uma defesa",
+        "mandar um ofício",
+        "denunciar um desvio na prefeitura",
+        "tirar uma certidão negativa",
+        "ligar pro tribunal",
+        "chegar no prédio do tribunal",
+    ),
+)
+
+# things people ask how to do that are no business of the court: said with the same frames as
+# the institutional actions ("como faço pra …"), so that the frame is not what decides the kind
+SCOPE_ACTIONS: tuple[str, ...] = (
+    "trocar o pneu do carro",
+    "tirar mancha de roupa",
+    "aprender inglês rápido",
+    "fazer bolo de chocolate",
+    "passar numa entrevista de emprego",
+    "dormir melhor",
+    "economizar na conta de luz",
+    "plantar tomate em casa",
+    "ganhar dinheiro na internet",
+    "consertar o chuveiro",
+)
+
+# law questions in lay words about the norms a collection usually holds (no case in them)
+LAW_LAY: tuple[str, ...] = (
+    "posso pedir os dados que uma empresa tem sobre mim?",
+    "o que é tratamento de dados pessoais?",
+    "quanto tempo a administração tem pra decidir um recurso?",
+    "o que é concessão de serviço público?",
+    "o fornecedor responde por defeito do produto?",
+    "quais informações o governo tem que publicar na internet?",
+    "quem é o encarregado de dados?",
+    "a administração pode anular os próprios atos?",
+    "preciso de advogado pra recorrer administrativamente?",
+    "o que é informação sigilosa?",
+    "como funciona a garantia de um produto com defeito?",
+    "o que acontece se o órgão não responder meu pedido?",
+    "posso desistir de um contrato de serviço?",
+    "quando um dado pode ser tratado sem consentimento?",
+    "o que a lei fala sobre publicidade enganosa?",
+    "o órgão pode cobrar taxa pra dar informação?",
+)
+
+# how a case question and a law question are put in one message ("{case}", "{law}")
+MIXED_JOINS: tuple[str, ...] = (
+    "{case} e {law}",
+    "{case}. {law}",
+    "{case}, {law}",
+    "{case}? {law}",
+    "{case} {law}",
+    "{case}; {law}",
+    "{case} - {law}",
+    "{case}... {law}",
+    "{case} e também {law}",
+    "{case}. e mais uma coisa: {law}",
+    "{case}. aproveitando, {law}",
+    "{law} e {case}",
+)
+
+# greetings, thanks and questions about the assistant itself
+SOCIAL: tuple[str, ...] = (
+    "oii",
+    "bom dia tudo bem",
+    "ola boa tarde",
+    "muito obrigada",
+    "valeu mesmo",
+    "quem é você?",
+    "como funciona isso aqui?",
+    "tchau",
+    "ok, entendi",
+    "beleza, obrigado pela ajuda",
+    "o que eu posso perguntar?",
+    "você é uma pessoa?",
+)
+
+# how people shorten words when they type fast (applied to training utterances only)
+ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    "você": ("vc", "voce"),
+    "vocês": ("vcs", "voces"),
+    "que": ("q",),
+    "o que": ("oq", "o q"),
+    "porque": ("pq",),
+    "por que": ("pq",),
+    "também": ("tb", "tbm"),
+    "está": ("tá", "ta"),
+    "para": ("pra", "p/"),
+    "por favor": ("pfv", "pf"),
+    "obrigado": ("obg", "brigado"),
+    "mesmo": ("msm",),
+    "hoje": ("hj",),
+    "número": ("nº", "num", "numero"),
+    "não": ("nao", "n"),
+}
