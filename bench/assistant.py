@@ -78,6 +78,23 @@ LOCAL_TURNS = (
     ("b", "qual o prazo para interpor recurso administrativo?", "law"),
     ("b", "vai chover amanhã em Belém?", "scope"),
 )
+# The same law question's parts in a fresh process — the CLI's own modules, the settings, the
+# turn's frame and the RAG pipeline — without the assistant's graph and its checkpointer: what
+# the CLI would cost if an offline turn did not go through LangGraph.
+PARTS_ONLY = """
+import asyncio, sys
+import colmeia.cli, colmeia.cli.assistant_cmd
+from colmeia.apps.assistant.frame import read_frame
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.config import get_settings
+from colmeia.store import open_store
+get_settings()
+frame = read_frame(sys.argv[2])
+store = open_store(sys.argv[1])
+result = asyncio.run(RagPipeline(store, "leis").run(frame.text))
+assert result["citations"], result
+assert "langgraph" not in sys.modules
+"""
 HEAVY = ("langgraph", "langchain_core", "langsmith", "scipy", "bm25s", "jinja2", "yaml", "faiss")
 LIST_MODULES = """
 import sys
@@ -162,12 +179,23 @@ def cli_turn(work: Path) -> dict[str, Any]:
         [sys.executable, "-c", LIST_MODULES, *args], env=env, capture_output=True, text=True
     )
     modules = listed.stdout.rpartition("MODULES")[2].split()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    parts = subprocess.run(
+        [sys.executable, "-c", PARTS_ONLY, env["COLMEIA_STORE"], OFFLINE["law"]],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    parts_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     heavy = sorted({h for h in HEAVY for m in modules if m == h or m.startswith(h + ".")})
     return {
         "cli_cpu_s": round(cpu, 2),
         "cli_wall_s": round(wall, 2),
         "cli_cited": cited,
         "cli_heavy_imports": heavy,
+        "cli_parts_without_langgraph_cpu_s": round(parts_cpu, 2) if parts.returncode == 0 else None,
     }
 
 
