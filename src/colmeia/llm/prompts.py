@@ -34,12 +34,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, cast
-
-import jinja2
-import jinja2.meta
+from typing import TYPE_CHECKING, Any, cast
 
 from colmeia.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    import jinja2
 
 __all__ = [
     "PROMPTS_ENV",
@@ -90,6 +90,8 @@ def _short_name(package: str) -> str:
 
 
 def _new_environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
+    import jinja2
+
     return jinja2.Environment(
         loader=loader,
         undefined=jinja2.StrictUndefined,
@@ -102,6 +104,8 @@ def _new_environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
 
 def template_variables(env: jinja2.Environment, name: str) -> set[str]:
     """Variables a template (and every template it imports or includes) reads from its caller."""
+    import jinja2.meta
+
     seen: set[str] = set()
     out: set[str] = set()
 
@@ -197,6 +201,8 @@ class PromptsDir:
     @staticmethod
     def _check(file: Path, own: Path, packaged: Path, name: str, text: str) -> tuple[str, ...]:
         """Refuse a template that does not parse or reads a variable the code never passes."""
+        import jinja2
+
         env = _new_environment(
             jinja2.ChoiceLoader(
                 [jinja2.FileSystemLoader(str(own)), jinja2.FileSystemLoader(str(packaged))]
@@ -282,6 +288,8 @@ def active_prompts() -> PromptsDir | None:
 
 @lru_cache(maxsize=64)
 def _environment(package: str, override: Path | None) -> jinja2.Environment:
+    import jinja2
+
     loaders: list[jinja2.BaseLoader] = []
     if override is not None:
         loaders.append(jinja2.FileSystemLoader(str(override / _short_name(package))))

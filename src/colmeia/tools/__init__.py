@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from colmeia.tools.registry import (
     FailureCounter,
     Tool,
@@ -10,7 +12,20 @@ from colmeia.tools.registry import (
     parse_docstring,
     tool,
 )
-from colmeia.tools.retrieval import ToolRetriever
+
+if TYPE_CHECKING:
+    from colmeia.tools.retrieval import ToolRetriever
+
+
+def __getattr__(name: str) -> Any:
+    # the tool retriever brings bm25s, numpy and scipy (~0.5 s of CPU): imported when used,
+    # not by every agent that only registers tools
+    if name == "ToolRetriever":
+        from colmeia.tools.retrieval import ToolRetriever
+
+        return ToolRetriever
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "FailureCounter",

@@ -20,9 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-import bm25s
 import Stemmer
-from bm25s.stopwords import STOPWORDS_PORTUGUESE
 
 __all__ = ["FILLER", "CaseIndex", "Hit", "fold", "query_terms", "tokens"]
 
@@ -169,6 +167,9 @@ def fold(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _stop() -> frozenset[str]:
+    # bm25s (numpy, scipy) is imported when a description is ranked, not by every turn
+    from bm25s.stopwords import STOPWORDS_PORTUGUESE
+
     return frozenset(fold(w) for w in STOPWORDS_PORTUGUESE)
 
 
@@ -214,6 +215,8 @@ class CaseIndex:
             self._terms.append(frozenset(toks))
             corpus.append(toks or [""])
         self._corpus = corpus
+        import bm25s
+
         self._bm25 = bm25s.BM25()
         if corpus:
             self._bm25.index(corpus, show_progress=False)

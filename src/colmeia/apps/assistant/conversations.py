@@ -20,6 +20,11 @@ a list of conversations::
   ``"Lei 9.784/1999, Art. 59"``) the answer must cite;
 * ``says`` — phrases the answer's text must contain (normalised the same way).
 
+A file may name the registry it was written on: ``"registry": {"processes": …, "seed": …}``
+(a synthetic one, :func:`~colmeia.apps.assistant.synthetic.generate_registry`'s arguments) or
+``"registry": {"import": "folder", "as_of": "2026-11-01"}`` (CSV files beside the file, as
+``colmeia registry import`` reads them).
+
 A turn that follows one left waiting for a clarification is sent as the reply to it
 (:meth:`Assistant.resume`), as a person typing in the chat would. Each conversation runs in a
 thread of its own.
@@ -27,6 +32,7 @@ thread of its own.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import time
@@ -87,6 +93,8 @@ class Conversation:
     source: str = ""
     # the synthetic registry the file was written on: (processes, expedientes, seed, as_of)
     registry: tuple[int, int, int, str] | None = None
+    # or the folder of registry CSVs it was written on (imported, not generated)
+    registry_folder: Path | None = None
 
 
 _CITED = re.compile(
@@ -133,18 +141,32 @@ def _turn(raw: Any, where: str) -> Turn:
     )
 
 
-def _files(folder: Path | None) -> list[tuple[str, str]]:
+def _files(folder: Path | None) -> list[tuple[str, str, Path]]:
+    """(name shown in problems, text, the folder the file's relative paths start from)."""
     if folder is not None:
         return [
-            (str(p), p.read_text(encoding="utf-8"))
+            (str(p), p.read_text(encoding="utf-8"), p.parent)
             for p in sorted(folder.glob("conversations_*.json"))
         ]
     data = resources.files("colmeia.apps.assistant").joinpath("data")
     return [
-        (f"data/{entry.name}", entry.read_text(encoding="utf-8"))
+        (f"data/{entry.name}", entry.read_text(encoding="utf-8"), Path(str(data)))
         for entry in sorted(data.iterdir(), key=lambda e: e.name)
         if entry.name.startswith("conversations_") and entry.name.endswith(".json")
     ]
+
+
+def _imported_registry(base: Path, reg: dict[str, Any]) -> tuple[Path, str]:
+    """The folder of registry CSVs a file names and the day its turns are asked on."""
+    folder = base / str(reg["import"])
+    if not folder.is_dir():
+        raise ValueError(f"'import' {folder} is not a folder")
+    as_of = str(reg.get("as_of", "2026-11-01"))
+    try:
+        dt.date.fromisoformat(as_of)
+    except ValueError as exc:
+        raise ValueError(f"'as_of' {as_of!r} is not a date") from exc
+    return folder, as_of
 
 
 def load_conversations(folder: Path | None = None) -> tuple[list[Conversation], list[str]]:
@@ -153,24 +175,29 @@ def load_conversations(folder: Path | None = None) -> tuple[list[Conversation], 
     out: list[Conversation] = []
     problems: list[str] = []
     seen: set[str] = set()
-    for name, text in _files(folder):
+    for name, text, base in _files(folder):
         try:
             rows = json.loads(text)
         except ValueError as exc:
             problems.append(str(RecordError(name, f"not JSON: {exc}")))
             continue
         spec: tuple[int, int, int, str] | None = None
+        imported: Path | None = None
         if isinstance(rows, dict) and isinstance(rows.get("conversations"), list):
             # {"registry": {...generate_registry's arguments}, "conversations": [...]}
             reg = rows.get("registry") or {}
             try:
-                spec = (
-                    int(reg.get("processes", 2000)),
-                    int(reg.get("expedientes", 500)),
-                    int(reg.get("seed", 7)),
-                    str(reg.get("as_of", "2026-11-01")),
-                )
-            except (TypeError, ValueError) as exc:
+                if isinstance(reg, dict) and "import" in reg:
+                    imported, day = _imported_registry(base, reg)
+                    spec = (0, 0, 0, day)
+                else:
+                    spec = (
+                        int(reg.get("processes", 2000)),
+                        int(reg.get("expedientes", 500)),
+                        int(reg.get("seed", 7)),
+                        str(reg.get("as_of", "2026-11-01")),
+                    )
+            except (TypeError, ValueError, AttributeError) as exc:
                 problems.append(str(RecordError(name, f"'registry' is not readable: {exc}")))
                 continue
             rows = rows["conversations"]
@@ -197,7 +224,7 @@ def load_conversations(folder: Path | None = None) -> tuple[list[Conversation], 
                 problems.append(str(exc))
                 continue
             seen.add(cid)
-            out.append(Conversation(cid, parsed, name, spec))
+            out.append(Conversation(cid, parsed, name, spec, imported))
     return out, problems
 
 

@@ -12,7 +12,10 @@ The sets:
   cited and the answer should contain a gold span;
 * ``conversations`` — scripted multi-turn conversations (every ``conversations_*.json`` of
   the package's ``data/``, :mod:`colmeia.apps.assistant.conversations`) on the shipped laws and
-  a synthetic registry, scored per turn and per conversation.
+  a synthetic registry, scored per turn and per conversation;
+* ``independent`` — conversations written by hand apart from the code and the generator, in
+  the Portuguese people type, on a four-case registry imported from CSV files
+  (``data/independent/`` of the package): frozen, reported, never tuned on.
 
 Each run builds its own store (the laws or the FaQuAD paragraphs ingested into a temporary
 SQLite file), a synthetic registry and in-memory threads, so nothing of the user's is touched.
@@ -28,6 +31,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -242,14 +246,17 @@ async def evaluate(
     from colmeia.rag.pipeline import CsvColumns, ingest
     from colmeia.store import open_store
 
-    if which not in (*SETS, *SET_NAMES):
+    if which not in (*SETS, *SET_NAMES, *FOLDER_SETS):
         raise ConfigurationError(
-            f"unknown evaluation set {which!r}: use {', '.join((*SETS, *SET_NAMES))}"
+            f"unknown evaluation set {which!r}: use {', '.join((*SETS, *SET_NAMES, *FOLDER_SETS))}"
         )
     name = which
     if which in SET_NAMES:
         # the generated sets are conversations sets kept in a folder of their own
         conversations_dir = conversations_dir or set_folder(which)
+        which = "conversations"
+    elif which in FOLDER_SETS:
+        conversations_dir = conversations_dir or _package_folder(FOLDER_SETS[which])
         which = "conversations"
     with tempfile.TemporaryDirectory(prefix="colmeia-eval-") as tmp:
         work = Path(tmp)
@@ -299,11 +306,18 @@ async def evaluate(
                 items = items[:limit]
             if which == "conversations":
                 # each file is played on the synthetic registry it was written on
-                specs = {c.registry or DEFAULT_REGISTRY for c in conversations}
-                for n, spec in enumerate(sorted(specs)):
-                    group = [c for c in conversations if (c.registry or DEFAULT_REGISTRY) == spec]
+                specs = {_registry_of(c) for c in conversations}
+                for n, (spec, folder) in enumerate(sorted(specs, key=str)):
+                    group = [c for c in conversations if _registry_of(c) == (spec, folder)]
                     turns += await _play(
-                        work / f"registry-{n}.db", spec, store, model, group, progress, embedder
+                        work / f"registry-{n}.db",
+                        spec,
+                        store,
+                        model,
+                        group,
+                        progress,
+                        embedder,
+                        folder,
                     )
             else:
                 registry = SQLiteCaseRegistry(work / "registry.db")
@@ -351,6 +365,31 @@ SETS = (*QUESTION_FILES, "faquad", "conversations")
 
 DEFAULT_REGISTRY = (2000, 500, 7, AS_OF.isoformat())
 
+# conversations sets kept in a package folder of their own (besides the generated ones)
+FOLDER_SETS = {"independent": "independent"}
+
+
+def _package_folder(name: str) -> Path:
+    return Path(str(resources.files("colmeia.apps.assistant").joinpath("data", name)))
+
+
+def _registry_of(conv: Conversation) -> tuple[tuple[int, int, int, str], Path | None]:
+    return conv.registry or DEFAULT_REGISTRY, conv.registry_folder
+
+
+def _import_registry(registry: SQLiteCaseRegistry, folder: Path) -> None:
+    """The set's registry CSVs, all of them: a set played on part of its registry would be
+    scored against cases that are not there."""
+    from colmeia.apps.assistant.registry_io import import_registry
+
+    report = import_registry(registry, [folder])
+    if report.problems:
+        first = report.problems[0]
+        raise ConfigurationError(
+            f"{folder}: {len(report.problems)} registry rows could not be imported "
+            f"({first.where}: {first.reason}); fix the set's CSV files"
+        )
+
 
 async def _play(
     path: Path,
@@ -360,11 +399,17 @@ async def _play(
     conversations: list[Conversation],
     progress: Callable[[int, int], None] | None,
     embedder: Embedder | None = None,
+    folder: Path | None = None,
 ) -> list[TurnOutcome]:
     processes, expedientes, seed, as_of = spec
     day = dt.date.fromisoformat(as_of)
     registry = SQLiteCaseRegistry(path)
-    generate_registry(registry, processes=processes, expedientes=expedientes, seed=seed, as_of=day)
+    if folder is not None:
+        _import_registry(registry, folder)
+    else:
+        generate_registry(
+            registry, processes=processes, expedientes=expedientes, seed=seed, as_of=day
+        )
     try:
         async with open_assistant(
             store=store,

@@ -22,7 +22,6 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from colmeia.apps.assistant.case_index import fold
@@ -192,6 +191,8 @@ class InstitutionalIndex:
 def load_institutional(path: str | Path | None = None) -> InstitutionalFile:
     """The court's file at ``path`` (or ``$COLMEIA_ASSISTANT_INSTITUTIONAL``, or the shipped
     example); a file that cannot be read raises :class:`ConfigurationError` naming it."""
+    import yaml  # only a question about the court reads its file
+
     chosen = path or os.environ.get(ENV) or None
     try:
         if chosen is None:

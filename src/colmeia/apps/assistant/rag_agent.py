@@ -1,4 +1,4 @@
-"""The RAG agent: a compiled LangGraph pipeline over colmeia's RAG core.
+"""The RAG agent: a step pipeline (:mod:`colmeia.graphs.flow`) over colmeia's RAG core.
 
 ::
 
@@ -28,8 +28,6 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypedDict
-
-from langgraph.graph import END, START, StateGraph
 
 from colmeia.apps.assistant.article_ranker import (
     ArticleCandidate,
@@ -62,6 +60,7 @@ from colmeia.apps.assistant.scope import (
     named_norms,
 )
 from colmeia.errors import ColmeiaError, ModelError, QueryError
+from colmeia.graphs.flow import END, Flow
 from colmeia.llm.base import ChatModel
 from colmeia.rag.generate import (
     AnswerSink,
@@ -479,7 +478,7 @@ class RagPipeline:
         self.reranker = reranker
         self.config = config or RagConfig()
         self.retriever = retriever or Retriever(store, collection, embedder=embedder)
-        self.graph = self._build().compile(name="rag")
+        self.graph = self._build().check()
 
     # ------------------------------------------------------------------ nodes
     async def check_collection(self, state: RagState) -> RagState:
@@ -975,8 +974,8 @@ class RagPipeline:
             out["rewrites"] = 0
         return out
 
-    def _build(self) -> StateGraph[RagState]:
-        g: StateGraph[RagState] = StateGraph(RagState)
+    def _build(self) -> Flow[RagState]:
+        g: Flow[RagState] = Flow("rag", start="check_collection")
         for name in (
             "check_collection",
             "analyze",
@@ -992,21 +991,20 @@ class RagPipeline:
             "write",
             "prepare",
         ):
-            g.add_node(name, getattr(self, name))
-        g.add_edge(START, "check_collection")
-        g.add_conditional_edges("check_collection", self._after_check)
-        g.add_conditional_edges("analyze", self._after_analyze)
-        g.add_edge("ingest_attachments", "retrieve")
-        g.add_edge("retrieve", "grade")
-        g.add_conditional_edges("grade", self._after_grade)
-        g.add_conditional_edges("rewrite", self._after_retry)
-        g.add_edge("enrich", "rerank")
-        g.add_edge("rerank", "generate")
-        g.add_edge("generate", "validate")
-        g.add_conditional_edges("validate", self._after_validate)
-        g.add_conditional_edges("retry", self._after_retry)
-        g.add_edge("write", "prepare")
-        g.add_edge("prepare", END)
+            g.node(name, getattr(self, name))
+        g.branch("check_collection", self._after_check)
+        g.branch("analyze", self._after_analyze)
+        g.edge("ingest_attachments", "retrieve")
+        g.edge("retrieve", "grade")
+        g.branch("grade", self._after_grade)
+        g.branch("rewrite", self._after_retry)
+        g.edge("enrich", "rerank")
+        g.edge("rerank", "generate")
+        g.edge("generate", "validate")
+        g.branch("validate", self._after_validate)
+        g.branch("retry", self._after_retry)
+        g.edge("write", "prepare")
+        g.edge("prepare", END)
         return g
 
     @property
@@ -1041,7 +1039,7 @@ class RagPipeline:
         }
         token = _SINK.set(sink)
         try:
-            out = await self.graph.ainvoke(state, {"recursion_limit": self.recursion_limit})
+            out = await self.graph.run(state, limit=self.recursion_limit)
         finally:
             _SINK.reset(token)
         result: dict[str, Any] = out["result"]
