@@ -429,8 +429,8 @@ def eval_assistant(
         "--set",
         help=(
             "laws (shipped laws, gold articles), lay-dev / lay-test (the same laws asked in lay "
-            "words), faquad, conversations (multi-turn), the generated-dev / generated-test "
-            "conversations (colmeia.apps.assistant.turngen), or independent (hand-written "
+            "words), faquad, conversations (multi-turn), the generated-dev / generated-test / "
+            "generated-test2 conversations (colmeia.apps.assistant.turngen), or independent (hand-written "
             "apart from the code, on an imported four-case registry)."
         ),
     ),
