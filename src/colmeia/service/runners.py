@@ -188,7 +188,8 @@ async def _moderate_on_ray(
     settings = state.service
     workers = settings.ray_workers
     llm = state.settings.llm
-    with open_batch(inputs, out, config=config, llm=llm, resume=True) as batch:
+    prepared = await asyncio.to_thread(open_batch, inputs, out, config=config, llm=llm, resume=True)
+    with prepared as batch:
         async with ray_moderation(
             config,
             llm,

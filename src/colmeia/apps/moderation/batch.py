@@ -659,7 +659,10 @@ async def moderate_files(
 ) -> BatchSummary:
     """Read records from files/folders and moderate them into ``out`` in one call
     (:func:`open_batch` then :meth:`PreparedBatch.run`)."""
-    with open_batch(
+    # Indexing reads every record once: off the event loop, which in the service also answers
+    # requests (a 200 MB batch takes seconds to read).
+    prepared = await asyncio.to_thread(
+        open_batch,
         inputs,
         out,
         config=config,
@@ -668,7 +671,8 @@ async def moderate_files(
         retry_errors=retry_errors,
         overwrite=overwrite,
         allow_mixed=allow_mixed,
-    ) as batch:
+    )
+    with prepared as batch:
         return await batch.run(
             concurrency=concurrency, stop_after=stop_after, on_progress=on_progress
         )
