@@ -435,7 +435,8 @@ def probe_million_paragraph_html(c: Ctx) -> Verdict:
     job = c.wait(r.json()["id"], timeout=600) if r.status_code == 202 else {"status": r.status_code}
     time.sleep(1)
     grew = (proc.memory_info().rss - before) >> 20
-    seen = f"{len(html) >> 20} MB page: {job['status']}; main process RSS +{grew} MB"
+    why = ((job.get("result") or {}).get("errors") or [{}])[0].get("reason") or job.get("error")
+    seen = f"{len(html) >> 20} MB page: {job['status']} ({why}); main process RSS +{grew} MB"
     return ("ok", seen) if grew < 150 and job["status"] != "running" else ("weak", seen)
 
 
