@@ -341,7 +341,8 @@ def _ask_round(home: Path, env: dict[str, str], sessions: int, turns: int) -> di
     """One server (the code ``env``'s PYTHONPATH picks), one key, the laws ingested, then the
     chat turns; turns per second and the load around them."""
     home.mkdir(parents=True)
-    server = start_server(home, simulated=False, env=env)
+    # a machine shared with other work may take minutes to start a server: wait, don't fail
+    server = start_server(home, simulated=False, env=env, timeout=600)
     try:
         clean = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
         create = ["keys", "create", "-t", "bench", "-n", "bench", "--json"]
