@@ -7,6 +7,7 @@ Prints a table, then ONE JSON line: ``{"probes": n, "ok": …, "weak": …, "vul
 "broken": …, "failures": [...]}``. Asserts nothing about time; loopback only.
 
     .venv/bin/python bench/probes.py
+    .venv/bin/python bench/probes.py --job-at-the-limit   # RSS over a job at the limits (slow)
 """
 
 from __future__ import annotations
@@ -704,7 +705,99 @@ def _server(home: Path, env: dict[str, str], simulated: bool = True) -> Ctx:
     return Ctx(srv, keys)
 
 
+def job_at_the_limit(files: int = 8, per_file: int = 2_500, record_bytes: int = 9_500) -> None:
+    """``--job-at-the-limit``: the server's RSS over one moderation job at the limits (20,000
+    records, 180 MB of the 200 MB request), after a 10-record warm-up job; one JSON line. Takes
+    as long as moderating 20,000 records with the simulated model (15–20 min on 2 busy cores)."""
+    pad = "x" * (record_bytes - 120)
+
+    def batch(f: int) -> bytes:
+        return json.dumps(
+            [
+                {
+                    "id": f"f{f}-{i}",
+                    "question": "Tem garantia?",
+                    "answer": "Sim, um ano.",
+                    "metadata": [{"inference": pad}],  # bookkeeping the agents never see
+                }
+                for i in range(per_file)
+            ]
+        ).encode()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        c = _server(Path(tmp) / "main", {})
+        proc = psutil.Process(c.srv.process.pid)
+
+        def with_children() -> int:
+            kids = proc.children(recursive=True)
+            return (proc.memory_info().rss + sum(k.memory_info().rss for k in kids)) >> 20
+
+        try:
+            warm = httpx.post(
+                f"{c.url}/v1/moderation/jobs",
+                files=[("files", ("w.json", _records(10), "x"))],
+                headers=c.h(),
+                timeout=120,
+            )
+            c.wait(warm.json()["id"], timeout=600)
+            base = proc.memory_info().rss >> 20
+            data = [("files", (f"l{f}.json", batch(f), "application/json")) for f in range(files)]
+            size = sum(len(d[1][1]) for d in data) >> 20
+            r = httpx.post(
+                f"{c.url}/v1/moderation/jobs",
+                files=data,
+                data={"concurrency": "16"},
+                headers=c.h(),
+                timeout=600,
+            )
+            del data
+            job_id = r.json()["id"]
+            peak = {"moderating": base, "report": base, "report_with_children": base}
+            started = time.monotonic()
+            while True:
+                job = httpx.get(f"{c.url}/v1/jobs/{job_id}", headers=c.h(), timeout=120).json()
+                progress = job.get("progress") or {}
+                phase = (
+                    "report"
+                    if progress.get("total") and progress.get("finished") == progress["total"]
+                    else "moderating"
+                )
+                peak[phase] = max(peak[phase], proc.memory_info().rss >> 20)
+                if phase == "report":
+                    with contextlib.suppress(psutil.Error):  # a child may end meanwhile
+                        peak["report_with_children"] = max(
+                            peak["report_with_children"], with_children()
+                        )
+                if job["status"] not in ("queued", "running"):
+                    break
+                time.sleep(0.5)
+            result = job.get("result") or {}
+            print(
+                json.dumps(
+                    {
+                        "bench": "moderation_job_memory",
+                        "records": files * per_file,
+                        "upload_mb": size,
+                        "status": job["status"],
+                        "rss_before_mb": base,
+                        "rss_peak_moderating_mb": peak["moderating"],
+                        "rss_peak_report_mb": peak["report"],
+                        "rss_peak_report_with_children_mb": peak["report_with_children"],
+                        "rss_after_mb": proc.memory_info().rss >> 20,
+                        "wall_s": round(time.monotonic() - started, 1),
+                        "written": result.get("written"),
+                        "report": result.get("report") or result.get("report_error"),
+                    }
+                )
+            )
+        finally:
+            stop_server(c.srv)
+
+
 def main() -> None:
+    if "--job-at-the-limit" in sys.argv[1:]:
+        job_at_the_limit()
+        return
     env = {
         "COLMEIA_SERVICE_MAX_REQUEST_MB": "50",
         "COLMEIA_SERVICE_HEADER_TIMEOUT_S": "3",
