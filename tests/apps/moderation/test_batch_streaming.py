@@ -142,3 +142,43 @@ def test_files_changed_between_passes_are_a_clear_error(tmp_path: Path) -> None:
         fh.write(json.dumps({"id": 2, "question": "q", "answer": "a"}) + "\n")
     with pytest.raises(InputError, match="changed while they were being read"):
         list(stream)
+
+
+def test_an_array_read_in_chunks_gives_every_element_once(tmp_path: Path) -> None:
+    """Elements cut by the chunks the file is read in (numbers too: ``12|345`` is one element,
+    not two) come out whole, in order, as json reads the whole file."""
+    path = tmp_path / "many.json"
+    elements: list[Any] = [
+        {"id": i, "question": f"Pergunta {i}?", "answer": "Sim." * (i % 7 + 1)}
+        for i in range(6_000)
+    ]
+    # 60,000 numbers of 15 digits: the chunk boundaries fall inside some (refused as records)
+    elements[3_001:3_001] = [123456789012345 + i for i in range(60_000)]
+    path.write_text(json.dumps(elements), encoding="utf-8")
+    assert path.stat().st_size > 5 * (1 << 16)  # several chunks
+    records = list(RecordStream([path]))
+    assert len(records) == len(elements)
+    assert [r.raw_id for r in records if r.ok] == list(range(6_000))
+    assert [r.source for r in records] == [f"{path}[{i}]" for i in range(len(elements))]
+    numbers = [r.error or "" for r in records[3_001:63_001]]
+    assert all("expected a JSON object, got int" in e for e in numbers)
+
+
+def test_a_broken_element_far_into_a_pretty_file_is_named_by_its_line_and_column(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "pretty.json"
+    good = json.dumps(
+        [{"id": i, "question": "Serve?", "answer": "Sim."} for i in range(3_000)], indent=2
+    )
+    text = good[:-2] + ',\n  {"id": 3000, "question": "Serve?" "answer": "Sim."}\n]'
+    path.write_text(text, encoding="utf-8")
+    start = text.rindex('{"id": 3000')
+    try:
+        json.JSONDecoder().raw_decode(text, start)
+    except json.JSONDecodeError as exc:
+        expected = f"at line {exc.lineno} column {exc.colno}"
+    assert int(expected.split()[2]) > 10_000  # deep into the file, past many chunks
+    records = list(RecordStream([path]))
+    assert len(records) == 3_001 and all(r.ok for r in records[:3_000])
+    assert expected in (records[-1].error or ""), records[-1].error

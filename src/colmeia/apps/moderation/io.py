@@ -215,9 +215,8 @@ def _array(path: Path, fh: IO[bytes]) -> Iterator[tuple[str, object | None, str 
     try:
         while "[" not in buf.text and not buf.eof:
             buf.more()
-        buf.drop(buf.text.index("[") + 1)
+        pos = buf.text.index("[") + 1
         while True:
-            pos = 0
             while True:
                 while pos < len(buf.text) and buf.text[pos] in " \t\r\n,":
                     pos += 1
@@ -236,20 +235,20 @@ def _array(path: Path, fh: IO[bytes]) -> Iterator[tuple[str, object | None, str 
                 return
             if buf.text[pos] == "]":
                 return
-            buf.drop(pos)
             while True:
                 try:
-                    value, end = _DECODER.raw_decode(buf.text, 0)
-                    break
+                    value, end = _DECODER.raw_decode(buf.text, pos)
+                    if end < len(buf.text) or buf.eof:
+                        break  # (a value ending with the text read may be a number cut short)
                 except json.JSONDecodeError as exc:
                     # the element may only be cut by the chunk: read on while the file lasts
                     # and the element is under the limit
-                    if buf.eof or len(buf.text) > MAX_LINE_BYTES:
+                    too_big = len(buf.text) - pos > MAX_LINE_BYTES
+                    if buf.eof or too_big:
                         line, column = buf.where(exc)
-                        too_big = not buf.eof and len(buf.text) > MAX_LINE_BYTES
                         problem = (
                             "a record over the 1 MB limit"
-                            if too_big
+                            if too_big and not buf.eof
                             else f"not valid JSON ({exc.msg} at line {line} column {column})"
                         )
                         yield (
@@ -259,10 +258,15 @@ def _array(path: Path, fh: IO[bytes]) -> Iterator[tuple[str, object | None, str 
                             "could not be read",
                         )
                         return
-                    buf.more(len(buf.text))  # doubling: each retry reads as much again
+                buf.drop(pos)
+                pos = 0
+                buf.more(len(buf.text))  # doubling: each retry reads as much again
             yield f"{path}[{index}]", value, None
             index += 1
-            buf.drop(end)
+            pos = end
+            if pos > _CHUNK:  # forget what was decoded, a chunk's worth at a time
+                buf.drop(pos)
+                pos = 0
     except UnicodeDecodeError as exc:
         yield f"{path}[{index}]", None, f"{path}: not valid UTF-8 at byte {exc.start}"
 
