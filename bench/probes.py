@@ -7,6 +7,7 @@ Prints a table, then ONE JSON line: ``{"probes": n, "ok": …, "weak": …, "vul
 "broken": …, "failures": [...]}``. Asserts nothing about time; loopback only.
 
     .venv/bin/python bench/probes.py
+    .venv/bin/python bench/probes.py --job-at-the-limit   # RSS over a job at the limits (slow)
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import io
 import json
 import re
 import socket
+import sqlite3
 import sys
 import tempfile
 import time
@@ -178,6 +180,30 @@ def probe_forwarded_for_rotation(c: Ctx) -> Verdict:
             f"{n401}×401, no throttle",
         )
     )
+
+
+@probe("throttle")
+def probe_audit_rows_under_rotation(c: Ctx) -> Verdict:
+    """The issue's 300 bad keys, each with another X-Forwarded-For: one address, one row."""
+    t = httpx.HTTPTransport(local_address="127.0.0.5")
+    with httpx.Client(transport=t) as cl:
+        codes = [
+            cl.get(
+                f"{c.url}/v1/me",
+                headers={"X-API-Key": f"cmk_audit{i}", "X-Forwarded-For": f"10.8.{i % 250}.{i}"},
+            ).status_code
+            for i in range(300)
+        ]
+    db = sqlite3.connect(c.srv.home / "service.db")
+    try:
+        rows = db.execute(
+            "SELECT detail FROM audit_log WHERE detail LIKE '%127.0.0.5%' OR detail LIKE '%10.8.%'"
+        ).fetchall()
+    finally:
+        db.close()
+    rotated = sum(1 for (d,) in rows if "10.8." in d)
+    seen = f"{codes.count(401)}×401, {codes.count(429)}×429; {len(rows)} audit rows ({rotated} rotated)"
+    return ("ok", seen) if len(rows) <= 2 and rotated == 0 and 429 in codes else ("weak", seen)
 
 
 @probe("throttle")
@@ -358,16 +384,16 @@ def probe_results_without_server_paths(c: Ctx) -> Verdict:
 
 @probe("jobs")
 def probe_csv_rows(c: Ctx) -> Verdict:
-    rows = "title,text\n" + "".join(f"t{i},x\n" for i in range(100_001))
+    # the issue's 600,000 rows (it failed with MemoryError at 2.7 GB after 74 s)
+    rows = "title,text\n" + "".join(f"t{i},x\n" for i in range(600_000))
     r = httpx.post(
         f"{c.url}/v1/collections/rows/documents",
         files=[("files", ("big.csv", rows.encode(), "text/csv"))],
         headers=c.h(),
         timeout=60,
     )
-    return (
-        ("ok", "413 naming MAX_CSV_ROWS") if r.status_code == 413 else ("weak", f"{r.status_code}")
-    )
+    named = r.status_code == 413 and "MAX_CSV_ROWS" in r.text
+    return ("ok", "600k rows: 413 naming MAX_CSV_ROWS") if named else ("weak", f"{r.status_code}")
 
 
 @probe("jobs")
@@ -395,14 +421,38 @@ def probe_zip_bomb_and_pdf_bomb(c: Ctx) -> Verdict:
     return ("ok", seen) if ok else ("vulnerable", seen)
 
 
+@probe("jobs")
+def probe_million_paragraph_html(c: Ctx) -> Verdict:
+    """The issue's page of 1,000,000 paragraphs left +290 MB in the main process."""
+    proc = psutil.Process(c.srv.process.pid)
+    before = proc.memory_info().rss
+    html = b"<html><body>" + b"<p>Art. 1 x.</p>" * 1_000_000 + b"</body></html>"
+    r = httpx.post(
+        f"{c.url}/v1/collections/paginas/documents",
+        files=[("files", ("mil.html", html, "text/html"))],
+        headers=c.h(),
+        timeout=120,
+    )
+    job = c.wait(r.json()["id"], timeout=600) if r.status_code == 202 else {"status": r.status_code}
+    time.sleep(1)
+    grew = (proc.memory_info().rss - before) >> 20
+    why = ((job.get("result") or {}).get("errors") or [{}])[0].get("reason") or job.get("error")
+    seen = f"{len(html) >> 20} MB page: {job['status']} ({why}); main process RSS +{grew} MB"
+    return ("ok", seen) if grew < 150 and job["status"] != "running" else ("weak", seen)
+
+
 @probe("names")
 def probe_bad_names(c: Ctx) -> Verdict:
-    r = httpx.post(f"{c.url}/v1/collections", json={"name": "../x"}, headers=c.h())
+    names = ["../x", "a/b", "..", ".oculta", "x" * 300, "leis;DROP", "leis\u202e", "C:\\x"]
+    codes = {
+        n[:12]: httpx.post(f"{c.url}/v1/collections", json={"name": n}, headers=c.h()).status_code
+        for n in names
+    }
     t = httpx.post(f"{c.url}/v1/assistant/threads", json={"collection": "leis;DROP"}, headers=c.h())
-    ok = r.status_code == 422 and t.status_code == 422
-    return (
-        ("ok", "422 for ../x and leis;DROP") if ok else ("weak", f"{r.status_code} {t.status_code}")
-    )
+    bad = {n: code for n, code in codes.items() if code != 422}
+    if not bad and t.status_code == 422:
+        return "ok", f"422 for {len(names)} names (../x, a/b, …) and a thread's leis;DROP"
+    return "weak", f"{bad} thread {t.status_code}"
 
 
 # -- exports, roles, quotas, UI ------------------------------------------------------------------
@@ -471,6 +521,24 @@ def probe_member_acts_on_another_members_things(c: Ctx) -> Verdict:
     )
 
 
+@probe("roles")
+def probe_member_screens_another_members_review(c: Ctx) -> Verdict:
+    _library(c, "teses2")
+    r = httpx.post(
+        f"{c.url}/v1/reviews",
+        json={"question": "educação inclusiva", "collection": "teses2", "top": 1},
+        headers=c.h("ana"),
+    )
+    review = c.wait(r.json()["id"])["id"]
+    body = {"work": "1", "decision": "exclude", "reason": "fora do tema"}
+    bia = httpx.post(f"{c.url}/v1/reviews/{review}/screening", json=body, headers=c.h("bia"))
+    ana = httpx.post(f"{c.url}/v1/reviews/{review}/screening", json=body, headers=c.h("ana"))
+    seen = f"bia {bia.status_code}, ana {ana.status_code}"
+    return (
+        ("ok", seen) if bia.status_code in (403, 404) and ana.status_code < 300 else ("weak", seen)
+    )
+
+
 @probe("quota")
 def probe_quota_left_below_a_hold(c: Ctx) -> Verdict:
     h = {"X-API-Key": c.keys["quota"]}
@@ -514,6 +582,59 @@ def probe_delete_collection_files(c: Ctx) -> Verdict:
     folder = c.srv.home / "tenants" / "acme" / "library" / job["id"]
     httpx.delete(f"{c.url}/v1/collections/apagar", headers=c.h())
     return ("weak", "library inputs left") if folder.exists() else ("ok", "inputs removed")
+
+
+@probe("fetch")
+def probe_fetch_pinned_to_the_checked_address(c: Ctx) -> Verdict:
+    """DNS rebinding: the name first resolves to 127.0.0.1 (allowed here), then to an address
+    nothing answers at. A fetch that resolves again connects there and fails."""
+    import http.server
+    import threading
+
+    from colmeia.apps.literature.fulltext import FetchLimits, fetch_full_texts
+    from colmeia.apps.literature.records import Record
+
+    pdf = b"%PDF-1.4\n%%EOF\n"
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/pdf")
+            self.send_header("Content-Length", str(len(pdf)))
+            self.end_headers()
+            self.wfile.write(pdf)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    real = socket.getaddrinfo
+    answers: list[str] = []
+
+    def rebinding(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "rebind.test":
+            answers.append(host)
+            # the first answer passes the check; any later one points where nothing answers
+            return real("127.0.0.1" if len(answers) == 1 else "10.255.255.1", port, *args, **kwargs)
+        return real(host, port, *args, **kwargs)
+
+    socket.getaddrinfo = rebinding
+    try:
+        port = site.server_address[1]
+        record = Record(title="Tese", links=[f"http://rebind.test:{port}/tese.pdf"])
+        with tempfile.TemporaryDirectory() as tmp:
+            [outcome] = fetch_full_texts(
+                [record],
+                Path(tmp),
+                limits=FetchLimits(max_bytes=1_000_000, timeout=30, host_delay=0.0),
+                allow_private=True,
+            )
+    finally:
+        socket.getaddrinfo = real
+        site.shutdown()
+    seen = f"{outcome.outcome}; the name resolved {len(answers)}×"
+    return ("ok", seen) if outcome.outcome == "fetched" and len(answers) == 1 else ("weak", seen)
 
 
 # -- the model down: no internals ---------------------------------------------------------------
@@ -584,7 +705,99 @@ def _server(home: Path, env: dict[str, str], simulated: bool = True) -> Ctx:
     return Ctx(srv, keys)
 
 
+def job_at_the_limit(files: int = 8, per_file: int = 2_500, record_bytes: int = 9_500) -> None:
+    """``--job-at-the-limit``: the server's RSS over one moderation job at the limits (20,000
+    records, 180 MB of the 200 MB request), after a 10-record warm-up job; one JSON line. Takes
+    as long as moderating 20,000 records with the simulated model (15–20 min on 2 busy cores)."""
+    pad = "x" * (record_bytes - 120)
+
+    def batch(f: int) -> bytes:
+        return json.dumps(
+            [
+                {
+                    "id": f"f{f}-{i}",
+                    "question": "Tem garantia?",
+                    "answer": "Sim, um ano.",
+                    "metadata": [{"inference": pad}],  # bookkeeping the agents never see
+                }
+                for i in range(per_file)
+            ]
+        ).encode()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        c = _server(Path(tmp) / "main", {})
+        proc = psutil.Process(c.srv.process.pid)
+
+        def with_children() -> int:
+            kids = proc.children(recursive=True)
+            return (proc.memory_info().rss + sum(k.memory_info().rss for k in kids)) >> 20
+
+        try:
+            warm = httpx.post(
+                f"{c.url}/v1/moderation/jobs",
+                files=[("files", ("w.json", _records(10), "x"))],
+                headers=c.h(),
+                timeout=120,
+            )
+            c.wait(warm.json()["id"], timeout=600)
+            base = proc.memory_info().rss >> 20
+            data = [("files", (f"l{f}.json", batch(f), "application/json")) for f in range(files)]
+            size = sum(len(d[1][1]) for d in data) >> 20
+            r = httpx.post(
+                f"{c.url}/v1/moderation/jobs",
+                files=data,
+                data={"concurrency": "16"},
+                headers=c.h(),
+                timeout=600,
+            )
+            del data
+            job_id = r.json()["id"]
+            peak = {"moderating": base, "report": base, "report_with_children": base}
+            started = time.monotonic()
+            while True:
+                job = httpx.get(f"{c.url}/v1/jobs/{job_id}", headers=c.h(), timeout=120).json()
+                progress = job.get("progress") or {}
+                phase = (
+                    "report"
+                    if progress.get("total") and progress.get("finished") == progress["total"]
+                    else "moderating"
+                )
+                peak[phase] = max(peak[phase], proc.memory_info().rss >> 20)
+                if phase == "report":
+                    with contextlib.suppress(psutil.Error):  # a child may end meanwhile
+                        peak["report_with_children"] = max(
+                            peak["report_with_children"], with_children()
+                        )
+                if job["status"] not in ("queued", "running"):
+                    break
+                time.sleep(0.5)
+            result = job.get("result") or {}
+            print(
+                json.dumps(
+                    {
+                        "bench": "moderation_job_memory",
+                        "records": files * per_file,
+                        "upload_mb": size,
+                        "status": job["status"],
+                        "rss_before_mb": base,
+                        "rss_peak_moderating_mb": peak["moderating"],
+                        "rss_peak_report_mb": peak["report"],
+                        "rss_peak_report_with_children_mb": peak["report_with_children"],
+                        "rss_after_mb": proc.memory_info().rss >> 20,
+                        "wall_s": round(time.monotonic() - started, 1),
+                        "written": result.get("written"),
+                        "report": result.get("report") or result.get("report_error"),
+                    }
+                )
+            )
+        finally:
+            stop_server(c.srv)
+
+
 def main() -> None:
+    if "--job-at-the-limit" in sys.argv[1:]:
+        job_at_the_limit()
+        return
     env = {
         "COLMEIA_SERVICE_MAX_REQUEST_MB": "50",
         "COLMEIA_SERVICE_HEADER_TIMEOUT_S": "3",
@@ -618,6 +831,7 @@ def main() -> None:
                 probe_declared_length_over_the_limit,
                 probe_one_big_file_refused_while_sent,
                 probe_forwarded_for_rotation,
+                probe_audit_rows_under_rotation,
                 probe_concurrent_bad_keys,
                 probe_slowloris_headers,
                 probe_slow_body,
@@ -628,12 +842,15 @@ def main() -> None:
                 probe_results_without_server_paths,
                 probe_csv_rows,
                 probe_zip_bomb_and_pdf_bomb,
+                probe_million_paragraph_html,
                 probe_bad_names,
                 probe_formula_in_review_exports,
                 probe_member_acts_on_another_members_things,
+                probe_member_screens_another_members_review,
                 probe_quota_left_below_a_hold,
                 probe_htmx_rate_limit,
                 probe_delete_collection_files,
+                probe_fetch_pinned_to_the_checked_address,
             ):
                 p(c)
             probe_model_down_shows_no_internals(c, dead)

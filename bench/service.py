@@ -19,7 +19,8 @@
 0. Hardening on vs off (issue 20: it may cost at most 5 % of ``/v1/ask`` throughput): the
    chat turns of 1. against this tree's server ("on") and against the server of the tree before
    the hardening (``--baseline``, default ``a8102c3``: extracted with ``git archive`` and run
-   with its ``src`` first on ``PYTHONPATH``; "off"), alternating off/on ``--rounds`` times (2)
+   with its ``src`` first on ``PYTHONPATH``; or ``--baseline-src``, the ``src`` of a checkout
+   such as a ``git worktree`` of that commit; "off"), alternating off/on ``--rounds`` times (2)
    on fresh homes, same model server, same client. ``hardening_cost_pct`` is the drop of the
    mean turns per second; the spread of each side is printed with it, since on a loaded
    machine run-to-run noise can exceed the difference. ``--rounds 0`` skips it.
@@ -340,7 +341,8 @@ def _ask_round(home: Path, env: dict[str, str], sessions: int, turns: int) -> di
     """One server (the code ``env``'s PYTHONPATH picks), one key, the laws ingested, then the
     chat turns; turns per second and the load around them."""
     home.mkdir(parents=True)
-    server = start_server(home, simulated=False, env=env)
+    # a machine shared with other work may take minutes to start a server: wait, don't fail
+    server = start_server(home, simulated=False, env=env, timeout=600)
     try:
         clean = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
         create = ["keys", "create", "-t", "bench", "-n", "bench", "--json"]
@@ -378,7 +380,13 @@ def _hardening_cost(
 ) -> dict[str, Any]:
     """/v1/ask throughput with the hardening (this tree) and without (``args.baseline``),
     alternating off/on so a drift of the machine's load falls on both."""
-    base_src = _tree_at(args.baseline, tmp / "baseline")
+    if args.baseline_src:
+        # another checkout (a git worktree of the tree before): its src first on PYTHONPATH
+        base_src = Path(args.baseline_src).resolve()
+        if not (base_src / "colmeia" / "__init__.py").is_file():
+            raise SystemExit(f"--baseline-src {base_src}: not a src folder holding colmeia/")
+    else:
+        base_src = _tree_at(args.baseline, tmp / "baseline")
     here = os.environ.get("PYTHONPATH", "")
     off_env = {**env, "PYTHONPATH": os.pathsep.join(p for p in (str(base_src), here) if p)}
     runs: dict[str, list[dict[str, float]]] = {"off": [], "on": []}
@@ -392,7 +400,7 @@ def _hardening_cost(
     off = [r["turns_per_s"] for r in runs["off"]]
     on = [r["turns_per_s"] for r in runs["on"]]
     return {
-        "hardening_baseline": args.baseline,
+        "hardening_baseline": args.baseline_src or args.baseline,
         "hardening_rounds": args.rounds,
         "hardening_off_turns_per_s": [round(x, 1) for x in off],
         "hardening_on_turns_per_s": [round(x, 1) for x in on],
@@ -411,6 +419,12 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--rounds", type=int, default=2, help="hardening off/on pairs (0: skip)")
     ap.add_argument("--baseline", default=BASELINE, help="the tree without the hardening")
+    ap.add_argument(
+        "--baseline-src",
+        default="",
+        help="the src folder of a checkout of the tree without the hardening (instead of "
+        "--baseline's commit)",
+    )
     ap.add_argument(
         "--only-hardening", action="store_true", help="measure hardening on vs off, nothing else"
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,9 @@ if TYPE_CHECKING:
     from colmeia.apps.moderation.batch import BatchProgress, BatchSummary
     from colmeia.apps.moderation.roles import ModerationConfig
 
-__all__ = ["runners"]
+__all__ = ["runners", "write_job_report"]
+
+log = logging.getLogger(__name__)
 
 
 def _relative(text: str, root: Path) -> str:
@@ -103,7 +106,7 @@ def _moderation(state: ServiceState) -> Runner:
         await _imported("colmeia.apps.moderation.batch", "colmeia.apps.moderation.report")
         from colmeia.apps.moderation.batch import moderate_files
         from colmeia.apps.moderation.roles import load_config
-        from colmeia.errors import ColmeiaError, InputError
+        from colmeia.errors import InputError
 
         job = ctx.job
         folder = state.tenants.job_folder(job.tenant_id, "moderation", job.id)
@@ -160,17 +163,52 @@ def _moderation(state: ServiceState) -> Runner:
             "missing": summary.missing,
             "wall_s": round(summary.wall_s, 3),
         }
-        try:
-            from colmeia.apps.moderation.report import write_report
-
-            files = await asyncio.to_thread(write_report, out, inputs, folder / "report")
-            result["report"] = files.html.name
-        except ColmeiaError as exc:
-            result["report_error"] = _relative(str(exc), folder)
+        memory_mb = state.service.report_memory_mb
+        kind, said = await asyncio.to_thread(
+            _bounded_report, out, (inputs, folder / "report"), memory_mb
+        )
+        if kind == "ok":
+            result["report"] = said
+        else:
+            result["report_error"] = _relative(said, folder)
         await state.files.publish_tree(folder)  # results and report, for every replica
         return result
 
     return run
+
+
+def write_job_report(out: Path, where: tuple[list[Path], Path]) -> tuple[str, str]:
+    """Write a moderation job's report: ``("ok", page name)`` or ``("error", why)``. Run in a
+    child by :func:`_bounded_report` (a module-level function, as pickle names it)."""
+    from colmeia.apps.moderation.report import write_report
+    from colmeia.errors import ColmeiaError
+
+    inputs, folder = where
+    try:
+        return "ok", write_report(out, inputs, folder).html.name
+    except ColmeiaError as exc:
+        return "error", str(exc)
+
+
+def _bounded_report(out: Path, where: tuple[list[Path], Path], memory_mb: int) -> tuple[str, str]:
+    """The report reads every result and record of the job at once; in a child bounded to
+    ``memory_mb`` its memory is given back when it ends, and one that needs more fails alone
+    (the job's results stay). 0: in this process."""
+    if memory_mb == 0:
+        return write_job_report(out, where)
+    from colmeia.rag.bounded import BoundedReader, FileFailed
+
+    with BoundedReader(memory_mb) as child:
+        made = child.read(write_job_report, out, where)
+    if isinstance(made, FileFailed):
+        log.warning("moderation report %s not written: %s", out, made.reason)
+        if "memory" in made.reason:
+            return "error", (
+                f"the report needed more memory than {memory_mb} MB "
+                "(COLMEIA_SERVICE_REPORT_MEMORY_MB); the results are complete"
+            )
+        return "error", "the report could not be written (see the log); the results are complete"
+    return made
 
 
 async def _moderate_on_ray(
@@ -188,7 +226,8 @@ async def _moderate_on_ray(
     settings = state.service
     workers = settings.ray_workers
     llm = state.settings.llm
-    with open_batch(inputs, out, config=config, llm=llm, resume=True) as batch:
+    prepared = await asyncio.to_thread(open_batch, inputs, out, config=config, llm=llm, resume=True)
+    with prepared as batch:
         async with ray_moderation(
             config,
             llm,

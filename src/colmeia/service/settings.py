@@ -86,6 +86,13 @@ class ServiceSettings(BaseSettings):
         description="Records one moderation job may hold (all its files); a batch over it is "
         "refused (413) at upload, counted from disk a record at a time.",
     )
+    report_memory_mb: int = Field(
+        default=2048,
+        ge=0,
+        description="Most memory (address space, MB) of the child process that writes a "
+        "moderation job's report (it reads all the job's results and records); a job whose "
+        "report needs more keeps its results and says why. 0 writes it in the service process.",
+    )
     max_request_mb: float = Field(
         default=200.0, gt=0, description="Largest request body (all files of an upload)."
     )

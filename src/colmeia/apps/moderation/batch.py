@@ -41,7 +41,7 @@ from typing import IO, Any, Literal
 import orjson
 
 from colmeia.apps.moderation.graph import ENDPOINT_ERRORS, OUTCOMES, Moderator
-from colmeia.apps.moderation.io import LoadedRecord, load_records
+from colmeia.apps.moderation.io import LoadedRecord, RecordStream
 from colmeia.apps.moderation.manifest import (
     Manifest,
     RunRecord,
@@ -53,12 +53,7 @@ from colmeia.apps.moderation.manifest import (
 )
 from colmeia.apps.moderation.policy import NO_POLICY, PolicySet, load_policy
 from colmeia.apps.moderation.records import ModerationItem
-from colmeia.apps.moderation.results import (
-    atomic_write,
-    complete_lines,
-    read_results,
-    scan_results,
-)
+from colmeia.apps.moderation.results import atomic_write, read_results
 from colmeia.apps.moderation.roles import ModerationConfig, RoleModel, build_role_models
 from colmeia.config import LLMSettings
 from colmeia.errors import ConfigurationError
@@ -164,26 +159,75 @@ def _line(record: LoadedRecord, run: int, result: dict[str, Any]) -> bytes:
         return json.dumps(data, ensure_ascii=True, default=str).encode() + b"\n"
 
 
+def _file_lines(out: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """``(number, line, complete)`` per line of a results file, read one at a time; a line is
+    complete when it ends in a newline (a cut-off last line is not)."""
+    with out.open("rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            complete = raw.endswith(b"\n")
+            yield number, raw[:-1] if complete else raw, complete
+
+
+def _outcome(line: bytes, out: Path, number: int, *, warn: bool) -> tuple[str, str] | None:
+    """``(key, outcome)`` of a result line, or None for a line that is not one."""
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        try:  # written by the json fallback (escaped surrogates)
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            if warn:
+                log.warning("%s:%d: not a valid result line; ignored", out, number)
+            return None
+    if not isinstance(obj, dict) or not isinstance(obj.get("key"), str):
+        if warn:
+            log.warning("%s:%d: result line without a key; ignored", out, number)
+        return None
+    return obj["key"], str(obj.get("outcome"))
+
+
+def _scan(out: Path, *, warn: bool = False) -> tuple[dict[str, tuple[int, str]], int, bool]:
+    """What a results file holds, read a line at a time (never the whole file): ``{key: (line
+    number of its last line, outcome)}``, how many complete lines it has, and whether its
+    last line is cut off."""
+    kept: dict[str, tuple[int, str]] = {}
+    complete_count = 0
+    cut = False
+    for number, line, complete in _file_lines(out):
+        cut = not complete
+        if not complete or not line.strip():
+            continue
+        complete_count += 1
+        found = _outcome(line, out, number, warn=warn)
+        if found is not None:
+            kept.pop(found[0], None)  # a repeated key keeps its last line, at its place
+            kept[found[0]] = (number, found[1])
+    return kept, complete_count, cut
+
+
 def _prepare(out: Path, *, resume: bool, retry_errors: bool, overwrite: bool) -> dict[str, str]:
     """Make ``out`` a clean file of complete lines; return ``{key: outcome}`` already done."""
     if overwrite or not out.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(out, [])
         return {}
-    data = out.read_bytes()
+    scanned, lines_on_disk, cut = _scan(out, warn=True)
     kept = {
-        k: (obj, line)
-        for k, (obj, line) in scan_results(data, out).items()
-        if not (retry_errors and obj.get("outcome") == "ERROR")
+        k: (n, outcome)
+        for k, (n, outcome) in scanned.items()
+        if not (retry_errors and outcome == "ERROR")
     }
-    lines_on_disk = sum(1 for _ in complete_lines(data))
-    if data and not data.endswith(b"\n"):
+    if cut:
         log.warning("%s: dropping a cut-off last line (the previous run was killed)", out)
-    if lines_on_disk != len(kept) or (data and not data.endswith(b"\n")):
+    if lines_on_disk != len(kept) or cut:
         # Exactly one complete line per key, or the old file untouched if killed meanwhile.
-        atomic_write(out, [line + b"\n" for _, line in kept.values()])
+        wanted = {n for n, _ in kept.values()}
+        atomic_write(
+            out,
+            (line + b"\n" for n, line, complete in _file_lines(out) if complete and n in wanted),
+        )
         log.info("%s: rewritten with %d result lines", out, len(kept))
-    return {k: str(obj.get("outcome")) for k, (obj, _) in kept.items()}
+    return {k: outcome for k, (_, outcome) in kept.items()}
 
 
 @contextlib.contextmanager
@@ -253,7 +297,7 @@ class PreparedBatch:
 
     def __init__(
         self,
-        records: Sequence[LoadedRecord],
+        records: Sequence[LoadedRecord] | RecordStream,
         moderator: Moderator,
         out: Path,
         *,
@@ -264,7 +308,8 @@ class PreparedBatch:
         inputs: Sequence[str | Path] = (),
         owned_models: Sequence[RoleModel] = (),
     ) -> None:
-        self.records = list(records)
+        # a stream is read from disk when the records are run, one at a time
+        self.records = records if isinstance(records, RecordStream) else list(records)
         self.moderator = moderator
         self.out = out
         self._owned = list(owned_models)
@@ -313,13 +358,28 @@ class PreparedBatch:
         self.manifest = manifest
         write_manifest(out, manifest)
         self.progress = BatchProgress(total=len(self.records))
-        self.todo: list[LoadedRecord] = []
-        for rec in self.records:
-            if rec.key in done_before:
+        self._done_before = done_before
+        self.todo_count = 0
+        for key in self._keys():
+            if key in done_before:
                 self.progress.skipped += 1
-                self.progress.counts[done_before[rec.key]] += 1
+                self.progress.counts[done_before[key]] += 1
             else:
-                self.todo.append(rec)
+                self.todo_count += 1
+
+    def _keys(self) -> list[str]:
+        if isinstance(self.records, RecordStream):
+            return self.records.keys()
+        return [r.key for r in self.records]
+
+    def _pending(self) -> Iterator[LoadedRecord]:
+        """The records without a line yet, as they are read."""
+        return (rec for rec in self.records if rec.key not in self._done_before)
+
+    @property
+    def todo(self) -> list[LoadedRecord]:
+        """The records this run will moderate (read them all: for tests and small batches)."""
+        return list(self._pending())
 
     def close(self) -> None:
         """Release the lock on the results file."""
@@ -383,7 +443,7 @@ class PreparedBatch:
                 if on_progress:
                     on_progress(progress)
 
-        pending = iter(self.todo)
+        pending = self._pending()
 
         async def worker() -> None:
             nonlocal streak, stop_reason
@@ -416,7 +476,7 @@ class PreparedBatch:
             writing = asyncio.create_task(writer(fd))
             try:
                 async with asyncio.TaskGroup() as tg:
-                    for _ in range(min(concurrency, max(len(self.todo), 1))):
+                    for _ in range(min(concurrency, max(self.todo_count, 1))):
                         tg.create_task(worker())
                 status = "complete"
             except (asyncio.CancelledError, KeyboardInterrupt):
@@ -427,9 +487,9 @@ class PreparedBatch:
                 await queue.put(None)
                 await writing
                 os.close(fd)
-                present = read_results(self.out)
-                missing = [r.key for r in self.records if r.key not in present]
-                failed = any(r.get("outcome") == "ERROR" for r in present.values())
+                present = {k: outcome for k, (_, outcome) in _scan(self.out)[0].items()}
+                missing = [k for k in self._keys() if k not in present]
+                failed = any(outcome == "ERROR" for outcome in present.values())
                 if stop.is_set() and missing:
                     status = "stopped"
                 elif status == "complete" and failed:
@@ -456,7 +516,7 @@ class PreparedBatch:
         self,
         status: str,
         stop_reason: str | None,
-        present: dict[str, dict[str, Any]],
+        present: dict[str, str],
         usage: Counter[str],
         wall_s: float,
     ) -> None:
@@ -473,7 +533,7 @@ class PreparedBatch:
         run.wall_s = round(wall_s, 3)
         run.items_per_min = round(run.written / wall_s * 60, 1) if wall_s > 0 else None
         manifest.simulated = manifest.simulated or run.simulated_answers > 0
-        manifest.counts = dict(Counter(str(r.get("outcome")) for r in present.values()))
+        manifest.counts = dict(Counter(present.values()))
         write_manifest(self.out, manifest)
 
     async def _close_models(self) -> None:
@@ -484,7 +544,7 @@ class PreparedBatch:
 
 
 def prepare_batch(
-    records: Sequence[LoadedRecord],
+    records: Sequence[LoadedRecord] | RecordStream,
     moderator: Moderator,
     out: Path,
     *,
@@ -508,7 +568,7 @@ def prepare_batch(
 
 
 async def run_batch(
-    records: Sequence[LoadedRecord],
+    records: Sequence[LoadedRecord] | RecordStream,
     moderator: Moderator,
     out: Path,
     *,
@@ -561,12 +621,14 @@ def open_batch(
     overwrite: bool = False,
     allow_mixed: bool = False,
 ) -> PreparedBatch:
-    """Read records, build the configured models and check the results file; nothing is sent.
+    """Index the records, build the configured models and check the results file; nothing is
+    sent. The records stay on disk: the run reads them one at a time (see
+    :class:`~colmeia.apps.moderation.io.RecordStream`).
 
     The returned batch owns its model clients: :meth:`PreparedBatch.run` closes them.
     """
     moderator = moderator_from_config(config, llm)
-    records = load_records(inputs)
+    records = RecordStream(inputs)
     batch = PreparedBatch(
         records,
         moderator,
@@ -597,7 +659,10 @@ async def moderate_files(
 ) -> BatchSummary:
     """Read records from files/folders and moderate them into ``out`` in one call
     (:func:`open_batch` then :meth:`PreparedBatch.run`)."""
-    with open_batch(
+    # Indexing reads every record once: off the event loop, which in the service also answers
+    # requests (a 200 MB batch takes seconds to read).
+    prepared = await asyncio.to_thread(
+        open_batch,
         inputs,
         out,
         config=config,
@@ -606,7 +671,8 @@ async def moderate_files(
         retry_errors=retry_errors,
         overwrite=overwrite,
         allow_mixed=allow_mixed,
-    ) as batch:
+    )
+    with prepared as batch:
         return await batch.run(
             concurrency=concurrency, stop_after=stop_after, on_progress=on_progress
         )

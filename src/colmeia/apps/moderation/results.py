@@ -11,7 +11,7 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +105,7 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
-def atomic_write(path: Path, lines: Sequence[bytes]) -> None:
+def atomic_write(path: Path, lines: Iterable[bytes]) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "wb") as fh:
         fh.writelines(lines)
