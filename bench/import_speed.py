@@ -51,7 +51,7 @@ def _run(argv: list[str], extra: dict[str, str]) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("COLMEIA_")}
     env.update(
         COLMEIA_HOME=str(work / "home"),
-        COLMEIA_STORE_URL=f"sqlite:///{work / 'store.db'}",
+        COLMEIA_STORE=f"sqlite:///{work / 'store.db'}",
         COLMEIA_CACHE_DIR=str(work / "cache"),
         **extra,
     )

@@ -58,7 +58,7 @@ def main() -> int:
     env = dict(os.environ)
     env.update(
         COLMEIA_CACHE_DIR=str(work / "cache"),
-        COLMEIA_STORE_URL=f"sqlite:///{work / 'store.db'}",
+        COLMEIA_STORE=f"sqlite:///{work / 'store.db'}",
         COLMEIA_VECTOR_SEED="off",
     )
     env.pop("COLMEIA_EMBEDDINGS_MODEL", None)

@@ -84,5 +84,6 @@ def test_the_shipped_catalogue_imports_from_the_shipped_seed(tmp_path: Path) -> 
     )
     store.close()
     assert report.records == 171
-    # every record's passage came from the seed: the model embedded only the probe
-    assert (embedder.seeded, embedder.misses) == (171, 0)
+    # every passage of every record came from the seed: the model embedded only the probe
+    assert embedder.misses == 0
+    assert embedder.seeded >= 171
