@@ -41,6 +41,12 @@ CORPORA: dict[str, list[str]] = {
     "leis": [
         "ingest data/laws/lexml/*.csv data/laws/constituicao/lexml/*.csv --collection leis",
     ],
+    # the rest of the README's tour: the court's corpus and norms, the catalogue as plain CSV
+    "tour": [
+        "ingest data/juristcu/docs.csv --collection jurisprudencia --jurisprudence",
+        "ingest data/tribunal --collection normas-tribunal",
+        "ingest data/theses/capes_resumos.csv --collection teses-csv",
+    ],
 }
 
 
