@@ -15,6 +15,7 @@ from colmeia.apps.literature.evaluate import (
     copied_share,
     evaluate_review,
     paraphrase_queries,
+    read_paraphrases,
     shipped_paraphrases,
     title_leak,
 )
@@ -147,3 +148,45 @@ def test_review_commands_search_hybrid_by_default_when_the_offline_embedder_is_i
     )
     assert code == 0, err
     assert "hybrid" not in json.loads(out)["variants"]
+
+
+PARAPHRASE_SETS = DATA_DIR / "theses" / "paraphrases"
+
+
+def test_a_paraphrase_set_file_is_evaluated_instead_of_the_shipped_one(capes) -> None:  # type: ignore[no-untyped-def]
+    dev = PARAPHRASE_SETS / "dev.jsonl"
+    report = evaluate_review(capes, "capes", paraphrases=dev, ks=(25,))
+    assert report.queries == 26
+    assert report.query_source == "paraphrases from dev.jsonl"
+    wanted = {normalize_title(i["title"]) for i in read_paraphrases(dev)}
+    titles = {d.doc_id: normalize_title(d.title) for d in capes.documents("capes")}
+    assert {titles[q.doc_id] for q in report.query_list} == wanted
+
+
+def test_the_frozen_and_dev_sets_are_apart_and_paraphrase(tmp_path: Path) -> None:
+    records, _ = read_csv(CAPES)
+    by_title = {normalize_title(r.title): r for r in records}
+    test = read_paraphrases(PARAPHRASE_SETS / "test_frozen.jsonl")
+    dev = read_paraphrases(PARAPHRASE_SETS / "dev.jsonl")
+    shipped = {normalize_title(i["title"]) for i in shipped_paraphrases()}
+    test_works = {normalize_title(i["title"]) for i in test}
+    dev_works = {normalize_title(i["title"]) for i in dev}
+    assert (len(test), len(dev)) == (32, 26)
+    assert test_works <= set(by_title) and dev_works <= set(by_title)
+    # the test set's works are in neither the dev set nor the shipped (in-sample) set
+    assert not test_works & dev_works and not test_works & shipped
+    copied = [
+        copied_share(i["question"], by_title[normalize_title(i["title"])].abstract) for i in test
+    ]
+    assert sum(copied) / len(copied) < 0.1
+    assert max(title_leak(i["question"], i["title"]) for i in test) <= 0.5
+
+
+def test_a_bad_paraphrase_line_is_an_error_naming_the_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "p.jsonl"
+    bad.write_text('{"title": "T", "question": "Q?"}\n{"title": "só título"}\n', encoding="utf-8")
+    with pytest.raises(ConfigurationError, match=r"p\.jsonl, line 2: a paraphrase needs"):
+        read_paraphrases(bad)
+    bad.write_text("não é json\n", encoding="utf-8")
+    with pytest.raises(ConfigurationError, match=r"p\.jsonl, line 1: not JSON"):
+        read_paraphrases(bad)

@@ -636,6 +636,12 @@ def eval_review(
         help="abstracts (one query per work from its abstract) | paraphrases (questions in "
         "other words: the model's, or the shipped set over the CAPES catalogue).",
     ),
+    paraphrases_file: Path | None = typer.Option(
+        None,
+        "--paraphrases",
+        help="A paraphrase set (JSON lines: title, year, question), e.g. "
+        "data/theses/paraphrases/dev.jsonl, instead of the shipped one.",
+    ),
     store_url: str | None = _STORE,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON line."),
 ) -> None:
@@ -669,6 +675,7 @@ def eval_review(
                 queries=given,
                 query_set="paraphrases" if query_set == "paraphrases" else "abstracts",
                 expand=expand,
+                paraphrases=paraphrases_file,
             ),
         )
     if save_queries_to is not None:

@@ -205,12 +205,39 @@ def shipped_paraphrases() -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+def read_paraphrases(path: Path) -> list[dict[str, Any]]:
+    """A paraphrase set in the shipped set's form (``{title, year, question, lang}`` per
+    line), e.g. ``data/theses/paraphrases/dev.jsonl``; a bad line is an error naming it."""
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigurationError(f"cannot read the paraphrase set {path}: {exc}") from None
+    out: list[dict[str, Any]] = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ConfigurationError(f"{path}, line {n}: not JSON ({exc.msg})") from None
+        if not isinstance(item, dict) or not item.get("title") or not item.get("question"):
+            raise ConfigurationError(
+                f"{path}, line {n}: a paraphrase needs a title and a question "
+                '({"title": ..., "year": ..., "question": ...})'
+            )
+        out.append(item)
+    if not out:
+        raise ConfigurationError(f"the paraphrase set {path} is empty")
+    return out
+
+
 def paraphrase_queries(
     docs: Sequence[StoredDocument],
+    items: Sequence[dict[str, Any]] | None = None,
 ) -> tuple[list[SyntheticQuery], int]:
-    """The shipped paraphrase questions whose work is among ``docs`` (found by normalised
-    title and year), and how many name a work that is not there. ConfigurationError when
-    none is: the set is written over the CAPES catalogue."""
+    """The paraphrase questions (``items``, by default the shipped set) whose work is among
+    ``docs`` (found by normalised title and year), and how many name a work that is not
+    there. ConfigurationError when none is: the sets are written over the CAPES catalogue."""
     from colmeia.apps.literature.records import normalize_title
 
     by_title: dict[str, list[StoredDocument]] = {}
@@ -218,7 +245,7 @@ def paraphrase_queries(
         by_title.setdefault(normalize_title(d.title), []).append(d)
     out: list[SyntheticQuery] = []
     missing = 0
-    for item in shipped_paraphrases():
+    for item in shipped_paraphrases() if items is None else items:
         found = by_title.get(normalize_title(str(item["title"])), [])
         match = [d for d in found if not item.get("year") or d.year in (None, item["year"])]
         if not match:
@@ -438,6 +465,7 @@ async def aevaluate_review(
     queries: Sequence[SyntheticQuery] | None = None,
     query_set: QuerySet = "abstracts",
     expand: bool = False,
+    paraphrases: Path | None = None,
 ) -> EvalReport:
     """Measure work retrieval (and, with ``model``, generation) on synthetic queries; see
     the module docstring. ``reranker`` adds a ranking by a model's judgement of each work.
@@ -446,7 +474,8 @@ async def aevaluate_review(
     ``query_set="paraphrases"``: short questions in other words than the work's (the model's,
     or without a model the shipped set; see the module docstring). ``expand`` (with a model)
     adds a ranking of the question and the model's rewritings of it, fused
-    (:mod:`colmeia.apps.literature.expansion`)."""
+    (:mod:`colmeia.apps.literature.expansion`). ``paraphrases``: a paraphrase set file
+    (:func:`read_paraphrases`) evaluated instead of the shipped one, model or not."""
     if store.collection(collection) is None:
         raise ConfigurationError(
             f"no collection named {collection!r} in {store.url}; import the works first "
@@ -457,7 +486,15 @@ async def aevaluate_review(
     rng = random.Random(seed)
     if limit is not None and limit < len(docs):
         docs = rng.sample(docs, limit)
-    if queries is None and query_set == "paraphrases" and model is None:
+    if queries is None and paraphrases is not None:
+        given_set, missing = paraphrase_queries(all_docs, read_paraphrases(paraphrases))
+        queries = given_set[:limit]
+        excluded, failures, source = 0, [], f"paraphrases from {paraphrases.name}"
+        if missing:
+            failures.append(
+                f"{missing} paraphrases of {paraphrases} name works not in {collection}"
+            )
+    elif queries is None and query_set == "paraphrases" and model is None:
         shipped, missing = paraphrase_queries(all_docs)
         queries = shipped[:limit]
         excluded, failures, source = 0, [], "shipped paraphrases (in-sample)"
@@ -491,7 +528,7 @@ async def aevaluate_review(
         "mean_rank counts a query not found within depth as depth + 1 (over all queries); "
         "mean_rank_found is over found queries only (the published definition)"
     )
-    if failures and (source == "file" or source.startswith("shipped")):
+    if failures and (source == "file" or source.startswith(("shipped", "paraphrases from"))):
         report.notes.extend(failures)
     elif failures and query_set == "paraphrases":
         report.notes.append(

@@ -260,14 +260,19 @@ def default_embedder(settings: EmbeddingsSettings) -> Embedder | None:
 
 def _offline_e5(settings: EmbeddingsSettings) -> Embedder:
     from colmeia.rag.index.vector_cache import CachedEmbedder, vector_cache_file
+    from colmeia.rag.index.vector_seed import default_seed
 
     where = vector_cache_file()
     if where is None:
         return OfflineE5Embedder(batch_size=settings.batch_size)
     # Each text is embedded once per machine: re-ingesting the shipped laws or asking the
-    # same question again reads the vectors back (the model loads only for new texts).
+    # same question again reads the vectors back (the model loads only for new texts); the
+    # shipped corpora's vectors come with colmeia (the seed), checked against this model.
     return CachedEmbedder(
-        OFFLINE_E5_NAME, lambda: OfflineE5Embedder(batch_size=settings.batch_size), where
+        OFFLINE_E5_NAME,
+        lambda: OfflineE5Embedder(batch_size=settings.batch_size),
+        where,
+        seed=default_seed(OFFLINE_E5_NAME),
     )
 
 

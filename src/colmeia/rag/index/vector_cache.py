@@ -10,6 +10,10 @@ back instead of embedded (and the model is not even loaded when every text is kn
 The file is ``$COLMEIA_CACHE_DIR/vectors.sqlite`` (else ``$XDG_CACHE_HOME/colmeia/…``, else
 ``~/.cache/colmeia/…``); ``COLMEIA_CACHE_DIR=off`` keeps nothing. A cache that cannot be opened
 or written is logged and skipped: vectors are then embedded as if there were no cache.
+
+Below the cache sits the seed shipped with colmeia (:mod:`colmeia.rag.index.vector_seed`): the
+vectors of the shipped corpora, read-only, checked against the live model before first use. A
+text found in neither is embedded (and kept in the cache).
 """
 
 from __future__ import annotations
@@ -21,16 +25,25 @@ import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["CachedEmbedder", "vector_cache_file"]
+if TYPE_CHECKING:
+    from colmeia.rag.index.vector_seed import VectorSeed
+
+__all__ = ["CachedEmbedder", "cache_key", "vector_cache_file"]
 
 log = logging.getLogger(__name__)
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
 _LOOKUP_BATCH = 500  # SQLite's default limit on host parameters is 999
+
+
+def cache_key(model: str, kind: str, text: str) -> str:
+    """The key of ``text``'s vector by ``model`` (``kind``: passage or query), hex SHA-256."""
+    return hashlib.sha256(f"{model}\0{kind}\0{text}".encode()).hexdigest()
 
 
 def vector_cache_file() -> Path | None:
@@ -49,15 +62,24 @@ class CachedEmbedder:
     """Embeds through ``make()`` (called on the first text not in the cache) and keeps every
     vector in ``path``; ``name`` is the wrapped model's (a collection records it)."""
 
-    def __init__(self, name: str, make: Callable[[], object], path: Path) -> None:
+    def __init__(
+        self,
+        name: str,
+        make: Callable[[], object],
+        path: Path,
+        *,
+        seed: VectorSeed | None = None,
+    ) -> None:
         self._name = name
         self._make = make
         self._inner: object | None = None
         self.path = path
+        self.seed = seed
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self.hits = 0
         self.misses = 0
+        self.seeded = 0  # texts served by the shipped seed (counted among hits)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(path, check_same_thread=False, timeout=30)
@@ -79,8 +101,7 @@ class CachedEmbedder:
         return self._inner
 
     def _key(self, kind: str, text: str) -> str:
-        digest = hashlib.sha256(f"{self._name}\0{kind}\0{text}".encode()).hexdigest()
-        return digest
+        return cache_key(self._name, kind, text)
 
     def _lookup(self, keys: list[str]) -> dict[str, npt.NDArray[np.float32]]:
         found: dict[str, npt.NDArray[np.float32]] = {}
@@ -117,6 +138,11 @@ class CachedEmbedder:
     def _vectors(self, texts: Sequence[str], kind: str) -> npt.NDArray[np.float32]:
         keys = [self._key(kind, t) for t in texts]
         found = self._lookup(keys)
+        if self.seed is not None and len(found) < len(set(keys)):
+            seeded = self.seed.lookup([k for k in keys if k not in found])
+            if seeded and self.seed.verify(self._passages):
+                found.update(seeded)
+                self.seeded += sum(1 for k in keys if k in seeded)
         missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
         self.hits += len(texts) - len(missing)
         self.misses += len(missing)
@@ -131,6 +157,10 @@ class CachedEmbedder:
         if not texts:
             return np.empty((0, 0), np.float32)
         return np.vstack([found[k] for k in keys]).astype(np.float32, copy=False)
+
+    def _passages(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """The wrapped model's own passage vectors (no cache): the seed's probe."""
+        return np.asarray(getattr(self.inner, "embed")(texts), dtype=np.float32)  # noqa: B009
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Passage vectors for ``texts``, in order (known ones read back)."""
