@@ -7,6 +7,9 @@ with the offline e5 embedder, an empty vector cache of their own and the old see
     .venv/bin/python data/build_vector_seed.py [--work DIR] [--only teses]
 
 ``--work DIR`` keeps the store and cache there (run again, the imports read the cache back).
+``--reuse-seed`` keeps the shipped seed on during the imports, so only texts it does not hold are
+embedded, and ships the old seed's vectors with the new ones (a quick rebuild after a change to
+cleaning or chunking; vectors of texts no import embeds any more stay until a full rebuild).
 Rebuild after a change to the model, or to what the imports embed (cleaning, chunking, the
 record's passage): texts the seed does not hold are embedded at import, as without a seed.
 """
@@ -58,6 +61,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--only", choices=sorted(CORPORA), action="append")
+    parser.add_argument("--reuse-seed", action="store_true")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="colmeia-seed-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -65,7 +69,7 @@ def main() -> int:
     env.update(
         COLMEIA_CACHE_DIR=str(work / "cache"),
         COLMEIA_STORE=f"sqlite:///{work / 'store.db'}",
-        COLMEIA_VECTOR_SEED="off",
+        COLMEIA_VECTOR_SEED="on" if args.reuse_seed else "off",
     )
     env.pop("COLMEIA_EMBEDDINGS_MODEL", None)
     env.pop("COLMEIA_EMBEDDINGS_BASE_URL", None)
@@ -93,7 +97,20 @@ def main() -> int:
     rows = db.execute("SELECT key, vector FROM vectors").fetchall()
     db.close()
     keys = [k for k, _ in rows]
-    vectors = np.vstack([np.frombuffer(v, dtype=np.float32) for _, v in rows])
+    vectors = np.vstack([np.frombuffer(v, dtype=np.float32) for _, v in rows]) if rows else None
+    if args.reuse_seed:
+        from colmeia.rag.index.vector_seed import VectorSeed
+
+        old = VectorSeed.load(OUT / "vector_seed.npz", OUT / "vector_seed.json")
+        new = {bytes.fromhex(k)[:16] for k in keys}
+        kept = [(raw, row) for raw, row in old.keys.items() if raw not in new]
+        keys += [raw.hex() for raw, _ in kept]
+        restored = np.vstack(
+            [old.codes[row].astype(np.float32) * old.scales[row] for _, row in kept]
+        )
+        vectors = restored if vectors is None else np.vstack([vectors, restored])
+        print(f"{len(new)} vectors embedded, {len(kept)} kept from the old seed", file=sys.stderr)
+    assert vectors is not None, "no vector was embedded and no seed kept"
 
     os.environ["COLMEIA_VECTOR_SEED"] = "off"
     from colmeia.rag.index.embedders import OFFLINE_E5_NAME, OfflineE5Embedder
