@@ -187,3 +187,14 @@ def test_a_passage_stating_a_sanction_answers_what_happens_to_whoever_breaks_the
     assert rank_articles(hits, {"rule": 0.6, "crime": 0.6}, relation)[0].key == "8078:63"
     assert states_relation("penalty", "sujeita-se às seguintes sanções: advertência")
     assert not states_relation("penalty", "O consumidor pode desistir do contrato")
+
+
+def test_a_long_passage_whose_caput_says_it_grades_above_one_with_the_words_scattered() -> None:
+    # The same words and length; in one, the question's words come together at the start
+    # (the caput before a long list). Red without the windows: both grade the same.
+    question = "prazo para devolver produto comprado"
+    filler = " ".join(f"inciso{n} aquisição serviço" for n in range(60))
+    together = _hit("t", "Lei 8.078/1990, Art. 49", f"prazo devolver produto comprado {filler}")
+    apart = _hit("a", "Lei 8.078/1990, Art. 50", f"prazo {filler} devolver produto comprado")
+    analysis: dict[str, object] = {}
+    assert grade_passage(question, together, analysis) > grade_passage(question, apart, analysis)
