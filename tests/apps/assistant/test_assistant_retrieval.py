@@ -7,7 +7,10 @@ several parts outranks a single passage that repeats the question's words; a cit
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from assistant_helpers import LAWS
 
 from colmeia.apps.assistant.rag_agent import RagPipeline, grade_passage, neighbour_terms
 from colmeia.apps.assistant.ranking import rank_articles
@@ -17,8 +20,11 @@ from colmeia.apps.assistant.relations import (
     legal_terms,
     states_relation,
 )
+from colmeia.config import EmbeddingsSettings
+from colmeia.rag.index.embedders import default_embedder
+from colmeia.rag.pipeline import ingest
 from colmeia.rag.retrieve import Citation, Hit
-from colmeia.store import Store
+from colmeia.store import Store, open_store
 
 
 def _first(result: dict[str, object]) -> tuple[str, str, str, str]:
@@ -198,3 +204,23 @@ def test_a_long_passage_whose_caput_says_it_grades_above_one_with_the_words_scat
     apart = _hit("a", "Lei 8.078/1990, Art. 50", f"prazo {filler} devolver produto comprado")
     analysis: dict[str, object] = {}
     assert grade_passage(question, together, analysis) > grade_passage(question, apart, analysis)
+
+
+@pytest.mark.slow  # embeds Lei 13.303 (~40 s of CPU on a cold vector cache)
+@pytest.mark.default_embedder
+async def test_the_requirements_of_dispensa_in_state_companies_are_the_cases_of_article_29(
+    tmp_path: Path,
+) -> None:
+    # Lei 13.303 searched as shipped (words + vectors). Red without the windows: the long
+    # Art. 29 (its caput and sixty cases in one chunk) is graded down for its length and
+    # Art. 17 § 5º ("os requisitos … poderão ser dispensados", about board members) is first.
+    embedder = default_embedder(EmbeddingsSettings())
+    store = open_store(f"sqlite:///{tmp_path / 'estatais.db'}")
+    ingest(store, "leis", [LAWS / "lei_13303_20160630.csv"], embedder=embedder)
+    try:
+        result = await RagPipeline(store, "leis", embedder=embedder).run(
+            "Quais os requisitos para dispensa de licitação em empresas estatais?"
+        )
+    finally:
+        store.close()
+    assert _first(result)[:2] == ("Lei 13.303/2016", "29")
