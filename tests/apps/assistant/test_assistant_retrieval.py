@@ -224,3 +224,24 @@ async def test_the_requirements_of_dispensa_in_state_companies_are_the_cases_of_
     finally:
         store.close()
     assert _first(result)[:2] == ("Lei 13.303/2016", "29")
+
+
+@pytest.mark.slow  # embeds the CDC (~60 s of CPU on a cold vector cache)
+@pytest.mark.default_embedder
+async def test_a_lay_question_the_vectors_vouch_for_is_answered_though_it_shares_few_words(
+    tmp_path: Path,
+) -> None:
+    # "anúncio", "verdade", "obrigação de provar": the CDC says "ônus da prova da veracidade
+    # … publicitária" (Art. 38). Red when only word coverage makes a passage relevant: no
+    # passage reaches the threshold and the answer is "não encontrei".
+    embedder = default_embedder(EmbeddingsSettings())
+    store = open_store(f"sqlite:///{tmp_path / 'cdc.db'}")
+    ingest(store, "leis", [LAWS / "lei_8078_19900911.csv"], embedder=embedder)
+    try:
+        result = await RagPipeline(store, "leis", embedder=embedder).run(
+            "De quem é a obrigação de provar que um anúncio diz a verdade?"
+        )
+    finally:
+        store.close()
+    cited = [(c["law"], c["article"]) for c in result["citations"]]  # type: ignore[union-attr]
+    assert ("Lei 8.078/1990", "38") in cited
