@@ -1,7 +1,7 @@
 """The article ranker's features: each candidate article read in its context — which law the
 first candidates are about, whether the vectors found it, whether its rule is limited to bodies
-the question does not name (lex specialis) — and the shipped weights learned from the
-development set."""
+the question does not name (lex specialis) — and the shipped weights learned from
+questions generated from the laws."""
 
 from __future__ import annotations
 
@@ -76,3 +76,16 @@ def test_shipped_weights_are_trained_and_rank_by_them() -> None:
     by_hand = {c.key: ranker.score(c.features) for c in found}
     ranked = [c.key for _, c in ranker.rank(found)]
     assert ranked == sorted(by_hand, key=lambda k: -by_hand[k])
+
+
+def test_every_candidate_gets_its_nearness_to_the_question_in_the_vector_space() -> None:
+    # The lexical-only candidate (no dense rank) still gets its cosine; the article nearest
+    # the question scores highest, in standard deviations from the candidates' mean. Red when
+    # the cosine is read only for hits the vector search returned, or not standardised.
+    hits = [GENERAL, SPECIAL, _hit("Lei 8.078/1990, Art. 26, caput", "trinta dias", lexical=3)]
+    cos = {GENERAL.chunk_id: 0.9, SPECIAL.chunk_id: 0.7, hits[2].chunk_id: 0.8}
+    found = article_candidates("qual o prazo?", hits, {}, "deadline", similarity=cos)
+    by_law = {c.key.split(":")[0]: c.features["cosine"] for c in found}
+    assert by_law["9784"] > by_law["8078"] > by_law["13303"]
+    assert abs(sum(by_law.values())) < 1e-9 and abs(by_law["9784"] - 1.2247) < 1e-3
+    assert all(c.features["cosine"] == 0.0 for c in article_candidates("q", hits, {}))

@@ -7,13 +7,24 @@ several parts outranks a single passage that repeats the question's words; a cit
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
-from colmeia.apps.assistant.rag_agent import RagPipeline
+import pytest
+from assistant_helpers import LAWS
+
+from colmeia.apps.assistant.rag_agent import RagPipeline, grade_passage, neighbour_terms
 from colmeia.apps.assistant.ranking import rank_articles
-from colmeia.apps.assistant.relations import asked_relation, content_terms, legal_terms
+from colmeia.apps.assistant.relations import (
+    asked_relation,
+    content_terms,
+    legal_terms,
+    states_relation,
+)
+from colmeia.config import EmbeddingsSettings
+from colmeia.rag.index.embedders import default_embedder
+from colmeia.rag.pipeline import ingest
 from colmeia.rag.retrieve import Citation, Hit
-from colmeia.store import Store
+from colmeia.store import Store, open_store
 
 
 def _first(result: dict[str, object]) -> tuple[str, str, str, str]:
@@ -61,6 +72,8 @@ def test_plural_and_singular_are_the_same_term() -> None:
         ("Quem deve indicar o encarregado?", "who"),
         ("Quando uma lei começa a vigorar?", "when"),
         ("Qual o valor máximo da multa?", "amount"),
+        ("Vender produto perigoso sem avisar é crime?", "penalty"),
+        ("O que acontece se a empresa não cumprir o contrato?", "penalty"),
         ("A venda casada é proibida?", "other"),
     ],
 )
@@ -119,3 +132,116 @@ async def test_other_definition_phrasings_reach_article_5(
 ) -> None:
     result = await RagPipeline(laws_store, "leis").run(question)
     assert _first(result) == ("Lei 13.709/2018", "5", "", inciso)
+
+
+def _near(chunk_id: str, text: str, dense: int) -> Hit:
+    hit = _hit(chunk_id, f"Lei 8.078/1990, Art. {dense}", text)
+    hit.dense_rank = dense
+    return hit
+
+
+def test_neighbour_terms_are_the_words_the_near_passages_share() -> None:
+    # Three passages near "devolver o produto" by vectors: two say "arrependimento", each has
+    # a rare word of its own, and every one carries an editorial note. Red when words are
+    # taken from one passage alone ("geladeira"), or from the notes ("redação", "provisória").
+    near = [
+        _near(
+            "a",
+            "O consumidor pode exercer o arrependimento (Redação dada pela Medida "
+            "Provisória nº 1, de 2019) geladeira",
+            1,
+        ),
+        _near(
+            "b",
+            "O direito de arrependimento vale sete dias (Incluído pela Lei nº 2, "
+            "de 2019) bicicleta",
+            2,
+        ),
+        _near("c", "Texto sobre outro assunto (Redação dada pela Medida Provisória nº 3)", 3),
+    ]
+    idf = {"arrepend": 3.0, "geladeir": 9.0, "biciclet": 9.0, "redaca": 9.0, "provisor": 9.0}
+    words = neighbour_terms("posso devolver o produto?", near, lambda w: idf.get(w, 1.0), 3).split()
+    assert "arrependimento" in words
+    assert not {"geladeira", "bicicleta", "redação", "provisória"} & set(words)
+
+
+def test_a_long_passage_covering_the_question_by_chance_grades_below_a_short_one() -> None:
+    # Both passages hold every word of the question; one is a sixty-item list where they fall
+    # apart. Red with the length factor at 1: both grade the same.
+    question = "prazo para devolver produto comprado"
+    short = _hit("s", "Lei 8.078/1990, Art. 49", "prazo para devolver produto comprado fora")
+    filler = " ".join(f"inciso{n} aquisição serviço" for n in range(60))
+    long = _hit("l", "Lei 13.303/2016, Art. 29", f"prazo {filler} devolver produto comprado")
+    analysis: dict[str, object] = {}
+    assert grade_passage(question, short, analysis) > grade_passage(question, long, analysis)
+
+
+def test_a_passage_stating_a_sanction_answers_what_happens_to_whoever_breaks_the_rule() -> None:
+    # Red when "penalty" is not a relation (the question is "other": the tie stays in
+    # retrieval order and the rule wins over its sanction).
+    hits = [
+        _hit(
+            "rule", "Lei 8.078/1990, Art. 10", "O fornecedor não poderá colocar no mercado produto"
+        ),
+        _hit(
+            "crime",
+            "Lei 8.078/1990, Art. 63",
+            "Omitir dizeres sobre a nocividade. Pena – Detenção de seis meses a dois anos e multa.",
+        ),
+    ]
+    relation = asked_relation("Vender produto perigoso sem avisar é crime?")
+    assert rank_articles(hits, {"rule": 0.6, "crime": 0.6}, relation)[0].key == "8078:63"
+    assert states_relation("penalty", "sujeita-se às seguintes sanções: advertência")
+    assert not states_relation("penalty", "O consumidor pode desistir do contrato")
+
+
+def test_a_long_passage_whose_caput_says_it_grades_above_one_with_the_words_scattered() -> None:
+    # The same words and length; in one, the question's words come together at the start
+    # (the caput before a long list). Red without the windows: both grade the same.
+    question = "prazo para devolver produto comprado"
+    filler = " ".join(f"inciso{n} aquisição serviço" for n in range(60))
+    together = _hit("t", "Lei 8.078/1990, Art. 49", f"prazo devolver produto comprado {filler}")
+    apart = _hit("a", "Lei 8.078/1990, Art. 50", f"prazo {filler} devolver produto comprado")
+    analysis: dict[str, object] = {}
+    assert grade_passage(question, together, analysis) > grade_passage(question, apart, analysis)
+
+
+@pytest.mark.slow  # embeds Lei 13.303 (~40 s of CPU on a cold vector cache)
+@pytest.mark.default_embedder
+async def test_the_requirements_of_dispensa_in_state_companies_are_the_cases_of_article_29(
+    tmp_path: Path,
+) -> None:
+    # Lei 13.303 searched as shipped (words + vectors). Red without the windows: the long
+    # Art. 29 (its caput and sixty cases in one chunk) is graded down for its length and
+    # Art. 17 § 5º ("os requisitos … poderão ser dispensados", about board members) is first.
+    embedder = default_embedder(EmbeddingsSettings())
+    store = open_store(f"sqlite:///{tmp_path / 'estatais.db'}")
+    ingest(store, "leis", [LAWS / "lei_13303_20160630.csv"], embedder=embedder)
+    try:
+        result = await RagPipeline(store, "leis", embedder=embedder).run(
+            "Quais os requisitos para dispensa de licitação em empresas estatais?"
+        )
+    finally:
+        store.close()
+    assert _first(result)[:2] == ("Lei 13.303/2016", "29")
+
+
+@pytest.mark.slow  # embeds the CDC (~60 s of CPU on a cold vector cache)
+@pytest.mark.default_embedder
+async def test_a_lay_question_the_vectors_vouch_for_is_answered_though_it_shares_few_words(
+    tmp_path: Path,
+) -> None:
+    # "anúncio", "verdade", "obrigação de provar": the CDC says "ônus da prova da veracidade
+    # … publicitária" (Art. 38). Red when only word coverage makes a passage relevant: no
+    # passage reaches the threshold and the answer is "não encontrei".
+    embedder = default_embedder(EmbeddingsSettings())
+    store = open_store(f"sqlite:///{tmp_path / 'cdc.db'}")
+    ingest(store, "leis", [LAWS / "lei_8078_19900911.csv"], embedder=embedder)
+    try:
+        result = await RagPipeline(store, "leis", embedder=embedder).run(
+            "De quem é a obrigação de provar que um anúncio diz a verdade?"
+        )
+    finally:
+        store.close()
+    cited = [(c["law"], c["article"]) for c in result["citations"]]  # type: ignore[union-attr]
+    assert ("Lei 8.078/1990", "38") in cited

@@ -3,8 +3,10 @@ context, scored by a logistic model over retrieval features.
 
 :func:`colmeia.apps.assistant.ranking.rank_articles` adds hand-set weights; here the same
 signals and a few more are features of each candidate *article* (its chunks grouped by law and
-article), and the weights are learned from labelled questions (``data/assistant/lay_dev.jsonl``,
-the development set; never the frozen test set), see ``bench/train_article_ranker.py``:
+article), and the weights are learned from questions generated from the shipped laws' own
+articles by templates (never from an evaluation set), see ``bench/train_article_ranker.py``.
+Measured on the lay development set it does not beat the hand-set weights (hit@1 0.484 vs
+0.548), so it stays opt-in (``COLMEIA_ASSISTANT_RANKER=learned``):
 
 * ``retrieval`` — reciprocal position of the article's best chunk in the fused list;
 * ``grade`` — the best chunk's relevance grade (question coverage, idf-weighted);
@@ -20,7 +22,10 @@ the development set; never the frozen test set), see ``bench/train_article_ranke
 * ``caput`` — the best chunk is (or includes) the article's caput, the rule itself;
 * ``specific`` — lex specialis: the best chunk limits itself to some bodies ("a empresa
   pública", "a União") that the question does not name; the general rule should win;
-* ``boost`` — the passage defines the asked term (definition index).
+* ``boost`` — the passage defines the asked term (definition index);
+* ``cosine`` — how near the question the article's nearest chunk is in the vector space,
+  in standard deviations from the candidates' mean (every candidate has one, not only those
+  the vector search returned; the stored vectors are read, nothing is embedded again).
 """
 
 from __future__ import annotations
@@ -36,7 +41,13 @@ from colmeia.apps.assistant.legal import article_key, parse_legal_path
 from colmeia.apps.assistant.relations import Relation, content_terms, states_relation
 from colmeia.rag.retrieve import Hit
 
-__all__ = ["FEATURES", "ArticleCandidate", "ArticleRanker", "article_candidates"]
+__all__ = [
+    "FEATURES",
+    "ArticleCandidate",
+    "ArticleRanker",
+    "article_candidates",
+    "standardised",
+]
 
 FEATURES = (
     "retrieval",
@@ -50,6 +61,7 @@ FEATURES = (
     "caput",
     "specific",
     "boost",
+    "cosine",
 )
 _LAW_WINDOW = 20
 _MAX_CHUNKS = 4
@@ -97,8 +109,10 @@ def article_candidates(
     relation: Relation = "other",
     *,
     boost: Callable[[Hit], float] | None = None,
+    similarity: dict[str, float] | None = None,
 ) -> list[ArticleCandidate]:
-    """The candidate articles of ``hits`` (in retrieval order) with their features."""
+    """The candidate articles of ``hits`` (in retrieval order) with their features;
+    ``similarity`` is each chunk's cosine to the question (by chunk id), when known."""
     q_terms = set(content_terms(question))
     q_folded = _fold(question)
     q_bodies = set(_BODIES.findall(q_folded))
@@ -110,6 +124,14 @@ def article_candidates(
             laws.append(ref.law)
         key = article_key(ref.law, ref.article) if ref.article else f"chunk:{hit.chunk_id}"
         groups.setdefault(key, []).append((position, hit))
+    near = standardised(
+        {
+            key: max((similarity.get(h.chunk_id, -1.0) for _, h in items), default=-1.0)
+            for key, items in groups.items()
+        }
+        if similarity
+        else {}
+    )
     out: list[ArticleCandidate] = []
     for key, items in groups.items():
         chunk_scores = []
@@ -140,9 +162,23 @@ def article_candidates(
             ),
             "specific": float(bool(best_bodies - q_bodies) and not q_bodies),
             "boost": max((boost(h) for _, h in items), default=0.0) if boost else 0.0,
+            "cosine": near.get(key, 0.0),
         }
         out.append(ArticleCandidate(key, [h for _, _, h in chunk_scores], features, first))
     return out
+
+
+def standardised(values: dict[str, float]) -> dict[str, float]:
+    """Each value in standard deviations from the mean of the known ones (-1 = unknown, left
+    out); {} when fewer than two are known or they are all equal."""
+    known = [v for v in values.values() if v > -1.0]
+    if len(known) < 2:
+        return {}
+    mean = sum(known) / len(known)
+    sd = math.sqrt(sum((v - mean) ** 2 for v in known) / len(known))
+    if sd <= 0:
+        return {}
+    return {k: (v - mean) / sd for k, v in values.items() if v > -1.0}
 
 
 class ArticleRanker:
@@ -157,7 +193,7 @@ class ArticleRanker:
 
     @classmethod
     def shipped(cls) -> ArticleRanker:
-        """The weights trained on the development set, shipped as package data."""
+        """The weights trained on generated questions, shipped as package data."""
         text = (
             resources.files("colmeia.apps.assistant")
             .joinpath("data/article_ranker.json")

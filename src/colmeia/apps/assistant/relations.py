@@ -32,7 +32,7 @@ __all__ = [
     "without_relation_words",
 ]
 
-Relation = Literal["definition", "deadline", "who", "when", "amount", "other"]
+Relation = Literal["definition", "deadline", "who", "when", "amount", "penalty", "other"]
 
 # Matched on the folded (lower case, no accents) question.
 _DEFINITION_Q = re.compile(
@@ -58,6 +58,11 @@ _AMOUNT_Q = re.compile(
     r"\b(?:qual (?:o )?valor|quanto (?:custa|e|vale)|valor maximo|valor minimo|ate que valor|"
     r"multa|quantia|percentual)\b"
 )
+# What befalls whoever breaks a rule: "quais punições…", "é crime?", "o que acontece se…".
+_PENALTY_Q = re.compile(
+    r"\b(?:puni\w*|penas?|penalidades?|crimes?|criminos\w*|sanc(?:ao|oes)|castig\w*|"
+    r"infrac(?:ao|oes)|o que acontece (?:se|com quem|quando)|que acontece se)\b"
+)
 
 _SPAN = re.compile(
     r"\b(?:\d+|um|uma|dois|duas|tres|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|quinze|"
@@ -76,6 +81,12 @@ _WHO = re.compile(
 _WHEN = re.compile(
     r"\b(?:apos|antes|quando|desde|a partir d[aeo]|ate|durante|enquanto|\d+ (?:dias|anos)|"
     r"data|vigor)\b"
+)
+# A sanction as the law drafts it: the penalty itself, or its kinds listed.
+_PENALTY = re.compile(
+    r"\b(?:pena|penas|detencao|reclusao|multa|sancoes|sancao|penalidades?|advertencia|"
+    r"suspensao temporaria|inidoneidade|infrac(?:ao|oes)|sujeit\w* (?:a|as|o|os) (?:seguintes )?"
+    r"(?:sancoes|penalidades|penas))\b"
 )
 _AMOUNT = re.compile(r"(?:r\$\s*[\d.,]+|\b\d[\d.,]*\s*(?:%|por cento|reais|milh\w+|mil)\b)")
 
@@ -126,6 +137,8 @@ def asked_relation(question: str) -> Relation:
         return "definition"
     if _AMOUNT_Q.search(q):
         return "amount"
+    if _PENALTY_Q.search(q):
+        return "penalty"
     if _WHO_Q.search(q):
         return "who"
     if _WHEN_Q.search(q):
@@ -151,6 +164,8 @@ def states_relation(relation: Relation, text: str) -> bool:
         return bool(_WHEN.search(t) or _SPAN.search(t))
     if relation == "amount":
         return bool(_AMOUNT.search(t))
+    if relation == "penalty":
+        return bool(_PENALTY.search(t))
     return True
 
 
