@@ -73,7 +73,11 @@ def _print(name: str, trace: Trace) -> None:
             print("    thought: " + step.thought.replace("\n", "\n    ")[:300])
         if step.observation:
             print("    → " + step.observation.replace("\n", "\n      ")[:600])
-    print(f"{trace.status.value}: {trace.answer}\n")
+    why = f" ({trace.stop_reason})" if trace.stop_reason and trace.stop_reason != "answer" else ""
+    print(f"{trace.status.value}{why}: {trace.answer or '(no answer)'}")
+    if trace.error:
+        print(f"    {trace.error}")
+    print()
 
 
 def main(argv: list[str] | None = None) -> int:
