@@ -199,3 +199,26 @@ async def test_a_product_without_documents_gets_no_passage_of_another_product(
         assert {p.doc_id for p in passages} == {"kingston-ssd-480gb.md"}
     finally:
         source.close()
+
+
+def test_the_context_settings_come_from_the_environment_and_the_config_file(
+    tmp_path: Path,
+) -> None:
+    from colmeia.apps.moderation.roles import load_config
+
+    env = {"COLMEIA_MODERATION_CONTEXT_COLLECTION": "produtos",
+           "COLMEIA_MODERATION_CONTEXT_PASSAGES": "2"}  # fmt: skip
+    cfg = load_config(env=env)
+    assert (cfg.context_collection, cfg.context_passages, cfg.context_store) == (
+        "produtos",
+        2,
+        None,
+    )
+    file = tmp_path / "m.toml"
+    file.write_text('context_collection = "manuais"\ncontext_store = "x.db"\n', encoding="utf-8")
+    cfg = load_config(file, env={})
+    assert (cfg.context_collection, cfg.context_passages, cfg.context_store) == (
+        "manuais",
+        3,
+        "x.db",
+    )
