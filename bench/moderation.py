@@ -6,7 +6,13 @@ client, and prints ONE JSON line: items_per_min, llm_calls_per_item, prompt_toke
 completion_tokens_per_item, framework_cpu_ms_per_llm_call (CPU time of this process divided by
 the number of model calls), errors. Asserts nothing about time.
 
+With ``--peer`` the LangGraph peer (``bench/moderation_peer.py``, the same flow hand-built) runs
+in the same process against the same server, alternating with colmeia (``--rounds`` each, so
+both see the same machine load), and the one line holds both, their medians and the ratio
+``colmeia_over_peer`` of items per minute.
+
     .venv/bin/python bench/moderation.py [--records 300] [--concurrency 32] [--latency-ms 200]
+                                         [--peer] [--rounds 2]
 """
 
 from __future__ import annotations
@@ -114,12 +120,53 @@ async def _graph_only(records: list[LoadedRecord], concurrency: int) -> float:
     return round(cpu * 1000 / max(summary.usage.get("calls", 0), 1), 3)
 
 
+def _side_by_side(args: argparse.Namespace) -> dict[str, Any]:
+    """colmeia and the LangGraph peer, alternating on one server, in one line."""
+    import os
+    import statistics
+
+    from moderation_peer import _run as peer_run
+
+    ours: list[dict[str, Any]] = []
+    peer: list[dict[str, Any]] = []
+    load = [round(os.getloadavg()[0], 2)]
+    with sim_process("--schema", "--latency-ms", str(args.latency_ms)) as base_url:
+        for _ in range(args.rounds):
+            ours.append(dict(asyncio.run(_run(base_url, _records(args.records), args.concurrency))))
+            peer.append(asyncio.run(peer_run(base_url, args.records, args.concurrency)))
+            load.append(round(os.getloadavg()[0], 2))
+
+    def median(runs: list[dict[str, Any]], key: str) -> float:
+        return round(statistics.median(float(r[key]) for r in runs), 3)
+
+    keys = ("items_per_min", "framework_cpu_ms_per_llm_call", "llm_calls_per_item", "errors")
+    return {
+        "bench": "moderation_vs_langgraph",
+        "records": args.records,
+        "concurrency": args.concurrency,
+        "latency_ms": args.latency_ms,
+        "colmeia": {k: median(ours, k) for k in keys},
+        "langgraph_peer": {k: median(peer, k) for k in keys},
+        "colmeia_over_peer": round(
+            median(ours, "items_per_min") / max(median(peer, "items_per_min"), 1e-9), 2
+        ),
+        "colmeia_items_per_min_runs": [r["items_per_min"] for r in ours],
+        "peer_items_per_min_runs": [r["items_per_min"] for r in peer],
+        "load_avg_1m": load,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=300)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=int, default=200)
+    parser.add_argument("--peer", action="store_true", help="Run the LangGraph peer alongside.")
+    parser.add_argument("--rounds", type=int, default=2, help="Runs of each with --peer.")
     args = parser.parse_args()
+    if args.peer:
+        print(json.dumps(_side_by_side(args)))
+        return
     with sim_process("--schema", "--latency-ms", str(args.latency_ms)) as base_url:
         figures = asyncio.run(_run(base_url, _records(args.records), args.concurrency))
     figures["latency_ms"] = args.latency_ms

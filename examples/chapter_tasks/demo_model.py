@@ -50,6 +50,18 @@ SIEVE = '''def primos_ate(n):
         if eh_primo[k]:
             eh_primo[k * k :: k] = [False] * len(range(k * k, n + 1, k))
     return [k for k, primo in enumerate(eh_primo) if primo]'''
+# With --hierarchical the planner may split a complex step: the two days after Monday become
+# one step of two sub-steps (1.1, 1.2), each still a single calculator call.
+APPLES_SUBPLAN = {
+    "steps": [
+        {
+            "description": "Vendas dos dias depois de segunda",
+            "tool": None,
+            "substeps": [APPLES_PLAN["steps"][0], APPLES_PLAN["steps"][1]],
+        },
+        APPLES_PLAN["steps"][2],
+    ]
+}
 
 
 def _call(name: str, thought: str, **arguments: Any) -> Reply:
@@ -82,7 +94,10 @@ def _results(prompt: str) -> list[float]:
 def _apples(req: SimRequest) -> Reply | str | dict[str, Any]:
     prompt = req.last_user_text
     if req.schema is not None:
-        return APPLES_PLAN
+        # the planner's prompt allows sub-steps only with --hierarchical
+        return (
+            APPLES_SUBPLAN if "may list sub-steps" in req.text(("system", "user")) else APPLES_PLAN
+        )
     if "Your step" not in req.text(("user",)):
         total = re.findall(r"(\d+) maçãs no total", prompt)
         return f"A frutaria vendeu {total[-1] if total else '?'} maçãs nos três dias."

@@ -35,7 +35,9 @@ from colmeia.tools.builtins.calculator import calculator_tool
 TASKS = {"search": SEARCH_TASK, "apples": APPLES_TASK, "primes": PRIMES_TASK}
 
 
-async def run_task(base_url: str, model_name: str, name: str) -> Trace:
+async def run_task(
+    base_url: str, model_name: str, name: str, *, hierarchical: bool = False
+) -> Trace:
     model = OpenAIChatModel.from_settings(get_settings().llm, base_url=base_url, model=model_name)
     try:
         if name == "search":
@@ -44,7 +46,9 @@ async def run_task(base_url: str, model_name: str, name: str) -> Trace:
             )
             return await agent.run(SEARCH_TASK)
         if name == "apples":
-            planner = PlanAndSolveAgent(model, [calculator_tool()], max_replans=1, max_steps=6)
+            planner = PlanAndSolveAgent(
+                model, [calculator_tool()], max_replans=1, max_steps=6, hierarchical=hierarchical
+            )
             return await planner.run(APPLES_TASK)
         critic = Critic(
             "efficiency",
@@ -69,7 +73,11 @@ def _print(name: str, trace: Trace) -> None:
             print("    thought: " + step.thought.replace("\n", "\n    ")[:300])
         if step.observation:
             print("    → " + step.observation.replace("\n", "\n      ")[:600])
-    print(f"{trace.status.value}: {trace.answer}\n")
+    why = f" ({trace.stop_reason})" if trace.stop_reason and trace.stop_reason != "answer" else ""
+    print(f"{trace.status.value}{why}: {trace.answer or '(no answer)'}")
+    if trace.error:
+        print(f"    {trace.error}")
+    print()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,11 +85,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("task", nargs="?", default="all", choices=[*TASKS, "all"])
     parser.add_argument("--demo", action="store_true", help="Use a scripted model served locally.")
     parser.add_argument("--json", action="store_true", help="One JSON trace per task.")
+    parser.add_argument(
+        "--hierarchical",
+        action="store_true",
+        help="apples: let the planner split a step into sub-steps (1.1, 1.2, …).",
+    )
     args = parser.parse_args(argv)
     names = list(TASKS) if args.task == "all" else [args.task]
     with endpoint(args.demo, demo_model) as (base_url, model_name):
         for name in names:
-            trace = asyncio.run(run_task(base_url, model_name, name))
+            trace = asyncio.run(
+                run_task(base_url, model_name, name, hierarchical=args.hierarchical)
+            )
             if args.json:
                 print(json.dumps({**trace.to_dict(), "example": name}, ensure_ascii=False))
             else:

@@ -75,3 +75,19 @@ def test_the_local_search_ranks_the_page_that_answers_and_refuses_an_empty_query
 def test_one_page_index_still_answers() -> None:
     search = LocalSearch([Page("T", "faquad://t/1", "O crivo de Eratóstenes acha primos.")])
     assert [p.title for p in search.search("crivo primos")] == ["T"]
+
+
+def test_with_hierarchical_the_plan_has_sub_steps_carried_out_in_order() -> None:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["apples", "--demo", "--json", "--hierarchical"]) == 0
+    trace = json.loads(out.getvalue())
+    plan = trace["steps"][0]["meta"]["plan"]["steps"]
+    assert [len(s["substeps"]) for s in plan] == [2, 0]
+    done = [(s["meta"]["plan_step"], s["input"]["expression"]) for s in trace["steps"]
+            if s["kind"] == "tool"]  # fmt: skip
+    assert done == [("1.1", "15 * 2"), ("1.2", "30 - 5"), ("2", "15 + 30 + 25")]
+    assert trace["answer"] == "A frutaria vendeu 70 maçãs nos três dias."

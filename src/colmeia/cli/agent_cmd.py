@@ -19,6 +19,8 @@ from colmeia.config import get_settings
 from colmeia.errors import ConfigurationError, InputError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from colmeia.agents.trace import Step, Trace
     from colmeia.agents.watch import Exchange
     from colmeia.llm.base import ChatModel
@@ -84,6 +86,37 @@ def _print_step(step: Step) -> None:
         console.print(f"    [dim]{escape(_short(step.thought))}[/]")
     if step.observation:
         console.print(f"    → {escape(_short(step.observation))}")
+
+
+class _Tokens:
+    """Shows the model's tokens on the terminal as they arrive (a :class:`StreamSink`).
+
+    They are provisional, dim and indented: the step printed when the turn ends is what the
+    agent made of them. A retried or repaired request starts a new line (what came before it
+    no longer counts).
+    """
+
+    def __init__(self, out: Console) -> None:
+        self.out = out
+        self.open = False
+
+    def begin(self) -> None:
+        self.end()
+
+    def delta(self, text: str, part: str) -> None:
+        if not text:
+            return
+        if not self.open:
+            self.out.print("    [dim]▹[/] ", end="")
+            self.open = True
+        self.out.print(text.replace("\n", "\n      "), end="", style="dim", markup=False,
+                       highlight=False)  # fmt: skip
+        self.out.file.flush()
+
+    def end(self) -> None:
+        if self.open:
+            self.out.print()
+            self.open = False
 
 
 def _print_exchange(exchange: Exchange) -> None:
@@ -166,10 +199,19 @@ async def _run(
     tools: list[Tool],
     options: dict[str, Any],
     live: bool,
+    tokens: _Tokens | None = None,
 ) -> Trace:
     from colmeia.agents.factory import make_agent
+    from colmeia.llm.base import stream_to
 
-    on_step = _print_step if live else None
+    on_step: Callable[[Step], None] | None = _print_step if live else None
+    if live and tokens is not None:
+        sink = tokens
+
+        def on_step(step: Step) -> None:
+            sink.end()  # the streamed turn is over: its step goes on a line of its own
+            _print_step(step)
+
     try:
         agent = make_agent(
             paradigm.value,
@@ -185,8 +227,11 @@ async def _run(
             role=options["role"],
             few_shot=options["few_shot"],
         )
-        return await agent.run(task, on_step=on_step)
+        with stream_to(tokens):
+            return await agent.run(task, on_step=on_step)
     finally:
+        if tokens is not None:
+            tokens.end()
         for used in (model, options.get("judge")):
             aclose = getattr(used, "aclose", None)
             if aclose is not None:
@@ -255,6 +300,11 @@ def run(
         help="Print every prompt sent to the model and its raw reply (also with colmeia -v).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object at the end only."),
+    stream: bool | None = typer.Option(
+        None,
+        "--stream/--no-stream",
+        help="Show the model's tokens as they arrive (default: when the output is a terminal).",
+    ),
     base_url: str | None = typer.Option(None, help="Overrides COLMEIA_LLM_BASE_URL."),
     model: str | None = typer.Option(None, help="Overrides COLMEIA_LLM_MODEL."),
 ) -> None:
@@ -289,7 +339,12 @@ def run(
             if len(chosen) > 20:
                 names = f"{len(chosen)} (the most relevant 6 offered at each step)"
             console.print(f"[bold]{paradigm.value}[/] · model {chat_model.model} · tools: {names}")
-        trace = asyncio.run(_run(paradigm, task, chat_model, chosen, options, live=not as_json))
+        streaming = console.is_terminal if stream is None else stream
+        # --show-prompts prints each exchange whole; streaming it too would show it twice.
+        tokens = _Tokens(console) if streaming and not as_json and not show_prompts else None
+        trace = asyncio.run(
+            _run(paradigm, task, chat_model, chosen, options, live=not as_json, tokens=tokens)
+        )
     except ConfigurationError as exc:
         err_console.print(f"[red]Configuration error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from None

@@ -111,6 +111,18 @@ def run(
     audit_language: str | None = typer.Option(
         None, "--audit-language", help="Language of justifications: en (default), pt-BR or es."
     ),
+    context_collection: str | None = typer.Option(
+        None,
+        "--context-collection",
+        help="RAG collection of the products' own documents (colmeia ingest DOCS -c NAME): each "
+        "record's product passages go to the reviewers and the rewriter, cited in the trail.",
+    ),
+    context_store: str | None = typer.Option(
+        None, "--store", help="Store of --context-collection (default: COLMEIA_STORE)."
+    ),
+    context_passages: int | None = typer.Option(
+        None, "--context-passages", min=1, max=20, help="Passages per record (default 3)."
+    ),
     config: Path | None = typer.Option(
         None, "--config", help="TOML/JSON file with per-role models, temperatures and prices."
     ),
@@ -152,6 +164,9 @@ def run(
             max_rewrites=max_rewrites,
             policy=policy,
             audit_language=audit_language,
+            context_collection=context_collection,
+            context_store=context_store,
+            context_passages=context_passages,
         )
         llm = LLMSettings()
         if base_url or model:
@@ -282,6 +297,13 @@ def _say_settings(moderator: Moderator) -> None:
         err_console.print(
             f"prompts: {escape(str(p.path))} overrides {escape(', '.join(p.overrides) or '-')} "
             f"(sha256 {p.sha256[:12]})",
+            highlight=False,
+        )
+    if moderator.documents is not None:
+        d = moderator.documents
+        err_console.print(
+            f"context: {d.passages} passages per record from collection "
+            f"{escape(d.collection)} ({d.documents} documents)",
             highlight=False,
         )
     temps = sorted({str(rm.temperature) for rm in moderator.models.values()})

@@ -382,8 +382,10 @@ class PreparedBatch:
         return list(self._pending())
 
     def close(self) -> None:
-        """Release the lock on the results file."""
+        """Release the lock on the results file (and the documents' store, when owned)."""
         self._locked.close()
+        if self._owned and self.moderator.documents is not None:
+            self.moderator.documents.close()
 
     def __enter__(self) -> PreparedBatch:
         return self
@@ -601,12 +603,23 @@ def moderator_from_config(config: ModerationConfig, llm: LLMSettings | None = No
     if config.policy is not None:
         none = str(config.policy) == NO_POLICY and not config.policy.exists()
         policy = PolicySet.none() if none else load_policy(config.policy)
+    documents = None
+    if config.context_collection:
+        from colmeia.apps.moderation.documents import ProductDocuments
+        from colmeia.config import get_settings
+
+        documents = ProductDocuments.open(
+            config.context_store or get_settings().store_url(),
+            config.context_collection,
+            passages=config.context_passages,
+        )
     return Moderator(
         build_role_models(config, llm),
         threshold=config.threshold,
         max_rewrites=config.max_rewrites,
         policy=policy,
         audit_language=config.audit_language,
+        documents=documents,
     )
 
 

@@ -42,6 +42,7 @@ from typing import Any, Literal, TypedDict, TypeVar
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel
 
+from colmeia.apps.moderation.documents import Passage, ProductDocuments
 from colmeia.apps.moderation.language import language_name
 from colmeia.apps.moderation.policy import Policy, PolicySet, Violation, context_text
 from colmeia.apps.moderation.records import AgentView, ModerationItem, agent_view
@@ -102,6 +103,7 @@ T = TypeVar("T", bound=BaseModel)
 
 # Position of a step inside one round, so parallel reviewers land in the trail in a fixed order.
 _ORDER: dict[str, int] = {
+    "documents": -1,
     "rewriter": 0,
     "policy": 1,
     "semantic": 2,
@@ -195,6 +197,7 @@ class _State(TypedDict, total=False):
     policy: Policy
     context: str  # context and rules as one text, for the policy checks
     trail: list[Step]  # shared list, appended to as steps finish (never returned by a node)
+    documents: list[dict[str, str]]  # the product's passages shown to the models ([] for none)
     current: str  # the answer under review / the baseline of the next rewrite
     semantic: SemanticReview | None
     contextual: ContextualReview | None
@@ -231,6 +234,27 @@ def _user_prompt(role: str, **variables: Any) -> str:
     return render_prompt(_PKG, f"{role}.j2", part="user", **variables)
 
 
+def _documents_step(source: ProductDocuments, query: str, passages: list[Passage]) -> Step:
+    return Step(
+        "documents",
+        0,
+        {
+            "collection": source.collection,
+            "query": query,
+            "passages": [p.cited() for p in passages],
+        },
+        "",
+    )
+
+
+def _shown(passages: list[Passage]) -> list[dict[str, str]]:
+    """The passages as the templates show them: a short label the models can cite ([D1])."""
+    return [
+        {"label": f"D{i}", "title": p.title, "text": p.text}
+        for i, p in enumerate(passages, start=1)
+    ]
+
+
 def _policy_step(rnd: int, checked: str, violations: list[Violation]) -> Step:
     return Step(
         "policy",
@@ -258,6 +282,7 @@ class Moderator:
         max_rewrites: int = 3,
         policy: PolicySet | None = None,
         audit_language: str = "en",
+        documents: ProductDocuments | None = None,
     ) -> None:
         if max_rewrites < 1:
             raise ConfigurationError("max_rewrites must be at least 1")
@@ -279,6 +304,8 @@ class Moderator:
         self.max_rewrites = max_rewrites
         self.policy = policy or PolicySet()
         self.audit_language = audit_language
+        # The product's own documents: read before judging facts (``--context-collection``).
+        self.documents = documents
         # The prompts folder is validated now, before any item: a bad template stops the run at
         # start with one line naming the file, not on the first item.
         self.prompts = active_prompts()
@@ -342,6 +369,7 @@ class Moderator:
             answer=state["current"],
             context=v.context,
             rules=v.rules,
+            documents=state["documents"],
             category=v.category,
             intent=v.intent,
         )
@@ -381,6 +409,7 @@ class Moderator:
             answer=state["current"],
             context=v.context,
             rules=v.rules,
+            documents=state["documents"],
             semantic=state["semantic"],
             contextual=state["contextual"],
             policy=state["policy"].instructions(),
@@ -402,6 +431,7 @@ class Moderator:
             answer=state["current"],
             context=v.context,
             rules=v.rules,
+            documents=state["documents"],
             suggestions=state.get("suggestions", []),
             feedback=feedback,
             policy=policy.instructions(),
@@ -452,6 +482,7 @@ class Moderator:
             revision=revisions,
             context=v.context,
             rules=v.rules,
+            documents=state["documents"],
             suggestions=state.get("suggestions", []),
             semantic=sem,
             contextual=ctx,
@@ -547,11 +578,16 @@ class Moderator:
             violations = policy.check(view.answer, context)
             if violations:
                 trail.append(_policy_step(0, "original", violations))
+            passages: list[Passage] = []
+            if self.documents is not None:
+                query, passages = await self.documents.for_record(view)
+                trail.append(_documents_step(self.documents, query, passages))
             state = {
                 "view": view,
                 "policy": policy,
                 "context": context,
                 "trail": trail,
+                "documents": _shown(passages),
                 "current": view.answer,
                 "semantic": None,
                 "contextual": None,
@@ -600,6 +636,17 @@ def _scores(trail: list[Step]) -> list[tuple[int, int]]:
     return [(r["semantic"], r["contextual"]) for _, r in sorted(rounds.items()) if len(r) == 2]
 
 
+def _documents_cited(trail: list[Step]) -> dict[str, Any] | None:
+    """Which passages of which collection the models were shown (None: no collection used)."""
+    for t in trail:
+        if t.role == "documents" and t.output is not None:
+            return {
+                "collection": t.output["collection"],
+                "passages": [p["id"] for p in t.output["passages"]],
+            }
+    return None
+
+
 def _result(
     state: Mapping[str, Any],
     trail: list[Step],
@@ -617,7 +664,7 @@ def _result(
     if outcome == "ERROR" and not error:
         error, kind = "the graph ended without an outcome", "internal"
     policy: Policy | None = state.get("policy")
-    calls = [t for t in trail if t.role != "policy"]
+    calls = [t for t in trail if t.role not in ("policy", "documents")]
     usage = {
         "calls": len(calls),
         "requests": sum(t.requests for t in calls),
@@ -654,6 +701,7 @@ def _result(
                 for v in t.output["violations"]
             ],
         },
+        "documents": _documents_cited(trail),
         "trail": [t.as_dict() for t in trail],
         "usage": usage,
         "error": error,

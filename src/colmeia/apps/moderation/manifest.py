@@ -162,6 +162,7 @@ def run_settings(moderator: Moderator) -> dict[str, Any]:
         "roles": roles,
         "prompts": prompt_hashes(),
         "prompts_dir": moderator.prompts.describe() if moderator.prompts else None,
+        "documents": moderator.documents.describe() if moderator.documents else None,
     }
 
 
@@ -195,6 +196,12 @@ def differences(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str
             out.append("policy file content changed" if a and b else "policy file added/removed")
         elif name.startswith("policy.rules"):
             continue  # summarised by the policy hash above
+        elif name == "documents.collection":
+            out.append(f"context collection (product documents): {a!r} → {b!r}")
+        elif name.startswith("documents.") and (a is None or b is None):
+            continue  # the collection was added or removed: said once above
+        elif name in ("documents.documents", "documents.generation"):
+            out.append(f"context collection content changed ({name}: {a!r} → {b!r})")
         else:
             out.append(f"{name}: {a!r} → {b!r}")
     roles = {r for key in (before.get("roles"), after.get("roles")) if key for r in key}

@@ -102,6 +102,17 @@ class ModerationConfig(BaseModel):
         default="en", description="Language of every justification, suggestion and reason."
     )
     policy: Path | None = Field(default=None, description="Policy file (YAML/TOML/JSON).")
+    context_collection: str | None = Field(
+        default=None,
+        description="RAG collection of the products' own documents (manuals, specifications, "
+        "FAQ): their passages go to the reviewers and the rewriter.",
+    )
+    context_store: str | None = Field(
+        default=None, description="Store of the context collection (default: COLMEIA_STORE)."
+    )
+    context_passages: int = Field(
+        default=3, ge=1, le=20, description="Passages of the product's documents per record."
+    )
     roles: dict[
         Literal["reviewer", "semantic", "contextual", "suggester", "rewriter", "decider"],
         RoleConfig,
@@ -140,7 +151,15 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
         if not name.startswith(_ENV_PREFIX) or name == _ENV_PREFIX + "CONFIG":
             continue
         rest = name[len(_ENV_PREFIX) :].lower()
-        if rest in ("threshold", "max_rewrites", "audit_language", "policy"):
+        if rest in (
+            "threshold",
+            "max_rewrites",
+            "audit_language",
+            "policy",
+            "context_collection",
+            "context_store",
+            "context_passages",
+        ):
             data[rest] = value
             continue
         for role in (*_GROUPS, *ROLES):
@@ -150,7 +169,7 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
         else:
             raise ConfigurationError(
                 f"{name}: unknown setting; use COLMEIA_MODERATION_THRESHOLD, _MAX_REWRITES, "
-                "_AUDIT_LANGUAGE, _POLICY or _<ROLE>_<MODEL|BASE_URL|API_KEY|TEMPERATURE|"
+                "_AUDIT_LANGUAGE, _POLICY, _CONTEXT_COLLECTION, _CONTEXT_STORE, _CONTEXT_PASSAGES or _<ROLE>_<MODEL|BASE_URL|API_KEY|TEMPERATURE|"
                 f"MAX_TOKENS|PRICE_INPUT_PER_MTOK|PRICE_OUTPUT_PER_MTOK> with ROLE one of "
                 f"REVIEWER, {', '.join(r.upper() for r in ROLES)}"
             )
