@@ -27,3 +27,16 @@ def test_the_configured_session_lifetime_is_the_one_applied(
     svc.state.db.execute("UPDATE web_sessions SET expires_at = created_at - 1")
     again = svc.client.get("/ui/search", follow_redirects=False)
     assert again.status_code == 303 and "/ui/login" in again.headers["location"]
+
+
+def test_a_sign_in_lasts_twelve_hours_when_no_lifetime_is_configured(
+    make_service: Callable[..., Any],
+) -> None:
+    # docs/service.md promises twelve hours: a longer default would keep a shared
+    # computer signed in overnight, a shorter one signs people out mid-afternoon
+    svc = make_service()
+    response = svc.sign_in(svc.key("acme")["X-API-Key"])
+    cookie = response.headers["set-cookie"]
+    assert re.search(r"Max-Age=(\d+)", cookie).group(1) == str(12 * 3600)  # type: ignore[union-attr]
+    row = svc.state.db.one("SELECT created_at, expires_at FROM web_sessions")
+    assert row["expires_at"] - row["created_at"] == pytest.approx(12 * 3600)
