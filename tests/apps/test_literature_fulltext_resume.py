@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from colmeia.apps.literature.fulltext import FetchLimits, fetch_full_texts
+from colmeia.apps.literature.fulltext import FetchLimits, FetchOutcome, fetch_full_texts
 from colmeia.apps.literature.records import Record
 
 # a small, well-formed PDF body: its bytes are all that matter here
@@ -25,8 +25,11 @@ HALF = len(PDF) // 2
 
 
 class Server:
-    def __init__(self, honours_range: bool) -> None:
+    def __init__(self, honours_range: bool, refuses_ranges: bool = False) -> None:
         self.honours_range = honours_range
+        # answers every request with 416 Range Not Satisfiable, as a server does when the
+        # range starts at (or past) the end of the file
+        self.refuses_ranges = refuses_ranges
         self.ranges: list[str | None] = []
         server = self
 
@@ -35,6 +38,11 @@ class Server:
                 wanted = self.headers.get("Range")
                 server.ranges.append(wanted)
                 m = re.fullmatch(r"bytes=(\d+)-", wanted or "")
+                if server.refuses_ranges:
+                    self.send_response(416)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 if m and server.honours_range:
                     start = int(m.group(1))
                     body = PDF[start:]
@@ -101,3 +109,41 @@ def test_a_half_download_from_another_address_is_started_over(tmp_path: Path) ->
         s.httpd.server_close()
     assert s.ranges == [None]
     assert Path(outcome.path).read_bytes() == PDF
+
+
+def _fetch_from(
+    server: Server, tmp_path: Path, part_bytes: bytes | None
+) -> tuple[FetchOutcome, Path]:
+    threading.Thread(target=server.httpd.serve_forever, daemon=True).start()
+    try:
+        record = Record(title="Tese", links=[server.url])
+        part = tmp_path / (re.sub(r"[^A-Za-z0-9._-]+", "_", record.id) + ".pdf.part")
+        if part_bytes is not None:
+            part.write_bytes(part_bytes)
+            part.with_suffix(".url").write_text(server.url, encoding="utf-8")
+        (outcome,) = fetch_full_texts(
+            [record], tmp_path, limits=FetchLimits(host_delay=0.0), allow_private=True
+        )
+    finally:
+        server.httpd.shutdown()
+        server.httpd.server_close()
+    return outcome, part
+
+
+def test_a_download_stopped_after_its_last_byte_is_kept_when_the_server_has_no_more(
+    tmp_path: Path,
+) -> None:
+    server = Server(honours_range=True, refuses_ranges=True)
+    outcome, _ = _fetch_from(server, tmp_path, PDF)
+    assert server.ranges == [f"bytes={len(PDF)}-"]
+    assert outcome.outcome == "fetched"
+    assert Path(outcome.path).read_bytes() == PDF
+
+
+def test_a_416_to_a_fresh_download_is_a_failure_not_an_empty_file(tmp_path: Path) -> None:
+    server = Server(honours_range=True, refuses_ranges=True)
+    outcome, part = _fetch_from(server, tmp_path, None)
+    assert server.ranges == [None]  # nothing on disk: no range was asked for
+    assert outcome.outcome == "failed"
+    assert outcome.detail == "the server answered 416"
+    assert not list(tmp_path.glob("*.pdf")) and not part.exists()
