@@ -39,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from colmeia.errors import ConfigurationError, InputError
-from colmeia.rag.index.lexical import Analyzer, LexicalConfig, LexicalIndex
+from colmeia.rag.index.lexical import Analyzer, LexicalIndex
 from colmeia.store.base import Store, StoredDocument
 
 __all__ = [
@@ -291,7 +291,7 @@ def screening_queue(
         scores = sims if included else -sims
         basis = "similar to included" if included else "unlike excluded"
     elif question.strip():
-        index = LexicalIndex.build([texts[i] for i in todo], LexicalConfig())
+        index = LexicalIndex.build([texts[i] for i in todo])
         pos, found = index.search(question, len(todo))
         scores = np.zeros(len(todo))
         scores[pos] = found
