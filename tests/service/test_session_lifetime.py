@@ -40,3 +40,18 @@ def test_a_sign_in_lasts_twelve_hours_when_no_lifetime_is_configured(
     assert re.search(r"Max-Age=(\d+)", cookie).group(1) == str(12 * 3600)  # type: ignore[union-attr]
     row = svc.state.db.one("SELECT created_at, expires_at FROM web_sessions")
     assert row["expires_at"] - row["created_at"] == pytest.approx(12 * 3600)
+
+
+def test_signing_out_ends_the_session_on_the_server_not_only_in_the_browser(
+    make_service: Callable[..., Any],
+) -> None:
+    svc = make_service()
+    svc.sign_in(svc.key("acme")["X-API-Key"])
+    token = svc.client.cookies["colmeia_session"]
+    out = svc.client.post("/ui/logout", follow_redirects=False)
+    assert out.status_code == 303 and out.headers["location"] == "/ui/login"
+    assert svc.state.db.one("SELECT COUNT(*) AS n FROM web_sessions")["n"] == 0
+    # the same cookie, kept by a copy of the browser's jar, no longer signs anyone in
+    svc.client.cookies.set("colmeia_session", token)
+    again = svc.client.get("/ui/search", follow_redirects=False)
+    assert again.status_code == 303 and "/ui/login" in again.headers["location"]
