@@ -25,7 +25,9 @@ HALF = len(PDF) // 2
 
 
 class Server:
-    def __init__(self, honours_range: bool, refuses_ranges: bool = False) -> None:
+    def __init__(
+        self, honours_range: bool, refuses_ranges: bool = False, path: str = "/bitstream/1/tese.pdf"
+    ) -> None:
         self.honours_range = honours_range
         # answers every request with 416 Range Not Satisfiable, as a server does when the
         # range starts at (or past) the end of the file
@@ -60,7 +62,7 @@ class Server:
                 pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/bitstream/1/tese.pdf"
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
 
 
 @pytest.fixture(params=[True, False], ids=["answers-206", "ignores-range-200"])
@@ -112,7 +114,12 @@ def test_a_half_download_from_another_address_is_started_over(tmp_path: Path) ->
 
 
 def _fetch_from(
-    server: Server, tmp_path: Path, part_bytes: bytes | None
+    server: Server,
+    tmp_path: Path,
+    part_bytes: bytes | None,
+    *,
+    mark: bool = True,
+    limits: FetchLimits | None = None,
 ) -> tuple[FetchOutcome, Path]:
     threading.Thread(target=server.httpd.serve_forever, daemon=True).start()
     try:
@@ -120,9 +127,10 @@ def _fetch_from(
         part = tmp_path / (re.sub(r"[^A-Za-z0-9._-]+", "_", record.id) + ".pdf.part")
         if part_bytes is not None:
             part.write_bytes(part_bytes)
-            part.with_suffix(".url").write_text(server.url, encoding="utf-8")
+            if mark:
+                part.with_suffix(".url").write_text(server.url, encoding="utf-8")
         (outcome,) = fetch_full_texts(
-            [record], tmp_path, limits=FetchLimits(host_delay=0.0), allow_private=True
+            [record], tmp_path, limits=limits or FetchLimits(host_delay=0.0), allow_private=True
         )
     finally:
         server.httpd.shutdown()
@@ -147,3 +155,42 @@ def test_a_416_to_a_fresh_download_is_a_failure_not_an_empty_file(tmp_path: Path
     assert outcome.outcome == "failed"
     assert outcome.detail == "the server answered 416"
     assert not list(tmp_path.glob("*.pdf")) and not part.exists()
+
+
+@pytest.mark.parametrize(
+    ("path", "resumed"),
+    [
+        ("/files/tese.pdf", True),  # a link that names a PDF
+        ("/bitstream/handle/1/2", True),  # a repository's bitstream
+        ("/server/api/core/bitstreams/9/content", True),
+        ("/view/artigo?id=3", False),  # a page that happened to answer with a PDF
+    ],
+)
+def test_a_half_left_without_its_address_is_resumed_only_from_a_pdf_or_bitstream_link(
+    tmp_path: Path, path: str, resumed: bool
+) -> None:
+    # a .part from before the address was recorded beside it
+    server = Server(honours_range=True, path=path)
+    outcome, part = _fetch_from(server, tmp_path, PDF[:HALF], mark=False)
+    assert server.ranges == ([f"bytes={HALF}-"] if resumed else [None])
+    assert outcome.outcome == "fetched"
+    assert Path(outcome.path).read_bytes() == PDF and not part.exists()
+
+
+@pytest.mark.parametrize("limit", [len(PDF), len(PDF) - 1])
+def test_a_resumed_download_is_held_to_the_size_limit_as_a_whole(
+    tmp_path: Path, limit: int
+) -> None:
+    server = Server(honours_range=True)
+    outcome, part = _fetch_from(
+        server, tmp_path, PDF[:HALF], limits=FetchLimits(host_delay=0.0, max_bytes=limit)
+    )
+    assert server.ranges == [f"bytes={HALF}-"]
+    if limit == len(PDF):  # the limit itself is allowed
+        assert outcome.outcome == "fetched" and Path(outcome.path).read_bytes() == PDF
+        return
+    assert outcome.outcome == "too large"
+    assert outcome.detail == f"{len(PDF) / 1e6:.1f} MB is over the {limit / 1e6:g} MB limit"
+    # nothing is kept: the next run starts over instead of resuming a refused file
+    assert not part.exists() and not part.with_suffix(".url").exists()
+    assert not list(tmp_path.glob("*.pdf"))
