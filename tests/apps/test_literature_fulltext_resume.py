@@ -2,7 +2,8 @@
 really sends the rest: a server that ignores the Range request and answers 200 with the whole
 file must not have that file appended to the half already on disk.
 
-A real HTTP server on 127.0.0.1 answers each way (206 with the rest, 200 with everything)."""
+A real HTTP server on 127.0.0.1 answers each way (206 with the rest, 200 with everything, 416).
+Last, what a landing page offers to download: its PDF links in any letter case."""
 
 from __future__ import annotations
 
@@ -14,7 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from colmeia.apps.literature.fulltext import FetchLimits, FetchOutcome, fetch_full_texts
+from colmeia.apps.literature.fulltext import (
+    FetchLimits,
+    FetchOutcome,
+    fetch_full_texts,
+    pdf_links_in_html,
+)
 from colmeia.apps.literature.records import Record
 
 # a small, well-formed PDF body: its bytes are all that matter here
@@ -194,3 +200,29 @@ def test_a_resumed_download_is_held_to_the_size_limit_as_a_whole(
     # nothing is kept: the next run starts over instead of resuming a refused file
     assert not part.exists() and not part.with_suffix(".url").exists()
     assert not list(tmp_path.glob("*.pdf"))
+
+
+LANDING = """<html><head>
+<base href="https://repo.example.org/jspui/">
+<META NAME="Citation_PDF_URL" CONTENT="bitstream/1/2/tese.pdf">
+<link rel="alternate" type="Application/PDF" href="https://repo.example.org/alt/tese.pdf">
+</head><body>
+<a href="files/ANEXO.PDF">Anexo</a>
+<a href="https://repo.example.org/x/42">Texto completo (PDF)</a>
+<a href="https://repo.example.org/y/43">Baixar PDF</a>
+<a href="#topo">PDF</a>
+<a href="mailto:bib@example.org">PDF</a>
+<a>PDF</a>
+<a href="../jspui/handle/123/456">Registro</a>
+</body></html>"""
+
+
+def test_a_landing_page_offers_its_pdfs_in_any_letter_case_against_its_base_address() -> None:
+    pdfs, items = pdf_links_in_html(LANDING, "https://other.example.org/page")
+    assert pdfs == [
+        "https://repo.example.org/jspui/bitstream/1/2/tese.pdf",  # the meta tag first
+        "https://repo.example.org/alt/tese.pdf",
+        "https://repo.example.org/jspui/files/ANEXO.PDF",
+        "https://repo.example.org/y/43",  # an anchor whose words include "PDF"
+    ]
+    assert items == ["https://repo.example.org/jspui/handle/123/456"]
