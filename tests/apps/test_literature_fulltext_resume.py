@@ -226,3 +226,108 @@ def test_a_landing_page_offers_its_pdfs_in_any_letter_case_against_its_base_addr
         "https://repo.example.org/y/43",  # an anchor whose words include "PDF"
     ]
     assert items == ["https://repo.example.org/jspui/handle/123/456"]
+
+
+class Site:
+    """A host that moves its PDF (``/old`` answers ``status`` with a Location to ``/tese.pdf``)
+    and serves, under ``/fake.pdf``, a page that says it is a PDF and is not."""
+
+    def __init__(self, status: int = 301) -> None:
+        self.status = status
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                if self.path == "/old":
+                    self.send_response(status)
+                    self.send_header("Location", "/tese.pdf")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                body = PDF if self.path == "/tese.pdf" else b"<html>login required</html>"
+                self.send_response(200)
+                self.send_header("Content-Type", "application/pdf")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def fetch(self, path: str, tmp_path: Path) -> FetchOutcome:
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        try:
+            record = Record(title="Tese", links=[self.base + path])
+            (outcome,) = fetch_full_texts(
+                [record], tmp_path, limits=FetchLimits(host_delay=0.0), allow_private=True
+            )
+        finally:
+            self.httpd.shutdown()
+            self.httpd.server_close()
+        return outcome
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_a_moved_pdf_is_followed_to_its_new_address(tmp_path: Path, status: int) -> None:
+    site = Site(status)
+    outcome = site.fetch("/old", tmp_path)
+    assert (outcome.outcome, outcome.url) == ("fetched", site.base + "/tese.pdf")
+    assert Path(outcome.path).read_bytes() == PDF
+
+
+def test_a_download_labelled_pdf_that_is_not_one_is_refused_and_not_kept(tmp_path: Path) -> None:
+    site = Site()
+    outcome = site.fetch("/fake.pdf", tmp_path)
+    assert (outcome.outcome, outcome.url) == ("failed", site.base + "/fake.pdf")
+    assert outcome.detail == "the download is not a PDF (no %PDF- header)"
+    assert not list(tmp_path.iterdir())  # no file, no half, no address left behind
+
+
+class CutServer:
+    """Sends half of the PDF and drops the connection; answers a Range with the rest (206)."""
+
+    def __init__(self) -> None:
+        self.ranges: list[str | None] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                wanted = self.headers.get("Range")
+                server.ranges.append(wanted)
+                m = re.fullmatch(r"bytes=(\d+)-", wanted or "")
+                start = int(m.group(1)) if m else 0
+                self.send_response(206 if m else 200)
+                self.send_header("Content-Type", "application/pdf")
+                self.send_header("Content-Length", str(len(PDF) - start))
+                self.end_headers()
+                # the first answer stops half-way: the connection closes after this write
+                self.wfile.write(PDF[start:] if m else PDF[:HALF])
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/files/tese"
+
+
+def test_a_download_cut_half_way_is_resumed_by_the_next_run(tmp_path: Path) -> None:
+    server = CutServer()
+    threading.Thread(target=server.httpd.serve_forever, daemon=True).start()
+    record = Record(title="Tese cortada", links=[server.url])
+    limits = FetchLimits(host_delay=0.0)
+    try:
+        (first,) = fetch_full_texts([record], tmp_path, limits=limits, allow_private=True)
+        assert first.outcome == "failed"
+        # what arrived is kept, with the address it came from (the link names no PDF)
+        (part,) = tmp_path.glob("*.part")
+        assert PDF.startswith(part.read_bytes()) and part.stat().st_size > 0
+        assert part.with_suffix(".url").read_text(encoding="utf-8") == server.url
+        have = part.stat().st_size
+        (second,) = fetch_full_texts([record], tmp_path, limits=limits, allow_private=True)
+    finally:
+        server.httpd.shutdown()
+        server.httpd.server_close()
+    assert server.ranges == [None, f"bytes={have}-"]
+    assert second.outcome == "fetched" and Path(second.path).read_bytes() == PDF
