@@ -197,3 +197,26 @@ def test_prisma_counts_each_work_included_on_its_full_text(library: Any) -> None
     counts = prisma_flow(store, "col", log)
     assert (counts["full_text_assessed"], counts["included"]) == (3, 2)
     assert counts["excluded_full_text"] == 1
+
+
+def test_the_queue_offers_ten_works_unless_asked_otherwise_and_shows_a_missing_abstract_as_none(
+    tmp_path: Path,
+) -> None:
+    rows = []
+    for i in range(12):
+        rows += ["TY  - THES", f"TI  - Trabalho número {i + 1}", f"PY  - {2000 + i}"]
+        rows += [] if i == 0 else [f"AB  - Resumo do trabalho {i + 1}."]
+        rows.append("ER  - ")
+    (tmp_path / "w.ris").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    store = open_store(f"sqlite:///{tmp_path / 's.db'}", cache_dir=tmp_path / "cache")
+    try:
+        import_library(store, "col", [tmp_path / "w.ris"])
+        queue = screening_queue(store, "col", ScreeningLog("col"))
+        assert len(queue) == 10
+        every = screening_queue(store, "col", ScreeningLog("col"), 12)
+        assert next(q for q in every if q.title == "Trabalho número 1").abstract == ""
+        # an existing collection with nothing in it is an empty queue, not "no collection"
+        store.ensure_collection("vazia")
+        assert screening_queue(store, "vazia", ScreeningLog("vazia")) == []
+    finally:
+        store.close()
