@@ -31,3 +31,15 @@ def test_a_number_is_found_with_or_without_its_thousands_dots(query: str, passag
 
 def test_a_number_is_one_term_without_its_dots() -> None:
     assert Analyzer().tokens("Lei nº 8.666/1993") == ["lei", "8666", "1993"]
+
+
+@pytest.mark.parametrize(("scores", "k"), [([0.5, 2.0, 1.0], 0), ([0.5, 2.0], -1), ([], 3)])
+def test_asking_for_no_passages_or_searching_none_gives_none(scores: list[float], k: int) -> None:
+    import numpy as np
+
+    from colmeia.rag.index.lexical import top_k
+
+    positions, values = top_k(np.array(scores, dtype=np.float32), k)
+    assert positions.tolist() == [] and values.tolist() == []
+    passages = np.array(["a", "b", "c"])
+    assert passages[positions].tolist() == []  # positions index passages even when empty
