@@ -217,3 +217,31 @@ async def test_an_expression_that_drops_the_tasks_parentheses_is_refused(
     assert not first.ok
     assert "keep the grouping, e.g. (345 + 789)*3" in first.observation
     assert second.ok and second.observation == "3402"
+
+
+async def test_prose_where_a_tool_is_needed_ends_the_run_the_second_time_whatever_came_between(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    """A step answered in prose gets one new plan; a second prose answer ends the run, even
+    when another kind of failure (a REPLAN) came between the two."""
+    compute = {"steps": [{"description": "Calcule 17% de 2340", "tool": "calculator"}]}
+    sim = SimulatedModel(
+        script=[
+            compute,
+            "É cerca de 400.",  # prose where the calculator is required
+            "Uns 400, acho.",  # prose again: the step's answer is unusable
+            {"steps": [{"description": "Look up order 7", "tool": "lookup_order"}]},
+            call("lookup_order", order_id="7"),
+            "REPLAN: order 7 does not exist",
+            compute,
+            "É cerca de 400.",
+            "Uns 400, acho.",
+        ]
+    )
+    agent = PlanAndSolveAgent(
+        client(sim_server(sim)), shop_tools(), max_replans=5, tool_mode="native"
+    )
+    trace = await agent.run("Quanto é 17% de 2.340?")
+    assert (trace.status, trace.stop_reason) == (RunStatus.MODEL_ERROR, "model_output")
+    assert [s.kind for s in trace.steps].count("replan") == 2
+    assert sim.stats()["script_remaining"] == 0

@@ -42,3 +42,25 @@ def test_a_tool_name_in_brackets_or_quotes_is_the_tool(name: str) -> None:
         {"expression": "2+2"},
         None,
     )
+
+
+@pytest.mark.parametrize(
+    ("key", "name"),
+    [
+        ("answer", "finish"),
+        ("final_answer", "final_answer"),
+        ("resposta", "resposta_final"),
+        ("respuesta", "respuesta_final"),
+        ("text", "respond"),
+        ("result", "finish"),
+        ("output", "finish"),
+    ],
+)
+def test_the_answer_field_of_a_final_answer_with_other_fields_is_the_answer(
+    key: str, name: str
+) -> None:
+    # small models add fields beside the answer (a confidence, a source): the answer is the
+    # field that names it, in English, Portuguese or Spanish
+    call = f'{{"name": "{name}", "arguments": {{"{key}": "42", "confianza": "alta"}}}}'
+    parsed = parse_reply(f"Thought: done\nAction: {call}", TOOLS)
+    assert (parsed.final_answer, parsed.action) == ("42", None)

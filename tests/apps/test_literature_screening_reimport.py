@@ -83,3 +83,82 @@ def test_the_latest_decision_is_the_furthest_stages() -> None:
     stage_and_decision = log.decision("w2")
     assert stage_and_decision is not None
     assert (stage_and_decision[0], stage_and_decision[1].decision) == ("full_text", "exclude")
+
+
+def _ris_notes(path: Path, doi: str, *notes: str) -> Path:
+    rows = ["TY  - THES", f"TI  - {WORKS[doi]}", "PY  - 2020", f"DO  - {doi}"]
+    rows += [f"N1  - {n}" for n in notes]
+    path.write_text("\n".join([*rows, "ER  - "]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_carried_decision_keeps_its_stage_reason_notes_author_and_time(tmp_path: Path) -> None:
+    log = ScreeningLog("teses")
+    a = work_id("10.1000/a")
+    exported = _ris_notes(
+        tmp_path / "z.ris",
+        "10.1000/a",
+        screening_note("include", "", "bom recorte", who="ana", at="2026-11-01T10:00:00+00:00"),
+        screening_note(
+            "exclude",
+            "sem dados",
+            "lido em 2 dias\nfalta o anexo",
+            stage="full_text",
+            who="bia",
+            at="2026-11-02T10:00:00+00:00",
+        ),
+    )
+    assert import_decisions(log, [exported]) == 2
+    first = log.stages["title_abstract"][a]
+    # an inclusion needs no reason: none is made up for it
+    assert (first.decision, first.reason, first.notes, first.who, first.at) == (
+        "include",
+        "",
+        "bom recorte",
+        "ana",
+        "2026-11-01T10:00:00+00:00",
+    )
+    full = log.stages["full_text"][a]
+    assert (full.decision, full.reason, full.notes, full.who, full.at) == (
+        "exclude",
+        "sem dados",
+        "lido em 2 dias\nfalta o anexo",
+        "bia",
+        "2026-11-02T10:00:00+00:00",
+    )
+
+
+def test_a_full_text_decision_for_a_work_not_included_on_its_abstract_is_left_out(
+    tmp_path: Path,
+) -> None:
+    a = work_id("10.1000/a")
+    full_text = screening_note("include", stage="full_text", at="2026-11-05T10:00:00+00:00")
+    for title_abstract in (None, "exclude"):
+        log = ScreeningLog("teses")
+        if title_abstract:
+            log.decide(a, "exclude", "fora do recorte", at="2026-11-04T10:00:00+00:00")
+        exported = _ris_notes(tmp_path / "z.ris", "10.1000/a", full_text)
+        # no error, nothing taken: a full text is screened only after an inclusion
+        assert import_decisions(log, [exported]) == 0
+        assert a not in log.stages["full_text"]
+    log = ScreeningLog("teses")
+    log.decide(a, "include", at="2026-11-04T10:00:00+00:00")
+    assert import_decisions(log, [_ris_notes(tmp_path / "z.ris", "10.1000/a", full_text)]) == 1
+    assert log.stages["full_text"][a].decision == "include"
+
+
+def test_one_skipped_note_does_not_hide_the_next_one_of_the_same_work(tmp_path: Path) -> None:
+    a = work_id("10.1000/a")
+    log = ScreeningLog("teses")
+    log.decide(a, "include", at="2026-11-03T10:00:00+00:00")
+    exported = _ris_notes(
+        tmp_path / "z.ris",
+        "10.1000/a",
+        screening_note("pending"),  # not a decision
+        # older than the library's: kept out
+        screening_note("exclude", "tema", at="2026-11-01T10:00:00+00:00"),
+        # newer: taken
+        screening_note("exclude", "duplicata", at="2026-11-09T10:00:00+00:00"),
+    )
+    assert import_decisions(log, [exported]) == 1
+    assert log.stages["title_abstract"][a].reason == "duplicata"

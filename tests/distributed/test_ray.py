@@ -383,27 +383,3 @@ def test_vectors_made_in_ray_tasks_equal_the_ones_made_locally(tmp_path: Path) -
     finally:
         ray_store.close()
         local_store.close()
-
-
-def test_a_ray_map_gives_every_result_once_in_input_order_whatever_finishes_first() -> None:
-    from colmeia.executors.ray_map import ray_map_ordered
-
-    def slow_first(item: Any, scale: float) -> Any:
-        # the first items take longest: a map that yields as tasks finish gets them last
-        import time as _time
-
-        if isinstance(item, int):
-            _time.sleep(scale * (12 - item))
-            if item == 7:
-                raise ValueError("item 7 is bad")
-        return ("done", item)
-
-    # falsy items (0, None, "") are items like any other; 3 twice is two items
-    items: list[Any] = [0, 1, 2, 3, 3, None, 5, "", 7, 8, 9, 10]
-    got = list(ray_map_ordered(slow_first, items, 0.05, workers=2))
-    assert [item for item, _ in got] == items
-    assert [r for _, r in got if not isinstance(r, Exception)] == [
-        ("done", i) for i in items if i != 7
-    ]
-    (bad,) = [r for _, r in got if isinstance(r, Exception)]
-    assert "item 7 is bad" in str(bad)

@@ -61,3 +61,30 @@ async def test_a_guard_lookup_in_an_earlier_turn_does_not_stop_this_turns_lookup
     assert _found(first) == [FIRST]
     second = await bot.ask("t1", f"E a do processo {SECOND}?")
     assert _found(second) == [SECOND]
+
+
+async def test_after_a_second_answer_in_the_same_turn_the_guard_acts_again(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        # a model that asks, answers in words, and never looks anything up itself
+        search=[
+            call("ask_user", question="Qual é o número do processo?"),
+            Reply(content="Não sei dizer."),
+            call("ask_user", question="Qual destes é o seu? Diga o número."),
+            Reply(content="Vou consultar."),
+            Reply(content="Pronto."),
+        ],
+    )
+    bot = await assistant(scripted(roles))
+    asked = await bot.ask("t1", "Preciso saber do andamento do meu processo")
+    assert asked.status == "waiting_clarification"
+    # the first answer describes the case: the guard searches the registry for it
+    listed = await bot.resume("t1", "não sei o número, é sobre a merenda de Três Barras")
+    assert listed.status == "waiting_clarification", listed.as_dict()
+    assert [t["tool"] for t in listed.tools if t["guard"]] == ["search_cases"]
+    # the second answer gives the number: it is looked up although a guard acted before it
+    done = await bot.resume("t1", "32/2023")
+    assert _found(done) == [FIRST], done.as_dict()
+    assert "Aguardando defesa" in done.answer

@@ -335,6 +335,9 @@ async def test_an_original_breaking_the_policy_is_never_kept(
     suggester = "\n".join(str(m["content"]) for m in agents.calls["suggester"][0].messages)
     assert "POLICY VIOLATIONS TO FIX" in suggester
     assert "(11) 98765-4321" in suggester
+    # and the first rewrite is told what to remove, not only shown the answer that has it
+    rewriter = "\n".join(str(m["content"]) for m in agents.calls["rewriter"][0].messages)
+    assert "remove the phone number (11) 98765-4321" in rewriter
 
 
 async def test_random_rewrites_never_let_a_violation_out(

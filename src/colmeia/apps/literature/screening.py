@@ -39,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from colmeia.errors import ConfigurationError, InputError
-from colmeia.rag.index.lexical import Analyzer, LexicalConfig, LexicalIndex
+from colmeia.rag.index.lexical import Analyzer, LexicalIndex
 from colmeia.store.base import Store, StoredDocument
 
 __all__ = [
@@ -291,7 +291,7 @@ def screening_queue(
         scores = sims if included else -sims
         basis = "similar to included" if included else "unlike excluded"
     elif question.strip():
-        index = LexicalIndex.build([texts[i] for i in todo], LexicalConfig())
+        index = LexicalIndex.build([texts[i] for i in todo])
         pos, found = index.search(question, len(todo))
         scores = np.zeros(len(todo))
         scores[pos] = found
@@ -351,18 +351,15 @@ def import_decisions(log: ScreeningLog, sources: Sequence[Path]) -> int:
     is the oldest). Title/abstract decisions are taken before full-text ones, and a full-text
     decision is taken only for a work included on its title and abstract. An exclusion
     without a reason is taken with the reason "(sem motivo no arquivo)"."""
-    from colmeia.apps.literature.decision_notes import CarriedDecision, newer
+    from colmeia.apps.literature.decision_notes import newer
     from colmeia.apps.literature.records import load_records
 
     taken = 0
     records = load_records(sources).records
     for stage in STAGES:
         for rec in records:
+            # (rec.screening is the first of rec.decisions: every reader sets both from the notes)
             carried = [d for d in rec.decisions if d.stage == stage]
-            if not carried and stage == "title_abstract" and rec.screening:
-                carried = [
-                    CarriedDecision(stage, rec.screening, rec.screening_reason, rec.screening_notes)
-                ]
             for d in carried:
                 if d.decision not in ("include", "exclude"):
                     continue

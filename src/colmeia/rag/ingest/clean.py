@@ -47,8 +47,10 @@ _PAGE_NUMBER_RE = re.compile(
     re.IGNORECASE,
 )
 _FINAL_PUNCT = (".", "!", "?", ":", ";", "…", ".”", '."', ".)", "?”", "!”")
+# Laws print "ART." and "PARÁGRAFO ÚNICO" in capitals too; the rest stays case-sensitive ("a)"
+# is an alínea, "v - " in running text is not an inciso).
 _STARTS_NEW_RE = re.compile(
-    r"^(?:Art(?:igo|\.)\s*\d|§\s*\d|Par[áa]grafo\s+[úu]nico|[IVXLC]{1,7}\s*[-–—]\s|[a-z]\)\s|"
+    r"^(?:(?i:Art(?:igo|\.))\s*\d|§\s*\d|(?i:Par[áa]grafo\s+[úu]nico)|[IVXLC]{1,7}\s*[-–—]\s|[a-z]\)\s|"
     r"[•●▪◦■\-–—*]\s|\(?\d{1,2}[.)]\s|\d{1,2}(?:\.\d{1,2})+\.?\s|[A-Z]\)\s)"
 )
 _GLUE_START = frozenset(",.;:)]}")

@@ -137,7 +137,8 @@ def _call_spans(text: str) -> list[tuple[int, int]]:
     spans, opened = [], []
     for i, ch in enumerate(text):
         if ch == "(":
-            opened.append((i, i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")))
+            # a call's name ends in a letter or digit (log2); "_" ends none of _FUNCTIONS
+            opened.append((i, i > 0 and text[i - 1].isalnum()))
         elif ch == ")" and opened:
             start, is_call = opened.pop()
             if is_call:
