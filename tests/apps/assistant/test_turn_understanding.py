@@ -5,6 +5,7 @@ kinds, institutional) from what it learnt, not from a rule per sentence."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,8 @@ from colmeia.apps.assistant.institutional import answer_institutional
 from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.scope import NormCatalogue, missing_norm, named_norms
-from colmeia.store import Store
+from colmeia.rag.pipeline import ingest
+from colmeia.store import Store, open_store
 
 
 @pytest.mark.parametrize(
@@ -128,3 +130,51 @@ async def test_a_turn_naming_a_norm_and_no_case_is_a_law_question(registry_file:
         registry.close_sync()
     # Red when the learnt case reading wins: "de qual processo?" instead of the law search
     assert decision.kind == "law"
+
+
+@pytest.fixture
+def rules_store(tmp_path: Path) -> Iterator[Store]:
+    """A collection that is not law: a university's rules (written for this test)."""
+    folder = tmp_path / "regras"
+    folder.mkdir()
+    (folder / "regulamento.md").write_text(
+        "# Regulamento de pós-graduação\n\n"
+        "A banca examinadora da dissertação deve ser composta por três docentes, "
+        "sendo ao menos um externo ao programa.\n\n"
+        "# História\n\n"
+        "A Universidade de Berlim, fundada em 1810, ficou conhecida como a primeira "
+        "universidade moderna.\n",
+        encoding="utf-8",
+    )
+    store = open_store(f"sqlite:///{tmp_path / 'regras.db'}")
+    ingest(store, "regras", [folder])
+    yield store
+    store.close()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Como ficou conhecida a primeira universidade moderna?",
+        "por quantos docentes deve ser composta a banca examinadora?",
+    ],
+)
+async def test_a_scope_reading_yields_to_documents_that_cover_the_question(
+    rules_store: Store, registry_file: Path, question: str
+) -> None:
+    # The classifier learnt scope from questions about courts and laws and reads these as out
+    # of scope; the collection holds their answer, so the documents answer.
+    frame = read_frame(question)
+    assert frame.intent == "scope"
+    registry = SQLiteCaseRegistry(registry_file)
+    try:
+        dispatcher = Dispatcher(registry, rag=RagPipeline(rules_store, "regras"))
+        decision = await dispatcher.decide(frame, [])
+        # Red without the documents' say: the scope answer, with nothing from the rules
+        assert decision.kind == "law"
+        # ...while what the documents do not cover keeps its scope answer
+        lottery = await dispatcher.decide(read_frame("qual o resultado da loteria?"), [])
+        assert lottery.kind == "answer" and lottery.answer is not None
+        assert lottery.answer["agent"] == "main"
+    finally:
+        registry.close_sync()

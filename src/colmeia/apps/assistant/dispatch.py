@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,16 @@ from colmeia.apps.assistant.scope import greeting_answer, out_of_scope, scope_an
 from colmeia.errors import ColmeiaError
 
 __all__ = ["ASK_CASE", "Decision", "Dispatcher"]
+
+log = logging.getLogger(__name__)
+
+#: A scope reading yields to the documents when their best passage covers this share of the
+#: question's words (rarity-weighted, :meth:`RagPipeline.evidence`). Set between what the
+#: development sets showed on 2026-11-28: out-of-scope turns of generated-dev and the
+#: project's conversations reach at most 0.50 on the laws ("você acha que eu devo me
+#: separar?"), while the FAQuAD questions the classifier read as out of scope reach 0.57–0.99
+#: on the university's rules. The margin is thin: a one-word question is all or nothing.
+DOCUMENTS_COVER = 0.55
 
 ASK_CASE = (
     "De qual processo? Informe o número do processo (formato TC/XXXXXX/AAAA, ou como 4506/2023) "
@@ -103,8 +114,10 @@ class Dispatcher:
             # no number, no case words: a follow-up on the thread's case, else the documents
             lean = cases and frame.intent == "case" and not frame.names_a_law
             frame.intent = "case" if lean else "law"
-        if frame.intent == "scope":
+        if frame.intent == "scope" and not await self._documents_answer(text):
             return _answer((out_of_scope(text) or scope_answer()).text, "main", scope="other")
+        if frame.intent == "scope":
+            return Decision("law", law=text)
         if frame.intent == "institutional":
             # a confident reading is about the court whatever the file's wording: answered
             # from the file (its nearest entry, or what it holds), never from law passages
@@ -229,6 +242,17 @@ class Dispatcher:
         both = Decision("answer", self.both(case_decision.answer, rag, frame.case_part, law_part))
         both.tools = case_decision.tools
         return both
+
+    async def _documents_answer(self, question: str) -> bool:
+        """Whether the collection's documents cover a question the classifier read as out of
+        scope (it learnt scope from questions about courts and laws; a university's rules
+        answer what it never saw)."""
+        evidence = getattr(self.rag, "evidence", None)
+        if evidence is None:
+            return False
+        covered = float(await evidence(question))
+        log.debug("scope reading of %r: documents cover %.2f", question[:80], covered)
+        return covered >= DOCUMENTS_COVER
 
     async def _law(self, question: str) -> dict[str, Any]:
         try:

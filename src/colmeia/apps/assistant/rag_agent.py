@@ -528,6 +528,22 @@ class RagPipeline:
         self.retriever = retriever or Retriever(store, collection, embedder=embedder)
         self.graph = self._build().check()
 
+    async def evidence(self, question: str, k: int = 5) -> float:
+        """How well the collection's best passage covers the question's words (0–1, each word
+        weighted by its rarity, as :func:`grade_passage` grades), from the collection's own search.
+
+        The turn classifier learnt what is out of scope from questions about courts and laws;
+        a collection of other documents (a university's rules) answers questions it has never
+        seen, so a scope reading yields when the documents cover the question this well."""
+        try:
+            hits = await self.retriever.asearch(question, k)
+        except (QueryError, ColmeiaError):
+            return 0.0
+        if not hits:
+            return 0.0
+        stats = DefinitionIndex.for_collection(self.store, self.collection)
+        return max(grade_passage(question, hit, {}, stats.idf) for hit in hits)
+
     # ------------------------------------------------------------------ nodes
     async def check_collection(self, state: RagState) -> RagState:
         """Is the collection there? If not, and sources are configured, ingest them."""
