@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from assistant_helpers import LAWS
 
+from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.rag_agent import RagPipeline, grade_passage, neighbour_terms
 from colmeia.apps.assistant.ranking import rank_articles
 from colmeia.apps.assistant.relations import (
@@ -245,3 +246,37 @@ async def test_a_lay_question_the_vectors_vouch_for_is_answered_though_it_shares
         store.close()
     cited = [(c["law"], c["article"]) for c in result["citations"]]  # type: ignore[union-attr]
     assert ("Lei 8.078/1990", "38") in cited
+
+
+def test_a_term_used_only_inside_a_longer_defined_one_weighs_less(laws_store: Store) -> None:
+    # "dado pessoal" is part of "dado pessoal sensível", which the question asks about.
+    # Red when a term one word shorter always weighs 1: both definitions tie.
+    index = DefinitionIndex.for_collection(laws_store, "leis")
+    weights = index.lookup_within("Quais dados pessoais são considerados sensíveis pela LGPD?")
+    by_inciso = {cid.split("!")[-1].split("#")[0]: w for cid, w in weights.items()}
+    assert by_inciso["art5_cpt_inc2"] == 1.0
+    assert by_inciso["art5_cpt_inc1"] < 1.0
+
+
+@pytest.mark.default_embedder  # the LGPD's vectors come from the shipped seed
+async def test_defining_passages_go_first_the_most_specific_first(tmp_path: Path) -> None:
+    # A defining passage the search also found must not trail one only the definition index
+    # added: with vectors the search finds "dado pessoal sensível" far down its list and not
+    # "dado pessoal", which went to the front, and the answer cited Art. 5 I. Red when only
+    # the passages the search missed go first.
+    embedder = default_embedder(EmbeddingsSettings())
+    store = open_store(f"sqlite:///{tmp_path / 'lgpd.db'}")
+    ingest(store, "leis", [LAWS / "lei_13709_20180814.csv"], embedder=embedder)
+    question = "Quais dados pessoais são considerados sensíveis pela LGPD?"
+    try:
+        pipeline = RagPipeline(store, "leis", embedder=embedder)
+        state = await pipeline.analyze({"question": question, "query": question})
+        state = await pipeline.retrieve({"question": question, "query": question, **state})
+        result = await pipeline.run(question)
+    finally:
+        store.close()
+    defining = state["analysis"]["definitions"]
+    firsts = [h.chunk_id for h in state["hits"][: len(defining)]]
+    assert sorted(firsts) == sorted(defining)
+    assert firsts[0].endswith("art5_cpt_inc2#0")
+    assert _first(result) == ("Lei 13.709/2018", "5", "", "II")

@@ -137,18 +137,27 @@ class DefinitionIndex:
         Shorter terms are kept: "serviço público adequado na concessão" uses both "concessão de
         serviço público" and "serviço adequado", and the ranking that follows tells which
         definition the question is about; a one-word term inside a three-word one weighs less
-        ("direitos básicos do consumidor" is about those rights, not about who a consumer is)."""
+        ("direitos básicos do consumidor" is about those rights, not about who a consumer is), and
+        so does a term whose words all belong to a longer term the question uses ("dado pessoal"
+        inside "dado pessoal sensível")."""
         words = set(content_terms(question))
         found = [
-            (len(key.split()), ids)
+            (frozenset(key.split()), ids)
             for key, ids in self.terms.items()
             if key and set(key.split()) <= words
         ]
         if not found:
             return {}
-        longest = max(n for n, _ in found)
+        longest = max(len(k) for k, _ in found)
         weights: dict[str, float] = {}
-        for n, ids in sorted(found, key=lambda x: -x[0]):
+        for key, ids in sorted(found, key=lambda x: -len(x[0])):
+            n = len(key)
+            weight = 1.0 if n >= longest - 1 else n / longest
+            # a term the question uses only inside a longer defined one ("dado pessoal" in
+            # "dado pessoal sensível") is that longer term's part, not what is asked
+            wider = [len(k) for k, _ in found if key < k]
+            if wider:
+                weight = min(weight, n / max(wider))
             for i in ids[:5]:
-                weights.setdefault(i, 1.0 if n >= longest - 1 else n / longest)
+                weights.setdefault(i, weight)
         return weights

@@ -727,9 +727,16 @@ class RagPipeline:
                 weights[cid] = max(w, weights.get(cid, 0.0))
         defining = list(weights)
         if defining:
-            ids = [i for i in defining if i not in {h.chunk_id for h in hits}]
+            # every defining passage goes first, the most specific term first — one the search
+            # also found keeps no lower place than one it did not ("dado pessoal sensível"
+            # found 28th must not trail "dado pessoal" added at the front)
+            known = {h.chunk_id: h for h in hits}
+            ids = [i for i in defining if i not in known]
             found = self.store.get_chunks(self.collection, ids) if ids else {}
-            hits = [_hit(found[i], self.collection) for i in ids if i in found] + hits
+            known.update({i: _hit(found[i], self.collection) for i in ids if i in found})
+            order = sorted((i for i in defining if i in known), key=lambda i: -weights[i])
+            front = set(order)
+            hits = [known[i] for i in order] + [h for h in hits if h.chunk_id not in front]
             analysis["definitions"] = defining
             analysis["definition_weights"] = weights
         return {"hits": hits, "tried": [*state.get("tried", []), query], "analysis": analysis}
