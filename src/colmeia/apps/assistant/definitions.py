@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 
+from colmeia.apps.assistant.collection_cache import PerCollection
 from colmeia.apps.assistant.relations import content_terms
 from colmeia.rag.index.lexical import Analyzer
 from colmeia.store.base import Store
@@ -57,9 +57,6 @@ def _key(term: str) -> str:
 
 class DefinitionIndex:
     """Defined term (stemmed words) → chunk ids of the passages defining it."""
-
-    _cache: dict[tuple[str, str, int], DefinitionIndex] = {}
-    _lock = threading.Lock()
 
     def __init__(
         self,
@@ -104,16 +101,7 @@ class DefinitionIndex:
     @classmethod
     def for_collection(cls, store: Store, collection: str) -> DefinitionIndex:
         """The index of ``collection``, rebuilt when the collection changed."""
-        info = store.collection(collection)
-        generation = info.generation if info else -1
-        key = (store.url, collection, generation)
-        with cls._lock:
-            found = cls._cache.get(key)
-            if found is None:
-                found = cls.build(store, collection) if info else cls({})
-                cls._cache = {k: v for k, v in cls._cache.items() if k[:2] != key[:2]}
-                cls._cache[key] = found
-            return found
+        return _INDEXES.get(store, collection)
 
     def lookup(self, term: str) -> list[str]:
         """Chunk ids defining ``term``: the longest defined phrase its words start with."""
@@ -161,3 +149,8 @@ class DefinitionIndex:
             for i in ids[:5]:
                 weights.setdefault(i, weight)
         return weights
+
+
+_INDEXES: PerCollection[DefinitionIndex] = PerCollection(
+    DefinitionIndex.build, lambda: DefinitionIndex({})
+)

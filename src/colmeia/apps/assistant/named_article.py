@@ -10,10 +10,9 @@ The index is built once per collection generation (like the definition index).
 
 from __future__ import annotations
 
-import threading
 from collections import defaultdict
-from typing import ClassVar
 
+from colmeia.apps.assistant.collection_cache import PerCollection
 from colmeia.apps.assistant.legal import article_key, parse_legal_path
 from colmeia.store.base import Store
 
@@ -22,9 +21,6 @@ __all__ = ["ArticleIndex"]
 
 class ArticleIndex:
     """Chunk ids by ``article_key`` ("9784:49"), in the collection's order."""
-
-    _cache: ClassVar[dict[tuple[str, str, int], ArticleIndex]] = {}
-    _lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, chunks: dict[str, list[str]]) -> None:
         self.chunks = chunks
@@ -41,17 +37,11 @@ class ArticleIndex:
     @classmethod
     def for_collection(cls, store: Store, collection: str) -> ArticleIndex:
         """The index of ``collection``, rebuilt when the collection changed."""
-        info = store.collection(collection)
-        generation = info.generation if info else -1
-        key = (store.url, collection, generation)
-        with cls._lock:
-            found = cls._cache.get(key)
-            if found is None:
-                found = cls.build(store, collection) if info else cls({})
-                cls._cache = {k: v for k, v in cls._cache.items() if k[:2] != key[:2]}
-                cls._cache[key] = found
-            return found
+        return _INDEXES.get(store, collection)
 
     def lookup(self, law_number: str, article: str) -> list[str]:
         """The chunk ids of ``article`` of the law numbered ``law_number`` (none: [])."""
         return list(self.chunks.get(article_key(law_number, article.rstrip("º°")), []))
+
+
+_INDEXES: PerCollection[ArticleIndex] = PerCollection(ArticleIndex.build, lambda: ArticleIndex({}))
