@@ -36,7 +36,7 @@ def csv_row(values: Iterable[Any]) -> list[Any]:
 
 def csv_text(value: str) -> str:
     """A cell read back from a CSV colmeia wrote: the apostrophe :func:`csv_cell` added goes."""
-    if value.startswith("'") and value[1:2] and value[1:].startswith(FORMULA_STARTS):
+    if value.startswith("'") and value[1:].startswith(FORMULA_STARTS):
         return value[1:]
     return value
 

@@ -13,12 +13,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from openpyxl import load_workbook
+from openpyxl import Workbook, load_workbook
 
 from colmeia.apps.assistant.registry_io import csv_rows
 from colmeia.apps.literature import Review, ReviewedWork
 from colmeia.apps.literature.export import export_review
-from colmeia.spreadsheet import csv_cell, csv_text
+from colmeia.spreadsheet import csv_cell, csv_row, csv_text, xlsx_text_cells, xlsx_value
 
 HOSTILE = [
     '=HYPERLINK("http://127.0.0.1/?x="&A1,"clique")',
@@ -71,3 +71,51 @@ def test_the_registry_export_reads_back_what_was_written() -> None:
     data = "number,subject\r\nTC/1/2024," + csv_cell("=1+2") + "\r\n"
     rows = [row for _, row in csv_rows("processes.csv", data.encode())]
     assert rows == [{"number": "TC/1/2024", "subject": "=1+2"}]
+
+
+def test_a_row_is_every_cell_made_safe_in_order() -> None:
+    assert csv_row(["=1+1", "texto", 3, None]) == ["'=1+1", "texto", 3, None]
+
+
+def test_a_lone_apostrophe_or_one_before_plain_text_is_read_back_as_written() -> None:
+    # only the apostrophe csv_cell adds goes: "'" alone and "'=" keep what follows
+    assert csv_text("'") == "'"
+    assert csv_text("'=") == "="
+    assert csv_text("'ab") == "'ab"
+
+
+def test_xlsx_cells_keep_text_and_lose_only_what_xlsx_cannot_hold() -> None:
+    assert xlsx_value("a\x00b\x1fc\td") == "a\ufffdb\ufffdc\td"
+    assert xlsx_value(7) == 7
+
+
+def test_every_text_cell_of_a_sheet_is_a_string_from_the_first_row_numbers_untouched() -> None:
+    book = Workbook()
+    sheet = book.active
+    sheet.append(["=cabeçalho", "título"])  # the header row is a row like the others
+    sheet.append(["=HYPERLINK(1)", 5, "@SUM(A1)", "texto"])
+    sheet["E2"] = "=1+1"  # openpyxl types it as a formula
+    xlsx_text_cells(sheet)
+    assert sheet["A1"].data_type == "s" and sheet["A1"].value == "=cabeçalho"
+    assert sheet["A2"].data_type == "s" and sheet["C2"].data_type == "s"
+    assert sheet["E2"].data_type == "s" and sheet["E2"].value == "=1+1"
+    assert sheet["B2"].data_type == "n" and sheet["B2"].value == 5
+    assert sheet["D2"].data_type == "s"
+
+
+def test_a_formula_cell_not_starting_like_one_is_a_string_too() -> None:
+    book = Workbook()
+    sheet = book.active
+    sheet["A1"] = "SUM(B1:B2)"
+    sheet["A1"].data_type = "f"  # a cell another writer typed as a formula
+    xlsx_text_cells(sheet)
+    assert sheet["A1"].data_type == "s"
+
+
+def test_rows_above_min_row_are_left_as_they_are() -> None:
+    book = Workbook()
+    sheet = book.active
+    sheet["A1"] = "=1+1"
+    sheet["A2"] = "=2+2"
+    xlsx_text_cells(sheet, min_row=2)
+    assert sheet["A1"].data_type == "f" and sheet["A2"].data_type == "s"
