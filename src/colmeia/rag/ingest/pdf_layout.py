@@ -39,6 +39,7 @@ _NOTE_SIZE = 0.92  # a footnote is set at most this share of the body size (10/1
 _SUP_SIZE = 0.8  # a superscript is at most this share of its line's size…
 _SUP_RISE = 0.15  # …and sits this share of it above the line's baseline
 _DROP_SIZE = 1.8  # a drop capital is at least this many times the body size
+_ROW_LOOKBACK = 4  # lines: a cell wrapped over up to three lines before the cell beside it
 _INDENT_MIN, _INDENT_MAX = 6.0, 60.0  # points: 2 mm to 2 cm (block quotes go 4 cm in)
 INDENT = "\t"  # leads a line set in from the text's left margin: a paragraph's first line
 
@@ -152,17 +153,34 @@ def _aligned(
     return out
 
 
+def _starts(
+    line: _Line, gaps: dict[int, tuple[float, float]], after: float
+) -> dict[int, tuple[float, float]]:
+    """The cells a line begins, for its neighbours to line up with: those after its gaps, and
+    the line itself when it starts well right of ``after`` (a wrapped cell's next line, set in
+    at its column: "back cover | quarta capa ou" / "verso da capa")."""
+    if line.left - after <= line.size:
+        return gaps
+    visible = [c for c in line.chars if c.ch.strip()]
+    end = next((k for k, c in enumerate(line.chars) if not c.ch.strip()), len(line.chars))
+    word = [c for c in line.chars[:end] if c.ch.strip()] or visible[:1]
+    return {**gaps, -1: (line.left, word[-1].right)}
+
+
 def _columns(lines: list[_Line]) -> list[set[int]]:
     """Per line, the gaps that are a table's column gaps: wider than an em, with the cell
-    after them lined up with a cell of the line above or below. A wide gap alone (a loose
+    after them lined up with a cell of the line above or below (or with the start of that
+    line, when it is a cell's wrapped text set in at its column). A wide gap alone (a loose
     justified line, a sentence gap) is a space."""
     gaps = [_gaps(line) for line in lines]
     out: list[set[int]] = []
     for n, mine in enumerate(gaps):
         cells: set[int] = set()
         for m in (n - 1, n + 1):
-            if 0 <= m < len(gaps) and mine and gaps[m]:
-                cells |= _aligned(mine, gaps[m])
+            if 0 <= m < len(gaps) and mine:
+                other = _starts(lines[m], gaps[m], lines[n].left)
+                if other:
+                    cells |= _aligned(mine, other)
         out.append(cells)
     return out
 
@@ -193,21 +211,27 @@ def _render(line: _Line, cells: set[int] | None = None) -> str:
 
 
 def _merge_same_baseline(lines: list[_Line]) -> list[_Line]:
-    """Lines PDFium split on one baseline (after a superscript: "abnTEX2¹" / ", e destina-se")
-    are one line again."""
+    """Lines PDFium split on one baseline are one line again: after a superscript
+    ("abnTEX2¹" / ", e destina-se"), and a table cell given after the wrapped cell beside it
+    ("section, gathering, quire (especial-" / "mente se não impresso)" / "caderno": the
+    right cell joins the line it stands on, up to :data:`_ROW_LOOKBACK` lines back)."""
     out: list[_Line] = []
     for line in lines:
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and prev.chars
-            and line.chars
-            and line.size
-            and abs(line.size - prev.size) < 0.5
-            and abs(line.baseline - prev.baseline) < 0.3 * line.size
-            and line.left >= prev.right - 1
-        ):
-            prev.chars.extend(line.chars)
+        same = next(
+            (
+                prev
+                for prev in reversed(out[-_ROW_LOOKBACK:])
+                if prev.chars
+                and line.chars
+                and line.size
+                and abs(line.size - prev.size) < 0.5
+                and abs(line.baseline - prev.baseline) < 0.3 * line.size
+                and line.left >= prev.right - 1
+            ),
+            None,
+        )
+        if same is not None and (same is out[-1] or line.left - same.right > _CELL_GAP * line.size):
+            same.chars.extend(line.chars)
             continue
         out.append(line)
     return out
