@@ -57,6 +57,7 @@ class _Char:
     right: float
     top: float
     y: float  # the bottom of the glyph: their median over a line follows its baseline
+    soft: bool = False  # a hyphen PDFium found at a line end (U+FFFE): the word goes on
 
 
 @dataclass(slots=True)
@@ -113,7 +114,15 @@ def _read_chars(textpage: object, text: str) -> list[_Line]:
         # PDFium stands U+FFFE for a hyphen it found at a line end, in place of the break.
         char = "-" if ch == "\ufffe" else ch
         lines[-1].chars.append(
-            _Char(char, size, box[0].value, box[1].value, box[3].value, box[2].value)
+            _Char(
+                char,
+                size,
+                box[0].value,
+                box[1].value,
+                box[3].value,
+                box[2].value,
+                soft=ch == "\ufffe",
+            )
         )
         if ch == "\ufffe":
             lines.append(_Line())
@@ -320,11 +329,44 @@ def annotate_layout(textpage: object, text: str) -> str:
     _mark_notes(lines, body)
     indented = _indented(lines)
     columns = _columns(lines)
+    kept = _join_wrapped_cells(lines, columns)
     rendered = [
         (INDENT if i in indented else "") + (NOTE if line.note else "") + _render(line, cells)
         for i, (line, cells) in enumerate(zip(lines, columns, strict=True))
+        if i in kept
     ]
     return LAYOUT + "\n" + "\n".join(rendered)
+
+
+def _join_wrapped_cells(lines: list[_Line], columns: list[set[int]]) -> set[int]:
+    """A row's last cell wrapped over lines gets them back ("back cover | quarta capa ou" +
+    "verso da capa"): a line with no gap, set in at the start of the last cell of the row
+    above it (up to :data:`_ROW_LOOKBACK` lines back), is appended to that row, its soft
+    line-end hyphen dropped. Returns the indexes of the lines still on their own."""
+    kept = set(range(len(lines)))
+    row: int | None = None
+    for n, line in enumerate(lines):
+        if columns[n]:
+            row = n
+            continue
+        if row is None or n - row > _ROW_LOOKBACK or _gaps(line) or not line.chars:
+            row = None if row is not None and n - row > _ROW_LOOKBACK else row
+            continue
+        target = lines[row]
+        start = target.chars[max(columns[row])].left
+        if abs(line.left - start) > _ALIGN or line.left - target.left <= line.size:
+            row = None
+            continue
+        tail = target.chars
+        while tail and not tail[-1].ch.strip():
+            tail.pop()
+        if tail and tail[-1].soft and line.visible[:1].islower():
+            tail.pop()
+        else:
+            tail.append(_Char(" ", line.size, tail[-1].right, tail[-1].right, 0.0, 0.0))
+        tail.extend(line.chars)
+        kept.discard(n)
+    return kept
 
 
 def _indented(lines: list[_Line]) -> set[int]:
