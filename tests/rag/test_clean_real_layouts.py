@@ -59,6 +59,22 @@ def test_table_rows_are_kept_as_rows_not_flattened_into_the_text(cleaned) -> Non
     assert "A | 10 | 2 | 1\nB | 14 | 3 | 2" in escolas
 
 
+def test_a_row_with_wrapped_cells_stays_a_row(cleaned) -> None:  # type: ignore[no-untyped-def]
+    # The abnTeX2 model's vocabulary table: a left cell long enough to leave no wide gap beside
+    # lines wrapped at the column, right cells PDFium gives after the wrapped cell beside them
+    # (on the same baseline), and last cells wrapped over lines set in at their column.
+    table = next(p for p in paragraphs(cleaned["modelo"]) if p.startswith("Termo em inglês |"))
+    rows = table.split("\n")
+    assert "bastard title ou half title | falsa folha de rosto. Tem só o título do livro." in rows
+    assert "section, gathering, quire (especial- | caderno" in rows
+    assert "dust jacket, dust cover, book jacket, | sobrecapa. Geralmente de papel," in rows
+    assert "dust wrapper | para cobrir capas duras." in rows
+    assert "back cover | quarta capa ou contra-capa ou verso da capa" in rows
+    assert "colophon | colofão. Breve descrição sobre aspectos da publicação do livro." in rows
+    assert "volume | volume. Conjunto de páginas encadernadas." in rows
+    assert "half title falsa folha" not in cleaned["modelo"].text
+
+
 def test_footnotes_leave_the_paragraph_and_their_marks_leave_the_words(cleaned) -> None:
     writer = paragraphs(cleaned["relatorio_writer"])
     body = next(p for p in writer if p.startswith("Participaram da pesquisa"))

@@ -24,9 +24,11 @@ from colmeia.apps.literature.fulltext import (
     fetch_full_texts,
     record_links,
 )
+from colmeia.apps.literature.record_sentences import embed_record_sentences
 from colmeia.apps.literature.records import Record, load_records, normalize_title
 from colmeia.errors import DocumentError
 from colmeia.rag.index.embedders import Embedder
+from colmeia.rag.index.vector_cache import CachedEmbedder
 from colmeia.rag.ingest._common import hash_text
 from colmeia.rag.pipeline import IngestProgress, IngestReport, ingest_documents
 from colmeia.rag.types import ExtractedDocument, Page
@@ -312,4 +314,10 @@ def import_library(
         total=len(records),
         pool_windows=pool_windows,
     )
+    if isinstance(embedder, CachedEmbedder):
+        # The rerank reads each record's sentences from the cache (record_sentences); the
+        # shipped catalogue's come from the vector seed.
+        embed_record_sentences(
+            embedder, [(r.title, {"abstract": r.abstract, "keywords": r.keywords}) for r in records]
+        )
     return report

@@ -1,9 +1,11 @@
 """Ranking works for a review, after search found them.
 
 Offline (the default): the search scores fused (z-scores) with rankings of the works' titles
-and abstracts against the question — BM25 among these works, and cosine similarity of their
-record vectors when the collection has vectors (the stored ones: nothing is embedded again);
-the record vector weighs as much as the two word lists together. With a model configured: each
+and abstracts against the question — BM25 among these works, and their meaning: with the cached
+offline embedder the mean cosine of each record's best two sentences
+(:mod:`colmeia.apps.literature.record_sentences`, vectors read from the cache), with another
+embedder the cosine of the record's stored vector. The meaning weighs as much as the two word
+lists together. With a model configured: each
 work (title, abstract, its best passages) is judged by a reranker — an LLM scoring relevance
 0-10 as JSON, or an HTTP rerank API — and ordered by that judgement, ties kept in the offline
 order.
@@ -16,7 +18,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from colmeia.apps.literature.record_sentences import sentence_scores
 from colmeia.rag.index.lexical import LexicalConfig, LexicalIndex
+from colmeia.rag.index.vector_cache import CachedEmbedder
 from colmeia.rag.rerank import Reranker
 from colmeia.rag.retrieve import Citation, Hit, Retriever, score_fuse
 from colmeia.store.base import StoredDocument
@@ -29,7 +33,8 @@ _ABSTRACT_CHARS = 2500
 #: by words, and the record's vector is the one signal that reads the whole record for its
 #: meaning: it weighs as much as the two word-based lists together. Chosen on the development
 #: paraphrases (data/theses/paraphrases/dev.jsonl: P@1 0.846 → 0.885 with equal weights before;
-#: a plateau from 20 to 60 works reranked and from 2x to 3x on the vectors).
+#: a plateau from 20 to 60 works reranked and from 2x to 3x on the vectors). The best two
+#: sentences took the record vector's place at the same weight (issue 35).
 _WEIGHTS_WITH_VECTORS = (0.25, 0.25, 0.5)
 _PASSAGE_CHARS = 700
 
@@ -53,7 +58,8 @@ def rerank_works(
     """Order of ``docs`` (given in retrieval order, with their search ``scores`` when known)
     after fusing the search with a ranking of their titles and abstracts against the
     question: BM25 among these works, plus cosine similarity when ``retriever`` has an
-    embedder (stored record vectors where they exist). Lists are fused by z-scores
+    embedder (the best two sentences of each record with the cached embedder, else the
+    stored record vectors where they exist). Lists are fused by z-scores
     (:func:`colmeia.rag.retrieve.score_fuse`): equal weights for the two word lists, and with
     vectors 0.25, 0.25 and 0.5 (the record's meaning weighs as much as its words)."""
     if len(docs) < 2:
@@ -69,7 +75,13 @@ def rerank_works(
         (order, first),
         (lex_pos.tolist(), lex_scores.tolist()),
     ]
-    if retriever is not None and retriever.embedder is not None:
+    if retriever is not None and isinstance(retriever.embedder, CachedEmbedder):
+        q = retriever.embed_query(question)
+        works = [(d.title, d.metadata) for d in docs]
+        lists.append((order, sentence_scores(retriever.embedder, q, works).tolist()))
+    elif retriever is not None and retriever.embedder is not None:
+        # An embedder without a vector cache would embed every candidate's sentences again
+        # for each question: the record's one stored vector stands in for them.
         q = retriever.embed_query(question)
         stored = work_vectors(retriever, docs)
         missing = [i for i, d in enumerate(docs) if d.doc_id not in stored]

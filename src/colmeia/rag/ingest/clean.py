@@ -757,14 +757,15 @@ _DROP_CAP_RE = re.compile(r"^([A-ZÀ-Ý])\s+([a-zà-ÿ]+)\b")
 
 def _drop_capital(paragraph: str, vocabulary: _Lexicon | set[str]) -> str:
     """A paragraph opening with a drop capital set apart by the extractor ("E ste documento")
-    gets its letter back: when the rest of the word is no word and the two make one of the
-    dictionary or of the document ("Este"). "E o texto", "A escola" stay: "o" and "escola"
-    are words."""
+    gets its letter back: when the two make a word of the dictionary or of the document
+    ("Este") and either the rest is no word or the letter is none on its own ("N as" →
+    "Nas": "n" cannot stand alone, though "as" can). "E o texto", "A escola" stay: "E" and
+    "A" are words, and so are "o" and "escola"."""
     m = _DROP_CAP_RE.match(paragraph)
     if m is None or len(paragraph) < 40:
         return paragraph
     letter, rest = m.group(1), m.group(2)
-    if is_word(rest) or rest in ("a", "o", "e"):
+    if is_word(letter.lower()) and (is_word(rest) or rest in ("a", "o", "e")):
         return paragraph
     fused = (letter + rest).lower()
     if not (is_word(fused) or _word_elsewhere(fused, vocabulary)):

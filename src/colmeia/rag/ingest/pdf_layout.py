@@ -39,6 +39,7 @@ _NOTE_SIZE = 0.92  # a footnote is set at most this share of the body size (10/1
 _SUP_SIZE = 0.8  # a superscript is at most this share of its line's size…
 _SUP_RISE = 0.15  # …and sits this share of it above the line's baseline
 _DROP_SIZE = 1.8  # a drop capital is at least this many times the body size
+_ROW_LOOKBACK = 4  # lines: a cell wrapped over up to three lines before the cell beside it
 _INDENT_MIN, _INDENT_MAX = 6.0, 60.0  # points: 2 mm to 2 cm (block quotes go 4 cm in)
 INDENT = "\t"  # leads a line set in from the text's left margin: a paragraph's first line
 
@@ -56,6 +57,7 @@ class _Char:
     right: float
     top: float
     y: float  # the bottom of the glyph: their median over a line follows its baseline
+    soft: bool = False  # a hyphen PDFium found at a line end (U+FFFE): the word goes on
 
 
 @dataclass(slots=True)
@@ -112,7 +114,15 @@ def _read_chars(textpage: object, text: str) -> list[_Line]:
         # PDFium stands U+FFFE for a hyphen it found at a line end, in place of the break.
         char = "-" if ch == "\ufffe" else ch
         lines[-1].chars.append(
-            _Char(char, size, box[0].value, box[1].value, box[3].value, box[2].value)
+            _Char(
+                char,
+                size,
+                box[0].value,
+                box[1].value,
+                box[3].value,
+                box[2].value,
+                soft=ch == "\ufffe",
+            )
         )
         if ch == "\ufffe":
             lines.append(_Line())
@@ -152,17 +162,34 @@ def _aligned(
     return out
 
 
+def _starts(
+    line: _Line, gaps: dict[int, tuple[float, float]], after: float
+) -> dict[int, tuple[float, float]]:
+    """The cells a line begins, for its neighbours to line up with: those after its gaps, and
+    the line itself when it starts well right of ``after`` (a wrapped cell's next line, set in
+    at its column: "back cover | quarta capa ou" / "verso da capa")."""
+    if line.left - after <= line.size:
+        return gaps
+    visible = [c for c in line.chars if c.ch.strip()]
+    end = next((k for k, c in enumerate(line.chars) if not c.ch.strip()), len(line.chars))
+    word = [c for c in line.chars[:end] if c.ch.strip()] or visible[:1]
+    return {**gaps, -1: (line.left, word[-1].right)}
+
+
 def _columns(lines: list[_Line]) -> list[set[int]]:
     """Per line, the gaps that are a table's column gaps: wider than an em, with the cell
-    after them lined up with a cell of the line above or below. A wide gap alone (a loose
+    after them lined up with a cell of the line above or below (or with the start of that
+    line, when it is a cell's wrapped text set in at its column). A wide gap alone (a loose
     justified line, a sentence gap) is a space."""
     gaps = [_gaps(line) for line in lines]
     out: list[set[int]] = []
     for n, mine in enumerate(gaps):
         cells: set[int] = set()
         for m in (n - 1, n + 1):
-            if 0 <= m < len(gaps) and mine and gaps[m]:
-                cells |= _aligned(mine, gaps[m])
+            if 0 <= m < len(gaps) and mine:
+                other = _starts(lines[m], gaps[m], lines[n].left)
+                if other:
+                    cells |= _aligned(mine, other)
         out.append(cells)
     return out
 
@@ -193,21 +220,27 @@ def _render(line: _Line, cells: set[int] | None = None) -> str:
 
 
 def _merge_same_baseline(lines: list[_Line]) -> list[_Line]:
-    """Lines PDFium split on one baseline (after a superscript: "abnTEX2¹" / ", e destina-se")
-    are one line again."""
+    """Lines PDFium split on one baseline are one line again: after a superscript
+    ("abnTEX2¹" / ", e destina-se"), and a table cell given after the wrapped cell beside it
+    ("section, gathering, quire (especial-" / "mente se não impresso)" / "caderno": the
+    right cell joins the line it stands on, up to :data:`_ROW_LOOKBACK` lines back)."""
     out: list[_Line] = []
     for line in lines:
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and prev.chars
-            and line.chars
-            and line.size
-            and abs(line.size - prev.size) < 0.5
-            and abs(line.baseline - prev.baseline) < 0.3 * line.size
-            and line.left >= prev.right - 1
-        ):
-            prev.chars.extend(line.chars)
+        same = next(
+            (
+                prev
+                for prev in reversed(out[-_ROW_LOOKBACK:])
+                if prev.chars
+                and line.chars
+                and line.size
+                and abs(line.size - prev.size) < 0.5
+                and abs(line.baseline - prev.baseline) < 0.3 * line.size
+                and line.left >= prev.right - 1
+            ),
+            None,
+        )
+        if same is not None and (same is out[-1] or line.left - same.right > _CELL_GAP * line.size):
+            same.chars.extend(line.chars)
             continue
         out.append(line)
     return out
@@ -296,11 +329,44 @@ def annotate_layout(textpage: object, text: str) -> str:
     _mark_notes(lines, body)
     indented = _indented(lines)
     columns = _columns(lines)
+    kept = _join_wrapped_cells(lines, columns)
     rendered = [
         (INDENT if i in indented else "") + (NOTE if line.note else "") + _render(line, cells)
         for i, (line, cells) in enumerate(zip(lines, columns, strict=True))
+        if i in kept
     ]
     return LAYOUT + "\n" + "\n".join(rendered)
+
+
+def _join_wrapped_cells(lines: list[_Line], columns: list[set[int]]) -> set[int]:
+    """A row's last cell wrapped over lines gets them back ("back cover | quarta capa ou" +
+    "verso da capa"): a line with no gap, set in at the start of the last cell of the row
+    above it (up to :data:`_ROW_LOOKBACK` lines back), is appended to that row, its soft
+    line-end hyphen dropped. Returns the indexes of the lines still on their own."""
+    kept = set(range(len(lines)))
+    row: int | None = None
+    for n, line in enumerate(lines):
+        if columns[n]:
+            row = n
+            continue
+        if row is None or n - row > _ROW_LOOKBACK or _gaps(line) or not line.chars:
+            row = None if row is not None and n - row > _ROW_LOOKBACK else row
+            continue
+        target = lines[row]
+        start = target.chars[max(columns[row])].left
+        if abs(line.left - start) > _ALIGN or line.left - target.left <= line.size:
+            row = None
+            continue
+        tail = target.chars
+        while tail and not tail[-1].ch.strip():
+            tail.pop()
+        if tail and tail[-1].soft and line.visible[:1].islower():
+            tail.pop()
+        else:
+            tail.append(_Char(" ", line.size, tail[-1].right, tail[-1].right, 0.0, 0.0))
+        tail.extend(line.chars)
+        kept.discard(n)
+    return kept
 
 
 def _indented(lines: list[_Line]) -> set[int]:
