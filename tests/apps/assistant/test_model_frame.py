@@ -74,7 +74,7 @@ async def test_a_typed_number_the_parsers_miss_is_taken_from_the_models_frame(
     read = {"intent": "case", "aspect": "parties", "cases": ["32/2023"], "thread": "none"}
     roles = Roles(frame=[read])
     bot = await assistant(scripted(roles), frame_by_model_below=1.0)
-    result = await bot.ask("t1", "quem sao as partes do 32 barra 2023?")
+    result = await bot.ask("t1", "quem sao as partes do 32 ano 2023?")
     assert result.status == "answered" and _found(result) == [CASE]
     assert "Carla Bezerra Duarte" in result.answer  # a party of the case, from its rows
 
@@ -82,7 +82,8 @@ async def test_a_typed_number_the_parsers_miss_is_taken_from_the_models_frame(
 async def test_a_model_error_leaves_the_classifiers_frame(
     scripted: Callable[[Roles], OpenAIChatModel], assistant: Any
 ) -> None:
-    roles = Roles(frame=[Reply(content="isto não é um quadro")], answer=[cited_answer])
+    bad = Reply(content="isto não é um quadro")
+    roles = Roles(frame=[bad, bad, bad, bad], answer=[cited_answer])  # repairs refused too
     bot = await assistant(scripted(roles), frame_by_model_below=1.0)
     result = await bot.ask("t1", f"qual a situação do processo {CASE}?")
     assert roles.seen["frame"]  # asked, and its answer refused by the schema

@@ -29,6 +29,9 @@ from colmeia.store import Store, open_store
         ("a clt fala oq sobre ferias?", "Decreto-Lei 5.452/1943"),
         ("o que o código civil diz de contrato", "Lei 10.406/2002"),
         ("o cdc protege quem comprou pela internet?", "Lei 8.078/1990"),
+        # a long name word typed with a slip still names the norm
+        ("a prescricao no codgo penal", "Decreto-Lei 2.848/1940"),
+        ("o estatudo do idoso garante o que?", "Lei 10.741/2003"),
     ],
 )
 def test_a_norm_is_read_without_the_word_lei(question: str, label: str) -> None:

@@ -26,7 +26,7 @@ from typing import Literal
 
 from colmeia.apps.assistant.case_refs import CaseRef, read_case_refs
 from colmeia.apps.assistant.intents import Prediction, classifier
-from colmeia.apps.assistant.scope import NormMention, named_norms
+from colmeia.apps.assistant.scope import NormMention, named_norms, one_slip
 
 __all__ = [
     "ASPECTS",
@@ -137,24 +137,6 @@ _NOT_POINTERS = frozenset(
 )
 
 
-def _one_slip(word: str, target: str) -> bool:
-    """Whether ``word`` is ``target`` typed with one slip: a letter missing, extra, wrong, or
-    two neighbours swapped."""
-    if word == target or abs(len(word) - len(target)) > 1:
-        return word == target
-    if len(word) == len(target):
-        diff = [i for i, (a, b) in enumerate(zip(word, target, strict=True)) if a != b]
-        swapped = (
-            len(diff) == 2
-            and diff[1] == diff[0] + 1
-            and word[diff[0]] == target[diff[1]]
-            and word[diff[1]] == target[diff[0]]
-        )
-        return len(diff) == 1 or swapped
-    short, long = sorted((word, target), key=len)
-    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
-
-
 def _pointers_typed(folded: str) -> str:
     """``folded`` with the thread's pointing words typed with a slip written out ("e o outor
     processo?" → "e o outro processo?")."""
@@ -163,7 +145,7 @@ def _pointers_typed(folded: str) -> str:
         word = m.group(0)
         if word in _NOT_POINTERS or len(word) < 4:
             return word
-        return next((t for t in _POINTERS if _one_slip(word, t)), word)
+        return next((t for t in _POINTERS if one_slip(word, t)), word)
 
     return re.sub(r"[a-z]+", fix, folded)
 
