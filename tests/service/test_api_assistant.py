@@ -99,8 +99,11 @@ def careful_or_inventing(req: SimRequest) -> Any:
 
 
 def test_a_model_answer_streams_as_tokens_and_a_rejected_phrasing_is_replaced(
-    make_service: Any,
+    make_service: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the agents' route, where the model phrases the registry's record (the frame's route
+    # answers with the registry's own card: nothing for the check to replace)
+    monkeypatch.setenv("COLMEIA_ASSISTANT_ROUTING", "agents")
     svc = make_service(model=SimulatedModel(responder=careful_or_inventing))
     h = svc.key("acme")
     _laws(svc, h)

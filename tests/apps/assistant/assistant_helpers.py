@@ -10,6 +10,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
+from colmeia.apps.assistant.simulated import careful_frame
 from colmeia.sim.engine import Reply, SimRequest
 from shared_data import DATA_DIR
 
@@ -29,6 +30,8 @@ def role_of(req: SimRequest) -> str:
         return "answer"
     if "query" in props:
         return "rewrite"
+    if "intent" in props:
+        return "frame"
     return "other"
 
 
@@ -73,6 +76,8 @@ class Roles:
         role = role_of(req)
         self.seen[role].append(req)
         queue = self.scripts.get(role)
+        if role == "frame" and not queue:  # unscripted, the frame is a careful model's
+            return careful_frame(req.last_user_text)
         if not queue:
             raise AssertionError(f"no scripted answer left for {role}: {req.last_user_text!r}")
         item = queue.pop(0) if len(queue) > 1 or not callable(queue[0]) else queue[0]

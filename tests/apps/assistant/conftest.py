@@ -82,10 +82,12 @@ async def scripted(
 
 @pytest.fixture
 async def assistant(
-    laws_store: Store, registry: SQLiteCaseRegistry, tmp_path: Path
+    laws_store: Store, registry: SQLiteCaseRegistry, tmp_path: Path, request: Any
 ) -> AsyncIterator[Callable[..., Any]]:
-    """``await assistant(model_or_None, **settings)``: an Assistant on the test's stores."""
+    """``await assistant(model_or_None, **settings)``: an Assistant on the test's stores
+    (a test marked ``agents_route`` routes its model turns by the agents)."""
     stack = AsyncExitStack()
+    routing = "agents" if request.node.get_closest_marker("agents_route") else "frame"
 
     async def make(
         model: OpenAIChatModel | None = None,
@@ -101,7 +103,7 @@ async def assistant(
                 registry=registry,
                 checkpoints=checkpoints,
                 web_search=web_search,
-                settings=AssistantSettings(**settings),
+                settings=AssistantSettings(**{"routing": routing, **settings}),
                 home=tmp_path,
                 today=AS_OF,
             )

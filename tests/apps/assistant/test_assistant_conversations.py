@@ -20,6 +20,10 @@ from colmeia.apps.assistant.settings import AssistantSettings
 from colmeia.sim.engine import Reply, SimRequest
 from colmeia.store import Store
 
+# the agents' route with a model (routing=agents): what the model decides, and what the
+# graph holds whatever it decides; the frame's route is tests/apps/assistant/test_model_frame.py
+pytestmark = pytest.mark.agents_route
+
 CASE = "TC/000032/2023"  # Aguardando defesa, at SecexSaúde since 30/04/2023, four parties
 OTHER = "TC/000823/2023"  # merenda escolar, Fazenda Velha; Gabinete do Relator
 PARTY = "Carla Bezerra Duarte"  # a Responsável of CASE

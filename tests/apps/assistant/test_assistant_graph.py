@@ -16,6 +16,10 @@ from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.errors import InputError
 from colmeia.sim.engine import Reply
 
+# the agents' route with a model (routing=agents): what the model decides, and what the
+# graph holds whatever it decides; the frame's route is tests/apps/assistant/test_model_frame.py
+pytestmark = pytest.mark.agents_route
+
 
 async def test_direct_answer_from_the_coordinator(scripted: Any, assistant: Any) -> None:
     roles = Roles(main=[Reply(content="Olá! Sou o assistente do Tribunal de Contas.")])

@@ -10,9 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from assistant_helpers import Roles, call, calls, cited_answer
 
 from colmeia.sim.engine import Reply, SimRequest
+
+# the agents' route with a model (routing=agents): what the model decides, and what the
+# graph holds whatever it decides; the frame's route is tests/apps/assistant/test_model_frame.py
+pytestmark = pytest.mark.agents_route
 
 CASE = "TC/000032/2023"  # Aguardando defesa, at SecexSaúde, four parties
 PARTY = "Carla Bezerra Duarte"  # a Responsável of CASE

@@ -12,9 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from assistant_helpers import Roles, call
 
 from colmeia.sim.engine import Reply, SimRequest
+
+# the agents' route with a model (routing=agents): what the model decides, and what the
+# graph holds whatever it decides; the frame's route is tests/apps/assistant/test_model_frame.py
+pytestmark = pytest.mark.agents_route
 
 # cdc-03 of the laws set (gold: Lei 8.078/1990, Art. 49): no norm named, no defined term, and
 # no passage covers enough of it for the rules to be sure: the coordinator's model routes it.

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from assistant_helpers import Roles, call, cited_answer
 
 from colmeia.sim.engine import Reply
+
+# the agents' route with a model (routing=agents): what the model decides, and what the
+# graph holds whatever it decides; the frame's route is tests/apps/assistant/test_model_frame.py
+pytestmark = pytest.mark.agents_route
 
 # lgpd-02 of the laws set: no norm named; "titular", "controlador", "dado pessoal" are terms
 # the LGPD defines. Gold: Lei 13.709/2018, Art. 18 (in the first five passages offline).

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from assistant_helpers import Roles, call, cited_answer
 
 from colmeia.llm.guard import repeats_instructions
 from colmeia.llm.prompts import render_prompt
 from colmeia.rag.generate import WITHHELD
 from colmeia.sim.engine import Reply
+
+# the agents' route with a model (routing=agents): what the model decides, and what the
+# graph holds whatever it decides; the frame's route is tests/apps/assistant/test_model_frame.py
+pytestmark = pytest.mark.agents_route
 
 
 async def _turn(bot: Any, thread: str, text: str) -> tuple[list[dict[str, Any]], Any]:
@@ -205,6 +210,7 @@ def test_cli_chat_prints_the_tokens_as_they_come_and_marks_a_replacement(
         "COLMEIA_HOME": str(tmp_path),
         "COLMEIA_STORE": laws_store.url,
         "COLMEIA_ASSISTANT_REGISTRY": f"sqlite:///{registry.path}",
+        "COLMEIA_ASSISTANT_ROUTING": "agents",
     }.items():
         monkeypatch.setenv(key, value)
     lines = ["bom dia", "onde está o tc 32/2023?", "/sair"]

@@ -8,14 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from assistant_helpers import Roles, call, cited_answer
+from assistant_helpers import Roles, cited_answer
 
-# a question the rules leave to the coordinator's model (so both kinds of call are made)
+# a law question: the model fills its frame (asked on every turn here) and writes the answer
 QUESTION = "Qual o prazo para desistir de uma compra feita pela internet, fora da loja?"
 
 
 def _roles() -> Roles:
-    return Roles(main=[call("transfer_to_rag", task=QUESTION)], answer=[cited_answer])
+    return Roles(answer=[cited_answer])  # the frame: the careful stand-in's
 
 
 async def test_every_model_call_is_sent_at_temperature_zero_and_the_turn_says_so(
@@ -23,7 +23,7 @@ async def test_every_model_call_is_sent_at_temperature_zero_and_the_turn_says_so
 ) -> None:
     monkeypatch.setenv("COLMEIA_ASSISTANT_TEMPERATURE", "0")
     roles = _roles()
-    bot = await assistant(scripted(roles))
+    bot = await assistant(scripted(roles), frame_by_model_below=1.0)
     result = await bot.ask("t1", QUESTION)
     sent = [r.body.get("temperature", "absent") for rs in roles.seen.values() for r in rs]
     # Red without it: no temperature in the requests (the server's 0.8), none recorded.
@@ -39,7 +39,7 @@ async def test_the_temperature_is_a_setting(
 ) -> None:
     monkeypatch.setenv("COLMEIA_ASSISTANT_TEMPERATURE", "0.4")
     roles = _roles()
-    bot = await assistant(scripted(roles))
+    bot = await assistant(scripted(roles), frame_by_model_below=1.0)
     result = await bot.ask("t1", QUESTION)
     assert [r.body.get("temperature") for rs in roles.seen.values() for r in rs] == [0.4, 0.4]
     assert result.settings == {"temperature": 0.4}

@@ -8,9 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from assistant_helpers import Roles, call
 
 from colmeia.sim.engine import Reply
+
+# the agents' route with a model (routing=agents): what the model decides, and what the
+# graph holds whatever it decides; the frame's route is tests/apps/assistant/test_model_frame.py
+pytestmark = pytest.mark.agents_route
 
 FIRST = "TC/000032/2023"  # Aguardando defesa
 SECOND = "TC/000068/2023"

@@ -27,6 +27,19 @@ def test_the_frame_reads_intent_aspect_and_references() -> None:
     assert read_frame("o de 2023", today=TODAY).cases == []
 
 
+def test_a_pointing_word_typed_with_a_slip_still_points_and_its_neighbours_do_not() -> None:
+    # Red when only the exact words point: "e o outor processo?" went to the laws.
+    for typed, which in [
+        ("e o outor processo?", "other"),
+        ("e o outrro?", "other"),
+        ("e do primero?", "first"),
+        ("o ultmo", "last"),
+    ]:
+        assert thread_reference(typed) == ThreadRef(which), typed  # type: ignore[arg-type]
+    for real in ["processo de ouro branco", "tenho outra duvida", "e o autor?", "e os outros"]:
+        assert thread_reference(real) is None, real
+
+
 def test_a_mixed_question_without_a_conjunction_is_cut_where_the_law_starts() -> None:
     text = "O processo 123/2024 está parado há muito tempo, a Lei 9.784 permite isso?"
     frame = read_frame(text, today=TODAY)

@@ -29,6 +29,9 @@ from colmeia.store import Store, open_store
         ("a clt fala oq sobre ferias?", "Decreto-Lei 5.452/1943"),
         ("o que o código civil diz de contrato", "Lei 10.406/2002"),
         ("o cdc protege quem comprou pela internet?", "Lei 8.078/1990"),
+        # a long name word typed with a slip still names the norm
+        ("a prescricao no codgo penal", "Decreto-Lei 2.848/1940"),
+        ("o estatudo do idoso garante o que?", "Lei 10.741/2003"),
     ],
 )
 def test_a_norm_is_read_without_the_word_lei(question: str, label: str) -> None:
@@ -152,13 +155,7 @@ def rules_store(tmp_path: Path) -> Iterator[Store]:
     store.close()
 
 
-@pytest.mark.parametrize(
-    "question",
-    [
-        "Como ficou conhecida a primeira universidade moderna?",
-        "por quantos docentes deve ser composta a banca examinadora?",
-    ],
-)
+@pytest.mark.parametrize("question", ["Como ficou conhecida a primeira universidade moderna?"])
 async def test_a_scope_reading_yields_to_documents_that_cover_the_question(
     rules_store: Store, registry_file: Path, question: str
 ) -> None:
@@ -176,5 +173,42 @@ async def test_a_scope_reading_yields_to_documents_that_cover_the_question(
         lottery = await dispatcher.decide(read_frame("qual o resultado da loteria?"), [])
         assert lottery.kind == "answer" and lottery.answer is not None
         assert lottery.answer["agent"] == "main"
+    finally:
+        registry.close_sync()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "minha geladeira estragou na garantia, a loja tem que trocar?",
+        "e se a loja nao devolver o dinheiro?",
+        "o mercado cobrou no caixa mais caro que na prateleira, pode?",
+        "um site ta mandando propaganda com meu email sem eu ter cadastrado, isso pode?",
+    ],
+)
+def test_a_situation_of_ones_own_asked_as_a_right_is_a_law_question(text: str) -> None:
+    # Sentences the training corpus does not hold: what it learnt is a situation told in lay
+    # words then a right asked about (turngen/trainlex.py LAW_SITUATIONS). Red with the
+    # classifier trained without them (scope, scope, unsure, institutional).
+    got = read_frame(text)
+    assert (got.intent, got.confidence >= CONFIDENT) == ("law", True)
+
+
+@pytest.mark.parametrize("text", ["voce acha que eu devo me separar?", "me indica um bar bom"])
+def test_personal_advice_stays_out_of_scope(text: str) -> None:
+    assert read_frame(text).intent == "scope"
+
+
+async def test_a_rules_question_is_read_as_one_for_the_documents(
+    rules_store: Store, registry_file: Path
+) -> None:
+    # read as out of scope before the situations were learnt; now the documents' at once
+    frame = read_frame("por quantos docentes deve ser composta a banca examinadora?")
+    registry = SQLiteCaseRegistry(registry_file)
+    try:
+        decision = await Dispatcher(registry, rag=RagPipeline(rules_store, "regras")).decide(
+            frame, []
+        )
+        assert frame.intent == "law" and decision.kind == "law"
     finally:
         registry.close_sync()

@@ -290,8 +290,22 @@ class Dispatcher:
         options = [str(o) for o in pending.get("options") or []]
         picked = _pick(text, options)
         decision: Decision | None = None
+        year = _year_said(text)
         if picked is not None:
             decision = await self.case_answer(picked, aspect)
+        elif options and year is not None:
+            # "o de 2025" when the list holds several of that year (or none): the year is
+            # not a case number — the question is asked again over what it narrows to
+            same = [o for o in options if o.endswith(f"/{year}") or f"-{year}-" in o]
+            listing = "; ".join(same or options)
+            said = f"Há {len(same)} casos de {year} na lista" if same else f"Nenhum é de {year}"
+            decision = Decision(
+                "ask",
+                question=f"{said}: {listing}. Qual deles? Responda com o número.",
+                options=same or options,
+                aspect=aspect,
+                law=law,
+            )
         else:
             typed = f"expediente {text}" if pending.get("expects") == "expediente" else text
             resolved = await resolve_case_refs(typed, self.registry, today=self.today)
@@ -312,6 +326,19 @@ class Dispatcher:
             both.tools = decision.tools
             return both
         return decision
+
+
+def _year_said(text: str) -> int | None:
+    """The year a short reply names ("o de 2023", "é de 2021", "2024") and no other number
+    ("4506 de 2023" is a case), if it names one."""
+    folded = fold(text)
+    numbers = re.findall(r"\d+", folded)
+    if len(numbers) != 1 or not re.fullmatch(r"(?:19|20)\d{2}", numbers[0]):
+        return None
+    ref = thread_reference(text)
+    if (ref is not None and ref.which == "year") or len(folded.split()) <= 4:
+        return int(numbers[0])
+    return None
 
 
 def _pick(text: str, options: Sequence[str]) -> str | None:

@@ -25,8 +25,8 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from colmeia.apps.assistant.case_refs import CaseRef, read_case_refs
-from colmeia.apps.assistant.intents import classifier
-from colmeia.apps.assistant.scope import NormMention, named_norms
+from colmeia.apps.assistant.intents import Prediction, classifier
+from colmeia.apps.assistant.scope import NormMention, named_norms, one_slip
 
 __all__ = [
     "ASPECTS",
@@ -129,9 +129,30 @@ _THREAD = (
 _OF_YEAR = re.compile(r"\b(?:o|aquele|e)\s+(?:do\s+ano\s+|de\s+|do\s+)((?:19|20)\d{2})\b")
 
 
+# the words that point at a thread's case, and the real words one slip away from them that
+# do not ("ouro" of Ouro Branco, "outra dúvida", "a primeira vez")
+_POINTERS = ("outro", "primeiro", "ultimo")
+_NOT_POINTERS = frozenset(
+    {"ouro", "outra", "outros", "outras", "primeira", "primeiros", "ultima", "ultimos"}
+)
+
+
+def _pointers_typed(folded: str) -> str:
+    """``folded`` with the thread's pointing words typed with a slip written out ("e o outor
+    processo?" → "e o outro processo?")."""
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if word in _NOT_POINTERS or len(word) < 4:
+            return word
+        return next((t for t in _POINTERS if one_slip(word, t)), word)
+
+    return re.sub(r"[a-z]+", fix, folded)
+
+
 def thread_reference(text: str) -> ThreadRef | None:
     """The thread case ``text`` points at without a number, if it does."""
-    folded = _fold(text)
+    folded = _pointers_typed(_fold(text))
     year = _OF_YEAR.search(folded)
     if year:
         return ThreadRef("year", int(year.group(1)))
@@ -188,9 +209,13 @@ def split_parts(text: str, refs: Sequence[CaseRef]) -> tuple[str, str]:
     return (case_part or text), (law_part or text)
 
 
-def read_frame(text: str, *, today: dt.date | None = None) -> TurnFrame:
-    """The frame of one turn (the thread's state is applied by the dispatcher)."""
-    predicted = classifier().predict(text)
+def read_frame(
+    text: str, *, today: dt.date | None = None, predicted: Prediction | None = None
+) -> TurnFrame:
+    """The frame of one turn (the thread's state is applied by the dispatcher). ``predicted``
+    is a reading other than the classifier's (the model's, :mod:`.model_frame`): the same
+    rules apply to it."""
+    predicted = predicted or classifier().predict(text)
     refs = read_case_refs(text, today=today)
     thread = thread_reference(text)
     if thread is not None and thread.which == "year":

@@ -21,6 +21,12 @@
   them (:func:`~colmeia.apps.assistant.cases.check_case_answer`) — if it adds anything, or
   if nothing was found, the answer is the registry's own card.
 
+Most turns never reach the agents: ``begin`` reads the turn into its frame (the classifier's,
+or with a model where it is unsure the model's, validated — :mod:`.model_frame`) and the
+dispatcher (:mod:`.dispatch`) decides in code, offline and with a model alike. The agents'
+route above takes subscriptions, attachments, turns with a capability switched off, and every
+turn with ``routing="agents"``.
+
 Caps are enforced by counters in the state (handoffs and model calls per turn), never by
 asking a model; ``recursion_limit`` is a backstop set from them.
 """
@@ -43,7 +49,7 @@ from colmeia.apps.assistant.dispatch import Dispatcher
 from colmeia.apps.assistant.fallback import (
     ranker_pipeline,
 )
-from colmeia.apps.assistant.frame import read_frame
+from colmeia.apps.assistant.frame import TurnFrame, read_frame
 from colmeia.apps.assistant.graph_replies import Replies
 from colmeia.apps.assistant.graph_rules import (
     _FOLLOW,
@@ -56,7 +62,9 @@ from colmeia.apps.assistant.graph_state import (
     AssistantState,
     Flags,
     GraphConfig,
+    fresh_turn_state,
 )
+from colmeia.apps.assistant.model_frame import frame_by_model
 from colmeia.apps.assistant.offline import (
     RulesModel,
     mentions_case_and_norm,
@@ -123,9 +131,11 @@ class AssistantGraph(Replies):
         if active not in ("main", "search"):
             active = "main"
         text = fresh[-1].content if fresh else ""
-        if self.offline and fresh and text and self._frame_routes(state, text):
-            # the turn is read into its frame and dispatched in code (frame, dispatch)
-            frame = read_frame(text, today=self.config.today)
+        by_frame = self.offline or self.config.routing == "frame"
+        if by_frame and fresh and text and self._frame_routes(state, text):
+            # the turn is read into its frame and dispatched in code (frame, dispatch); with
+            # a model, the model fills the frame where the classifier is unsure (model_frame)
+            frame = await self._read_frame(state, text)
             decision = await self.dispatcher.decide(frame, state.get("cases", []))
             return self._apply(decision, state, fresh, turn)
         scope = out_of_scope(text) if fresh else None
@@ -134,14 +144,8 @@ class AssistantGraph(Replies):
             return Command(
                 goto="finish",
                 update={
+                    **fresh_turn_state(turn),
                     "messages": [*fresh, msg],
-                    "turn": turn,
-                    "turn_handoffs": 0,
-                    "turn_steps": 0,
-                    "handoff": None,
-                    "evidence": [],
-                    "pending": None,
-                    "rag": None,
                     "answer": {
                         "text": scope.text,
                         "agent": "main",
@@ -165,30 +169,43 @@ class AssistantGraph(Replies):
         return Command(
             goto="rag" if ruled else active,
             update={
+                **fresh_turn_state(turn),
                 "messages": fresh,
-                "turn": turn,
                 "active_agent": active,
                 "turn_handoffs": 1 if ruled else 0,
-                "turn_steps": 0,
-                "handoff": None,
-                "evidence": [],
-                "pending": None,
-                "rag": None,
-                "answer": None,
                 "status": "running",
                 "mixed": {"case": parts[0], "law": parts[1]} if parts else None,
-                "parts": {},
                 **(ruled or {}),
             },
         )
 
+    async def _read_frame(self, state: AssistantState, text: str) -> TurnFrame:
+        """The turn's frame: the classifier's offline; with a model, the model's where the
+        classifier is unsure, its slots validated by the parsers."""
+        if self.offline:
+            return read_frame(text, today=self.config.today)
+        reading = await frame_by_model(
+            self.model,
+            text,
+            state.get("cases", []),
+            today=self.config.today,
+            below=self.config.frame_by_model_below,
+        )
+        log.info(
+            "turn frame by the %s: %s/%s", reading.by, reading.frame.intent, reading.frame.aspect
+        )
+        return reading.frame
+
     def _frame_routes(self, state: AssistantState, text: str) -> bool:
-        """Whether the frame's dispatcher takes the turn: every tool it uses is on, and the
-        turn is not a request to follow a case (a subscription needs the agents' approval)."""
+        """Whether the frame's dispatcher takes the turn: every tool it uses is on, the web
+        search is off, and the turn is not a request to follow a case (a subscription and a
+        web search need the agents' approval)."""
         flags = Flags.from_dict(state.get("flags"))
         if not (flags.enable_system_search and flags.enable_rag_processing) or state.get(
             "attachments"
         ):
+            return False
+        if flags.enable_web_search and self.web_search is not None:
             return False
         return not _FOLLOW.search(text)
 

@@ -21,6 +21,7 @@ from colmeia.apps.assistant.graph_rules import (
 from colmeia.apps.assistant.graph_state import (
     _PKG,
     AssistantState,
+    fresh_turn_state,
 )
 from colmeia.apps.assistant.ids import (
     CaseId,
@@ -55,19 +56,7 @@ class Replies(ModelGuards):
     ) -> Command[str]:
         """The graph's step for a dispatcher's decision: finish with its answer, wait on
         its question, or hand the law question to the RAG agent."""
-        base: dict[str, Any] = {
-            "turn": turn,
-            "active_agent": "main",
-            "turn_handoffs": 0,
-            "turn_steps": 0,
-            "handoff": None,
-            "evidence": [],
-            "pending": None,
-            "rag": None,
-            "answer": None,
-            "mixed": None,
-            "parts": {},
-        }
+        base: dict[str, Any] = {**fresh_turn_state(turn), "active_agent": "main"}
         if decision.tools:
             # the registry answered: the same records as the agents' route (handoff, tools)
             record = {

@@ -160,6 +160,10 @@ class GraphConfig:
     history_tokens: int = 1500
     approval_tools: frozenset[str] = frozenset({"web_search", "subscribe_updates"})
     max_answer_tokens: int = 700  # an agent step is a decision or a short answer
+    # with a model, the classifier's confidence below which the model fills the frame
+    frame_by_model_below: float = 0.7
+    # "frame": every turn dispatched from its frame; "agents": with a model, the agents route
+    routing: Literal["frame", "agents"] = "frame"
     today: Any = None  # a datetime.date for "since when" (tests pin it)
 
 
@@ -206,3 +210,20 @@ def _last_calls(state: AssistantState, agent: str) -> list[ToolCall]:
 
 def _as_tool_text(value: Any) -> str:
     return value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
+
+
+def fresh_turn_state(turn: int) -> dict[str, Any]:
+    """The per-turn fields a new turn starts from: its counters at zero, nothing handed off,
+    asked, found or answered yet, no split question (every way a turn begins writes these)."""
+    return {
+        "turn": turn,
+        "turn_handoffs": 0,
+        "turn_steps": 0,
+        "handoff": None,
+        "evidence": [],
+        "pending": None,
+        "rag": None,
+        "answer": None,
+        "mixed": None,
+        "parts": {},
+    }

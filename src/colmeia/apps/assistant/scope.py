@@ -36,6 +36,7 @@ __all__ = [
     "jurisdiction_note",
     "missing_norm",
     "named_norms",
+    "one_slip",
     "out_of_scope",
     "scope_answer",
 ]
@@ -217,6 +218,37 @@ def _by_name() -> tuple[tuple[re.Pattern[str], NormMention], ...]:
 _BY_NAME = _by_name()
 
 
+def one_slip(word: str, target: str) -> bool:
+    """Whether ``word`` is ``target`` or ``target`` typed with one slip: a letter missing,
+    extra or wrong, or two neighbours swapped."""
+    if abs(len(word) - len(target)) > 1:
+        return False
+    if len(word) == len(target):
+        diff = [i for i, (a, b) in enumerate(zip(word, target, strict=True)) if a != b]
+        swapped = (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and word[diff[0]] == target[diff[1]]
+            and word[diff[1]] == target[diff[0]]
+        )
+        return len(diff) <= 1 or swapped
+    short, long = sorted((word, target), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+# the long words norms are named by ("código penal", "estatuto do idoso"): typed with a slip
+# ("códiggo penal") they still name the norm; short words and acronyms are read as typed
+_NAME_WORDS = ("codigo", "estatuto", "consolidacao", "improbidade", "licitacoes")
+
+
+def _name_words_typed(folded: str) -> str:
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        return next((t for t in _NAME_WORDS if one_slip(word, t)), word)
+
+    return re.sub(r"[a-z]{5,}", fix, folded)
+
+
 def _same_norm(a: NormMention, b: NormMention) -> bool:
     return (a.kind, a.number) == (b.kind, b.number)
 
@@ -239,8 +271,9 @@ def named_norms(question: str) -> list[NormMention]:
                 NormMention("Lei", m.group("number").replace(".", ""), m.group("year") or ""),
             )
         )
+    named = _name_words_typed(folded)
     for pattern, mention in _BY_NAME:
-        hit = pattern.search(folded)
+        hit = pattern.search(named)
         if hit:
             found.append((hit.start(), mention))
     out: list[NormMention] = []

@@ -404,6 +404,8 @@ async def open_assistant(
         history_tokens=s.history_tokens,
         approval_tools=tools,
         max_answer_tokens=s.max_answer_tokens,
+        frame_by_model_below=s.frame_by_model_below,
+        routing=s.routing,
         today=today,
     )
     rag = RagPipeline(

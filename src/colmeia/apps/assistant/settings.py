@@ -70,6 +70,19 @@ class AssistantSettings(BaseSettings):
         description="Sampling temperature of every model call of the assistant (0: the same "
         "question routes and reads the same each run; empty: the model server's default).",
     )
+    routing: Literal["frame", "agents"] = Field(
+        default="frame",
+        description="How a turn is routed with a model: read into the turn frame and "
+        "dispatched in code (the model fills the frame where the classifier is unsure and "
+        "writes no route), or the earlier path where the agents choose tools.",
+    )
+    frame_by_model_below: float = Field(
+        default=0.7,
+        ge=0,
+        le=1,
+        description="With a model: below this confidence of the turn classifier, the model "
+        "fills the turn's frame (its slots checked by the parsers); 1: every turn, 0: never.",
+    )
     institutional: str | None = Field(
         default=None,
         description="The court's own file of institutional answers (opening hours, contacts, "

@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from colmeia.apps.assistant.frame import read_frame
 from colmeia.apps.assistant.offline import RulesModel
 from colmeia.llm.base import Message, ToolCall, ToolSpec
 from colmeia.sim.engine import Reply, SimRequest
 
-__all__ = ["assistant_responder"]
+__all__ = ["assistant_responder", "careful_frame"]
 
 _rules = RulesModel()
 _PASSAGE = re.compile(r"^\[(P\d+)\] [^\n]*\n(.+?)(?=\n\n\[P\d+\]|\n*\Z)", re.S | re.M)
@@ -53,6 +54,19 @@ def _answer(req: SimRequest) -> dict[str, Any]:
     return {"answer": f"{sentence} [{pid}]", "citations": [{"passage": pid, "quote": quote}]}
 
 
+def careful_frame(text: str) -> dict[str, Any]:
+    """The frame a careful model fills (``frame.j2``): the classifier's reading, the numbers
+    and norms as typed."""
+    frame = read_frame(text)
+    return {
+        "intent": frame.intent,
+        "aspect": frame.aspect,
+        "cases": [r.typed for r in frame.cases],
+        "norms": [n.label() for n in frame.norms],
+        "thread": frame.thread.which if frame.thread and frame.thread.which != "year" else "none",
+    }
+
+
 async def assistant_responder(req: SimRequest) -> Reply | dict[str, Any]:
     """One answer of the careful stand-in (see the module docstring)."""
     props = (req.schema or {}).get("properties", {})
@@ -65,6 +79,8 @@ async def assistant_responder(req: SimRequest) -> Reply | dict[str, Any]:
         return Reply(content=result.content)
     if "citations" in props:
         return _answer(req)
+    if "intent" in props:
+        return careful_frame(req.last_user_text)
     if "query" in props:
         return {"query": req.last_user_text}
     return Reply(content="Resposta simulada.")

@@ -29,6 +29,7 @@ from colmeia.apps.assistant.turngen.trainlex import (
     ABBREVIATIONS,
     INSTITUTIONAL,
     LAW_LAY,
+    LAW_SITUATIONS,
     MIXED_JOINS,
     SCOPE,
     SCOPE_ACTIONS,
@@ -521,6 +522,8 @@ def _combined(w: _Writer, cases: list[_Case], rounds: int) -> list[Labelled]:
         mixed = join.replace("{case}", case_part).replace("{law}", law_part())
         out.append(Labelled(said(mixed), "mixed", aspect))
         out.append(Labelled(said(law_part()), "law", "status"))
+        told, situation = rng.choice(LAW_SITUATIONS[0]), rng.choice(LAW_SITUATIONS[1])
+        out.append(Labelled(said(told.format(s=situation)), "law", "status"))
         out.append(Labelled(said(rng.choice(SOCIAL)), "greeting", "status"))
         # a case question shortened as people type it
         out.append(Labelled(said(w.aspect(aspect).format(c=w.typed(case))), "case", aspect))

@@ -17,6 +17,7 @@ __all__ = [
     "ABBREVIATIONS",
     "INSTITUTIONAL",
     "LAW_LAY",
+    "LAW_SITUATIONS",
     "MIXED_JOINS",
     "SCOPE",
     "SCOPE_ACTIONS",
@@ -186,6 +187,65 @@ LAW_LAY: tuple[str, ...] = (
     "quando um dado pode ser tratado sem consentimento?",
     "o que a lei fala sobre publicidade enganosa?",
     "o órgão pode cobrar taxa pra dar informação?",
+)
+
+# a situation of one's own life told in lay words, then what the law says of it: (frames,
+# situations) — "{s}" is the situation. People ask the law through what happened to them
+# (a purchase, a bill, a public office that did not answer), often without naming a norm or
+# with only its acronym; told with the same casual words as out-of-scope requests, these are
+# law questions because of the right asked about, not because of the words "lei" or "artigo".
+LAW_SITUATIONS: tuple[tuple[str, ...], tuple[str, ...]] = (
+    (
+        "{s}, o que a lei diz?",
+        "{s}, tenho algum direito?",
+        "{s}, quais são meus direitos?",
+        "{s}. posso reclamar?",
+        "{s}, isso é permitido?",
+        "{s}, eles podem fazer isso?",
+        "e se {s}?",
+        "{s}, o código do consumidor me protege?",
+        "{s}, o cdc fala alguma coisa?",
+        "{s}, a lgpd deixa?",
+        "{s}. e agora, o que a lei garante?",
+        "{s}, tem prazo pra isso na lei?",
+        "{s}, é legal isso?",
+        "{s}, existe alguma regra sobre isso?",
+        "se {s}, o que eu posso exigir?",
+    ),
+    (
+        # consumer
+        "comprei um celular e veio com defeito",
+        "a loja não quer trocar o produto",
+        "cancelei a compra e não devolveram o dinheiro",
+        "o produto chegou diferente do anúncio",
+        "me arrependi de uma compra feita pelo site",
+        "a loja não devolve meu dinheiro",
+        "a entrega atrasou mais de um mês",
+        "cobraram uma taxa que ninguém me avisou",
+        "a garantia acabou e o aparelho quebrou",
+        "o anúncio prometia uma coisa e entregou outra",
+        "a empresa colocou meu nome no cadastro de devedores sem eu dever",
+        "o conserto não resolveu o defeito",
+        "vendedor se recusa a dar nota fiscal",
+        "a operadora cortou o serviço sem avisar",
+        # data
+        "uma empresa está usando meus dados sem eu autorizar",
+        "vazaram meus dados pessoais",
+        "a loja pede meu cpf pra tudo",
+        "recebo ligação de empresa que nunca dei meu telefone",
+        "quero que apaguem meus dados do cadastro",
+        # public information and administration
+        "pedi uma informação pra prefeitura e ninguém respondeu",
+        "o órgão negou meu pedido de informação sem explicar",
+        "meu recurso administrativo está parado faz meses",
+        "a administração decidiu contra mim sem me ouvir",
+        "o servidor que julga meu pedido é parente da outra parte",
+        "a prefeitura não publica os gastos no site",
+        # public services
+        "a tarifa do ônibus subiu sem aviso",
+        "a concessionária de água cortou o fornecimento",
+        "a empresa de energia não religa a luz",
+    ),
 )
 
 # how a case question and a law question are put in one message ("{case}", "{law}")
