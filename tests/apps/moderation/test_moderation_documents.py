@@ -51,7 +51,9 @@ class DocumentReader:
         role = _ROLE_OF[str((req.schema or {}).get("title"))]
         user = "\n".join(str(m.get("content") or "") for m in req.messages if m["role"] == "user")
         self.prompts.setdefault(role, []).append(user)
-        system = "\n".join(str(m.get("content") or "") for m in req.messages if m["role"] == "system")
+        system = "\n".join(
+            str(m.get("content") or "") for m in req.messages if m["role"] == "system"
+        )
         self.instructions.setdefault(role, set()).add(system)
         answer = user.split("ANSWER UNDER REVIEW:", 1)[-1].casefold()
         documents = user.split("PRODUCT DOCUMENTS", 1)[-1] if "PRODUCT DOCUMENTS" in user else ""
