@@ -115,7 +115,8 @@ def run(
         None,
         "--context-collection",
         help="RAG collection of the products' own documents (colmeia ingest DOCS -c NAME): each "
-        "record's product passages go to the reviewers and the rewriter, cited in the trail.",
+        "record's product passages go to the contextual reviewer, suggester, rewriter and "
+        "decider, cited in the trail.",
     ),
     context_store: str | None = typer.Option(
         None, "--store", help="Store of --context-collection (default: COLMEIA_STORE)."

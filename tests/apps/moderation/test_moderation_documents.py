@@ -45,11 +45,16 @@ class DocumentReader:
 
     def __init__(self) -> None:
         self.prompts: dict[str, list[str]] = {}
+        self.instructions: dict[str, set[str]] = {}
 
     def __call__(self, req: SimRequest) -> dict[str, Any]:
         role = _ROLE_OF[str((req.schema or {}).get("title"))]
         user = "\n".join(str(m.get("content") or "") for m in req.messages if m["role"] == "user")
         self.prompts.setdefault(role, []).append(user)
+        system = "\n".join(
+            str(m.get("content") or "") for m in req.messages if m["role"] == "system"
+        )
+        self.instructions.setdefault(role, set()).add(system)
         answer = user.split("ANSWER UNDER REVIEW:", 1)[-1].casefold()
         documents = user.split("PRODUCT DOCUMENTS", 1)[-1] if "PRODUCT DOCUMENTS" in user else ""
         if role == "semantic":
@@ -163,6 +168,42 @@ def test_the_documents_change_the_verdict_and_compare_says_what_changed(
     )
     assert code == 0, err
     assert "≠ context collection (product documents): None → 'produtos'" in shown
+
+
+def test_with_documents_each_role_is_told_how_to_weigh_them_and_without_nothing_changes(
+    tmp_path: Path, docs_store: Path, sim_server: Any, colmeia_cli: Any
+) -> None:
+    """A block of passages alone does not tell a model what they are worth: a reviewer told to
+    trust "only the context" scored answers the manual confirms as invented (the 0.5B model on
+    the document_checks dev set). With documents, every role that reads them is told that a fact
+    they state is supported and one they contradict is wrong; a run without them gets the
+    instructions it always had."""
+    plain_reader, ctx_reader = DocumentReader(), DocumentReader()
+    items = _records(tmp_path, (*CONTRADICTED, CONFIRMED))
+    plain_srv = sim_server(SimulatedModel(responder=plain_reader, model_name="reader"))
+    ctx_srv = sim_server(SimulatedModel(responder=ctx_reader, model_name="reader"))
+    args = (str(items), "--policy", "none")
+    assert _run(colmeia_cli, plain_srv, *args, "-o", str(tmp_path / "p.jsonl"))[0] == 0
+    code, _, err = _run(
+        colmeia_cli, ctx_srv, *args, "-o", str(tmp_path / "c.jsonl"),
+        "--context-collection", "produtos", "--store", str(docs_store),
+    )  # fmt: skip
+    assert code == 0, err
+    rule = "a fact they contradict is wrong"
+    for role in ("contextual", "suggester", "rewriter", "decider"):
+        (told,) = ctx_reader.instructions[role]
+        assert rule in told, role
+        assert "a fact they state is supported" in told, role
+    (contextual,) = ctx_reader.instructions["contextual"]
+    assert "contradict scores 0 or 1" in contextual
+    assert all("compare each fact of the answer" in p for p in ctx_reader.prompts["contextual"])
+    (rewriter,) = ctx_reader.instructions["rewriter"]
+    assert "using only facts from the context,\nthe product documents and rules" in rewriter
+    # The semantic reviewer checks no facts; and a plain run reads no word about documents.
+    assert ctx_reader.instructions["semantic"] == plain_reader.instructions["semantic"]
+    for role, told in plain_reader.instructions.items():
+        assert not any("documents" in t.casefold() for t in told), role
+    assert not any("PRODUCT DOCUMENTS" in p for ps in plain_reader.prompts.values() for p in ps)
 
 
 def test_a_missing_collection_is_one_line_naming_it(

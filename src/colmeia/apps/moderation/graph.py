@@ -213,20 +213,25 @@ class _State(TypedDict, total=False):
     reason: str
 
 
-def _system_prompt(role: str, audit_language: str) -> str:
+def _system_prompt(role: str, audit_language: str, documents: bool) -> str:
     chosen = active_prompts()
-    return _cached_system_prompt(role, audit_language, chosen.sha256 if chosen else "")
+    return _cached_system_prompt(role, audit_language, chosen.sha256 if chosen else "", documents)
 
 
 @lru_cache(maxsize=64)
-def _cached_system_prompt(role: str, audit_language: str, prompts: str) -> str:
+def _cached_system_prompt(role: str, audit_language: str, prompts: str, documents: bool) -> str:
     # ``prompts`` (the prompts folder's hash) is part of the key: another folder, another text.
+    # ``documents``: whether the product's passages are in the user prompt. The instructions
+    # then say how to use them (a fact they state is supported, one they contradict is wrong);
+    # a role told to trust "only the context" would otherwise treat a fact found only in the
+    # manual as invented, and a small model does not infer the rule from the data block alone.
     return render_prompt(
         _PKG,
         f"{role}.j2",
         part="system",
         audit_language=AUDIT_LANGUAGES[audit_language],
         max_suggestions=MAX_SUGGESTIONS,
+        documents=documents,
     )
 
 
@@ -325,7 +330,9 @@ class Moderator:
     ) -> T:
         rm = self.models[role]
         messages = [
-            Message("system", _system_prompt(role, self.audit_language)),
+            Message(
+                "system", _system_prompt(role, self.audit_language, bool(state.get("documents")))
+            ),
             Message("user", user),
         ]
         started = time.perf_counter()

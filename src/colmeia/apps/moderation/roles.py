@@ -105,7 +105,7 @@ class ModerationConfig(BaseModel):
     context_collection: str | None = Field(
         default=None,
         description="RAG collection of the products' own documents (manuals, specifications, "
-        "FAQ): their passages go to the reviewers and the rewriter.",
+        "FAQ): their passages go to the contextual reviewer, suggester, rewriter and decider.",
     )
     context_store: str | None = Field(
         default=None, description="Store of the context collection (default: COLMEIA_STORE)."
