@@ -82,11 +82,11 @@ class LocalSearch:
         """``web_search(query)`` over the local pages, for an agent."""
 
         def web_search(query: str) -> str:
-            """Search the web (here: a local index of university texts) and return the best
-            results with title, address and snippet.
+            """Search the web (here: a local index of Brazilian university texts, in
+            Portuguese) and return the best results with title, address and snippet.
 
             Args:
-                query: What to search for, in a few keywords.
+                query: What to search for: a few key words of the task, in Portuguese.
             """
             hits = self.search(query)
             if not hits:
