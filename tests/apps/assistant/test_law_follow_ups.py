@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from colmeia.apps.assistant.conversation import thread_norms
+from colmeia.apps.assistant.frame import read_frame
+
 CDC = "Lei 8.078/1990"
 
 
@@ -36,3 +39,32 @@ async def test_a_follow_up_naming_another_norm_is_about_that_norm(assistant: Any
     await bot.ask("t1", "posso desistir de um produto comprado pela internet segundo o CDC?")
     other = await bot.ask("t1", "e o que diz a LGPD sobre os meus dados?")
     assert other.citations and other.citations[0]["law"] == "Lei 13.709/2018"
+
+
+def test_continuations_are_marked_and_questions_that_stand_alone_are_not() -> None:
+    for text in (
+        "e se a loja nao devolver o dinheiro?",
+        "E no caso de compra em loja física?",
+        "mas e se o produto vier com defeito?",
+        "e quanto tempo eu tenho?",
+    ):
+        assert read_frame(text).continues, text
+    for text in (
+        "posso devolver um produto comprado pela internet?",
+        "qual o prazo para recorrer de uma decisão administrativa?",
+    ):
+        assert not read_frame(text).continues, text
+
+
+def test_the_threads_norms_are_those_the_previous_answer_cited_lead_first() -> None:
+    answer = {
+        "citations": [
+            {"law": CDC, "article": "49"},
+            {"law": "Lei 13.709/2018", "article": "18"},
+            {"law": CDC, "article": "18"},
+        ]
+    }
+    assert thread_norms(answer) == [CDC, "Lei 13.709/2018"]
+    # a case card or a greeting cites nothing: no norm to keep
+    assert thread_norms({"text": "Processo TC/000032/2023", "citations": []}) == []
+    assert thread_norms(None) == []
