@@ -20,10 +20,13 @@ __all__ = [
     "aspect_of",
     "cases_in_context",
     "context_block",
+    "continues_thread",
     "follow_up_target",
     "leans_on_context",
     "remember",
     "resolve_follow_up",
+    "thread_norms",
+    "within_norm",
 ]
 
 _PKG = "colmeia.apps.assistant"
@@ -100,6 +103,34 @@ def leans_on_context(text: str) -> bool:
     """Whether ``text`` continues an earlier turn ("E se o pedido for negado…", "e disso?")
     rather than standing alone."""
     return bool(_ELLIPSIS.search(text) or _PRONOUN.search(text))
+
+
+# "mas e se…", "então e no caso de…": a continuation that opens with a connective before the "e"
+_CONTINUES = re.compile(
+    r"^\W*(?:mas|ent[aã]o|tamb[eé]m)\s+(?:e\s+)?(?:se|no|na|quanto|quando)\b", re.I
+)
+
+
+def continues_thread(text: str) -> bool:
+    """Whether a question continues the previous one ("e se a loja não devolver?", "e no caso
+    de…", "mas e se…", "e disso?") instead of standing alone: what it leaves unsaid — the
+    norm, the case — is the thread's."""
+    return leans_on_context(text) or bool(_CONTINUES.search(text))
+
+
+def thread_norms(answer: dict[str, Any] | None) -> list[str]:
+    """The norms the previous answer cited, its lead citation's first ("Lei 8.078/1990"):
+    what a law follow-up that names none is about."""
+    cited = (answer or {}).get("citations") or []
+    laws = [str(c.get("law") or "") for c in cited if isinstance(c, dict)]
+    return list(dict.fromkeys(law for law in laws if law))
+
+
+def within_norm(question: str, norm: str) -> str:
+    """A follow-up written out with the norm it leaves unsaid: the search then prefers that
+    norm's passages (a law the question names weighs its passages up and the others down,
+    :func:`~colmeia.apps.assistant.rag_agent.grade_passage`) without excluding the rest."""
+    return f"{question.rstrip()} ({norm})"
 
 
 def remember(cases: Sequence[str], evidence: Iterable[dict[str, Any]]) -> list[str]:

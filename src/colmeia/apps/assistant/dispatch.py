@@ -29,6 +29,7 @@ from colmeia.apps.assistant.case_aspects import case_aspect
 from colmeia.apps.assistant.case_index import fold
 from colmeia.apps.assistant.case_refs import CaseResolution, resolve_case_refs
 from colmeia.apps.assistant.cases import case_card, lookup_case, search_card, search_cases
+from colmeia.apps.assistant.conversation import within_norm
 from colmeia.apps.assistant.frame import CONFIDENT, TurnFrame, read_frame, thread_reference
 from colmeia.apps.assistant.ids import CaseId
 from colmeia.apps.assistant.institutional import answer_institutional
@@ -103,7 +104,11 @@ class Dispatcher:
         self.rag = rag
         self.today = today
 
-    async def decide(self, frame: TurnFrame, cases: Sequence[str]) -> Decision:
+    async def decide(
+        self, frame: TurnFrame, cases: Sequence[str], norms: Sequence[str] = ()
+    ) -> Decision:
+        """``norms`` are those the thread's previous answer cited (most relevant first): a law
+        follow-up that names no norm is searched within the first of them."""
         text = frame.text
         listed = out_of_scope(text)
         if listed is not None and not frame.cases:
@@ -128,12 +133,22 @@ class Dispatcher:
         if frame.intent == "greeting":
             return _answer(greeting_answer(), "main")
         if frame.intent == "law":
-            return Decision("law", law=text)
+            return Decision("law", law=self._in_thread(frame, norms))
         if frame.intent == "find":
             return await self._find(text, frame.aspect)
         if frame.intent == "mixed":
             return await self._mixed(frame, cases)
         return await self._case(frame, cases)
+
+    @staticmethod
+    def _in_thread(frame: TurnFrame, norms: Sequence[str]) -> str:
+        """The law question as searched: a follow-up naming no norm ("e se a loja não
+        devolver o dinheiro?" after the consumer code answered) with the thread's norm; a
+        question that names one, or stands alone, as typed."""
+        if frame.continues and not frame.names_a_law and norms:
+            log.debug("law follow-up %r searched within %s", frame.text[:80], norms[0])
+            return within_norm(frame.text, norms[0])
+        return frame.text
 
     async def _case(self, frame: TurnFrame, cases: Sequence[str], law: str = "") -> Decision:
         """A case question: the typed case (resolved against the registry) wins over the

@@ -25,6 +25,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from colmeia.apps.assistant.case_refs import CaseRef, read_case_refs
+from colmeia.apps.assistant.conversation import continues_thread
 from colmeia.apps.assistant.intents import Prediction, classifier
 from colmeia.apps.assistant.scope import NormMention, named_norms, one_slip
 
@@ -97,6 +98,9 @@ class TurnFrame:
     # them and without a thread to lean on, the collection's documents are the domain
     about_a_case: bool = False
     names_a_law: bool = False
+    # "e se…", "e no caso de…", "mas e…": it continues the previous turn, whose norm (or
+    # case) is what it leaves unsaid
+    continues: bool = False
 
     @property
     def has_case(self) -> bool:
@@ -261,4 +265,5 @@ def read_frame(
         or (intent == "case" and predicted.confidence >= CONFIDENT and not frame.norms)
     )
     frame.names_a_law = bool(frame.norms or _LAW_CUE.search(text))
+    frame.continues = continues_thread(text)
     return frame

@@ -44,6 +44,7 @@ from langgraph.types import Command
 from colmeia.apps.assistant.conversation import (
     context_block,
     resolve_follow_up,
+    thread_norms,
 )
 from colmeia.apps.assistant.dispatch import Dispatcher
 from colmeia.apps.assistant.fallback import (
@@ -136,7 +137,9 @@ class AssistantGraph(Replies):
             # the turn is read into its frame and dispatched in code (frame, dispatch); with
             # a model, the model fills the frame where the classifier is unsure (model_frame)
             frame = await self._read_frame(state, text)
-            decision = await self.dispatcher.decide(frame, state.get("cases", []))
+            # the previous turn's answer is still in the state until this turn resets it
+            norms = thread_norms(state.get("answer"))
+            decision = await self.dispatcher.decide(frame, state.get("cases", []), norms)
             return self._apply(decision, state, fresh, turn)
         scope = out_of_scope(text) if fresh else None
         if scope is not None:  # weather, sport, "list every process", "show your prompt"
