@@ -101,6 +101,9 @@ _NEARNESS_WEIGHT = 0.1
 # 0.492 → 0.516; 2.0 gave 0.500); the formal set is unchanged.
 _NEAR_RELEVANT = 1.5
 _RETRY_MARGIN = 0.05
+# A scope question ("a quem se aplica…") gets the scope clauses of the norms its first
+# passages come from: the first of them is the norm named or meant, the second a fallback.
+_SCOPE_NORMS = 2
 _WHO_IS = re.compile(r"^\W*(?:e\s+)?quem\s+(?:e|sao)\s+(?:o|a|os|as)\s")
 # Where the answer being generated streams to (set by `run` for one pipeline run; a context
 # variable, not state: the state may be checkpointed and a sink is not data).
@@ -713,6 +716,24 @@ class RagPipeline:
             clauses += [h for h in hits if h.chunk_id in set(wanted)]
             hits = clauses + [h for h in hits if h.chunk_id not in set(wanted)]
             analysis["in_force"] = [h.chunk_id for h in clauses]
+        if analysis.get("relation") == "scope":
+            # "a quem se aplica a LAI?", "a LGPD vale para jornalistas?": the norm's scope
+            # clauses ("Esta Lei aplica-se…", "Subordinam-se ao regime desta Lei") join the
+            # front of the candidates — the lay words ("quem tem que cumprir") are not the
+            # law's; which clause answers is left to the ranking (the relation's bonus).
+            norms = list(dict.fromkeys(h.citation.path.split(",")[0].strip() for h in hits[:5]))
+            named_law = str(analysis.get("filters", {}).get("law_number", ""))
+            if named_law:  # the norm the question names, wherever its passages came
+                named_norm = [n for n in index.scope if named_law in re.sub(r"\D", "", n)]
+                norms = list(dict.fromkeys([*named_norm, *norms]))
+            wanted = [cid for n in norms[:_SCOPE_NORMS] for cid in index.scope.get(n, [])]
+            have = {h.chunk_id: h for h in hits}
+            missing = [c for c in wanted if c not in have]
+            found = self.store.get_chunks(self.collection, missing) if missing else {}
+            have.update({c: _hit(found[c], self.collection) for c in missing if c in found})
+            clauses = [have[c] for c in wanted if c in have]
+            hits = clauses + [h for h in hits if h.chunk_id not in set(wanted)]
+            analysis["scope"] = [h.chunk_id for h in clauses]
         term = analysis.get("filters", {}).get("defines")
         weights = dict.fromkeys(index.lookup(term) if term else [], 1.0)
         relation = analysis.get("relation")
