@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
+from colmeia.apps.assistant.article_choice import ModelArticleReranker
 from colmeia.apps.assistant.article_ranker import (
     ArticleCandidate,
     ArticleRanker,
@@ -44,6 +45,7 @@ from colmeia.apps.assistant.court_rules import (
 )
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.legal import parse_legal_path, validity
+from colmeia.apps.assistant.lexicon import Nominalizations
 from colmeia.apps.assistant.named_article import ArticleIndex
 from colmeia.apps.assistant.ranking import RankedArticle, rank_articles
 from colmeia.apps.assistant.relations import (
@@ -496,6 +498,8 @@ class RagConfig:
     sources: list[Path] = field(default_factory=list)
     # words taken from the question's nearest passages (dense neighbours); 0: none
     neighbour_terms: int = 6
+    # the law's nouns for the question's verbs and back (NomLex-PT, :mod:`.lexicon`)
+    nominalizations: bool = True
 
 
 class RagPipeline:
@@ -514,8 +518,10 @@ class RagPipeline:
         article_ranker: ArticleRanker | None | Literal["shipped"] = None,
         court_collection: str = COURT_COLLECTION,
         jurisprudence_collection: str = JURISPRUDENCE_COLLECTION,
+        model_reranker: ModelArticleReranker | None = None,
     ) -> None:
         self.store = store
+        self.model_reranker = model_reranker
         self.article_ranker = (
             ArticleRanker.shipped() if article_ranker == "shipped" else article_ranker
         )
@@ -528,6 +534,7 @@ class RagPipeline:
         self.model = model
         self.reranker = reranker
         self.config = config or RagConfig()
+        self.lexicon = self.config.nominalizations
         self.retriever = retriever or Retriever(store, collection, embedder=embedder)
         self.graph = self._build().check()
 
@@ -569,6 +576,13 @@ class RagPipeline:
         names a norm the collection lacks, or a state body when the collection is federal."""
         question = state["question"]
         analysis = analyze_query(question)
+        # The law's noun for the question's verb and back ("intervir" → "intervenção"), when
+        # the collection uses it: searched with the law's words, and covering as they do.
+        vocabulary = DefinitionIndex.for_collection(self.store, self.collection).df
+        related = Nominalizations.shipped().related(question, vocabulary) if self.lexicon else []
+        if related:
+            analysis["nominalizations"] = related
+            analysis["legal_terms"] = " ".join([str(analysis["legal_terms"]), *related]).strip()
         catalogue = NormCatalogue.for_collection(self.store, self.collection)
         jurisdiction = jurisdiction_note(question, catalogue) or ""
         # The court's own norms answering need no warning that the court's norms may differ.
@@ -640,6 +654,7 @@ class RagPipeline:
                 config=replace(self.config, sources=[]),
                 court_collection=self.court_collection,
                 jurisprudence_collection=self.jurisprudence_collection,
+                model_reranker=self.model_reranker,
             )
             self._siblings[collection] = found
         return found
@@ -835,6 +850,8 @@ class RagPipeline:
                 return nearness + _DEFINITION_BOOST * weights.get(hit.chunk_id, 0.0)
 
             ranked = rank_articles(hits, grades, relation, boost=boost)
+        if self.model_reranker is not None and len(ranked) > 1:
+            ranked = await self._model_order(question, ranked)
         clauses = set(analysis.get("in_force", []))
         if clauses:
             # A vigência question: the norm's vigência clause goes first, as a definition does
@@ -870,6 +887,19 @@ class RagPipeline:
             "scores": scores,
             "ranked": [a.best for a in ranked[: self.config.max_passages]],
         }
+
+    async def _model_order(self, question: str, ranked: list[RankedArticle]) -> list[RankedArticle]:
+        """The first articles as the model reranker orders them (each shown with its caput)."""
+        assert self.model_reranker is not None
+        head = ranked[: self.model_reranker.top_n]
+        best = [a.best for a in head]
+        wanted = {h.chunk_id: _caput_id(h) for h in best}
+        ids = [c for c in wanted.values() if c]
+        found = self.store.get_chunks(self.collection, ids) if ids else {}
+        caputs = {cid: found[c].text for cid, c in wanted.items() if c and c in found}
+        candidates = self.model_reranker.candidates(best, caputs)
+        order = await self.model_reranker.order(question, candidates)
+        return [head[i] for i in order] + ranked[len(head) :]
 
     async def rewrite(self, state: RagState) -> RagState:
         """A new query, by rules (content words only, then only the longer ones).
@@ -1183,6 +1213,12 @@ class RagPipeline:
             heading = _WHOSE[role].format(collection=self.collection)
             result["answer"] = f"{heading}\n\n{result['answer']}"
         return result
+
+
+def _caput_id(hit: Hit) -> str:
+    """The chunk id of the caput of the article a § or inciso belongs to ("" for a caput)."""
+    m = re.match(r"^(.*!art\d+[a-z\-]*)_(?!cpt)", hit.doc_id)
+    return f"{m.group(1)}_cpt#0" if m else ""
 
 
 def _closest(passages: Sequence[Hit], scores: dict[str, float]) -> list[Hit]:
