@@ -152,9 +152,11 @@ _DECISION = re.compile(
 _LAW_NUMBER = re.compile(r"\blei\s*(?:complementar\s*)?(?:n[º°o.]*\s*)?(\d{1,2}\.?\d{3})\b", re.I)
 _ARTICLE = re.compile(r"\bart(?:igo)?\.?\s*(\d+)", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:de|em)\s+((?:19|20)\d{2})\b")
+# Each part a whole word: "Em quanto tempo…" and "Empresas de saúde…" keep their first word
+# (a bare optional "[eé]" took their "E").
 _FILLER = re.compile(
-    r"^(?:por favor,?\s*)?(?:voc[eê] pode\s+)?(?:me\s+)?(?:diga|explique|informe|responda)?"
-    r"\s*(?:o que|qual|quais|quando|como|onde|quem)?\s*(?:[eé]|s[aã]o|diz|dizem)?\s*",
+    r"^(?:por favor,?\s*)?(?:voc[eê] pode\s+)?(?:me\s+)?(?:(?:diga|explique|informe|responda)\b)?"
+    r"\s*(?:(?:o que|qual|quais|quando|como|onde|quem)\b)?\s*(?:(?:[eé]|s[aã]o|diz|dizem)\b)?\s*",
     re.IGNORECASE,
 )
 
@@ -742,11 +744,11 @@ class RagPipeline:
                 named_norm = [n for n in index.scope if named_law in re.sub(r"\D", "", n)]
                 norms = list(dict.fromkeys([*named_norm, *norms]))
             wanted = [cid for n in norms[:_SCOPE_NORMS] for cid in index.scope.get(n, [])]
-            have = {h.chunk_id: h for h in hits}
-            missing = [c for c in wanted if c not in have]
+            by_id = {h.chunk_id: h for h in hits}
+            missing = [c for c in wanted if c not in by_id]
             found = self.store.get_chunks(self.collection, missing) if missing else {}
-            have.update({c: _hit(found[c], self.collection) for c in missing if c in found})
-            clauses = [have[c] for c in wanted if c in have]
+            by_id.update({c: _hit(found[c], self.collection) for c in missing if c in found})
+            clauses = [by_id[c] for c in wanted if c in by_id]
             hits = clauses + [h for h in hits if h.chunk_id not in set(wanted)]
             analysis["scope"] = [h.chunk_id for h in clauses]
         term = analysis.get("filters", {}).get("defines")
@@ -1048,9 +1050,13 @@ class RagPipeline:
         )
         best = state.get("best")
         update: RagState = {"quality": score}
-        # A reformulated query must do clearly better to replace an earlier answer: the
-        # question's own words, ranked first, are the likelier reading of it.
-        if best is None or score > best["quality"] + _RETRY_MARGIN:
+        # A reformulated query must do clearly better to replace an earlier answer, and pass
+        # the gate: it drops the question's words, so a partial answer from it is no better
+        # evidence than a partial answer from the question itself (on the lay development
+        # set, retries that replaced the first answer below the gate lost its first place
+        # and never gained one; the formal set's first places were never changed by them).
+        better = best is not None and score > best["quality"] + _RETRY_MARGIN
+        if best is None or (better and score > self.config.quality):
             update["best"] = {
                 "answer": answer,
                 "quality": score,
