@@ -71,3 +71,13 @@ def test_every_norm_with_a_scope_clause_is_indexed_and_other_questions_are_untou
     path, analysis = _first(laws, "qual o prazo para recorrer de uma decisão administrativa?")
     assert "scope" not in analysis
     assert path.startswith("Lei 9.784/1999, Art. 59")
+
+
+def test_the_scope_clause_is_the_answer_not_a_passage_found_nothing(laws: Store) -> None:
+    # its words ("vale", "jornalista") are not the clause's, yet the clause is what is asked
+    result = asyncio.run(
+        RagPipeline(laws, "docs", None).run("A LGPD vale para o trabalho de jornalistas?")
+    )
+    labels = [c["label"] for c in result["citations"]]
+    # words alone cannot tell "jornalistas" is Art. 4º's "jornalístico": both clauses quoted
+    assert any(label.startswith("Lei 13.709/2018, Art. 4º") for label in labels), labels

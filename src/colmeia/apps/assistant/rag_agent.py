@@ -334,6 +334,8 @@ def grade_passage(
             score -= 0.2
     if hit.chunk_id in analysis.get("definitions", ()):
         score += 0.3  # "Fornecedor é toda pessoa…": the definition itself
+    if hit.chunk_id in analysis.get("scope", ()):
+        score += 0.3  # "Esta Lei não se aplica…" for "a lei vale para…?": the clause asked for
     return max(0.0, min(score, 1.0))
 
 
