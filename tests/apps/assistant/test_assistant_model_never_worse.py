@@ -29,6 +29,11 @@ QUESTIONS = [
         GoldCitation("13709", "18"),
     ),
     ("Qual o prazo para interpor recurso administrativo?", GoldCitation("9784", "59")),
+    # its gold ranked second offline: the case where a model could push it down
+    (
+        "Quais são as formas de extinção da concessão de serviço público?",
+        GoldCitation("8987", "35"),
+    ),
 ]
 
 

@@ -50,6 +50,18 @@ _IN_FORCE = re.compile(
     re.IGNORECASE,
 )
 
+# A norm's scope clause: "Esta Lei aplica-se…", "Esta Lei não se aplica…", "Subordinam-se ao
+# regime desta Lei", "Aplicam-se as disposições desta Lei…", "O disposto nesta Lei não se
+# aplica…": the answer to "a quem se aplica a lei?", whatever words the question uses.
+_VERB = (
+    r"(?:aplica-se|aplicam-se|n[ãa]o se aplicam?|se aplicam?|subordinam-se|sujeitam-se|submetem-se)"
+)
+_THIS_NORM = r"(?:esta|desta|nesta|este|deste|neste)\s+(?:lei|c[óo]digo|decreto)"
+_SCOPE = re.compile(
+    rf"\b{_VERB}\b[^.;]{{0,80}}?\b{_THIS_NORM}|\b{_THIS_NORM}\b[^.;]{{0,40}}?\b{_VERB}",
+    re.IGNORECASE,
+)
+
 
 def _key(term: str) -> str:
     return " ".join(content_terms(term))
@@ -64,6 +76,7 @@ class DefinitionIndex:
         df: dict[str, int] | None = None,
         passages: int = 0,
         in_force: dict[str, list[str]] | None = None,
+        scope: dict[str, list[str]] | None = None,
     ) -> None:
         self.terms = terms
         self.df = df or {}
@@ -71,17 +84,23 @@ class DefinitionIndex:
         # the norm's own vigência clause ("Esta Lei entra em vigor…"), chunk ids per path
         # prefix (the norm's name as its passages cite it)
         self.in_force = in_force or {}
+        # the norm's scope clauses ("Esta Lei aplica-se…", "Subordinam-se ao regime desta
+        # Lei"), chunk ids per path prefix
+        self.scope = scope or {}
 
     @classmethod
     def build(cls, store: Store, collection: str) -> DefinitionIndex:
         terms: dict[str, list[str]] = {}
         df: dict[str, int] = {}
         in_force: dict[str, list[str]] = {}
+        scope: dict[str, list[str]] = {}
         chunks = store.chunks(collection)
         for chunk in chunks:
+            norm = chunk.path.split(",")[0].strip()
             if _IN_FORCE.search(chunk.text[:400]):
-                norm = chunk.path.split(",")[0].strip()
                 in_force.setdefault(norm, []).append(chunk.chunk_id)
+            if _SCOPE.search(chunk.text[:400]):
+                scope.setdefault(norm, []).append(chunk.chunk_id)
             for word in set(content_terms(f"{chunk.path} {chunk.text}")):
                 df[word] = df.get(word, 0) + 1
             text = chunk.text[:300].lower()
@@ -91,7 +110,7 @@ class DefinitionIndex:
                     key = _key(m.group(1))
                     if key:
                         terms.setdefault(key, []).append(chunk.chunk_id)
-        return cls(terms, df, len(chunks), in_force)
+        return cls(terms, df, len(chunks), in_force, scope)
 
     def idf(self, word: str) -> float:
         """How rare a stemmed word is; a word the collection never uses weighs the most."""

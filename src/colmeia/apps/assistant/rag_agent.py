@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
+from colmeia.apps.assistant.article_choice import ModelArticleReranker
 from colmeia.apps.assistant.article_ranker import (
     ArticleCandidate,
     ArticleRanker,
@@ -44,6 +45,7 @@ from colmeia.apps.assistant.court_rules import (
 )
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.legal import parse_legal_path, validity
+from colmeia.apps.assistant.lexicon import Nominalizations
 from colmeia.apps.assistant.named_article import ArticleIndex
 from colmeia.apps.assistant.ranking import RankedArticle, rank_articles
 from colmeia.apps.assistant.relations import (
@@ -101,6 +103,9 @@ _NEARNESS_WEIGHT = 0.1
 # 0.492 → 0.516; 2.0 gave 0.500); the formal set is unchanged.
 _NEAR_RELEVANT = 1.5
 _RETRY_MARGIN = 0.05
+# A scope question ("a quem se aplica…") gets the scope clauses of the norms its first
+# passages come from: the first of them is the norm named or meant, the second a fallback.
+_SCOPE_NORMS = 2
 _WHO_IS = re.compile(r"^\W*(?:e\s+)?quem\s+(?:e|sao)\s+(?:o|a|os|as)\s")
 # Where the answer being generated streams to (set by `run` for one pipeline run; a context
 # variable, not state: the state may be checkpointed and a sink is not data).
@@ -147,9 +152,11 @@ _DECISION = re.compile(
 _LAW_NUMBER = re.compile(r"\blei\s*(?:complementar\s*)?(?:n[º°o.]*\s*)?(\d{1,2}\.?\d{3})\b", re.I)
 _ARTICLE = re.compile(r"\bart(?:igo)?\.?\s*(\d+)", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:de|em)\s+((?:19|20)\d{2})\b")
+# Each part a whole word: "Em quanto tempo…" and "Empresas de saúde…" keep their first word
+# (a bare optional "[eé]" took their "E").
 _FILLER = re.compile(
-    r"^(?:por favor,?\s*)?(?:voc[eê] pode\s+)?(?:me\s+)?(?:diga|explique|informe|responda)?"
-    r"\s*(?:o que|qual|quais|quando|como|onde|quem)?\s*(?:[eé]|s[aã]o|diz|dizem)?\s*",
+    r"^(?:por favor,?\s*)?(?:voc[eê] pode\s+)?(?:me\s+)?(?:(?:diga|explique|informe|responda)\b)?"
+    r"\s*(?:(?:o que|qual|quais|quando|como|onde|quem)\b)?\s*(?:(?:[eé]|s[aã]o|diz|dizem)\b)?\s*",
     re.IGNORECASE,
 )
 
@@ -327,6 +334,8 @@ def grade_passage(
             score -= 0.2
     if hit.chunk_id in analysis.get("definitions", ()):
         score += 0.3  # "Fornecedor é toda pessoa…": the definition itself
+    if hit.chunk_id in analysis.get("scope", ()):
+        score += 0.3  # "Esta Lei não se aplica…" for "a lei vale para…?": the clause asked for
     return max(0.0, min(score, 1.0))
 
 
@@ -493,6 +502,8 @@ class RagConfig:
     sources: list[Path] = field(default_factory=list)
     # words taken from the question's nearest passages (dense neighbours); 0: none
     neighbour_terms: int = 6
+    # the law's nouns for the question's verbs and back (NomLex-PT, :mod:`.lexicon`)
+    nominalizations: bool = True
 
 
 class RagPipeline:
@@ -511,8 +522,10 @@ class RagPipeline:
         article_ranker: ArticleRanker | None | Literal["shipped"] = None,
         court_collection: str = COURT_COLLECTION,
         jurisprudence_collection: str = JURISPRUDENCE_COLLECTION,
+        model_reranker: ModelArticleReranker | None = None,
     ) -> None:
         self.store = store
+        self.model_reranker = model_reranker
         self.article_ranker = (
             ArticleRanker.shipped() if article_ranker == "shipped" else article_ranker
         )
@@ -525,6 +538,7 @@ class RagPipeline:
         self.model = model
         self.reranker = reranker
         self.config = config or RagConfig()
+        self.lexicon = self.config.nominalizations
         self.retriever = retriever or Retriever(store, collection, embedder=embedder)
         self.graph = self._build().check()
 
@@ -566,6 +580,13 @@ class RagPipeline:
         names a norm the collection lacks, or a state body when the collection is federal."""
         question = state["question"]
         analysis = analyze_query(question)
+        # The law's noun for the question's verb and back ("intervir" → "intervenção"), when
+        # the collection uses it: searched with the law's words, and covering as they do.
+        vocabulary = DefinitionIndex.for_collection(self.store, self.collection).df
+        related = Nominalizations.shipped().related(question, vocabulary) if self.lexicon else []
+        if related:
+            analysis["nominalizations"] = related
+            analysis["legal_terms"] = " ".join([str(analysis["legal_terms"]), *related]).strip()
         catalogue = NormCatalogue.for_collection(self.store, self.collection)
         jurisdiction = jurisdiction_note(question, catalogue) or ""
         # The court's own norms answering need no warning that the court's norms may differ.
@@ -637,6 +658,7 @@ class RagPipeline:
                 config=replace(self.config, sources=[]),
                 court_collection=self.court_collection,
                 jurisprudence_collection=self.jurisprudence_collection,
+                model_reranker=self.model_reranker,
             )
             self._siblings[collection] = found
         return found
@@ -713,6 +735,24 @@ class RagPipeline:
             clauses += [h for h in hits if h.chunk_id in set(wanted)]
             hits = clauses + [h for h in hits if h.chunk_id not in set(wanted)]
             analysis["in_force"] = [h.chunk_id for h in clauses]
+        if analysis.get("relation") == "scope":
+            # "a quem se aplica a LAI?", "a LGPD vale para jornalistas?": the norm's scope
+            # clauses ("Esta Lei aplica-se…", "Subordinam-se ao regime desta Lei") join the
+            # front of the candidates — the lay words ("quem tem que cumprir") are not the
+            # law's; which clause answers is left to the ranking (the relation's bonus).
+            norms = list(dict.fromkeys(h.citation.path.split(",")[0].strip() for h in hits[:5]))
+            named_law = str(analysis.get("filters", {}).get("law_number", ""))
+            if named_law:  # the norm the question names, wherever its passages came
+                named_norm = [n for n in index.scope if named_law in re.sub(r"\D", "", n)]
+                norms = list(dict.fromkeys([*named_norm, *norms]))
+            wanted = [cid for n in norms[:_SCOPE_NORMS] for cid in index.scope.get(n, [])]
+            by_id = {h.chunk_id: h for h in hits}
+            missing = [c for c in wanted if c not in by_id]
+            found = self.store.get_chunks(self.collection, missing) if missing else {}
+            by_id.update({c: _hit(found[c], self.collection) for c in missing if c in found})
+            clauses = [by_id[c] for c in wanted if c in by_id]
+            hits = clauses + [h for h in hits if h.chunk_id not in set(wanted)]
+            analysis["scope"] = [h.chunk_id for h in clauses]
         term = analysis.get("filters", {}).get("defines")
         weights = dict.fromkeys(index.lookup(term) if term else [], 1.0)
         relation = analysis.get("relation")
@@ -814,6 +854,8 @@ class RagPipeline:
                 return nearness + _DEFINITION_BOOST * weights.get(hit.chunk_id, 0.0)
 
             ranked = rank_articles(hits, grades, relation, boost=boost)
+        if self.model_reranker is not None and len(ranked) > 1:
+            ranked = await self._model_order(question, ranked)
         clauses = set(analysis.get("in_force", []))
         if clauses:
             # A vigência question: the norm's vigência clause goes first, as a definition does
@@ -849,6 +891,19 @@ class RagPipeline:
             "scores": scores,
             "ranked": [a.best for a in ranked[: self.config.max_passages]],
         }
+
+    async def _model_order(self, question: str, ranked: list[RankedArticle]) -> list[RankedArticle]:
+        """The first articles as the model reranker orders them (each shown with its caput)."""
+        assert self.model_reranker is not None
+        head = ranked[: self.model_reranker.top_n]
+        best = [a.best for a in head]
+        wanted = {h.chunk_id: _caput_id(h) for h in best}
+        ids = [c for c in wanted.values() if c]
+        found = self.store.get_chunks(self.collection, ids) if ids else {}
+        caputs = {cid: found[c].text for cid, c in wanted.items() if c and c in found}
+        candidates = self.model_reranker.candidates(best, caputs)
+        order = await self.model_reranker.order(question, candidates)
+        return [head[i] for i in order] + ranked[len(head) :]
 
     async def rewrite(self, state: RagState) -> RagState:
         """A new query, by rules (content words only, then only the longer ones).
@@ -997,9 +1052,13 @@ class RagPipeline:
         )
         best = state.get("best")
         update: RagState = {"quality": score}
-        # A reformulated query must do clearly better to replace an earlier answer: the
-        # question's own words, ranked first, are the likelier reading of it.
-        if best is None or score > best["quality"] + _RETRY_MARGIN:
+        # A reformulated query must do clearly better to replace an earlier answer, and pass
+        # the gate: it drops the question's words, so a partial answer from it is no better
+        # evidence than a partial answer from the question itself (on the lay development
+        # set, retries that replaced the first answer below the gate lost its first place
+        # and never gained one; the formal set's first places were never changed by them).
+        better = best is not None and score > best["quality"] + _RETRY_MARGIN
+        if best is None or (better and score > self.config.quality):
             update["best"] = {
                 "answer": answer,
                 "quality": score,
@@ -1162,6 +1221,12 @@ class RagPipeline:
             heading = _WHOSE[role].format(collection=self.collection)
             result["answer"] = f"{heading}\n\n{result['answer']}"
         return result
+
+
+def _caput_id(hit: Hit) -> str:
+    """The chunk id of the caput of the article a § or inciso belongs to ("" for a caput)."""
+    m = re.match(r"^(.*!art\d+[a-z\-]*)_(?!cpt)", hit.doc_id)
+    return f"{m.group(1)}_cpt#0" if m else ""
 
 
 def _closest(passages: Sequence[Hit], scores: dict[str, float]) -> list[Hit]:

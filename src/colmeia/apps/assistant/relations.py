@@ -2,7 +2,7 @@
 
 "Qual o prazo para recorrer?" asks for a *deadline*; "o que é dado pessoal sensível?" for a
 *definition*; "quem deve indicar o encarregado?" for *who*; "quando a lei começa a vigorar?" for
-*when*. A passage can share every word of the question and still not answer it (Art. 12 §2º of
+*when*; "a quem se aplica a LAI?", "a LGPD vale para jornalistas?" for the norm's *scope*. A passage can share every word of the question and still not answer it (Art. 12 §2º of
 the LGPD mentions "dados pessoais sensíveis" but defines nothing). This module names the asked
 relation (:func:`asked_relation`) and tells whether a text states that relation
 (:func:`states_relation`): a definition is drafted "X: …", "X é …", "considera-se X"; a deadline
@@ -32,7 +32,7 @@ __all__ = [
     "without_relation_words",
 ]
 
-Relation = Literal["definition", "deadline", "who", "when", "amount", "penalty", "other"]
+Relation = Literal["definition", "deadline", "who", "when", "amount", "penalty", "scope", "other"]
 
 # Matched on the folded (lower case, no accents) question.
 _DEFINITION_Q = re.compile(
@@ -64,6 +64,21 @@ _PENALTY_Q = re.compile(
     r"infrac(?:ao|oes)|o que acontece (?:se|com quem|quando)|que acontece se)\b"
 )
 
+# Whom or what a norm covers: "a quem se aplica a lei…", "quem tem que cumprir a LAI?", "a
+# LGPD vale para jornalistas?", "empresa estatal está sujeita a essa lei?" (not "vale a partir
+# de", a vigência question).
+_SCOPE_Q = re.compile(
+    r"\b(?:a quem (?:se )?aplica\w*|(?:se )?aplica(?:-se)? (?:a|ao|aos|as|para|pra)\b|"
+    r"(?:vale|valem) (?:para|pra)\b|(?:quem|que orgaos?|que entidades?|quais orgaos|"
+    r"quais entidades) (?:tem que|tem de|precisa|precisam|deve|devem) (?:cumprir|seguir|"
+    r"obedecer|respeitar|observar)|(?:esta|estao|fica|ficam) sujeit\w* a (?:essa |esta |a )?"
+    r"(?:lei|lai|lgpd)|abrange\w*)"
+)
+# A norm drafting its scope: "Esta Lei aplica-se…", "não se aplica", "Subordinam-se ao
+# regime desta Lei", "Submetem-se ao regime previsto nesta Lei".
+_SCOPE = re.compile(
+    r"\b(?:aplica-se|aplicam-se|se aplicam?|subordinam-se|sujeitam-se|submetem-se|abrang\w*)\b"
+)
 _SPAN = re.compile(
     r"\b(?:\d+|um|uma|dois|duas|tres|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|quinze|"
     r"vinte|trinta|sessenta|noventa|cento|cem)\b[^.;:]{0,20}?\b(?:dias?|anos?|meses|mes|horas?|"
@@ -139,6 +154,8 @@ def asked_relation(question: str) -> Relation:
         return "amount"
     if _PENALTY_Q.search(q):
         return "penalty"
+    if _SCOPE_Q.search(q):
+        return "scope"
     if _WHO_Q.search(q):
         return "who"
     if _WHEN_Q.search(q):
@@ -166,6 +183,8 @@ def states_relation(relation: Relation, text: str) -> bool:
         return bool(_AMOUNT.search(t))
     if relation == "penalty":
         return bool(_PENALTY.search(t))
+    if relation == "scope":
+        return bool(_SCOPE.search(t))
     return True
 
 

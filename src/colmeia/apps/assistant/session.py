@@ -19,6 +19,7 @@ from typing import Any
 
 from langgraph.types import Command
 
+from colmeia.apps.assistant.article_choice import ModelArticleReranker
 from colmeia.apps.assistant.graph import AssistantGraph, Flags, GraphConfig
 from colmeia.apps.assistant.offline import OFFLINE_MODEL
 from colmeia.apps.assistant.rag_agent import RagConfig, RagPipeline
@@ -416,6 +417,7 @@ async def open_assistant(
         config=rag_config or RagConfig(sources=list(rag_sources)),
         embedder=embedder,
         article_ranker="shipped" if s.ranker == "learned" else None,
+        model_reranker=ModelArticleReranker(model) if model and s.model_rerank else None,
         court_collection=s.court_collection,
         jurisprudence_collection=s.jurisprudence_collection,
     )

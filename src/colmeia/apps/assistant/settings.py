@@ -38,6 +38,12 @@ class AssistantSettings(BaseSettings):
         description="How candidate articles are ordered: hand-set weights, or the learned"
         " ranker (better on lay questions, slightly worse on the formal set: docs/assistant.md).",
     )
+    model_rerank: bool = Field(
+        default=False,
+        description="With a model configured, let it reorder the ranking's first six candidate"
+        " articles (each shown with its caput; only the ids it was given are kept). Off: the"
+        " ranking alone chooses, and a model only writes (docs/assistant.md).",
+    )
     court_collection: str = Field(
         default="normas-tribunal",
         description="Collection of the court's own norms (organic law, internal rules, "
