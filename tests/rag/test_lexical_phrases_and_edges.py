@@ -105,3 +105,73 @@ def test_the_default_configuration_names_the_same_index_folder_as_before() -> No
         '{"b": 0.75, "bigram_weight": 0.0, "delta": 0.5, "k1": 1.2, "method": "lucene", '
         '"stem": true, "stopwords": true}'
     )
+
+
+def test_a_phrase_split_between_two_passages_is_no_phrase() -> None:
+    # "licitação" ends the first passage and "contrato" starts the second
+    passages = ["o prazo da licitação", "contrato assinado hoje", "licitação e contrato"]
+    with_bigrams = LexicalIndex.build(passages, WITH_BIGRAMS)
+    plain = LexicalIndex.build(passages, LexicalConfig())
+    for query in ("licitação contrato", "hoje licitação"):
+        # the third passage keeps "licitação (e) contrato" together: it alone gains
+        got, want = with_bigrams.scores(query), plain.scores(query)
+        assert list(got[:2]) == pytest.approx(list(want[:2]))
+    assert with_bigrams.scores("licitação contrato")[2] > plain.scores("licitação contrato")[2]
+
+
+def test_a_collection_of_one_two_word_passage_still_scores_its_phrase() -> None:
+    with_bigrams = LexicalIndex.build(["licitação contrato"], WITH_BIGRAMS)
+    plain = LexicalIndex.build(["licitação contrato"], LexicalConfig())
+    assert (
+        _ranking(with_bigrams, "licitação contrato")[0][1]
+        > _ranking(plain, "licitação contrato")[0][1]
+    )
+
+
+def test_an_index_built_in_blocks_is_the_index_built_at_once() -> None:
+    passages = [f"Art. {i}º O prazo de {i} dias para o contrato nº {i % 3}." for i in range(11)]
+    queries = ["prazo do contrato", "contrato 2", "art 7", "dias para o contrato"]
+    for config in (LexicalConfig(), WITH_BIGRAMS):
+        whole = LexicalIndex.build(passages, config)
+        blocks = LexicalIndex.build(passages, config, block_size=3)
+        assert [_ranking(blocks, q) for q in queries] == [_ranking(whole, q) for q in queries]
+
+
+def test_an_empty_collection_builds_an_index_that_finds_nothing() -> None:
+    for config in (LexicalConfig(), WITH_BIGRAMS):
+        index = LexicalIndex.build([], config)
+        assert index.num_docs == 0 and _ranking(index, "prazo") == []
+
+
+def test_without_stemming_a_plural_is_another_word() -> None:
+    passages = ["os contratos firmados", "o contrato firmado"]
+    stemmed = LexicalIndex.build(passages)
+    assert {p for p, _ in _ranking(stemmed, "contratos")} == {0, 1}
+    exact = LexicalIndex.build(passages, LexicalConfig(stem=False))
+    assert [p for p, _ in _ranking(exact, "contratos")] == [0]
+    assert [p for p, _ in _ranking(exact, "contrato")] == [1]
+
+
+def test_a_word_written_seventy_thousand_times_in_a_passage_still_finds_it() -> None:
+    # a generated table or a log pasted whole: the count is capped, never wrapped to zero
+    index = LexicalIndex.build(["tabela " * 70_000, "outro texto sem ela"])
+    assert [p for p, _ in _ranking(index, "tabela")] == [0]
+
+
+def test_scores_are_lucenes_bm25_and_a_repeated_query_word_counts_twice() -> None:
+    import math
+
+    passages = ["prazo de recurso", "prazo prazo e mais prazo para contestar", "outro assunto"]
+    index = LexicalIndex.build(passages)  # k1 1.2, b 0.75, Lucene's variant
+    lengths = [len(index.analyzer.tokens(p)) for p in passages]
+    avg = sum(lengths) / len(lengths)
+    idf = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))
+
+    def bm25(tf: int, length: int) -> float:
+        return idf * tf / (tf + 1.2 * (1 - 0.75 + 0.75 * length / avg))
+
+    scores = index.scores("prazo")
+    assert scores[0] == pytest.approx(bm25(1, lengths[0]), rel=1e-5)
+    assert scores[1] == pytest.approx(bm25(3, lengths[1]), rel=1e-5)
+    assert scores[2] == 0
+    assert index.scores("prazo prazo") == pytest.approx(2 * scores, rel=1e-5)
