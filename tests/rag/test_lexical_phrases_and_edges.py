@@ -175,3 +175,25 @@ def test_scores_are_lucenes_bm25_and_a_repeated_query_word_counts_twice() -> Non
     assert scores[1] == pytest.approx(bm25(3, lengths[1]), rel=1e-5)
     assert scores[2] == 0
     assert index.scores("prazo prazo") == pytest.approx(2 * scores, rel=1e-5)
+
+
+def test_a_collection_of_one_word_is_found_by_it() -> None:
+    index = LexicalIndex.build(["prazo"])
+    assert [p for p, _ in _ranking(index, "prazo")] == [0]
+
+
+def test_a_two_word_query_over_one_word_passages_answers_with_bigrams_on() -> None:
+    # no passage holds two words: the bigram postings are empty, and searching them finds none
+    index = LexicalIndex.build(["prazo", "contrato", "recurso"], WITH_BIGRAMS)
+    assert {p for p, _ in _ranking(index, "prazo contrato")} == {0, 1}
+
+
+@pytest.mark.parametrize(
+    ("plural", "singular"), [("leões", "leão"), ("limões", "limão"), ("licitações", "licitação")]
+)
+def test_a_nasal_plural_finds_its_singular_and_the_other_way_round(
+    plural: str, singular: str
+) -> None:
+    index = LexicalIndex.build([f"o {singular} citado", "outro texto", f"os {plural} citados"])
+    assert {p for p, _ in _ranking(index, plural)} == {0, 2}
+    assert {p for p, _ in _ranking(index, singular)} == {0, 2}
