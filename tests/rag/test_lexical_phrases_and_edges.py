@@ -197,3 +197,10 @@ def test_a_nasal_plural_finds_its_singular_and_the_other_way_round(
     index = LexicalIndex.build([f"o {singular} citado", "outro texto", f"os {plural} citados"])
     assert {p for p, _ in _ranking(index, plural)} == {0, 2}
     assert {p for p, _ in _ranking(index, singular)} == {0, 2}
+
+
+def test_a_short_plural_is_not_folded_into_another_word() -> None:
+    # "mães" (mothers) is not a plural of "mão" (hand): only longer -ões/-ães words are mapped
+    index = LexicalIndex.build(["a mão direita", "as mães presentes"])
+    assert [p for p, _ in _ranking(index, "mães")] == [1]
+    assert [p for p, _ in _ranking(index, "mão")] == [0]
