@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from colmeia.rag.index.lexical import top_k
 
@@ -31,3 +32,24 @@ def test_top_k_matches_a_full_sort_with_ties_and_sparse_scores() -> None:
 def test_no_positive_score_means_no_result() -> None:
     best, _ = top_k(np.zeros(50_000, np.float32), 10)
     assert len(best) == 0
+
+
+def test_a_few_matches_among_many_passages_are_all_found_whatever_their_score() -> None:
+    # fewer passages match than asked for, far apart, one of them weakly
+    scores = np.zeros(20_000, np.float32)
+    scores[[3, 12_345]] = [0.4, 2.5]
+    best, values = top_k(scores, 3)
+    assert best.tolist() == [12_345, 3]
+    assert values.tolist() == pytest.approx([2.5, 0.4])
+
+
+def test_all_but_one_passage_asked_for_gives_them_best_first() -> None:
+    scores = np.asarray([0.2, 0.9, 0.5, 0.7, 0.1], np.float32)
+    assert top_k(scores, 4)[0].tolist() == [1, 3, 2, 0]
+
+
+def test_passages_tied_under_one_point_come_in_their_order() -> None:
+    scores = np.asarray([0.5] * 40 + [0.9], np.float32)
+    assert top_k(scores, 3)[0].tolist() == [40, 0, 1]
+    scores = np.asarray([0.0, 0.5, 0.9, 0.5, 0.5, 0.5, 0.5], np.float32)
+    assert top_k(scores, 3)[0].tolist() == [2, 1, 3]

@@ -151,8 +151,6 @@ class _Postings:
             if at >= len(self.keys) or int(self.keys[at]) != term:
                 return
             term = at
-        if term < 0 or term + 1 >= len(self.indptr):
-            return
         sl = slice(int(self.indptr[term]), int(self.indptr[term + 1]))
         # Each passage appears once per term's postings, so fancy-index += is exact.
         if weight == 1.0:
