@@ -6,37 +6,19 @@ are not the law's."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
-from typing import Any
 
 import pytest
+from first_ranked import first_ranked, words_only_laws
 
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.apps.assistant.relations import asked_relation, states_relation
-from colmeia.rag.pipeline import ingest
-from colmeia.store import Store, open_store
-
-LAWS = Path(__file__).resolve().parents[3] / "data" / "laws" / "lexml"
+from colmeia.store import Store
 
 
 @pytest.fixture(scope="module")
 def laws(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    store = open_store(str(tmp_path_factory.mktemp("scope") / "laws.db"))
-    ingest(store, "docs", [LAWS])  # words only: the clause is found by its drafting
-    return store
-
-
-def _first(store: Store, question: str) -> tuple[str, dict[str, Any]]:
-    async def run() -> tuple[str, dict[str, Any]]:
-        rag = RagPipeline(store, "docs", None)
-        state: dict[str, Any] = {"question": question, "query": question}
-        state.update(await rag.analyze(state))  # type: ignore[arg-type]
-        state.update(await rag.retrieve(state))  # type: ignore[arg-type]
-        state.update(await rag.grade(state))  # type: ignore[arg-type]
-        return state["ranked"][0].citation.path, state["analysis"]
-
-    return asyncio.run(run())
+    return words_only_laws(tmp_path_factory.mktemp("scope"))
 
 
 @pytest.mark.parametrize(
@@ -47,10 +29,10 @@ def _first(store: Store, question: str) -> tuple[str, dict[str, Any]]:
         ("A lei das concessões se aplica a radiodifusão?", "Lei 8.987/1995, Art. 41"),
     ],
 )
-def test_a_scope_question_gets_the_norms_scope_clause_first(
+def test_a_scope_question_gets_the_norms_scope_clausefirst_ranked(
     laws: Store, question: str, article: str
 ) -> None:
-    path, analysis = _first(laws, question)
+    path, analysis = first_ranked(laws, question)
     assert analysis["relation"] == "scope"
     assert path.startswith(article)
 
@@ -68,7 +50,7 @@ def test_every_norm_with_a_scope_clause_is_indexed_and_other_questions_are_untou
     index = DefinitionIndex.for_collection(laws, "docs")
     assert "Lei 12.527/2011" in index.scope  # "Subordinam-se ao regime desta Lei"
     assert "Lei 13.709/2018" in index.scope  # "Esta Lei aplica-se…", "não se aplica"
-    path, analysis = _first(laws, "qual o prazo para recorrer de uma decisão administrativa?")
+    path, analysis = first_ranked(laws, "qual o prazo para recorrer de uma decisão administrativa?")
     assert "scope" not in analysis
     assert path.startswith("Lei 9.784/1999, Art. 59")
 

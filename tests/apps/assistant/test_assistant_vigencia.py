@@ -4,37 +4,16 @@ with the question: "quando a LGPD entrou em vigor?" is LGPD Art. 65, not Art. 55
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
-from typing import Any
-
 import pytest
+from first_ranked import first_ranked, words_only_laws
 
 from colmeia.apps.assistant.definitions import DefinitionIndex
-from colmeia.apps.assistant.rag_agent import RagPipeline
-from colmeia.rag.pipeline import ingest
-from colmeia.store import Store, open_store
-
-LAWS = Path(__file__).resolve().parents[3] / "data" / "laws" / "lexml"
+from colmeia.store import Store
 
 
 @pytest.fixture(scope="module")
 def laws(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    store = open_store(str(tmp_path_factory.mktemp("vig") / "laws.db"))
-    ingest(store, "docs", [LAWS])  # words only: the clause is found by its drafting
-    return store
-
-
-def _first(store: Store, question: str) -> tuple[str, dict[str, Any]]:
-    async def run() -> tuple[str, dict[str, Any]]:
-        rag = RagPipeline(store, "docs", None)
-        state: dict[str, Any] = {"question": question, "query": question}
-        state.update(await rag.analyze(state))  # type: ignore[arg-type]
-        state.update(await rag.retrieve(state))  # type: ignore[arg-type]
-        state.update(await rag.grade(state))  # type: ignore[arg-type]
-        return state["ranked"][0].citation.path, state["analysis"]
-
-    return asyncio.run(run())
+    return words_only_laws(tmp_path_factory.mktemp("vig"))
 
 
 @pytest.mark.parametrize(
@@ -46,10 +25,10 @@ def _first(store: Store, question: str) -> tuple[str, dict[str, Any]]:
         ("Quando o código de defesa do consumidor entrou em vigor?", "Lei 8.078/1990, Art. 118"),
     ],
 )
-def test_a_vigencia_question_gets_the_norms_vigencia_clause_first(
+def test_a_vigencia_question_gets_the_norms_vigencia_clausefirst_ranked(
     laws: Store, question: str, article: str
 ) -> None:
-    path, _ = _first(laws, question)
+    path, _ = first_ranked(laws, question)
     assert path.startswith(article)
 
 
@@ -60,6 +39,6 @@ def test_every_shipped_norm_has_its_clause_indexed_and_other_questions_are_untou
     # eight of the nine shipped norms say when they start (the 1942 LINDB text does not)
     assert len(index.in_force) == 8
     assert "Lei 8.078/1990" in index.in_force  # "Este Código entrará em vigor…"
-    path, analysis = _first(laws, "qual o prazo para recorrer de uma decisão administrativa?")
+    path, analysis = first_ranked(laws, "qual o prazo para recorrer de uma decisão administrativa?")
     assert "in_force" not in analysis
     assert path.startswith("Lei 9.784/1999, Art. 59")

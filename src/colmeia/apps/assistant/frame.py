@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import Literal
+from typing import Literal, get_args
 
 from colmeia.apps.assistant.case_refs import CaseRef, read_case_refs
 from colmeia.apps.assistant.conversation import continues_thread
@@ -32,7 +32,9 @@ from colmeia.apps.assistant.scope import NormMention, named_norms, one_slip
 __all__ = [
     "ASPECTS",
     "INTENTS",
+    "Aspect",
     "CaseRef",
+    "Intent",
     "ThreadRef",
     "TurnFrame",
     "read_frame",
@@ -42,8 +44,8 @@ __all__ = [
 
 # below this probability a scope, greeting or search reading gives way to the documents
 CONFIDENT = 0.7
-INTENTS = ("case", "find", "law", "mixed", "scope", "institutional", "greeting")
-ASPECTS = (
+Intent = Literal["case", "find", "law", "mixed", "scope", "institutional", "greeting"]
+Aspect = Literal[
     "status",
     "rapporteur",
     "parties",
@@ -54,7 +56,9 @@ ASPECTS = (
     "archive",
     "documents",
     "deadlines",
-)
+]
+INTENTS: tuple[Intent, ...] = get_args(Intent)
+ASPECTS: tuple[Aspect, ...] = get_args(Aspect)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,14 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from colmeia.apps.assistant.case_refs import CaseRef, read_case_refs
-from colmeia.apps.assistant.frame import CONFIDENT, ThreadRef, TurnFrame, read_frame
+from colmeia.apps.assistant.frame import (
+    CONFIDENT,
+    Aspect,
+    Intent,
+    ThreadRef,
+    TurnFrame,
+    read_frame,
+)
 from colmeia.apps.assistant.ids import read_case_ids
 from colmeia.apps.assistant.intents import Prediction
 from colmeia.apps.assistant.scope import NormMention, named_norms
@@ -41,19 +48,8 @@ _PKG = "colmeia.apps.assistant"
 class ModelFrame(BaseModel):
     """The frame as the model fills it (the structured output's schema)."""
 
-    intent: Literal["case", "find", "law", "mixed", "scope", "institutional", "greeting"]
-    aspect: Literal[
-        "status",
-        "rapporteur",
-        "parties",
-        "location",
-        "since",
-        "movements",
-        "judgement",
-        "archive",
-        "documents",
-        "deadlines",
-    ] = "status"
+    intent: Intent
+    aspect: Aspect = "status"
     cases: list[str] = Field(default_factory=list, max_length=5)
     norms: list[str] = Field(default_factory=list, max_length=5)
     thread: Literal["none", "last", "other", "first"] = "none"
