@@ -1,5 +1,10 @@
 """The assistant with a real local model: a short conversation, one handoff each way, streamed.
 
+This is the agents' route (``routing="agents"``: what subscriptions, attachments and web search
+still take, and what ``COLMEIA_ASSISTANT_ROUTING=agents`` selects); the default route reads each
+turn into its frame and dispatches it in code, so a case question costs no model call there
+(``tests/apps/assistant/test_model_frame.py``).
+
 Protocol is asserted, never wording: the case question reaches the registry through a
 main → search handoff and the answer holds nothing the registry did not say; the legal
 question goes back search → main and on to the documents, and comes back with citations that
@@ -87,7 +92,7 @@ async def test_one_handoff_each_way_ends_correctly(local_llm: LocalModel, tmp_pa
             model=model,
             registry=registry,
             checkpoints=f"sqlite:///{tmp_path / 'threads.db'}",
-            settings=AssistantSettings(max_answer_tokens=160),
+            settings=AssistantSettings(max_answer_tokens=160, routing="agents"),
             home=tmp_path,
             today=AS_OF,
             rag_config=RagConfig(max_rewrites=0, max_quality_retries=0, max_passages=4),
