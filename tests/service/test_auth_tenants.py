@@ -141,8 +141,18 @@ def test_with_redis_two_processes_share_one_rate_limit(make_service: Any) -> Non
     two = make_service(
         redis_url=url, redis_prefix=prefix, db=f"sqlite:///{one.home / 'service.db'}"
     )
-    h = one.key("acme", rate_limit=4)
-    codes = [svc.client.get("/v1/me", headers=h).status_code for svc in (one, two, one, two, one)]
+    # The limit is a fixed window aligned to the clock's minutes: five requests that straddle a
+    # minute's end rightly get a fresh window. Such an attempt proves nothing either way, so it is
+    # repeated with a fresh key; one attempt inside a single window decides. A limiter kept per
+    # process still fails here: inside one window it answers 200 five times.
+    for _attempt in range(3):
+        h = one.key("acme", rate_limit=4)
+        window = int(time.time() // 60)
+        codes = [
+            svc.client.get("/v1/me", headers=h).status_code for svc in (one, two, one, two, one)
+        ]
+        if int(time.time() // 60) == window:
+            break
     assert codes == [200, 200, 200, 200, 429]
     assert two.client.get("/readyz").json()["checks"]["limits"] == "redis"
     import redis
