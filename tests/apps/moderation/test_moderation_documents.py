@@ -263,3 +263,44 @@ def test_the_context_settings_come_from_the_environment_and_the_config_file(
         3,
         "x.db",
     )
+
+
+def test_a_warranty_the_manual_states_is_no_policy_violation_but_one_it_does_not_state_is(
+    tmp_path: Path, docs_store: Path, sim_server: Any, colmeia_cli: Any
+) -> None:
+    """The store policy's warranty check reads the product's documents too: the Docol manual
+    gives 5 years, so an answer promising 5 years is not flagged with the documents, while 10
+    years still is. Without documents the listing says nothing of a warranty: both are flagged."""
+    base = next(r for r in read_json(SAMPLE) if str(r["id"]) == CONFIRMED)
+    # A listing that says nothing of the warranty: only the manual does.
+    base["context"] = {k: v for k, v in base["context"].items() if k in ("title", "BRAND", "TIPO")}
+    items = []
+    for years in (5, 10):
+        item = json.loads(json.dumps(base))
+        item["id"] = f"{CONFIRMED}{years}"
+        item["answer"] = (
+            f"Olá! A torneira tem garantia de {years} anos. Atenciosamente, equipe Docol."
+        )
+        items.append(item)
+    path = tmp_path / "items.json"
+    path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    srv = sim_server(SimulatedModel(responder=DocumentReader(), model_name="reader"))
+
+    def warranty_flags(out: Path) -> dict[str, bool]:
+        rows = map(json.loads, out.read_text().splitlines())
+        return {
+            r["key"][-2:].lstrip("3"): any(
+                t["role"] == "policy" and "warranty" in json.dumps(t["output"]) for t in r["trail"]
+            )
+            for r in rows
+        }
+
+    plain, ctx = tmp_path / "plain.jsonl", tmp_path / "ctx.jsonl"
+    assert _run(colmeia_cli, srv, str(path), "-o", str(plain))[0] == 0
+    code, _, err = _run(
+        colmeia_cli, srv, str(path), "-o", str(ctx),
+        "--context-collection", "produtos", "--store", str(docs_store),
+    )  # fmt: skip
+    assert code == 0, err
+    assert warranty_flags(plain) == {"5": True, "10": True}
+    assert warranty_flags(ctx) == {"5": False, "10": True}

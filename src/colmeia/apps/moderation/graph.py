@@ -195,7 +195,7 @@ class _Failed(Exception):
 class _State(TypedDict, total=False):
     view: AgentView
     policy: Policy
-    context: str  # context and rules as one text, for the policy checks
+    context: str  # context, rules and the documents' passages as one text, for the policy checks
     trail: list[Step]  # shared list, appended to as steps finish (never returned by a node)
     documents: list[dict[str, str]]  # the product's passages shown to the models ([] for none)
     current: str  # the answer under review / the baseline of the next rewrite
@@ -581,14 +581,18 @@ class Moderator:
         state: _State = {"trail": trail, "revisions": 0}
         try:
             policy = self.policy_for(item)
-            context = context_text(view.context, view.rules)
-            violations = policy.check(view.answer, context)
-            if violations:
-                trail.append(_policy_step(0, "original", violations))
             passages: list[Passage] = []
             if self.documents is not None:
                 query, passages = await self.documents.for_record(view)
                 trail.append(_documents_step(self.documents, query, passages))
+            # What the product's own documents state is context too: a warranty term or a link
+            # the manual gives is not a promise the store never made.
+            context = "\n\n".join(
+                [context_text(view.context, view.rules), *(p.text for p in passages)]
+            )
+            violations = policy.check(view.answer, context)
+            if violations:
+                trail.append(_policy_step(0, "original", violations))
             state = {
                 "view": view,
                 "policy": policy,
