@@ -23,7 +23,7 @@ import orjson
 
 from colmeia.graphs.messages import ChatMessage
 
-__all__ = ["FastThreads", "adoptable", "decode_state", "encode_state", "forget"]
+__all__ = ["FastThreads", "adoptable", "decode_state", "encode_state", "forget", "prepare"]
 
 TABLE = "colmeia_fast_threads"
 _CREATE = (
@@ -104,10 +104,15 @@ class FastThreads:
             conn.close()
 
 
+async def prepare(conn: Any) -> None:
+    """Create the fast path's table in an aiosqlite connection to the checkpoint database."""
+    await conn.execute(_CREATE)
+    await conn.commit()
+
+
 async def adoptable(conn: Any, thread_id: str | None = None) -> list[tuple[str, dict[str, Any]]]:
     """The fast path's threads (one, or all with ``None``) in an aiosqlite connection to the
-    checkpoint database, with their states: what the graph adopts."""
-    await conn.execute(_CREATE)
+    checkpoint database (:func:`prepare` d), with their states: what the graph adopts."""
     sql = f"SELECT thread_id, state FROM {TABLE}"
     args: tuple[str, ...] = ()
     if thread_id is not None:

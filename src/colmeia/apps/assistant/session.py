@@ -18,7 +18,7 @@ from typing import Any
 
 from langgraph.types import Command
 
-from colmeia.apps.assistant.fast_threads import adoptable, forget
+from colmeia.apps.assistant.fast_threads import adoptable, forget, prepare
 from colmeia.apps.assistant.frame_turn import turn_input
 from colmeia.apps.assistant.graph import AssistantGraph, Flags, GraphConfig
 from colmeia.apps.assistant.offline import OFFLINE_MODEL
@@ -63,6 +63,7 @@ class Assistant:
             model, registry, rag, web_search=web_search, config=config, checkpointer=checkpointer
         )
         self.mode = OFFLINE_MODEL if model is None else "model"
+        self._fast_table = False  # the fast path's table exists (see _adopt)
         # LangGraph's overloads do not accept our dict inputs; the state schema checks them.
         self._g: Any = self.graph.graph
 
@@ -201,6 +202,9 @@ class Assistant:
         if type(self.checkpointer).__name__ != "AsyncSqliteSaver":
             return  # the fast path keeps threads in SQLite checkpoint databases only
         conn = self.checkpointer.conn
+        if not self._fast_table:  # once per process, not on every turn
+            await prepare(conn)
+            self._fast_table = True
         for tid, state in await adoptable(conn, thread_id):
             config = self._config(tid)
             # a crash between the two writes below leaves both: the checkpoint stands
