@@ -55,6 +55,13 @@ def _run(options: AssistantOptions, work: Callable[[Assistant], Awaitable[T]]) -
         async with assistant_from_settings(options) as assistant:
             return await work(assistant)
 
+    return _reported(main())
+
+
+def _reported(work: Awaitable[T]) -> T:
+    async def main() -> T:
+        return await work
+
     try:
         return asyncio.run(main())
     except ColmeiaError as exc:
@@ -228,7 +235,13 @@ def ask(
     """Ask one question in a thread (it may pause for an approval or a clarification)."""
     tid = thread or f"t-{uuid.uuid4().hex[:10]}"
     opts = _options(store, registry, checkpoints, collection, offline)
-    result = _run(opts, lambda a: a.ask(tid, question, flags=_flags(web, system, rag)))
+    from colmeia.apps.assistant.runtime import offline_ask
+
+    flags = _flags(web, system, rag)
+    # offline, most turns need no graph (and start without LangGraph); None: the graph's turn
+    result = _reported(offline_ask(tid, question, flags, opts)) or _run(
+        opts, lambda a: a.ask(tid, question, flags=flags)
+    )
     _show(result, as_json)
     if result.status in ("error", "step_limit", "handoff_limit"):
         raise typer.Exit(1)

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from langgraph.types import Command
+from typing import TYPE_CHECKING, Any, Literal
 
 from colmeia.graphs.messages import ChatMessage
 from colmeia.llm.base import ToolCall, ToolSpec
+
+if TYPE_CHECKING:
+    from langgraph.types import Command
 
 __all__ = [
     "Handoff",
@@ -142,6 +143,10 @@ def handoff_command(
     The tool result of the handoff call is part of the update, so the call is answered in
     the same step that moves control.
     """
+    # imported here: the handoff tools' specs are read by turns that never build the graph
+    # (an offline frame turn, colmeia.apps.assistant.frame_turn), and LangGraph costs ~1 s
+    from langgraph.types import Command
+
     if handoffs_so_far >= max_handoffs:
         note = (
             f"Refused: {max_handoffs} handoffs already happened in this turn; the turn ends here."

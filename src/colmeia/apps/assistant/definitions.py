@@ -19,12 +19,14 @@ from __future__ import annotations
 import math
 import re
 
-from colmeia.apps.assistant.collection_cache import PerCollection
+import orjson
+
+from colmeia.apps.assistant.collection_cache import PerCollection, Saved
 from colmeia.apps.assistant.relations import content_terms
 from colmeia.rag.index.lexical import Analyzer
 from colmeia.store.base import Store
 
-__all__ = ["DefinitionIndex"]
+__all__ = ["SAVED", "DefinitionIndex"]
 
 _analyzer = Analyzer()
 # Matched on the lower-cased text with its accents: folded, "é" (is) and "e" (and) look alike.
@@ -170,6 +172,30 @@ class DefinitionIndex:
         return weights
 
 
+def _dump(index: DefinitionIndex) -> bytes:
+    return orjson.dumps(
+        {
+            "terms": index.terms,
+            "df": index.df,
+            "passages": index.passages,
+            "in_force": index.in_force,
+            "scope": index.scope,
+        }
+    )
+
+
+def _load(data: bytes) -> DefinitionIndex:
+    d = orjson.loads(data)
+    return DefinitionIndex(d["terms"], d["df"], d["passages"], d["in_force"], d["scope"])
+
+
+# kept on disk: a new process (one CLI turn) reads it in milliseconds instead of building it
+SAVED = Saved(
+    "definitions",
+    _dump,
+    _load,
+    (__name__, "colmeia.apps.assistant.relations", "colmeia.rag.index.lexical"),
+)
 _INDEXES: PerCollection[DefinitionIndex] = PerCollection(
-    DefinitionIndex.build, lambda: DefinitionIndex({})
+    DefinitionIndex.build, lambda: DefinitionIndex({}), saved=SAVED
 )

@@ -51,10 +51,8 @@ from colmeia.apps.assistant.fallback import (
     ranker_pipeline,
 )
 from colmeia.apps.assistant.frame import TurnFrame, read_frame
+from colmeia.apps.assistant.frame_steps import frame_routes
 from colmeia.apps.assistant.graph_replies import Replies
-from colmeia.apps.assistant.graph_rules import (
-    _FOLLOW,
-)
 from colmeia.apps.assistant.graph_state import (
     _PKG,
     AGENTS,
@@ -200,17 +198,10 @@ class AssistantGraph(Replies):
         return reading.frame
 
     def _frame_routes(self, state: AssistantState, text: str) -> bool:
-        """Whether the frame's dispatcher takes the turn: every tool it uses is on, the web
-        search is off, and the turn is not a request to follow a case (a subscription and a
-        web search need the agents' approval)."""
+        """Whether the frame's dispatcher takes the turn (:func:`.frame_steps.frame_routes`)."""
         flags = Flags.from_dict(state.get("flags"))
-        if not (flags.enable_system_search and flags.enable_rag_processing) or state.get(
-            "attachments"
-        ):
-            return False
-        if flags.enable_web_search and self.web_search is not None:
-            return False
-        return not _FOLLOW.search(text)
+        attachments = state.get("attachments") or []
+        return frame_routes(flags, attachments, text, web_search=self.web_search is not None)
 
     async def _rules_route(
         self, state: AssistantState, text: str, case_part: bool

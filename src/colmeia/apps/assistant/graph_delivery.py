@@ -18,16 +18,15 @@ from colmeia.apps.assistant.cases import (
     lookup_case,
 )
 from colmeia.apps.assistant.conversation import (
-    remember,
     resolve_follow_up,
 )
-from colmeia.apps.assistant.court_rules import local_case
 from colmeia.apps.assistant.dispatch import Dispatcher
 from colmeia.apps.assistant.fallback import (
     UNANSWERED,
     fallback_answer,
     unanswered,
 )
+from colmeia.apps.assistant.frame_steps import closing, deliver_rag, rag_step, remembered
 from colmeia.apps.assistant.graph_rules import (
     _asked_part,
     _is_json_payload,
@@ -174,74 +173,11 @@ class Delivery:
     @staticmethod
     def _remembered(state: AssistantState, evidence: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """The thread's cases and their last facts after ``evidence`` (see conversation)."""
-        found = [e for e in evidence if e.get("status") == "found" and e.get("number")]
-        if not found:
-            return {}
-        facts = dict(state.get("case_facts", {}))
-        facts.update({str(e["number"]): e for e in found})
-        cases = remember(state.get("cases", []), found)
-        return {"cases": cases, "case_facts": {n: facts[n] for n in cases if n in facts}}
+        return remembered(state, evidence)
 
     def _deliver_rag(self, state: AssistantState, rag: dict[str, Any]) -> Command[str]:
-        turn = state.get("turn", 0)
-        case_part = (state.get("parts") or {}).get("case")
-        if case_part is not None:
-            return self._deliver_both(state, case_part, rag)
-        answer = {
-            "text": rag["answer"],
-            "agent": "rag",
-            "citations": rag.get("citations", []),
-            "sources": rag.get("sources", []),
-            "facts": [],
-            "notes": rag.get("notes", []),
-            "quality": rag.get("quality"),
-            "passed": rag.get("passed"),
-            "attempts": rag.get("attempts"),
-            "extractive": rag.get("extractive"),
-            "mode": OFFLINE_MODEL if self.offline else "model",
-        }
-        msg = ChatMessage.assistant(rag["answer"], agent="main", turn=turn, kind="answer")
-        return Command(
-            goto="finish", update={"messages": [msg], "answer": answer, "status": "answered"}
-        )
-
-    def _deliver_both(
-        self, state: AssistantState, case_part: dict[str, Any], rag: dict[str, Any]
-    ) -> Command[str]:
-        """One answer for a split question: the case facts, then the cited passages."""
-        turn = state.get("turn", 0)
-        mixed = state.get("mixed") or {}
-        case_text = str(case_part["text"])
-        found = [e for e in case_part.get("facts", []) if e.get("status") == "found"]
-        if any(
-            str((e.get("record") or {}).get("status", "")).lower() not in case_text.lower()
-            for e in found
-        ):
-            # "qual a situação?" is the case part's question: a phrasing that leaves the
-            # registry's status out (checked, but silent on it) gives way to the record
-            case_text = evidence_cards(found)
-            case_part = {**case_part, "text": case_text}
-        text = (
-            f"Sobre o processo ({mixed.get('case', '')}):\n{case_text}\n\n"
-            f"Sobre a norma ({mixed.get('law', '')}):\n{rag['answer']}"
-        )
-        answer = {
-            "text": text,
-            "agent": "main",
-            "citations": rag.get("citations", []),
-            "facts": case_part.get("facts", []),
-            "notes": rag.get("notes", []),
-            "quality": rag.get("quality"),
-            "passed": rag.get("passed"),
-            "attempts": rag.get("attempts"),
-            "extractive": rag.get("extractive"),
-            "mode": OFFLINE_MODEL if self.offline else "model",
-            "parts": {"case": case_part["text"], "law": rag["answer"]},
-        }
-        msg = ChatMessage.assistant(text, agent="main", turn=turn, kind="answer")
-        return Command(
-            goto="finish", update={"messages": [msg], "answer": answer, "status": "answered"}
-        )
+        goto, update = deliver_rag(state, rag, offline=self.offline)
+        return Command(goto=goto, update=update)
 
     async def rag(self, state: AssistantState, config: RunnableConfig) -> Command[str]:
         """The RAG pipeline on the task it was handed; the result goes back to main.
@@ -249,44 +185,8 @@ class Delivery:
         Its generation streams (main delivers the answer unchanged); what the pipeline ends
         with — the best attempt, citations that did not hold removed — settles it.
         """
-        tokens = token_stream(config, "rag")
-        turn = state.get("turn", 0)
-        handoff = state.get("handoff") or {}
-        task = str(handoff.get("task") or "")
-        if not task:
-            task = next(
-                (m.content for m in reversed(state.get("messages", [])) if m.role == "user"), ""
-            )
-        try:
-            facts = state.get("case_facts", {})
-            result = await self.rag_pipeline.run(
-                task,
-                context=str(handoff.get("context") or ""),
-                attachments=state.get("attachments", []),
-                sink=tokens,
-                local=local_case([facts[n] for n in state.get("cases", []) if n in facts]),
-            )
-        except ColmeiaError as exc:
-            result = {
-                "answer": f"Não foi possível consultar os documentos: {exc}",
-                "citations": [],
-                "notes": [],
-                "quality": 0.0,
-                "passed": False,
-            }
-        if tokens is not None:
-            tokens.settle(result["answer"], "final")
-        back = {"from": "rag", "to": "main", "kind": "return", "turn": turn, "reason": "resultado"}
-        msg = ChatMessage.assistant(result["answer"], agent="rag", turn=turn, kind="rag_result")
-        return Command(
-            goto="main",
-            update={
-                "rag": {**result, "turn": turn},
-                "active_agent": "main",
-                "handoffs": [back],
-                "messages": [msg],
-            },
-        )
+        goto, update = await rag_step(self.rag_pipeline, state, token_stream(config, "rag"))
+        return Command(goto=goto, update=update)
 
     async def finish(self, state: AssistantState) -> dict[str, Any]:
         """Close the turn: every turn ends with an answer record and a status."""
@@ -314,26 +214,7 @@ class Delivery:
                     "pending": None,
                     **remembered,
                 }
-        answer = state.get("answer")
-        if answer is not None and status != "handoff_limit":
-            if status != "answered" or str(answer.get("text") or "").strip():
-                return {"status": status, "pending": None}
-            status = "error"  # an empty answer never reaches the person as one
-        texts = {
-            "handoff_limit": (
-                f"Não consegui concluir: a pergunta passou de um agente a outro "
-                f"{self.config.max_handoffs_per_turn} vezes nesta rodada. Reformule a pergunta, "
-                "por favor, dizendo se ela é sobre um processo ou sobre uma norma."
-            ),
-            "step_limit": (
-                "Não consegui concluir dentro do limite de etapas desta rodada. "
-                "Reformule a pergunta de forma mais específica, por favor."
-            ),
-        }
-        text = texts.get(status, "Não consegui concluir esta rodada.")
-        msg = ChatMessage.assistant(text, agent="main", turn=turn, kind="answer")
-        answer = {"text": text, "agent": "main", "citations": [], "facts": [], "notes": []}
-        return {"status": status, "answer": answer, "messages": [msg], "pending": None}
+        return closing(state, self.config.max_handoffs_per_turn)
 
     async def _registry_fallback(self, state: AssistantState, why: str) -> dict[str, Any] | None:
         """A question with case numbers the model left unanswered (the 1.5B listed the

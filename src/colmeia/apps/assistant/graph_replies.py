@@ -11,6 +11,7 @@ from typing import Any
 from langgraph.types import Command
 
 from colmeia.apps.assistant.dispatch import Decision
+from colmeia.apps.assistant.frame_steps import apply_decision
 from colmeia.apps.assistant.graph_guards import ModelGuards
 from colmeia.apps.assistant.graph_rules import (
     _expected_kind,
@@ -21,7 +22,6 @@ from colmeia.apps.assistant.graph_rules import (
 from colmeia.apps.assistant.graph_state import (
     _PKG,
     AssistantState,
-    fresh_turn_state,
 )
 from colmeia.apps.assistant.ids import (
     CaseId,
@@ -30,9 +30,6 @@ from colmeia.apps.assistant.ids import (
     find_case_ids,
     mentions_case_words,
     read_case_ids,
-)
-from colmeia.apps.assistant.offline import (
-    OFFLINE_MODEL,
 )
 from colmeia.errors import ColmeiaError
 from colmeia.graphs.hitl import (
@@ -56,76 +53,8 @@ class Replies(ModelGuards):
     ) -> Command[str]:
         """The graph's step for a dispatcher's decision: finish with its answer, wait on
         its question, or hand the law question to the RAG agent."""
-        base: dict[str, Any] = {**fresh_turn_state(turn), "active_agent": "main"}
-        if decision.tools:
-            # the registry answered: the same records as the agents' route (handoff, tools)
-            record = {
-                "from": "main",
-                "to": "search",
-                "kind": "conversation",
-                "reason": "the turn's frame: a question about a case",
-                "turn": turn,
-                "by": "frame",
-            }
-            base["handoffs"] = [record]
-            if (decision.answer or {}).get("parts"):  # both agents answered: case, then law
-                base["handoffs"] = [
-                    record,
-                    {**record, "from": "search", "to": "rag", "kind": "task"},
-                    {**record, "from": "rag", "to": "main", "kind": "return"},
-                ]
-            base["tool_log"] = [
-                {"turn": turn, "agent": "search", "tool": name, "arguments": args, "guard": False}
-                for name, args in decision.tools
-            ]
-        if decision.kind == "ask":
-            return Command(
-                goto="clarify",
-                update={
-                    **base,
-                    "messages": fresh,
-                    "pending": decision.pending(),
-                    "evidence": decision.evidence,
-                    "status": "running",
-                },
-            )
-        if decision.kind == "law":
-            record = {
-                "from": "main",
-                "to": "rag",
-                "kind": "task",
-                "reason": "the turn's frame: a question about the laws",
-                "task": decision.law,
-                "context": "",
-                "turn": turn,
-                "call_id": "",
-                "by": "frame",
-            }
-            return Command(
-                goto="rag",
-                update={
-                    **base,
-                    "messages": fresh,
-                    "handoff": record,
-                    "handoffs": [record],
-                    "turn_handoffs": 1,
-                    "status": "running",
-                },
-            )
-        answer = {**(decision.answer or {}), "mode": OFFLINE_MODEL if self.offline else "model"}
-        msg = ChatMessage.assistant(
-            str(answer.get("text", "")), agent="main", turn=turn, kind="answer"
-        )
-        return Command(
-            goto="finish",
-            update={
-                **base,
-                "messages": [*fresh, msg],
-                "answer": answer,
-                "status": "answered",
-                **self._remembered(state, answer.get("facts") or []),
-            },
-        )
+        goto, update = apply_decision(decision, state, fresh, turn, offline=self.offline)
+        return Command(goto=goto, update=update)
 
     async def clarify(self, state: AssistantState) -> Command[str]:
         """Ask the person the agent's question (one interrupt); resume with the answer."""

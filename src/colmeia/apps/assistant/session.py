@@ -13,24 +13,24 @@ import datetime as dt
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from langgraph.types import Command
 
-from colmeia.apps.assistant.article_choice import ModelArticleReranker
+from colmeia.apps.assistant.fast_threads import adoptable, forget, prepare
+from colmeia.apps.assistant.frame_turn import turn_input
 from colmeia.apps.assistant.graph import AssistantGraph, Flags, GraphConfig
 from colmeia.apps.assistant.offline import OFFLINE_MODEL
+from colmeia.apps.assistant.parts import case_registry, graph_config, rag_pipeline
 from colmeia.apps.assistant.rag_agent import RagConfig, RagPipeline
 from colmeia.apps.assistant.registry import CaseRegistry
-from colmeia.apps.assistant.registry_url import UnconfiguredRegistry, open_registry
 from colmeia.apps.assistant.sampling import FixedTemperature
 from colmeia.apps.assistant.settings import AssistantSettings
+from colmeia.apps.assistant.turn_result import TurnResult, answered_result, check_thread
 from colmeia.errors import InputError
 from colmeia.graphs.checkpoint import ThreadInfo, delete_thread, list_threads, open_checkpointer
 from colmeia.graphs.hitl import parse_resume
-from colmeia.graphs.messages import ChatMessage, new_id
 from colmeia.graphs.streaming import STREAM_TOKENS
 from colmeia.llm.base import ChatModel, track_usage
 from colmeia.rag.index.embedders import Embedder
@@ -40,67 +40,6 @@ from colmeia.tools.registry import Tool
 __all__ = ["Assistant", "TurnResult", "open_assistant"]
 
 log = logging.getLogger(__name__)
-_THREAD_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:@")
-
-
-def _check_thread(thread_id: str) -> str:
-    if not thread_id or len(thread_id) > 128 or not set(thread_id) <= _THREAD_CHARS:
-        raise InputError(
-            f"invalid thread id {thread_id!r}: use 1-128 letters, digits, '-', '_', '.', ':' or '@'"
-        )
-    return thread_id
-
-
-@dataclass(slots=True)
-class TurnResult:
-    """How a turn ended and what the person gets to see."""
-
-    thread_id: str
-    status: str
-    answer: str = ""
-    agent: str = ""
-    citations: list[dict[str, Any]] = field(default_factory=list)
-    facts: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    waiting: dict[str, Any] | None = None
-    handoffs: list[dict[str, Any]] = field(default_factory=list)
-    tools: list[dict[str, Any]] = field(default_factory=list)
-    mode: str = "model"
-    usage: dict[str, Any] = field(default_factory=dict)
-    quality: float | None = None
-    turn: int = 0
-    # Further passages the RAG agent ranked for the question, best first (after the citations).
-    sources: list[dict[str, Any]] = field(default_factory=list)
-    # How the model was called this turn ({"temperature": 0.0}; {} offline).
-    settings: dict[str, Any] = field(default_factory=dict)
-    # Why the answer is the one given without a model (the model left the turn unanswered:
-    # "error", "step_limit", "handoff_limit", "empty_answer"), or None.
-    fallback: str | None = None
-
-    @property
-    def waiting_for(self) -> str | None:
-        return str(self.waiting.get("type")) if self.waiting else None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "thread_id": self.thread_id,
-            "turn": self.turn,
-            "status": self.status,
-            "answer": self.answer,
-            "agent": self.agent,
-            "citations": self.citations,
-            "facts": self.facts,
-            "notes": self.notes,
-            "waiting": self.waiting,
-            "handoffs": self.handoffs,
-            "tools": self.tools,
-            "mode": self.mode,
-            "quality": self.quality,
-            "usage": self.usage,
-            "sources": self.sources,
-            "settings": self.settings,
-            "fallback": self.fallback,
-        }
 
 
 class Assistant:
@@ -124,12 +63,13 @@ class Assistant:
             model, registry, rag, web_search=web_search, config=config, checkpointer=checkpointer
         )
         self.mode = OFFLINE_MODEL if model is None else "model"
+        self._fast_table = False  # the fast path's table exists (see _adopt)
         # LangGraph's overloads do not accept our dict inputs; the state schema checks them.
         self._g: Any = self.graph.graph
 
     def _config(self, thread_id: str) -> dict[str, Any]:
         return {
-            "configurable": {"thread_id": _check_thread(thread_id)},
+            "configurable": {"thread_id": check_thread(thread_id)},
             "recursion_limit": self.graph.recursion_limit,
         }
 
@@ -169,19 +109,7 @@ class Assistant:
     def _input(
         self, text: str, flags: Flags | dict[str, bool] | None, attachments: Sequence[str]
     ) -> dict[str, Any]:
-        if not isinstance(text, str) or not text.strip():
-            raise InputError("the question is empty: type what you want to know")
-        if len(text) > 8000:
-            raise InputError(
-                f"the question has {len(text):,} characters; the limit is 8,000. "
-                "Ask about one thing at a time"
-            )
-        f = flags if isinstance(flags, Flags) else Flags.from_dict(flags)
-        return {
-            "messages": [ChatMessage.user(text.strip(), id=new_id("u"))],
-            "flags": f.as_dict(),
-            "attachments": [str(Path(a)) for a in attachments],
-        }
+        return turn_input(text, flags, attachments)
 
     async def _run(self, thread_id: str, payload: Any) -> TurnResult:
         config = self._config(thread_id)
@@ -208,6 +136,7 @@ class Assistant:
         the turn waits for a person. An answer nothing streamed (offline rules, the registry's
         own cards) comes as one token.
         """
+        await self._adopt(thread_id)
         config = self._config(thread_id)
         config["configurable"][STREAM_TOKENS] = True
         shown = ""
@@ -267,8 +196,26 @@ class Assistant:
             raise InputError(f"thread {thread_id!r} is not waiting for anything")
         return Command(resume=parse_resume(pending, value))
 
+    async def _adopt(self, thread_id: str | None = None) -> None:
+        """Take over the threads the offline fast path began (:mod:`.fast_threads`): their
+        state becomes their checkpoint, as if ``finish`` had just written it."""
+        if type(self.checkpointer).__name__ != "AsyncSqliteSaver":
+            return  # the fast path keeps threads in SQLite checkpoint databases only
+        conn = self.checkpointer.conn
+        if not self._fast_table:  # once per process, not on every turn
+            await prepare(conn)
+            self._fast_table = True
+        for tid, state in await adoptable(conn, thread_id):
+            config = self._config(tid)
+            # a crash between the two writes below leaves both: the checkpoint stands
+            if await self.checkpointer.aget_tuple(config) is None:
+                await self._g.aupdate_state(config, state, as_node="finish")
+                log.info("thread %s begun offline without the graph: adopted", tid)
+            await forget(conn, tid)
+
     async def pending(self, thread_id: str) -> dict[str, Any] | None:
         """What the thread waits for (the interrupt's value), or ``None``."""
+        await self._adopt(thread_id)
         snapshot = await self._g.aget_state(self._config(thread_id))
         for task in snapshot.tasks:
             for intr in task.interrupts:
@@ -301,29 +248,11 @@ class Assistant:
                 turn=turn,
                 settings=dict(self.settings),
             )
-        answer = state.get("answer") or {}
-        return TurnResult(
-            thread_id,
-            str(state.get("status") or "answered"),
-            str(answer.get("text", "")),
-            str(answer.get("agent", "")),
-            list(answer.get("citations", [])),
-            list(answer.get("facts", [])),
-            list(answer.get("notes", [])),
-            None,
-            handoffs,
-            tools,
-            self.mode,
-            usage,
-            answer.get("quality"),
-            turn,
-            sources=list(answer.get("sources", [])),
-            settings=dict(self.settings),
-            fallback=answer.get("fallback"),
-        )
+        return answered_result(thread_id, state, self.mode, usage, self.settings)
 
     async def history(self, thread_id: str) -> list[dict[str, Any]]:
         """The conversation as the person saw it: questions, clarifications and answers."""
+        await self._adopt(thread_id)
         snapshot = await self._g.aget_state(self._config(thread_id))
         out: list[dict[str, Any]] = []
         for m in snapshot.values.get("messages", []):
@@ -346,11 +275,13 @@ class Assistant:
 
     async def threads(self) -> list[ThreadInfo]:
         """Every thread, most recent first."""
+        await self._adopt()
         return await list_threads(self.checkpointer)
 
     async def delete(self, thread_id: str) -> bool:
         """Delete a thread; ``False`` when there was none."""
-        return await delete_thread(self.checkpointer, _check_thread(thread_id))
+        await self._adopt(check_thread(thread_id))
+        return await delete_thread(self.checkpointer, check_thread(thread_id))
 
 
 def _events(node: str, update: Any) -> list[dict[str, Any]]:
@@ -390,36 +321,17 @@ async def open_assistant(
     s = settings or AssistantSettings()
     if model is not None and not isinstance(model, FixedTemperature):
         model = FixedTemperature(model, s.temperature)
-    if registry is not None:
-        reg = registry
-    elif s.registry is None and not (home / "registry.db").exists():
-        # no registry at all: law questions still work, case questions say so
-        reg = UnconfiguredRegistry()
-    else:
-        reg = open_registry(s.registry_url(home))
+    reg = registry if registry is not None else case_registry(s, home)
     url = checkpoints or s.checkpoints_url(home)
-    tools = frozenset(t.strip() for t in s.approval_tools.split(",") if t.strip())
-    config = GraphConfig(
-        max_handoffs_per_turn=s.max_handoffs_per_turn,
-        max_steps_per_turn=s.max_steps_per_turn,
-        history_tokens=s.history_tokens,
-        approval_tools=tools,
-        max_answer_tokens=s.max_answer_tokens,
-        frame_by_model_below=s.frame_by_model_below,
-        routing=s.routing,
-        today=today,
-    )
-    rag = RagPipeline(
+    config = graph_config(s, today)
+    rag = rag_pipeline(
         store,
-        s.collection,
+        s,
         model,
         reranker=reranker,
-        config=rag_config or RagConfig(sources=list(rag_sources)),
+        rag_config=rag_config,
+        rag_sources=rag_sources,
         embedder=embedder,
-        article_ranker="shipped" if s.ranker == "learned" else None,
-        model_reranker=ModelArticleReranker(model) if model and s.model_rerank else None,
-        court_collection=s.court_collection,
-        jurisprudence_collection=s.jurisprudence_collection,
     )
     try:
         async with open_checkpointer(url, allowed=[_Msg]) as saver:
