@@ -5,9 +5,9 @@ studies look at…": the opening says that works are wanted, which every work of
 Its words match nothing that tells one work from another, but they pull the question's meaning
 towards the abstracts' generic sentences ("Esta pesquisa tem como objetivo…", "O estudo…"),
 which every candidate has. On the development paraphrases asked again behind such openings
-(data/theses/paraphrases/dev.jsonl, 3 openings per question), the rerank put the work first
-for 0.867 of them against 0.885 of the bare questions; with the opening taken off, 0.880 (the
-shipped set: 0.909 → 0.928, bare 0.932).
+(data/theses/paraphrases/dev.jsonl; 3 openings per Portuguese question, 2 per English one),
+the rerank put the work first for 0.867 of them against 0.885 of the bare questions; with the
+opening taken off, 0.880 (the shipped set: 0.909 → 0.928, bare 0.932).
 
 Only an opening is taken, and only when what follows it is a question of its own (three words
 or more): "Estudo de caso em…" and "Pesquisa-ação com…" name a method and stay, and so does a
