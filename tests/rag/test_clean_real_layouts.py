@@ -66,9 +66,13 @@ def test_a_row_with_wrapped_cells_stays_a_row(cleaned) -> None:  # type: ignore[
     table = next(p for p in paragraphs(cleaned["modelo"]) if p.startswith("Termo em inglês |"))
     rows = table.split("\n")
     assert "bastard title ou half title | falsa folha de rosto. Tem só o título do livro." in rows
-    assert "section, gathering, quire (especial- | caderno" in rows
-    assert "dust jacket, dust cover, book jacket, | sobrecapa. Geralmente de papel," in rows
-    assert "dust wrapper | para cobrir capas duras." in rows
+    # A left cell wrapped after a comma or a broken word goes on in the line below: one row.
+    assert "section, gathering, quire (especialmente se não impresso), signature | caderno" in rows
+    assert (
+        "dust jacket, dust cover, book jacket, dust wrapper"
+        " | sobrecapa. Geralmente de papel, para cobrir capas duras."
+    ) in rows
+    assert not any(r.startswith(("mente se não", "dust wrapper")) for r in rows)
     assert "back cover | quarta capa ou contra-capa ou verso da capa" in rows
     assert "colophon | colofão. Breve descrição sobre aspectos da publicação do livro." in rows
     assert "volume | volume. Conjunto de páginas encadernadas." in rows

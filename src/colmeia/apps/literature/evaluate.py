@@ -47,6 +47,7 @@ from pydantic import BaseModel, Field, create_model, field_validator
 
 from colmeia.apps.literature.context_judge import MixedJudgement, judge_with_distractors
 from colmeia.apps.literature.expansion import expand_query, fused_search
+from colmeia.apps.literature.questions import question_core
 from colmeia.apps.literature.ranking import model_rerank_works, rerank_works
 from colmeia.apps.literature.review import (
     Passage,
@@ -571,6 +572,10 @@ async def aevaluate_review(
             spent["hybrid"] += time.perf_counter() - t
             ranks["hybrid"].append(_rank(base, q.doc_id))
         t = time.perf_counter()
+        core = question_core(q.text)
+        if core != q.text:  # the review searches the question without its opening
+            groups = first_stage.search_documents(core, depth, per_document=1)
+            base, base_scores = [g.doc_id for g in groups], [g.score for g in groups]
         kept = [i for i, x in enumerate(base[:head_n]) if x in by_id]
         head = [by_id[base[i]] for i in kept]
         order = rerank_works(q.text, head, first_stage, [base_scores[i] for i in kept])

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from colmeia.apps.literature.questions import question_core
 from colmeia.apps.literature.record_sentences import sentence_scores
 from colmeia.rag.index.lexical import LexicalConfig, LexicalIndex
 from colmeia.rag.index.vector_cache import CachedEmbedder
@@ -61,9 +62,12 @@ def rerank_works(
     embedder (the best two sentences of each record with the cached embedder, else the
     stored record vectors where they exist). Lists are fused by z-scores
     (:func:`colmeia.rag.retrieve.score_fuse`): equal weights for the two word lists, and with
-    vectors 0.25, 0.25 and 0.5 (the record's meaning weighs as much as its words)."""
+    vectors 0.25, 0.25 and 0.5 (the record's meaning weighs as much as its words). The
+    question is ranked without an opening that only asks for works
+    (:func:`colmeia.apps.literature.questions.question_core`)."""
     if len(docs) < 2:
         return list(range(len(docs)))
+    question = question_core(question)
     order = list(range(len(docs)))
     first = (
         list(scores) if scores is not None else [1.0 / (60 + r) for r in range(1, len(docs) + 1)]

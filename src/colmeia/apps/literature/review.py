@@ -29,6 +29,7 @@ from typing import Any
 from colmeia.apps.literature.extractive import extractive_fields
 from colmeia.apps.literature.model_passages import passages_for_model
 from colmeia.apps.literature.passage import Passage
+from colmeia.apps.literature.questions import question_core
 from colmeia.apps.literature.ranking import model_rerank_works, rerank_works
 from colmeia.apps.literature.schemas import (
     READING_MAX_TOKENS,
@@ -446,7 +447,10 @@ async def arun_review(
     started = time.perf_counter()
     retriever = Retriever(store, collection, embedder=embedder, per_document=5)
     depth = max(top * 3, top)
-    groups = retriever.search_documents(question, depth, filters=filters, per_document=5)
+    # Searched without "Quais trabalhos tratam de…": those words are in no work's subject.
+    groups = retriever.search_documents(
+        question_core(question), depth, filters=filters, per_document=5
+    )
     docs = {d.doc_id: d for d in store.documents(collection)}
     found = [g for g in groups if g.doc_id in docs]
     if rerank:

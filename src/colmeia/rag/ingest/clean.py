@@ -17,7 +17,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from colmeia.rag.ingest._common import normalize_text
@@ -454,12 +454,13 @@ def _join_page(
         block.clear()
         indented.clear()
 
+    def glue(a: str, b: str) -> str:
+        return _dehyphenate(a, b, vocab) if a.endswith("-") else f"{a} {b}"
+
     layout_notes: list[str] = []
     if layout:
         # The footnotes are the lines set small at the foot; their marks are raised numbers.
-        lines, layout_notes = split_layout_notes(
-            lines, lambda a, b: _dehyphenate(a, b, vocab) if a.endswith("-") else f"{a} {b}"
-        )
+        lines, layout_notes = split_layout_notes(lines, glue)
     flags = [x.startswith(INDENT) for x in lines]
     body, notes = ([x.strip() for x in lines], []) if layout else _split_footnotes(lines)
     marks = sorted({m.group(1) for n in notes if (m := _NOTE_NUMBER_RE.match(n))}, key=len)
@@ -477,7 +478,7 @@ def _join_page(
             return m.group(1)
 
         body = [mark_re.sub(unmark, x) for x in body]
-    body, flags, asides = _set_apart(body, flags)
+    body, flags, asides = _set_apart(body, flags, glue)
     for line, flag in zip(body, flags, strict=False):
         if line:
             if flag:
@@ -512,9 +513,12 @@ def _wrapped(lines: Sequence[str], start: int, limit: int) -> int:
     return end
 
 
-def _set_apart(lines: list[str], flags: list[bool]) -> tuple[list[str], list[bool], list[str]]:
+def _set_apart(
+    lines: list[str], flags: list[bool], join: Callable[[str, str], str]
+) -> tuple[list[str], list[bool], list[str]]:
     """Take figure/table captions, what lies between a caption and its "Fonte:" line (the
     table's cells, the figure's labels) and the source lines out of the running text.
+    ``join`` glues a table cell's wrapped lines.
 
     Returns the remaining lines (the text before and after a figure then joins as one
     paragraph when it reads on) with their indent flags, and the set-apart paragraphs:
@@ -539,7 +543,7 @@ def _set_apart(lines: list[str], flags: list[bool]) -> tuple[list[str], list[boo
             # row by row (a cell's wrapped lines are rows without gaps).
             gapped = sum(is_table_row(x) for x in between)
             if gapped >= 2 and 3 * gapped >= len(between):
-                asides.append(table_text(between))
+                asides.append(table_text(between, join))
             elif between:
                 asides.append(" ".join(between))
             end = _wrapped(lines, source, 6)
@@ -557,7 +561,7 @@ def _set_apart(lines: list[str], flags: list[bool]) -> tuple[list[str], list[boo
         if run - i >= 3:
             # Three rows or more in a row with column gaps: a table without a caption (two
             # lines of loosely justified text can line up a wide gap by chance).
-            asides.append(table_text(lines[i:run]))
+            asides.append(table_text(lines[i:run], join))
             i = run
             continue
         kept.append(i)

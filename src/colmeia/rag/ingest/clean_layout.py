@@ -91,10 +91,31 @@ def is_table_row(line: str) -> bool:
     return CELL in line.strip()
 
 
-def table_text(rows: Sequence[str]) -> str:
-    """A table's rows as text: one row a line, cells separated by " | "."""
-    out = []
+# A row label does not end in a comma or a broken word: a first cell that does goes on in the
+# line below ("section, gathering, quire (especial-" / "mente se não impresso), signature").
+# A lone dash is an empty cell's mark, not a broken word.
+_OPEN_CELL_RE = re.compile(r"(?:,|[^\W\d_]-)$")
+
+
+def _spaced(a: str, b: str) -> str:
+    return f"{a} {b}"
+
+
+def table_text(rows: Sequence[str], join: Callable[[str, str], str] = _spaced) -> str:
+    """A table's rows as text: one row a line, cells separated by " | ". A line under a row
+    whose first cell ends open (a comma, a broken word) and that has no more cells than that
+    row is the rest of its cells, glued to them by ``join`` (which knows the hyphen rule):
+    one cell goes on the first, as many cells go on each."""
+    merged: list[list[str]] = []
     for row in rows:
         cells = [" ".join(c.split()) for c in row.strip().split(CELL)]
-        out.append(" | ".join(c for c in cells if c))
-    return "\n".join(out)
+        cells = [c for c in cells if c]
+        if not cells:
+            continue
+        above = merged[-1] if merged else None
+        if above is not None and _OPEN_CELL_RE.search(above[0]) and len(cells) <= len(above):
+            for k, cell in enumerate(cells):
+                above[k] = join(above[k], cell)
+            continue
+        merged.append(cells)
+    return "\n".join(" | ".join(cells) for cells in merged)
