@@ -26,6 +26,23 @@ MAX_FEATURES = 6000
 MAX_WORD_FEATURES = 3000
 
 
+def _top_terms(params: dict[str, Any], texts: list[str], limit: int) -> dict[str, int]:
+    """The ``limit`` most frequent terms (summed counts, as scikit-learn's ``max_features``),
+    ties broken by the term itself.
+
+    scikit-learn breaks ties with numpy's default ``argsort``, whose order among equal counts
+    depends on the CPU's SIMD sort (AVX-512 machines pick other boundary n-grams than AVX2
+    ones), so the same corpus trained a different vocabulary on another machine. A stable sort
+    over the alphabetical vocabulary gives one answer everywhere."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    counter = CountVectorizer(**params)
+    totals = np.asarray(counter.fit_transform(texts).sum(axis=0)).ravel()
+    names = counter.get_feature_names_out()  # alphabetical: a stable sort keeps ties in it
+    kept = sorted(str(names[i]) for i in np.argsort(-totals, kind="stable")[:limit])
+    return {term: i for i, term in enumerate(kept)}
+
+
 def train(conversations: int = 1500) -> dict[str, Any]:
     """Fit both heads; returns the arrays :func:`export` writes."""
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -34,21 +51,23 @@ def train(conversations: int = 1500) -> dict[str, Any]:
 
     corpus = training_corpus(conversations=conversations)
     texts = [prepare(x.text) for x in corpus]
+    char_params: dict[str, Any] = {"analyzer": "char_wb", "ngram_range": NGRAMS, "lowercase": False}
+    word_params: dict[str, Any] = {
+        "analyzer": "word",
+        "token_pattern": WORD_TOKEN,
+        "ngram_range": WORD_NGRAMS,
+        "lowercase": False,
+    }
     vec = TfidfVectorizer(
-        analyzer="char_wb",
-        ngram_range=NGRAMS,
-        lowercase=False,
+        **char_params,
+        vocabulary=_top_terms(char_params, texts, MAX_FEATURES),
         sublinear_tf=True,
-        max_features=MAX_FEATURES,
         dtype=np.float64,
     )
     words = TfidfVectorizer(
-        analyzer="word",
-        token_pattern=WORD_TOKEN,
-        ngram_range=WORD_NGRAMS,
-        lowercase=False,
+        **word_params,
+        vocabulary=_top_terms(word_params, texts, MAX_WORD_FEATURES),
         sublinear_tf=True,
-        max_features=MAX_WORD_FEATURES,
         dtype=np.float64,
     )
     # the two blocks side by side, each normalised on its own (as intents.vector reads them)
