@@ -150,3 +150,21 @@ async def test_the_frame_reads_an_acronym_and_still_tells_a_law_question_from_a_
     assert decision.kind == "answer" and decision.answer is not None
     assert decision.answer["agent"] == "institutional"
     assert PHONE in decision.answer["text"]
+
+
+def test_a_book_about_the_constitution_is_not_the_constitution(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "comentarios.md").write_text(
+        "# Comentários à Constituição Federal\n\nO controle externo é exercido pelo Congresso "
+        "Nacional com o auxílio do Tribunal de Contas.\n",
+        encoding="utf-8",
+    )
+    store = open_store(str(tmp_path / "books.db"))
+    ingest(store, "docs", [folder])
+    catalogue = NormCatalogue.build(store, "docs")
+    # Red when a title naming the Constitution keys the document as the norm: the book would
+    # be "CF/88", and a question on the Constitution answered from it as if from the norm
+    assert catalogue.norms == {}
+    assert catalogue.other_documents == 1
+    assert missing_norm("o que a constituição diz sobre o TCU?", catalogue) is None

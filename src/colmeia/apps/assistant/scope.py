@@ -312,9 +312,10 @@ class NormCatalogue:
         cat = cls()
         for doc in store.documents(collection):
             name = str(doc.metadata.get("document") or "")
-            if not name and named_norms(doc.title or ""):
+            if not name and any(n.number for n in named_norms(doc.title or "")):
                 # A norm ingested from its own file (a court's resolution as PDF or Markdown)
-                # is named by its title: "Resolução nº 12/2023 do TCE-EX".
+                # is named by its title: "Resolução nº 12/2023 do TCE-EX". A numbered one:
+                # "Comentários à Constituição" is a book about the norm, not the norm.
                 name = doc.title
             found = named_norms(name) if name else []
             urn = doc.doc_id.lower()
