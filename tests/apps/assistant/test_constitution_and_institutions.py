@@ -14,6 +14,7 @@ import pytest
 
 from colmeia.apps.assistant.dispatch import Dispatcher
 from colmeia.apps.assistant.frame import CONFIDENT, read_frame
+from colmeia.apps.assistant.institutional import answer_institutional
 from colmeia.apps.assistant.institutions import named_institutions
 from colmeia.apps.assistant.intents import Prediction
 from colmeia.apps.assistant.rag_agent import RagPipeline, analyze_query
@@ -168,3 +169,21 @@ def test_a_book_about_the_constitution_is_not_the_constitution(tmp_path: Path) -
     assert catalogue.norms == {}
     assert catalogue.other_documents == 1
     assert missing_norm("o que a constituição diz sobre o TCU?", catalogue) is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["como contestar uma multa do tribunal de contas?", "prazo para prestar contas ao tribunal"],
+)
+def test_the_courts_accounts_are_not_its_contacts(question: str) -> None:
+    # sure it is about the court, the file is searched — but "contas" only shares letters
+    # with "contatos": the file says what it holds instead of giving the phone number
+    found = answer_institutional(question, sure=True)
+    assert found is not None
+    # Red when shared letters are likeness enough: the "contatos" entry, the phone number
+    assert found.topic == ""
+    assert PHONE not in found.answer
+    assert "horario, contatos, endereco" in found.answer
+    # a typo is still the word: one slip from the file's own
+    typed = answer_institutional("como entro em conntato com a ouvidoria?", sure=True)
+    assert typed is not None and typed.topic == "contatos"
