@@ -26,6 +26,7 @@ from typing import Literal, get_args
 
 from colmeia.apps.assistant.case_refs import CaseRef, read_case_refs
 from colmeia.apps.assistant.conversation import continues_thread
+from colmeia.apps.assistant.institutions import named_institutions
 from colmeia.apps.assistant.intents import Prediction, classifier
 from colmeia.apps.assistant.scope import NormMention, named_norms, one_slip
 
@@ -95,6 +96,9 @@ class TurnFrame:
     cases: list[CaseRef] = field(default_factory=list)
     norms: list[NormMention] = field(default_factory=list)
     thread: ThreadRef | None = None
+    # the public institutions it names by acronym ("o TCU" → Tribunal de Contas da União):
+    # what the law calls them, not what the court's own file is about
+    institutions: list[str] = field(default_factory=list)
     # a mixed question cut in two: the case part and the law part
     case_part: str = ""
     law_part: str = ""
@@ -245,17 +249,26 @@ def read_frame(
         _, law_part = split_parts(text, refs)
         if law_part != text and classifier().predict(law_part).intent in ("law", "mixed"):
             intent = "mixed"  # a law part after the case, whatever joins them
-    if intent in ("scope", "greeting", "find") and not refs and predicted.confidence < CONFIDENT:
-        intent = "law"  # unsure: the collection's documents answer, or say they hold nothing
+    unsure = ("scope", "greeting", "find", "institutional")
+    if intent in unsure and not refs and predicted.confidence < CONFIDENT:
+        # unsure: the collection's documents answer, or say they hold nothing — never the
+        # court's file, whose nearest entry shares letters, not meaning ("contas" ~ "contatos")
+        intent = "law"
+    norms = named_norms(text)
+    if intent == "institutional" and norms:
+        # the court's file tells its hours and contacts, not what a norm says: "o que a
+        # constituição diz sobre o tribunal de contas…" asks the Constitution
+        intent = "law"
     frame = TurnFrame(
         text,
         intent,
         predicted.aspect,
         predicted.confidence,
         refs,
-        named_norms(text),
+        norms,
         None if refs else thread,
     )
+    frame.institutions = [i.name for i in named_institutions(text)]
     if intent == "mixed":
         frame.case_part, frame.law_part = split_parts(text, refs)
     frame.about_a_case = bool(

@@ -7,7 +7,10 @@ whose examples it is most like, by cosine similarity of character n-gram TF-IDF 
 (accents folded, 3–5 characters inside words: robust to typos and to missing accents),
 among the entries sharing a word's beginning with it (a common suffix is no likeness); below
 :data:`THRESHOLD` it is no institutional question and :func:`answer_institutional` gives
-``None``. A court points the assistant at its own file with ``COLMEIA_ASSISTANT_INSTITUTIONAL``.
+``None``. A question the turn classifier is sure is about the court is matched down to
+:data:`SURE_FLOOR`, among the entries sharing a word with it — by its stem, or typed with one
+slip — so that a typo still finds its entry and a word that only shares letters with one
+("contas", "contatos") does not. A court points the assistant at its own file with ``COLMEIA_ASSISTANT_INSTITUTIONAL``.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from colmeia.apps.assistant.case_index import fold
+from colmeia.apps.assistant.relations import content_terms
+from colmeia.apps.assistant.scope import one_slip
 from colmeia.errors import ConfigurationError
 
 __all__ = [
@@ -123,6 +128,27 @@ def _heads(text: str) -> set[str]:
     return {w[:4] for w in _words(text)}
 
 
+# the shortest word that can make a question like an entry: "tem", "vai", "ser" say nothing
+_WORD = 4
+
+
+def _said(text: str) -> set[str]:
+    """The words of ``text`` that can carry a topic (four letters or more)."""
+    return {w for w in _words(text) if len(w) >= _WORD}
+
+
+def _alike(word: str, words: set[str], stems: set[str]) -> bool:
+    """Whether ``word`` is one of ``words`` as a word: the same stem ("estacionar",
+    "estacionamento"), or typed with one slip ("enndereco", "horáio") — not a word that only
+    begins like one ("contas" is not "contatos")."""
+    stem = (content_terms(word) or [word])[0]
+    return (
+        stem in stems
+        or any(one_slip(word, w) for w in words)
+        or any(one_slip(stem, t) for t in stems if len(t) >= _WORD)
+    )
+
+
 def _grams(text: str) -> Counter[str]:
     words = _words(text)
     out: Counter[str] = Counter()
@@ -146,6 +172,8 @@ class InstitutionalIndex:
         self._idf = {g: math.log((1 + n) / (1 + c)) + 1 for g, c in df.items()}
         self._vectors = [self._weigh(d) for d in docs]
         self._heads = [_heads(" ".join([e.topic, *e.questions])) for e in data.entries]
+        said = [_said(" ".join([e.topic, *e.questions])) for e in data.entries]
+        self._said = [(w, {(content_terms(x) or [x])[0] for x in w}) for w in said]
 
     def _weigh(self, grams: Counter[str]) -> dict[str, float]:
         vec = {g: (1 + math.log(c)) * self._idf[g] for g, c in grams.items() if g in self._idf}
@@ -153,23 +181,32 @@ class InstitutionalIndex:
         return {g: v / norm for g, v in vec.items()}
 
     def match(
-        self, question: str, floor: float = THRESHOLD, *, heads: bool = True
+        self, question: str, floor: float = THRESHOLD, *, heads: bool = True, words: bool = False
     ) -> InstitutionalAnswer | None:
         """The entry most like ``question`` when its similarity reaches ``floor`` (and, with
-        ``heads``, when a word of it begins like one of the entry's)."""
-        """The best entry for ``question`` when its similarity reaches :data:`THRESHOLD`."""
+        ``heads``, when a word of it begins like one of the entry's; with ``words``, when a
+        word of it is one of the entry's, by its stem or with one slip)."""
         q = self._weigh(_grams(question))
         if not q:
             return None
         begins = _heads(question)
+        asked = _said(question)
+
+        def shares(entry_heads: set[str], entry_words: tuple[set[str], set[str]]) -> bool:
+            if heads and not begins & entry_heads:
+                return False
+            return not words or any(_alike(w, *entry_words) for w in asked)
+
         scored = [
             (
                 sum(w * vec.get(g, 0.0) for g, w in q.items())
-                if not heads or begins & entry_heads
+                if shares(entry_heads, said)
                 else 0.0,
                 e,
             )
-            for vec, entry_heads, e in zip(self._vectors, self._heads, self.entries, strict=True)
+            for vec, entry_heads, said, e in zip(
+                self._vectors, self._heads, self._said, self.entries, strict=True
+            )
         ]
         score, entry = max(scored, key=lambda t: t[0])
         if score < floor or score <= 0.0:
@@ -236,4 +273,7 @@ def answer_institutional(
     index = _index(chosen)
     if not sure:
         return index.match(question)
-    return index.match(question, SURE_FLOOR, heads=False) or index.unknown()
+    # a typo does not share a word's beginning ("enndereco"), but it is the word with one
+    # slip; letters shared are no likeness ("contas" is not "contatos": the court's phone
+    # number is no answer to a question about its accounts)
+    return index.match(question, SURE_FLOOR, heads=False, words=True) or index.unknown()

@@ -44,6 +44,7 @@ from colmeia.apps.assistant.court_rules import (
     source_kind,
 )
 from colmeia.apps.assistant.definitions import DefinitionIndex
+from colmeia.apps.assistant.institutions import named_institutions, spell_out
 from colmeia.apps.assistant.legal import parse_legal_path, validity
 from colmeia.apps.assistant.lexicon import Nominalizations
 from colmeia.apps.assistant.named_article import ArticleIndex
@@ -214,6 +215,11 @@ def analyze_query(question: str) -> dict[str, Any]:
         processed = _REFERENCE.sub(" ", processed)
         processed = re.sub(rf"\b{re.escape(alias.group(1))}\b", " ", processed, flags=re.IGNORECASE)
         processed = " ".join(f"{processed} {_ALIASES[alias.group(1)][1]}".split())
+    # the law writes "Tribunal de Contas da União", people "o TCU": both are searched, in
+    # the lexical and the dense query alike
+    institutions = named_institutions(processed)
+    if institutions:
+        processed = spell_out(processed)
     return {
         "original": question,
         "processed": processed,
@@ -222,6 +228,7 @@ def analyze_query(question: str) -> dict[str, Any]:
         "filters": filters,
         "relation": asked_relation(question),
         "legal_terms": legal_terms(question),
+        "institutions": [i.name for i in institutions],
     }
 
 
@@ -237,7 +244,8 @@ def _rule_rewrite(query: str, tried: Sequence[str]) -> str:
 def _question_terms(query: str) -> set[str]:
     # Law names ("CDC", "LGPD") are matched through the law's number, not as words; words
     # that only name the relation ("significa", "conceito") are not what the passage must say.
-    folded = without_relation_words(query)
+    # An institution's acronym ("TCU") is covered by its name, as the law writes it.
+    folded = without_relation_words(spell_out(query, keep=False))
     return set(content_terms(_ALIAS_RE.sub(" ", _REFERENCE.sub(" ", folded))))
 
 

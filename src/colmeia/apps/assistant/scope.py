@@ -175,6 +175,8 @@ class NormMention:
     year: str = ""
 
     def label(self) -> str:
+        if not self.number:  # the Constitution, its ADCT: named, not numbered
+            return self.kind
         number = f"{int(self.number):,}".replace(",", ".") if self.number.isdigit() else ""
         return f"{self.kind} {number or self.number}" + (f"/{self.year}" if self.year else "")
 
@@ -207,6 +209,19 @@ def _by_name() -> tuple[tuple[re.Pattern[str], NormMention], ...]:
         r"lindb": ("Decreto-Lei", "4657", "1942"),
         r"estatuto do servidor(?: publico)?(?: federal)?": ("Lei", "8112", "1990"),
     }
+    # The Constitution and its ADCT have no number: ingestion names them "CF/88" and "ADCT
+    # (CF/88)" (:func:`colmeia.rag.ingest.lexml_names.lexml_label`), and so do these mentions,
+    # so :class:`NormCatalogue` holds them under the same key. A state's constitution
+    # ("constituição estadual", "do estado") is not the federal one.
+    names.update(
+        {
+            r"adct|ato das disposicoes constitucionais transitorias": ("ADCT (CF/88)", "", ""),
+            r"constituicao(?! (?:estadual|do estado|dos estados|de \w+ estado))"
+            r"(?: federal| da republica(?: federativa do brasil)?)?(?: de (?:19)?88)?|"
+            r"(?:cf|crfb)(?:\s*/\s*(?:19)?88)?|carta magna|texto constitucional|"
+            r"lei maior": ("CF/88", "", ""),
+        }
+    )
     return tuple(
         (re.compile(rf"\b(?:{pattern})\b"), NormMention(kind, number, year))
         for pattern, (kind, number, year) in names.items()
@@ -297,9 +312,10 @@ class NormCatalogue:
         cat = cls()
         for doc in store.documents(collection):
             name = str(doc.metadata.get("document") or "")
-            if not name and named_norms(doc.title or ""):
+            if not name and any(n.number for n in named_norms(doc.title or "")):
                 # A norm ingested from its own file (a court's resolution as PDF or Markdown)
-                # is named by its title: "Resolução nº 12/2023 do TCE-EX".
+                # is named by its title: "Resolução nº 12/2023 do TCE-EX". A numbered one:
+                # "Comentários à Constituição" is a book about the norm, not the norm.
                 name = doc.title
             found = named_norms(name) if name else []
             urn = doc.doc_id.lower()
