@@ -2,8 +2,8 @@
 people use. "a constituição", "CF/88", "carta magna" name a norm (so the question is a law
 question, and a collection without the Constitution says so); "o TCU", "a CGU", "o INSS" are
 searched by the names the law writes ("Tribunal de Contas da União"); and a reading of a
-question as about the court that the classifier is unsure of never answers from the court's
-file."""
+question as about the court that the classifier is unsure of answers from the court's
+file only when it says one of an entry's own words."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ async def test_a_question_naming_the_constitution_is_not_answered_with_the_court
     assert decision.kind == "law"
 
 
-async def test_an_unsure_reading_as_about_the_court_never_answers_from_its_file(
+async def test_an_unsure_reading_never_answers_from_the_file_by_letters_shared(
     registry: SQLiteCaseRegistry,
 ) -> None:
     # "contas" shares its letters with the file's "contatos": likeness, not meaning
@@ -112,6 +112,27 @@ async def test_an_unsure_reading_as_about_the_court_never_answers_from_its_file(
     )
     assert decision.kind == "answer" and decision.answer is not None
     assert PHONE in decision.answer["text"]
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("tem algum email pra falar com vocês?", "contatos"),
+        ("que horas abre o atendimento", "horario"),
+    ],
+)
+async def test_an_unsure_reading_that_says_an_entrys_own_word_is_answered_from_the_file(
+    registry: SQLiteCaseRegistry, question: str, topic: str
+) -> None:
+    # unsure it is about the court, but "email" and "horas" are the file's own words: its
+    # entry answers, not a law passage about e-mails or working hours
+    unsure = Prediction("institutional", "status", {"institutional": 0.55, "law": 0.45})
+    decision = await Dispatcher(registry, rag=None).decide(
+        read_frame(question, predicted=unsure), []
+    )
+    # Red when every unsure reading goes to the documents
+    assert decision.kind == "answer" and decision.answer is not None
+    assert decision.answer.get("topic") == topic
 
 
 def test_an_institutions_acronym_is_searched_by_the_name_the_law_writes() -> None:

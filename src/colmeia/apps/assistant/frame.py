@@ -249,10 +249,11 @@ def read_frame(
         _, law_part = split_parts(text, refs)
         if law_part != text and classifier().predict(law_part).intent in ("law", "mixed"):
             intent = "mixed"  # a law part after the case, whatever joins them
-    unsure = ("scope", "greeting", "find", "institutional")
+    unsure = ("scope", "greeting", "find")
     if intent in unsure and not refs and predicted.confidence < CONFIDENT:
-        # unsure: the collection's documents answer, or say they hold nothing — never the
-        # court's file, whose nearest entry shares letters, not meaning ("contas" ~ "contatos")
+        # unsure: the collection's documents answer, or say they hold nothing. An unsure
+        # reading as about the court stays so: the dispatcher answers it from the court's file
+        # only when the question says one of an entry's own words, else from the documents
         intent = "law"
     norms = named_norms(text)
     if intent == "institutional" and norms:

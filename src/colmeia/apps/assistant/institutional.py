@@ -272,7 +272,10 @@ def answer_institutional(
     chosen = str(path) if path else os.environ.get(ENV) or None
     index = _index(chosen)
     if not sure:
-        return index.match(question)
+        # unsure it is about the court: only a question that says one of an entry's own words
+        # ("tem algum email pra falar com vocês?") is answered from the file; shared letters
+        # are no likeness ("contas" is not "contatos": no phone number for a question on accounts)
+        return index.match(question, words=True)
     # a typo does not share a word's beginning ("enndereco"), but it is the word with one
     # slip; letters shared are no likeness ("contas" is not "contatos": the court's phone
     # number is no answer to a question about its accounts)
