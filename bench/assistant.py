@@ -13,7 +13,11 @@ Every part runs on the same shipped laws and synthetic registry (2,000 processes
   libraries that process imported (``cli_heavy_imports``, from a run that lists its modules).
   Offline, such a turn runs without the graph (colmeia.apps.assistant.frame_turn): no
   LangGraph. ``cli_parts_without_langgraph_cpu_s`` is the same turn's parts alone (no CLI, no
-  thread kept), for comparison.
+  thread kept), for comparison. ``cli_cpu_bytecode_cached_s`` is the same turn's median CPU
+  with its bytecode compiled once and reused, as an installed colmeia runs (and as
+  bench/cli_startup.py measures); ``cli_compiles_sources`` says whether the processes above
+  compiled every module from source instead (PYTHONDONTWRITEBYTECODE set, no .pyc installed:
+  about half of their CPU on the machine where this was written).
 * ``sim`` — ``--threads`` concurrent conversations of three turns (a case question, a legal
   question, a thank-you) against the assistant's simulated model at ``--latency-ms`` per call,
   served from its own process so that its CPU is not counted: turns/s, model calls and tokens
@@ -35,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
+import importlib.util
 import json
 import os
 import random
@@ -187,6 +192,7 @@ def cli_turn(work: Path) -> dict[str, Any]:
         cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
         cited = cited and done.returncode == 0 and bool(json.loads(done.stdout).get("citations"))
     cpu, wall = statistics.median(cpus), statistics.median(walls)
+    cached = _cached_bytecode_cpu(colmeia, args, env, work)
     listed = subprocess.run(
         [sys.executable, "-c", LIST_MODULES, *args], env=env, capture_output=True, text=True
     )
@@ -209,7 +215,33 @@ def cli_turn(work: Path) -> dict[str, Any]:
         "cli_cited": cited,
         "cli_heavy_imports": heavy,
         "cli_parts_without_langgraph_cpu_s": round(parts_cpu, 2) if parts.returncode == 0 else None,
+        "cli_compiles_sources": _compiles_sources(),
+        "cli_cpu_bytecode_cached_s": round(cached, 2),
     }
+
+
+def _compiles_sources() -> bool:
+    """Whether a new process compiles its modules from source: it may not write bytecode and
+    none was installed (typer's, one module every CLI process imports, stands for all)."""
+    spec = importlib.util.find_spec("typer.main")
+    cached = spec.cached if spec else None
+    return sys.dont_write_bytecode and not (cached and Path(cached).exists())
+
+
+def _cached_bytecode_cpu(colmeia: str, args: list[str], env: dict[str, str], work: Path) -> float:
+    """The median CPU of CLI_RUNS more turns as an installed colmeia runs them: bytecode
+    compiled once and reused (as bench/cli_startup.py measures). Where PYTHONDONTWRITEBYTECODE
+    is set and no .pyc was installed, every process above compiled its sources anew."""
+    env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+    cpus: list[float] = []
+    for i in range(CLI_RUNS + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([colmeia, *args], env=env, capture_output=True, check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if i:  # the first one compiles the bytecode
+            cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    return statistics.median(cpus)
 
 
 async def _conversation(bot: Assistant, tid: str, number: str, legal: str) -> tuple[int, int]:

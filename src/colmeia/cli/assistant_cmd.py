@@ -6,24 +6,46 @@ import asyncio
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
+from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from colmeia.errors import ColmeiaError
-from colmeia.eval.assistant import answer_passages
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from colmeia.apps.assistant.runtime import AssistantOptions
     from colmeia.apps.assistant.session import Assistant, TurnResult
 
 app = typer.Typer(help="The institutional assistant: cases, laws, approvals.", no_args_is_help=True)
-console = Console()
-err_console = Console(stderr=True)
 T = TypeVar("T")
+
+
+# Rich is imported when something is printed through it: `ask --json` writes its line without
+# it (~0.05 s of an offline CLI turn's start-up).
+@cache
+def _out() -> Console:
+    from rich.console import Console
+
+    return Console()
+
+
+@cache
+def _err() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def escape(text: str) -> str:
+    """``text`` with Rich's markup escaped (rich.markup.escape, imported when used)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
 
 _THREAD = typer.Option(None, "--thread", "-t", help="Conversation id (new one when omitted).")
 _STORE = typer.Option(None, "--store", help="Document store (default: COLMEIA_STORE).")
@@ -65,7 +87,7 @@ def _reported(work: Awaitable[T]) -> T:
     try:
         return asyncio.run(main())
     except ColmeiaError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        _err().print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from None
 
 
@@ -101,7 +123,7 @@ def _tool_line(t: dict[str, Any], out: Callable[[str], None] | None = None) -> N
 
 
 def _print(markup: str) -> None:
-    console.print(markup, highlight=False)
+    _out().print(markup, highlight=False)
 
 
 # Why streamed text was replaced, as the chat says it (see colmeia.graphs.streaming).
@@ -185,11 +207,11 @@ def _answer(result: TurnResult, *, streamed: bool = False) -> None:
     """The turn's outcome; with ``streamed`` the answer's text was already shown."""
     if result.status.startswith("waiting_"):
         kind = "aprovação" if result.waiting_for == "approval" else "sua resposta"
-        console.print(f"[yellow]⏸ aguardando {kind}[/yellow] (thread {result.thread_id})")
-        console.print(escape(result.answer), highlight=False)
+        _out().print(f"[yellow]⏸ aguardando {kind}[/yellow] (thread {result.thread_id})")
+        _out().print(escape(result.answer), highlight=False)
         if result.waiting_for == "approval" and result.waiting:
             args = orjson.dumps(result.waiting.get("arguments", {})).decode()
-            console.print(f"[dim]{result.waiting.get('tool')} {escape(args)}[/dim]")
+            _out().print(f"[dim]{result.waiting.get('tool')} {escape(args)}[/dim]")
         return
     label = f"[bold green]{result.agent or 'assistente'}[/bold green]"
     if result.mode != "model":
@@ -197,25 +219,27 @@ def _answer(result: TurnResult, *, streamed: bool = False) -> None:
     elif result.usage.get("simulated"):
         label += " [dim](modelo simulado: texto de teste, não de um modelo real)[/dim]"
     if streamed:
-        console.print(f"[dim]—[/dim] {label}", highlight=False)
+        _out().print(f"[dim]—[/dim] {label}", highlight=False)
     else:
-        console.print(label)
-        console.print(escape(result.answer), highlight=False)
+        _out().print(label)
+        _out().print(escape(result.answer), highlight=False)
     if result.citations:
         # The passages in the order the evaluation counts them (answer_passages): the
         # ranking's own first, then the rest of the ranking, cited or only found.
-        console.print("[bold]Fontes[/bold]")
+        _out().print("[bold]Fontes[/bold]")
+        from colmeia.eval.assistant import answer_passages
+
         for p in answer_passages(result.citations, result.sources):
             validity = p.get("validity", {}).get("status", "")
             flag = f" [yellow]({validity})[/yellow]" if validity not in ("", "in_force") else ""
             mark = (
                 escape(f"[{p['passage']}]") if "passage" in p else "[dim](também encontrado)[/dim]"
             )
-            console.print(f"  {mark} {escape(p['label'])}{flag}", highlight=False)
+            _out().print(f"  {mark} {escape(p['label'])}{flag}", highlight=False)
     for note in result.notes:
-        console.print(f"[yellow]nota:[/yellow] {escape(note)}", highlight=False)
+        _out().print(f"[yellow]nota:[/yellow] {escape(note)}", highlight=False)
     if result.status not in ("answered",):
-        console.print(f"[red]status: {result.status}[/red]")
+        _out().print(f"[red]status: {result.status}[/red]")
 
 
 @app.command()
@@ -265,9 +289,7 @@ def resume(
     """Resume a paused thread: --approve, --reject, --edit '{…}' or --answer "…"."""
     chosen = [x for x in (approve, reject, edit is not None, answer is not None) if x]
     if len(chosen) != 1:
-        err_console.print(
-            "[red]error:[/red] give exactly one of --approve, --reject, --edit, --answer"
-        )
+        _err().print("[red]error:[/red] give exactly one of --approve, --reject, --edit, --answer")
         raise typer.Exit(2)
     value: Any
     if answer is not None:
@@ -276,7 +298,7 @@ def resume(
         try:
             value = {"action": "edit", "arguments": orjson.loads(edit), "reason": reason}
         except orjson.JSONDecodeError:
-            err_console.print(
+            _err().print(
                 '[red]error:[/red] --edit needs a JSON object, e.g. \'{"contact": "a@b.org"}\''
             )
             raise typer.Exit(2) from None
@@ -302,7 +324,7 @@ def threads(
         sys.stdout.write(orjson.dumps([t.as_dict() for t in found]).decode() + "\n")
         return
     for t in found:
-        console.print(f"{t.thread_id}  [dim]{t.updated_at}  {t.checkpoints} checkpoints[/dim]")
+        _out().print(f"{t.thread_id}  [dim]{t.updated_at}  {t.checkpoints} checkpoints[/dim]")
 
 
 @app.command()
@@ -322,7 +344,7 @@ def history(
         return
     for m in items:
         who = "você" if m["role"] == "user" else m.get("agent", "assistente")
-        console.print(f"[bold]{who}[/bold]: {escape(m['text'])}", highlight=False)
+        _out().print(f"[bold]{who}[/bold]: {escape(m['text'])}", highlight=False)
 
 
 @app.command()
@@ -336,9 +358,9 @@ def delete(
     """Delete a thread and everything kept about it."""
     opts = _options(store, registry, checkpoints, collection, True)
     if not _run(opts, lambda a: a.delete(thread)):
-        err_console.print(f"[red]error:[/red] no thread {thread!r}")
+        _err().print(f"[red]error:[/red] no thread {thread!r}")
         raise typer.Exit(1)
-    console.print(f"thread {thread} deleted")
+    _out().print(f"thread {thread} deleted")
 
 
 @app.command()
@@ -361,7 +383,7 @@ def chat(
 
     async def turn(assistant: Assistant, payload: Any) -> TurnResult:
         result: TurnResult | None = None
-        shown = _AnswerPrinter(console)
+        shown = _AnswerPrinter(_out())
         try:
             async for event in assistant.events(tid, payload):
                 kind = event["type"]
@@ -382,14 +404,14 @@ def chat(
         return result
 
     async def loop(assistant: Assistant) -> None:
-        console.print(f"[dim]thread {tid} — /sair para terminar, /threads para listar[/dim]")
+        _out().print(f"[dim]thread {tid} — /sair para terminar, /threads para listar[/dim]")
         pending = await assistant.pending(tid)
         while True:
             prompt = "> " if pending is None else _prompt_for(pending)
             try:
                 line = await asyncio.to_thread(input, prompt)
             except (EOFError, KeyboardInterrupt):
-                console.print()
+                _out().print()
                 return
             text = line.strip()
             if not text:
@@ -398,7 +420,7 @@ def chat(
                 return
             if text == "/threads":
                 for t in await assistant.threads():
-                    console.print(f"{t.thread_id}  [dim]{t.updated_at}[/dim]")
+                    _out().print(f"{t.thread_id}  [dim]{t.updated_at}[/dim]")
                 continue
             try:
                 if pending is None:
@@ -407,7 +429,7 @@ def chat(
                     payload = await assistant.resume_command(tid, _decision(pending, text))
                 result = await turn(assistant, payload)
             except ColmeiaError as exc:
-                err_console.print(f"[red]error:[/red] {escape(str(exc))}")
+                _err().print(f"[red]error:[/red] {escape(str(exc))}")
                 continue
             pending = result.waiting
 
@@ -525,12 +547,10 @@ def eval_assistant(
         )
 
     try:
-        with Progress(
-            "eval assistant", unit="questions", console=err_console, disable=as_json
-        ) as bar:
+        with Progress("eval assistant", unit="questions", console=_err(), disable=as_json) as bar:
             report = asyncio.run(main(bar))
     except ColmeiaError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        _err().print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from None
     out = report.as_dict()
     if as_json:
@@ -543,12 +563,12 @@ def eval_assistant(
     table.add_column("value", justify="right")
     for key, value in report.metrics.items():
         table.add_row(key, "-" if value is None else str(value))
-    console.print(table)
+    _out().print(table)
     for p in report.problems:
-        console.print(f"[yellow]skipped:[/yellow] {escape(p)}")
+        _out().print(f"[yellow]skipped:[/yellow] {escape(p)}")
     for t in report.turns:
         if not t.passed:
-            console.print(
+            _out().print(
                 f"[red]failed:[/red] {escape(t.conversation)} turn {t.turn} "
                 f"({escape(t.user[:60])}): {escape('; '.join(t.failures))}",
                 highlight=False,
@@ -566,7 +586,7 @@ def _data_dir() -> Any:
     ]:
         if (candidate / "laws" / "lexml").exists():
             return candidate
-    err_console.print(
+    _err().print(
         "[red]error:[/red] the data folder was not found; pass --data (the repository's data/)"
     )
     raise typer.Exit(2)

@@ -35,6 +35,8 @@ except SystemExit as exc:
 print("MODULES", " ".join(sorted(sys.modules)))
 """
 GRAPH = ("langgraph", "langchain_core", "langsmith")
+# Nor does a JSON line need Rich, nor a laws-only turn the ingestion package or the evaluation.
+NOT_FOR_A_JSON_TURN = ("rich", "colmeia.rag.ingest", "colmeia.eval")
 
 
 def _cli(env: dict[str, str], *args: str) -> tuple[str, list[str]]:
@@ -46,8 +48,8 @@ def _cli(env: dict[str, str], *args: str) -> tuple[str, list[str]]:
     return out, modules.split()
 
 
-def _graph_modules(modules: list[str]) -> list[str]:
-    return sorted({g for g in GRAPH for m in modules if m == g or m.startswith(g + ".")})
+def _graph_modules(modules: list[str], names: tuple[str, ...] = GRAPH) -> list[str]:
+    return sorted({g for g in names for m in modules if m == g or m.startswith(g + ".")})
 
 
 def test_an_offline_law_question_from_the_cli_needs_no_graph_and_its_thread_goes_on(
@@ -76,6 +78,11 @@ def test_an_offline_law_question_from_the_cli_needs_no_graph_and_its_thread_goes
     assert first["status"] == "answered" and first["agent"] == "rag"
     assert any(c["article"] == "5" for c in first["citations"])
     assert _graph_modules(modules) == []
+    assert _graph_modules(modules, NOT_FOR_A_JSON_TURN) == []
+    # the norms it holds were saved for the next process (colmeia.apps.assistant.saved_catalogue)
+    store = open_store(env["COLMEIA_STORE"])
+    assert len(list((store.index_dir / "leis").glob("norms-g*.json"))) == 1
+    store.close()
 
     # the same thread, a turn the graph takes: it waits for the approval of a subscription
     follow = "quero acompanhar o processo 32/2023, meu e-mail é ana@example.org"

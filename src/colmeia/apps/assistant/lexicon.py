@@ -72,17 +72,29 @@ class Nominalizations:
     def __init__(self, pairs: Iterable[tuple[str, str]]) -> None:
         # One way only, verb → noun: a lay question says what people do, the law names the
         # act; a noun's verb ("produto" → "produzir") is rarely the law's word.
-        self._nouns: dict[str, list[tuple[str, str]]] = {}
+        self._pairs: dict[str, list[tuple[str, str]]] = {}
         for verb, noun in pairs:
-            v, n = fold_accents(verb.lower()), content_terms(noun)
+            v = fold_accents(verb.lower())
             # a short verb's forms are other words ("ler": "lei", "leu")
-            short = len(v) < _MIN_VERB
-            if len(n) != 1 or short or v in _LIGHT or not v.endswith(("ar", "er", "ir", "or")):
-                continue
-            if content_terms(v) == n:  # the stemmer joins them already
+            if len(v) < _MIN_VERB or v in _LIGHT or not v.endswith(("ar", "er", "ir", "or")):
                 continue
             for form in _forms(v):
-                self._nouns.setdefault(form, []).append((noun, n[0]))
+                self._pairs.setdefault(form, []).append((v, noun))
+        # Stemming every pair took a new process (one CLI turn) ~0.03 s: a form's nouns are
+        # stemmed when a text first uses it.
+        self._nouns: dict[str, list[tuple[str, str]]] = {}
+
+    def _nouns_of(self, form: str) -> list[tuple[str, str]]:
+        """(noun, its stem) for a verb form: one-word nouns the stemmer does not join already."""
+        found = self._nouns.get(form)
+        if found is None:
+            found = []
+            for v, noun in self._pairs.get(form, []):
+                n = content_terms(noun)
+                if len(n) == 1 and content_terms(v) != n:
+                    found.append((noun, n[0]))
+            self._nouns[form] = found
+        return found
 
     @classmethod
     @functools.cache
@@ -104,7 +116,7 @@ class Nominalizations:
         for word in re.findall(r"[a-z]+(?:-[a-z]+)?", fold_accents(text.lower())):
             # "descumpri-la": the infinitive loses its r before the pronoun
             verb = f"{word.split('-')[0]}r" if "-" in word else word
-            for noun, stem in self._nouns.get(verb, []):
+            for noun, stem in self._nouns_of(verb):
                 if stem in vocabulary and stem not in have:
                     have.add(stem)
                     out.append(noun)

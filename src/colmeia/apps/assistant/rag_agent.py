@@ -57,8 +57,8 @@ from colmeia.apps.assistant.relations import (
     states_relation,
     without_relation_words,
 )
+from colmeia.apps.assistant.saved_catalogue import norm_catalogue
 from colmeia.apps.assistant.scope import (
-    NormCatalogue,
     jurisdiction_note,
     missing_norm,
     named_norms,
@@ -75,7 +75,6 @@ from colmeia.rag.generate import (
 )
 from colmeia.rag.index.embedders import Embedder
 from colmeia.rag.index.lexical import Analyzer, fold_accents
-from colmeia.rag.ingest.jurisprudence import parse_decision_reference
 from colmeia.rag.retrieve import Citation, Filters, Hit, Retriever
 from colmeia.store.base import Store, StoredChunk
 
@@ -595,7 +594,7 @@ class RagPipeline:
         if related:
             analysis["nominalizations"] = related
             analysis["legal_terms"] = " ".join([str(analysis["legal_terms"]), *related]).strip()
-        catalogue = NormCatalogue.for_collection(self.store, self.collection)
+        catalogue = norm_catalogue(self.store, self.collection)
         jurisdiction = jurisdiction_note(question, catalogue) or ""
         # The court's own norms answering need no warning that the court's norms may differ.
         local = state.get("local", "") if self.collection != self.court_collection else ""
@@ -637,17 +636,20 @@ class RagPipeline:
         "súmula 272"), the court's norms for one naming a norm only they hold ("a resolução
         nº 12", "o regimento interno"), else this pipeline's own (the laws)."""
         exists = self.store.collection
-        if exists(self.jurisprudence_collection) is not None and (
-            _ABOUT_DECISIONS.search(question) or parse_decision_reference(question)
-        ):
-            return self.jurisprudence_collection
+        if exists(self.jurisprudence_collection) is not None:
+            # Imported here: the ingest package costs a laws-only turn (an offline CLI process)
+            # ~0.06 s for this one parser.
+            from colmeia.rag.ingest.jurisprudence import parse_decision_reference
+
+            if _ABOUT_DECISIONS.search(question) or parse_decision_reference(question):
+                return self.jurisprudence_collection
         if self.court_collection != self.collection and exists(self.court_collection) is not None:
             if _COURT_NORM.search(_fold(question)):
                 return self.court_collection
             named = named_norms(question)
             if named:
-                own = NormCatalogue.for_collection(self.store, self.collection)
-                court = NormCatalogue.for_collection(self.store, self.court_collection)
+                own = norm_catalogue(self.store, self.collection)
+                court = norm_catalogue(self.store, self.court_collection)
                 if any(court.holds(n) and not own.holds(n) for n in named):
                     return self.court_collection
         return self.collection
