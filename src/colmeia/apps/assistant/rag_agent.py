@@ -1334,9 +1334,8 @@ _VIGENCIA_Q = re.compile(
 
 def neighbour_terms(question: str, hits: Sequence[Hit], idf: Callable[[str], float], n: int) -> str:
     """The ``n`` rarest words of the passages nearest the question by vectors (the first
-    ``_NEIGHBOURS`` of the dense list), read with their headings (section titles, the caput a
-    paragraph completes), that the question does not already use; "" without vectors or when
-    ``n`` is 0."""
+    ``_NEIGHBOURS`` of the dense list) that the question does not already use; "" without
+    vectors or when ``n`` is 0."""
     if n <= 0:
         return ""
     near = sorted((h for h in hits if h.dense_rank is not None), key=lambda h: h.dense_rank or 0)
