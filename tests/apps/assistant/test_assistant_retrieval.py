@@ -166,19 +166,6 @@ def test_neighbour_terms_are_the_words_the_near_passages_share() -> None:
     assert not {"geladeira", "bicicleta", "redação", "provisória"} & set(words)
 
 
-def test_neighbour_terms_read_the_near_passages_in_their_context() -> None:
-    # Two paragraphs near "posso devolver o produto?" share no word of their own; the caput
-    # they are read with (their heading) says what the law calls it. Red when only the
-    # passages' text is read: no word is shared, nothing is added.
-    caput = "Art. 49. O consumidor pode desistir do contrato no prazo de sete dias"
-    near = [_near("a", "Os valores pagos serão devolvidos de imediato", 1), _near("b", "Aviso", 2)]
-    for hit in near:
-        hit.heading = f"DA PROTEÇÃO CONTRATUAL > {caput}"
-    idf = lambda w: 5.0 if w.startswith("desist") else 1.0  # noqa: E731
-    words = neighbour_terms("posso devolver o produto?", near, idf, 3).split()
-    assert "desistir" in words
-
-
 def test_a_long_passage_covering_the_question_by_chance_grades_below_a_short_one() -> None:
     # Both passages hold every word of the question; one is a sixty-item list where they fall
     # apart. Red with the length factor at 1: both grade the same.

@@ -1346,7 +1346,7 @@ def neighbour_terms(question: str, hits: Sequence[Hit], idf: Callable[[str], flo
     count: dict[str, int] = {}
     surface: dict[str, str] = {}
     for hit in near[:_NEIGHBOURS]:
-        body = _ANNOTATION.sub(" ", re.sub(r"^\[.*?\]\s*", "", f"{hit.text} {hit.heading}"))
+        body = _ANNOTATION.sub(" ", re.sub(r"^\[.*?\]\s*", "", hit.text))
         seen: set[str] = set()
         for word in re.findall(r"[^\W\d_]{4,}", body.lower()):
             stems = content_terms(word)

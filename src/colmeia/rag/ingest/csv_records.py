@@ -47,9 +47,6 @@ _LEXML_COLUMNS = {"Tipo", "Rotulo", "Texto", "urn"}
 _LEXML_CONTAINERS = frozenset({"TIT", "CAP", "SEC", "SUB", "LIV", "PRT", "ART"})
 _URN_DATE_RE = re.compile(r"^urn:lex:[^;!]*?:(\d{4}-\d{2}-\d{2})(?:[;:!]|$)")
 _ROTULO_PART_RE = re.compile(r"^(Art\.\s*[\dA-Z\-]+[º°]?)\.?$")
-# A context item that is the parent dispositivo's text ("Art. 20. O fornecedor … :"), which
-# LexML puts in front of incisos and alíneas instead of the chapter and section headings.
-_PARENT_ITEM_RE = re.compile(r"^Art\.\s*\d")
 
 
 def _raise_field_limit() -> None:
@@ -109,74 +106,6 @@ def _split_lexml_text(text: str) -> tuple[str, list[str]]:
     context = [p.strip() for p in text[1:end].split(" | ")]
     context = [p.strip(" |") for p in context if p.strip(" |")]
     return text[end + 1 :].strip(), context
-
-
-def _article_of(rotulo: str) -> str:
-    """``"lei_8078_19900911, Art. 20., caput, Inciso II"`` → ``"lei_8078_19900911, Art. 20."``."""
-    return ", ".join(p.strip() for p in rotulo.split(",")[:2])
-
-
-def lexml_article_context(path: Path) -> dict[str, tuple[list[str], str]]:
-    """Each article of a LexML export (by :func:`_article_of` its Rotulo) → its headings
-    (chapter, section…) and its caput's text, labelled (``"Art. 49. O consumidor pode…"``).
-
-    A paragraph's row carries its headings but not its caput, an inciso's carries its parent's
-    text but not the headings: a lay question whose words live in either ("desistir", "Da
-    Proteção Contratual") must still reach the dispositivo. {} when the file cannot be read
-    (:func:`iter_csv_records` then reports why)."""
-    out: dict[str, tuple[list[str], str]] = {}
-    try:
-        for row in csv.DictReader(_open_text(path)):
-            kind = (row.get("Tipo") or "").strip().upper()
-            if kind not in ("CPT", "ART"):
-                continue
-            body, context = _split_lexml_text(normalize_text(row.get("Texto") or ""))
-            key = _article_of(row.get("Rotulo") or "")
-            headings, caput = out.get(key, ([], ""))
-            if not headings:
-                headings = [c for c in context[1:] if not _PARENT_ITEM_RE.match(c)]
-            if kind == "CPT" and body and not lapsed_status(body):
-                label = key.split(",", 1)[1].strip() if "," in key else ""
-                caput = f"{label} {body}".strip()
-            out[key] = (headings, caput)
-    except (OSError, csv.Error, UnicodeError):
-        return {}
-    return out
-
-
-def _lexml_heading(
-    kind: str,
-    rotulo: str,
-    context: list[str],
-    body: str,
-    articles: dict[str, tuple[list[str], str]],
-) -> str:
-    """A dispositivo's heading: its article's headings, then (below the caput) its parent's
-    text — the caput for a paragraph or an inciso, the caput and inciso for an alínea. The
-    lexical index and the relevance grade read the heading with the text, so a paragraph is
-    found by the words of the rule it completes ("previsto neste artigo")."""
-    own = context[1:]  # the first context item is the norm's ementa
-    headings, caput = articles.get(_article_of(rotulo), ([], ""))
-    parent = [c for c in own if _PARENT_ITEM_RE.match(c)]
-    parts = [c for c in own if not _PARENT_ITEM_RE.match(c)] or headings
-    if parent:
-        parts = [*parts, *parent]
-    elif kind != "CPT" and caput:
-        parts = [*parts, _novel_words(caput, body)]
-    return " > ".join(parts)
-
-
-def _novel_words(caput: str, body: str) -> str:
-    """The caput's words the paragraph does not say itself, each once: the context adds the
-    rule's vocabulary without doubling what both say, so on the caput's own words the caput
-    still comes before its paragraphs."""
-    have = {w.lower() for w in re.findall(r"\w+", body)}
-    out: list[str] = []
-    for word in re.findall(r"\w+", caput):
-        if word.lower() not in have:
-            have.add(word.lower())
-            out.append(word)
-    return " ".join(out)
 
 
 def _open_text(path: Path) -> Iterator[str]:
@@ -269,7 +198,6 @@ def iter_csv_records(
     label = lexml_label(path.stem) if is_lexml else ""
     default_type = (lexml_kind(path.stem) or doc_type) if is_lexml else doc_type
     lapsed = 0
-    articles = lexml_article_context(path) if is_lexml else {}
 
     def report(row_no: int, record_id: str, reason: str) -> None:
         where = f"{name}, row {row_no}" + (f" (id {record_id})" if record_id else "")
@@ -325,9 +253,8 @@ def iter_csv_records(
             metadata["path"] = cite
             metadata["document"] = label
             metadata["context"] = " | ".join(context)
-            heading = _lexml_heading(
-                row.get("Tipo", "").strip().upper(), row.get("Rotulo", ""), context, text, articles
-            )
+            # The first context item is the norm's ementa; the rest are its headings.
+            heading = " > ".join(context[1:]) if len(context) > 1 else ""
             metadata["heading"] = heading
             title = title or cite
         if not text:
