@@ -92,8 +92,8 @@ def test_every_candidate_gets_its_nearness_to_the_question_in_the_vector_space()
 
 
 def test_words_only_the_heading_or_the_caput_hold_are_context_features() -> None:
-    # The paragraph that answers says "valores devolvidos"; "desistir" is only in the caput
-    # it is indexed with, "arrependimento" only in its section's title. Red when the context
+    # The dispositivo that answers says "valores devolvidos"; "desistir" is only in the caput
+    # its heading holds, "arrependimento" only in its section's title. Red when the context
     # features read the dispositivo's own text, or do not tell the title from the caput.
     paragraph = _hit(
         "Lei 8.078/1990, Art. 49, Parágrafo único",

@@ -6,8 +6,8 @@ signals and a few more are features of each candidate *article* (its chunks grou
 article), and the weights are learned from questions generated from the shipped laws' own
 articles by templates (never from an evaluation set), see ``bench/train_article_ranker.py``.
 Measured on the lay development set it does not beat the hand-set weights at the first place
-(with the context features: hit@1 0.532 vs 0.589, hit@5 0.815 vs 0.790, the trainer's own
-measure), so it stays opt-in (``COLMEIA_ASSISTANT_RANKER=learned``):
+(with the context features: hit@1 0.492 vs 0.548, hit@5 0.798 vs 0.790, the trainer's own
+measure; 0.484 vs 0.548 before them), so it stays opt-in (``COLMEIA_ASSISTANT_RANKER=learned``):
 
 * ``retrieval`` — reciprocal position of the article's best chunk in the fused list;
 * ``grade`` — the best chunk's relevance grade (question coverage, idf-weighted);
@@ -29,9 +29,10 @@ measure), so it stays opt-in (``COLMEIA_ASSISTANT_RANKER=learned``):
   the vector search returned; the stored vectors are read, nothing is embedded again);
 * ``section`` / ``parent`` — the share of the question's content words that only the
   context holds, not the dispositivos' own text: the chapter and section titles ("Da
-  Proteção Contratual"), and the rule a paragraph or inciso completes (the caput, which the
-  LexML ingestion puts in its heading). A lay question often shares its words with the
-  article's heading and caput while the paragraph that answers it says none of them.
+  Proteção Contratual"), and the rule an inciso or alínea completes (its parent's text,
+  which LexML gives it in place of the titles and the ingestion keeps as its heading). A lay
+  question often shares its words with the heading and the caput while the dispositivo that
+  answers it says none of them.
 """
 
 from __future__ import annotations
