@@ -124,9 +124,9 @@ def generated_questions(store: Any, collection: str, n: int, seed: int = SEED) -
     items = []
     for chunk in capita:
         ref = parse_legal_path(chunk.path)
-        lead = re.match(r"^\[(.*?)\]\s*", chunk.text)
-        body = re.sub(r"\([^()]*\)", " ", chunk.text[lead.end() if lead else 0 :])
-        headings = [h.strip() for h in (lead.group(1).split("|") if lead else [])][1:]
+        # the ingestion moves LexML's "[ ementa | headings | ]" lead to the chunk's heading
+        body = re.sub(r"\([^()]*\)", " ", chunk.text)
+        headings = [h.strip() for h in chunk.heading.split(" > ") if h.strip()]
         words = [w for w in re.findall(r"[^\W\d_]{4,}", body) if content_terms(w)]
         if not ref.article or len(words) < 4:
             continue

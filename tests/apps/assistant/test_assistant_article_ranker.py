@@ -89,3 +89,25 @@ def test_every_candidate_gets_its_nearness_to_the_question_in_the_vector_space()
     assert by_law["9784"] > by_law["8078"] > by_law["13303"]
     assert abs(sum(by_law.values())) < 1e-9 and abs(by_law["9784"] - 1.2247) < 1e-3
     assert all(c.features["cosine"] == 0.0 for c in article_candidates("q", hits, {}))
+
+
+def test_words_only_the_heading_or_the_caput_hold_are_context_features() -> None:
+    # The dispositivo that answers says "valores devolvidos"; "desistir" is only in the caput
+    # its heading holds, "arrependimento" only in its section's title. Red when the context
+    # features read the dispositivo's own text, or do not tell the title from the caput.
+    paragraph = _hit(
+        "Lei 8.078/1990, Art. 49, Parágrafo único",
+        "Os valores pagos ao consumidor serão devolvidos.",
+    )
+    paragraph.heading = (
+        "DA PROTEÇÃO CONTRATUAL > Do Arrependimento > Art 49 consumidor pode desistir"
+    )
+    by_caput = _by_key("se eu desistir, os valores são devolvidos?", [paragraph])
+    feats = next(iter(by_caput.values()))
+    assert feats["parent"] > 0.0 and feats["section"] == 0.0
+    by_title = _by_key("tenho direito de arrependimento?", [paragraph])
+    feats = next(iter(by_title.values()))
+    assert feats["section"] > 0.0 and feats["parent"] == 0.0
+    # "consumidor" is in the caput too, but the paragraph says it itself: no context needed
+    said = _by_key("os valores pagos ao consumidor são devolvidos?", [paragraph])
+    assert next(iter(said.values()))["parent"] == next(iter(said.values()))["section"] == 0.0

@@ -5,8 +5,9 @@ context, scored by a logistic model over retrieval features.
 signals and a few more are features of each candidate *article* (its chunks grouped by law and
 article), and the weights are learned from questions generated from the shipped laws' own
 articles by templates (never from an evaluation set), see ``bench/train_article_ranker.py``.
-Measured on the lay development set it does not beat the hand-set weights (hit@1 0.484 vs
-0.548), so it stays opt-in (``COLMEIA_ASSISTANT_RANKER=learned``):
+Measured on the lay development set it does not beat the hand-set weights at the first place
+(with the context features: hit@1 0.492 vs 0.548, hit@5 0.798 vs 0.790, the trainer's own
+measure; 0.484 vs 0.548 before them), so it stays opt-in (``COLMEIA_ASSISTANT_RANKER=learned``):
 
 * ``retrieval`` — reciprocal position of the article's best chunk in the fused list;
 * ``grade`` — the best chunk's relevance grade (question coverage, idf-weighted);
@@ -25,7 +26,13 @@ Measured on the lay development set it does not beat the hand-set weights (hit@1
 * ``boost`` — the passage defines the asked term (definition index);
 * ``cosine`` — how near the question the article's nearest chunk is in the vector space,
   in standard deviations from the candidates' mean (every candidate has one, not only those
-  the vector search returned; the stored vectors are read, nothing is embedded again).
+  the vector search returned; the stored vectors are read, nothing is embedded again);
+* ``section`` / ``parent`` — the share of the question's content words that only the
+  context holds, not the dispositivos' own text: the chapter and section titles ("Da
+  Proteção Contratual"), and the rule an inciso or alínea completes (its parent's text,
+  which LexML gives it in place of the titles and the ingestion keeps as its heading). A lay
+  question often shares its words with the heading and the caput while the dispositivo that
+  answers it says none of them.
 """
 
 from __future__ import annotations
@@ -62,6 +69,8 @@ FEATURES = (
     "specific",
     "boost",
     "cosine",
+    "section",
+    "parent",
 )
 _LAW_WINDOW = 20
 _MAX_CHUNKS = 4
@@ -100,6 +109,21 @@ def _context(hit: Hit) -> str:
     # lexml rows carry in front of their text ("[ … | DISPOSIÇÕES PRELIMINARES | ]").
     lead = re.match(r"^\[(.*?)\]", hit.text)
     return " ".join([hit.heading, hit.citation.path, lead.group(1) if lead else ""])
+
+
+# A heading part that is a parent dispositivo's text ("Art. 49. O consumidor…", "Art 49 …"),
+# not a chapter or section title.
+_PARENT_PART = re.compile(r"^Art\.?\s*\d")
+
+
+def _context_parts(hits: Sequence[Hit]) -> tuple[str, str]:
+    """(the section and chapter titles, the parent dispositivos' text) of ``hits``' headings."""
+    sections: list[str] = []
+    parents: list[str] = []
+    for hit in hits:
+        for part in hit.heading.split(" > "):
+            (parents if _PARENT_PART.match(part.strip()) else sections).append(part)
+    return " ".join(sections), " ".join(parents)
 
 
 def article_candidates(
@@ -146,6 +170,9 @@ def article_candidates(
         dense = [h.dense_rank for _, h in items if h.dense_rank]
         context_terms = set(content_terms(" ".join(_context(h) for _, h in items)))
         best_bodies = set(_BODIES.findall(_fold(best.text)))
+        own_terms = set(content_terms(" ".join(h.text for _, h in items)))
+        sections, parents = _context_parts([h for _, h in items])
+        only_context = q_terms - own_terms
         features = {
             "retrieval": 10.0 / (10.0 + first),
             "grade": max(grades.get(h.chunk_id, 0.0) for _, h in items),
@@ -163,6 +190,8 @@ def article_candidates(
             "specific": float(bool(best_bodies - q_bodies) and not q_bodies),
             "boost": max((boost(h) for _, h in items), default=0.0) if boost else 0.0,
             "cosine": near.get(key, 0.0),
+            "section": len(only_context & set(content_terms(sections))) / max(len(q_terms), 1),
+            "parent": len(only_context & set(content_terms(parents))) / max(len(q_terms), 1),
         }
         out.append(ArticleCandidate(key, [h for _, _, h in chunk_scores], features, first))
     return out
