@@ -496,7 +496,7 @@ def eval_assistant(
     from colmeia.config import get_settings
     from colmeia.rag.index.embedders import default_embedder
 
-    root = Path(data) if data else _data_dir()
+    root = Path(data) if data else _data_dir(which)
     settings = get_settings()
     folder = Path(conversations) if conversations else None
     embedder = default_embedder(settings.embeddings)
@@ -575,16 +575,26 @@ def eval_assistant(
             )
 
 
-def _data_dir() -> Any:
+def _data_dir(which: str) -> Any:
+    """The first data folder holding the laws and what the set ``which`` reads:
+    ``COLMEIA_DATA_DIR`` (the larger optional data), else the repository's ``data/``. The
+    optional folder holds no lay sets, so a lay set is read from the repository's."""
     import os
     from pathlib import Path
 
+    from colmeia.apps.assistant.evaluation import QUESTION_FILES
+
+    needs = ["laws/lexml"]
+    if which in QUESTION_FILES:
+        needs.append(f"assistant/{QUESTION_FILES[which]}")
+    elif which == "faquad":
+        needs.append("faquad/dataset.json")
     explicit = os.environ.get("COLMEIA_DATA_DIR")
     for candidate in ([Path(explicit)] if explicit else []) + [
         Path.cwd() / "data",
         Path(__file__).resolve().parents[3] / "data",
     ]:
-        if (candidate / "laws" / "lexml").exists():
+        if all((candidate / need).exists() for need in needs):
             return candidate
     _err().print(
         "[red]error:[/red] the data folder was not found; pass --data (the repository's data/)"
