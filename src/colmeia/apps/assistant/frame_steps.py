@@ -201,6 +201,15 @@ def deliver_rag(state: AssistantState, rag: dict[str, Any], *, offline: bool) ->
         "citations": rag.get("citations", []),
         "sources": rag.get("sources", []),
         "facts": [],
+        **_rag_checks(rag, offline=offline),
+    }
+    msg = ChatMessage.assistant(rag["answer"], agent="main", turn=turn, kind="answer")
+    return "finish", {"messages": [msg], "answer": answer, "status": "answered"}
+
+
+def _rag_checks(rag: dict[str, Any], *, offline: bool) -> dict[str, Any]:
+    """What an answer carries of the RAG agent's checks, and who wrote it."""
+    return {
         "notes": rag.get("notes", []),
         "quality": rag.get("quality"),
         "passed": rag.get("passed"),
@@ -208,8 +217,6 @@ def deliver_rag(state: AssistantState, rag: dict[str, Any], *, offline: bool) ->
         "extractive": rag.get("extractive"),
         "mode": OFFLINE_MODEL if offline else "model",
     }
-    msg = ChatMessage.assistant(rag["answer"], agent="main", turn=turn, kind="answer")
-    return "finish", {"messages": [msg], "answer": answer, "status": "answered"}
 
 
 def deliver_both(
@@ -237,12 +244,7 @@ def deliver_both(
         "agent": "main",
         "citations": rag.get("citations", []),
         "facts": case_part.get("facts", []),
-        "notes": rag.get("notes", []),
-        "quality": rag.get("quality"),
-        "passed": rag.get("passed"),
-        "attempts": rag.get("attempts"),
-        "extractive": rag.get("extractive"),
-        "mode": OFFLINE_MODEL if offline else "model",
+        **_rag_checks(rag, offline=offline),
         "parts": {"case": case_part["text"], "law": rag["answer"]},
     }
     msg = ChatMessage.assistant(text, agent="main", turn=turn, kind="answer")
