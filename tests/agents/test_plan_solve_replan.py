@@ -62,6 +62,24 @@ async def test_the_replanner_is_told_what_failed_and_the_trace_says_what_it_repl
     assert (replan.completion_tokens or 0) > 0
     assert 0 <= (replan.latency_s or 0) <= elapsed
 
+    # the final answer is written from the task and every step's result
+    final_request = sim.requests[-1]
+    assert TASK in final_request.last_user_text
+    assert "A plan was carried out step by step" in final_request.last_user_text
+    assert "Step r1.1 (Look up order A-7): Order A-7: total paid 200.00" in (
+        final_request.last_user_text
+    )
+    answer = trace.steps[-1]
+    assert (answer.kind, answer.observation, answer.meta) == (
+        "answer",
+        "O reembolso é de R$ 100,00.",
+        {},
+    )
+    assert answer.prompt_tokens == final_request.prompt_tokens > 0
+    assert (answer.completion_tokens or 0) > 0
+    assert 0 <= (answer.latency_s or 0) <= elapsed
+    assert (trace.answer, trace.stop_reason) == ("O reembolso é de R$ 100,00.", "answer")
+
 
 async def test_a_run_stopped_before_any_step_finished_answers_with_what_it_found(
     sim_server: StartSim, client: MakeClient
@@ -85,3 +103,34 @@ async def test_a_run_stopped_before_any_step_finished_answers_with_what_it_found
     assert trace.status is not RunStatus.FINISHED
     assert trace.stop_reason == "replans_exhausted"
     assert trace.answer == "order A-7: 2 items, total paid 200.00, delivered"
+
+
+async def test_a_run_stopped_after_some_steps_answers_from_them_saying_it_stopped(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    sim = SimulatedModel(
+        script=[
+            {
+                "steps": [
+                    {"description": "Look up order A-7", "tool": "lookup_order"},
+                    {"description": "Look up order B-9", "tool": "lookup_order"},
+                ]
+            },
+            call("lookup_order", order_id="A-7"),
+            "Order A-7: total paid 200.00",
+            call("lookup_order", order_id="B-9"),
+            "REPLAN: order B-9 does not exist",
+            "O pedido A-7 custou 200,00; o B-9 não foi encontrado.",
+        ]
+    )
+    agent = PlanAndSolveAgent(
+        client(sim_server(sim)), shop_tools(), tool_mode="native", max_replans=0
+    )
+    trace = await agent.run("Quanto custaram os pedidos A-7 e B-9?")
+    assert trace.stop_reason == "replans_exhausted"
+    prompt = sim.requests[-1].last_user_text
+    assert "had to stop before its end" in prompt
+    assert "Step 1 (Look up order A-7): Order A-7: total paid 200.00" in prompt
+    assert "Quanto custaram os pedidos A-7 e B-9?" in prompt
+    assert trace.answer == "O pedido A-7 custou 200,00; o B-9 não foi encontrado."
+    assert trace.steps[-1].meta == {"partial": True}
