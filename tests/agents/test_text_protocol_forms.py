@@ -57,6 +57,7 @@ def test_keyword_arguments_in_a_call_are_read_with_their_json_types(
         ("''", ""),
         # quotes inside the input are part of it
         ('artigo 5 da "Constituição"', 'artigo 5 da "Constituição"'),
+        ('a lei "Maria da Penha"', 'a lei "Maria da Penha"'),
         ("'a' e 'b'", "a' e 'b"),
     ],
 )
