@@ -98,7 +98,9 @@ def test_an_article_chunk_ends_where_the_transitory_provisions_begin() -> None:
 
 
 def test_an_unknown_granularity_is_refused_naming_the_ones_there_are() -> None:
-    with pytest.raises(ValueError, match="granularity must be 'dispositivo', 'artigo' or 'both'"):
+    with pytest.raises(
+        ValueError, match=r"^granularity must be 'dispositivo', 'artigo' or 'both'$"
+    ):
         LegalChunker(granularity="paragrafo")  # type: ignore[arg-type]
 
 

@@ -201,8 +201,7 @@ def _finish_value(arguments: Any, raw: str | None) -> str:
             return str(next(iter(arguments.values()))).strip()
         if arguments:
             return orjson.dumps(arguments).decode()
-    if arguments is not None and not isinstance(arguments, dict):
-        return str(arguments).strip()
+    # a scalar or a list: its text as the model wrote it (JSON, not Python's repr)
     return (raw or "").strip()
 
 

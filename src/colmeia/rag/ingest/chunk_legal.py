@@ -82,7 +82,7 @@ def lapsed_status(text: str) -> str:
     ``"VIII – (VETADO). (Incluído por Lei nº 14.345 de 24.05.2022)"`` and ``"§ 4º (Revogado)."``
     have no text in force; ``"a lei revogada não se restaura …"`` has, and gives ``""``.
     """
-    body = _UNIT_LABEL_RE.sub("", text, count=1)
+    body = _UNIT_LABEL_RE.sub("", text)  # anchored at the start: one label at most
     notes, outside, depth = [], [], 0
     for ch in body:
         if ch == "(":
@@ -128,8 +128,8 @@ def _int_to_roman(n: int) -> str:
 
 
 def _thousands(number: str) -> str:
-    digits = number.replace(".", "")
-    return f"{int(digits):,}".replace(",", ".") if digits.isdigit() else number
+    # digits and dots only (_NORM_RE): "8078" and "8.078" are both "8.078"
+    return f"{int(number.replace('.', '')):,}".replace(",", ".")
 
 
 def legal_label(title: str) -> str:
@@ -144,7 +144,7 @@ def legal_label(title: str) -> str:
     if m:
         kind = m.group(1)
         kind = kind[0].upper() + kind[1:]
-        number = _thousands(m.group(2).rstrip("."))
+        number = _thousands(m.group(2))
         year = m.group(3)
         return f"{kind} {number}/{year}" if year else f"{kind} {number}"
     return title.strip()
@@ -287,13 +287,15 @@ def parse_legal(text: str) -> list[LegalUnit]:
             artigo, paragrafo, inciso, alinea = None, None, None, None
             continue
         m = _HEADING_RE.match(line)
-        if m and (not m.group(3) or len(line) < 250):
+        # a long line that starts like a heading is prose (a heading with no name is short)
+        if m and len(line) < 250:
             close()
             kind = m.group(1).lower()
             kind = kind.replace("i", "í", 1) if kind in ("titulo", "capitulo") else kind
-            kind = kind.replace("secao", "seção").replace("subsecao", "subseção")
+            kind = kind.replace("secao", "seção")  # "subsecao" as well
             kind = kind.replace("seçao", "seção").replace("secão", "seção")
-            level = _LEVELS.get(kind, 3)
+            # every spelling _HEADING_RE matches is one of _LEVELS by now
+            level = _LEVELS[kind]
             short = f"{_LEVEL_NAMES[level]} {m.group(2).upper()}"
             headings = [h for h in headings if h[0] < level]
             name = m.group(3).strip(" *_:-–—")
@@ -312,8 +314,7 @@ def parse_legal(text: str) -> list[LegalUnit]:
             continue
         if artigo is not None:
             m = _PAR_RE.match(line)
-            mu = None if m else _PAR_UNICO_RE.match(line)
-            if m or mu:
+            if m or _PAR_UNICO_RE.match(line):
                 close()
                 if m:
                     num = str(int(m.group(1)))
@@ -348,7 +349,8 @@ def parse_legal(text: str) -> list[LegalUnit]:
                     cur.item = int(m.group(1))
                     continue
         if cur is None:
-            cur = new("texto" if artigo is None else "artigo", s, e)
+            # only before the first article or after a heading: an article always has a unit
+            cur = new("texto", s, e)
         else:
             cur.end = e
     close()
