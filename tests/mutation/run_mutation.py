@@ -206,7 +206,8 @@ def _pyproject_for(module: Module) -> str:
         f"pytest_add_cli_args_test_selection = {json.dumps(module.tests)}",
         # xdist stays loaded (the suite's conftest implements one of its hooks) but unused
         'pytest_add_cli_args = ["-n0", "-p", "no:cacheprovider", "-q", "-x"]',
-        'also_copy = ["data", "examples"]',
+        # bench: some tests score the module with a bench script (test_clean_gold.py)
+        'also_copy = ["data", "examples", "bench"]',
         "use_git_change_detection = false",
         # by default a hang is caught after 4 (not 15) times the tests' usual time: every
         # timeout is run again alone (recheck_timeouts), so a slow run under load is not
@@ -235,7 +236,7 @@ def prepare(module: Module, work: Path, *, fresh: bool = False) -> None:
             shutil.rmtree(work)
         work.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("src", "tests", "data", "examples"):
+    for folder in ("src", "tests", "data", "examples", "bench"):
         if folder == "tests" and (work / folder).exists():
             shutil.rmtree(work / folder)  # a removed test file must not linger
         # copy2 keeps each file's time: mutmut regenerates a mutated file only when its
