@@ -115,3 +115,50 @@ def test_an_academic_pdf_loses_its_references_by_default_and_a_report_keeps_them
     assert "BARDIN" not in thesis.text
     report = clean_document(_pdf(["Relatório anual"] + [_PROSE] * 8 + [_REFS]))
     assert "BARDIN" in report.text
+
+
+def test_a_footnote_right_under_a_one_line_body_is_found() -> None:
+    lines = ["Os dados do Saeb orientam as políticas de ensino do país2.", "2Ver INEP (2015)."]
+    assert join_lines(lines) == [
+        "Os dados do Saeb orientam as políticas de ensino do país.",
+        lines[1],
+    ]
+
+
+def test_notes_of_several_lines_at_the_foot_are_notes_even_without_marks_in_the_body() -> None:
+    body = [x.replace("Saeb1", "Saeb").replace("país2", "país") for x in _BODY]
+    one_note = [
+        "1Ver INEP (2015) para a série histórica,",
+        "com os dados de todas as redes",
+        "do país.",
+    ]
+    assert join_lines(body + one_note) == [_JOINED_BODY, " ".join(one_note)]
+    two_notes = ["1Ver INEP (2015),", "com a série histórica.", "2Ver Brasil (2014),", "o plano."]
+    assert join_lines(body + two_notes) == [
+        _JOINED_BODY,
+        "1Ver INEP (2015), com a série histórica.",
+        "2Ver Brasil (2014), o plano.",
+    ]
+
+
+def test_only_the_foot_of_a_long_page_is_searched_for_footnotes() -> None:
+    # the second of fourteen lines starts with a number the first line ends with: a page's
+    # footnotes sit in its last twelve lines, so this is body text, not a note
+    prose = "texto corrido do capítulo, com frases completas e nenhuma marca de estrutura"
+    lines = [
+        "Os resultados do Saeb orientam as políticas de ensino do país2",
+        "2Ver INEP.",
+        *[prose] * 12,
+    ]
+    paragraphs = join_lines(lines)
+    # (read as a note, it would come last, and the first line would lose its "2")
+    assert paragraphs == [lines[0], " ".join(lines[1:])]
+
+
+def test_a_hyphen_the_document_fuses_elsewhere_is_dropped() -> None:
+    # the page alone keeps "web-conferência"; the document writes "webconferência" elsewhere
+    lines = ["sem o uso de plataformas de web-", "conferência nas aulas"]
+    assert join_lines(lines) == ["sem o uso de plataformas de web-conferência nas aulas"]
+    assert join_lines(lines, {"webconferência"}) == [
+        "sem o uso de plataformas de webconferência nas aulas"
+    ]
