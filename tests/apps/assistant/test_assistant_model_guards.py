@@ -101,6 +101,27 @@ async def test_a_question_back_after_every_number_was_looked_up_gives_way_to_the
     assert "Situação atual: Aguardando defesa" in result.answer and _numbers(result) == [CASE]
 
 
+async def test_a_question_back_in_the_same_step_as_the_lookup_is_dropped(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        search=[
+            calls(
+                ("lookup_case", {"number": "000032/2023"}),
+                ("ask_user", {"question": "Onde está meu processo e desde quando?"}),
+            ),
+            Reply(content=f"O processo {CASE} está em Aguardando defesa."),
+        ],
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", f"Onde está o processo {CASE} e desde quando?")
+    # Red when the question in the lookup's own step stands: the person is asked their own
+    # question back before the record is read, and the thread waits on it
+    assert result.status == "answered", result.as_dict()
+    assert "Aguardando defesa" in result.answer and _numbers(result) == [CASE]
+
+
 async def test_a_case_part_silent_on_the_status_gives_way_to_the_record(
     scripted: Any, assistant: Any
 ) -> None:

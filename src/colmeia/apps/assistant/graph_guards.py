@@ -189,6 +189,19 @@ class ModelGuards(ToolNodes):
             }
             if {i.canonical for i in ids} <= read:
                 return []
+            # the question asked in the lookup's own step: the record is not read yet, and
+            # the person would be asked their own question back before it is (the 0.5B model
+            # in CI); the lookups go ahead without it
+            looking_up = [c for c in calls if c.name == "lookup_case"]
+            now = {
+                r.canonical
+                for c in looking_up
+                for r in read_case_ids(
+                    str(c.arguments.get("number") or ""), today=self.config.today
+                )[:1]
+            }
+            if looking_up and {i.canonical for i in ids} <= read | now:
+                return [c for c in calls if c.name != "ask_user"]
         if agent == "search" and mixed and looked_up and names & {"ask_user", "transfer_to_main"}:
             # the case part of a split question, looked up: its answer is the registry's
             # record, and the legal part goes on to the documents (not back to the coordinator)
