@@ -177,30 +177,31 @@ class ModelGuards(ToolNodes):
             # every number the person gave was looked up this turn: the answer is the
             # registry's record, not a question back (the 0.5B model, having looked up
             # TC/000032/2023, asked the person "Onde está meu processo e desde quando?")
-            read = {
-                r.canonical
-                for e in state.get("tool_log", [])
-                if e.get("agent") == "search"
-                and e.get("turn") == turn
-                and e.get("tool") == "lookup_case"
-                for r in read_case_ids(
-                    str((e.get("arguments") or {}).get("number") or ""), today=self.config.today
-                )[:1]
-            }
-            if {i.canonical for i in ids} <= read:
+            def canonical(numbers: list[object]) -> set[str]:
+                """The cases the lookups' ``number`` arguments name (as the tool reads them)."""
+                return {
+                    r.canonical
+                    for n in numbers
+                    for r in read_case_ids(str(n or ""), today=self.config.today)[:1]
+                }
+
+            asked = {i.canonical for i in ids}
+            read = canonical(
+                [
+                    (e.get("arguments") or {}).get("number")
+                    for e in state.get("tool_log", [])
+                    if e.get("agent") == "search"
+                    and e.get("turn") == turn
+                    and e.get("tool") == "lookup_case"
+                ]
+            )
+            if asked <= read:
                 return []
             # the question asked in the lookup's own step: the record is not read yet, and
             # the person would be asked their own question back before it is (the 0.5B model
             # in CI); the lookups go ahead without it
-            looking_up = [c for c in calls if c.name == "lookup_case"]
-            now = {
-                r.canonical
-                for c in looking_up
-                for r in read_case_ids(
-                    str(c.arguments.get("number") or ""), today=self.config.today
-                )[:1]
-            }
-            if looking_up and {i.canonical for i in ids} <= read | now:
+            looking_up = [c.arguments.get("number") for c in calls if c.name == "lookup_case"]
+            if looking_up and asked <= read | canonical(looking_up):
                 return [c for c in calls if c.name != "ask_user"]
         if agent == "search" and mixed and looked_up and names & {"ask_user", "transfer_to_main"}:
             # the case part of a split question, looked up: its answer is the registry's
