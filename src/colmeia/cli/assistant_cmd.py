@@ -465,8 +465,8 @@ def eval_assistant(
         help=(
             "laws (shipped laws, gold articles), lay-dev / lay-test (the same laws asked in lay "
             "words), faquad, conversations (multi-turn), the generated-dev / generated-test / "
-            "generated-test2 conversations (colmeia.apps.assistant.turngen), or independent (hand-written "
-            "apart from the code, on an imported four-case registry)."
+            "generated-test2 conversations (colmeia.apps.assistant.turngen), or independent / independent2 "
+            "(hand-written apart from the code, on an imported four-case registry)."
         ),
     ),
     data: str | None = typer.Option(

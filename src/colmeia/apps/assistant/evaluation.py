@@ -15,7 +15,9 @@ The sets:
   a synthetic registry, scored per turn and per conversation;
 * ``independent`` — conversations written by hand apart from the code and the generator, in
   the Portuguese people type, on a four-case registry imported from CSV files
-  (``data/independent/`` of the package): frozen, reported, never tuned on.
+  (``data/independent/`` of the package): frozen, reported, never tuned on;
+* ``independent2`` — a second such set, written apart from the first on a copy of its registry
+  (``data/independent2/``): frozen likewise.
 
 Each run builds its own store (the laws or the FaQuAD paragraphs ingested into a temporary
 SQLite file), a synthetic registry and in-memory threads, so nothing of the user's is touched.
@@ -366,7 +368,7 @@ SETS = (*QUESTION_FILES, "faquad", "conversations")
 DEFAULT_REGISTRY = (2000, 500, 7, AS_OF.isoformat())
 
 # conversations sets kept in a package folder of their own (besides the generated ones)
-FOLDER_SETS = {"independent": "independent"}
+FOLDER_SETS = {"independent": "independent", "independent2": "independent2"}
 
 
 def _package_folder(name: str) -> Path:
