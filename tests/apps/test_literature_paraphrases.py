@@ -190,3 +190,30 @@ def test_a_bad_paraphrase_line_is_an_error_naming_the_file_and_line(tmp_path: Pa
     bad.write_text("não é json\n", encoding="utf-8")
     with pytest.raises(ConfigurationError, match=r"p\.jsonl, line 1: not JSON"):
         read_paraphrases(bad)
+
+
+def test_the_third_frozen_set_names_catalogue_works_no_other_set_holds() -> None:
+    """test4_frozen: every question finds its work (title and year) in the catalogue, none of
+    its works is in dev, test or test3, and the questions paraphrase rather than copy."""
+    records, _ = read_csv(CAPES)
+    by_title = {normalize_title(r.title): r for r in records}
+    test4 = read_paraphrases(PARAPHRASE_SETS / "test4_frozen.jsonl")
+    works = [normalize_title(i["title"]) for i in test4]
+    assert len(test4) == 30 and len(set(works)) == 30
+    assert all(
+        w in by_title and by_title[w].year == i["year"] for w, i in zip(works, test4, strict=True)
+    )
+    others: set[str] = set()
+    for name in ("dev.jsonl", "test_frozen.jsonl", "test3_frozen.jsonl"):
+        others |= {normalize_title(i["title"]) for i in read_paraphrases(PARAPHRASE_SETS / name)}
+    assert not set(works) & others
+    # the draw's last 21 works no set targets; 9 more from the shipped set's (README)
+    shipped = {normalize_title(i["title"]) for i in shipped_paraphrases()}
+    assert len(set(works) - shipped) == 21
+    copied = [
+        copied_share(i["question"], by_title[w].abstract) for w, i in zip(works, test4, strict=True)
+    ]
+    assert sum(copied) / len(copied) < 0.1
+    # it repeats more of its titles than the other sets (README: 19.4 % on average)
+    leak = [title_leak(i["question"], i["title"]) for i in test4]
+    assert sum(leak) / len(leak) < 0.25 and max(leak) < 0.6
