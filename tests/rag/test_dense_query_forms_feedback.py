@@ -1,6 +1,7 @@
-"""The vector side of a hybrid search: a query is searched with both its query-form and its
-passage-form vectors, and its vector moves toward the first fused passages before the vectors
-are searched again (dense pseudo-relevance feedback). Real SQLite stores in temp folders and
+"""The vector side of a hybrid search for a keyword query: it is searched with both its
+query-form and its passage-form vectors, and its vector moves toward the first fused passages
+before the vectors are searched again (dense pseudo-relevance feedback); a question or a longer
+description keeps the plain query form. Real SQLite stores in temp folders and
 small table embedders whose vectors are written out, so each ranking can be checked by hand.
 """
 
@@ -15,7 +16,9 @@ import pytest
 from colmeia.rag.retrieve import (
     DEFAULT_FEEDBACK_PASSAGES,
     DEFAULT_FEEDBACK_WEIGHT,
+    KEYWORD_QUERY_WORDS,
     Retriever,
+    is_keyword_query,
 )
 from colmeia.store import Store, StoredChunk, StoredDocument, open_store
 
@@ -116,6 +119,8 @@ def _feedback_store(folder: Path) -> tuple[Store, Table]:
         texts["cartel"]: [1, 0, 0, 0],
         texts["ferias"]: [0, 0.6, 0, 0.8],
         "fraude em licitação": [0.6, 0, 0, 0.8],
+        "há fraude em licitação?": [0.6, 0, 0, 0.8],
+        "casos de fraude em licitação de obras públicas": [0.6, 0, 0, 0.8],
     }
     embedder = Table(vectors)
     return _store(folder, embedder, texts), embedder
@@ -161,4 +166,45 @@ def test_feedback_weight_zero_or_none_leaves_the_query_where_it_was(
         assert _order(store, embedder, query, feedback_weight=0.0) == without
     else:
         assert _order(store, embedder, query, feedback_passages=-1) == without
+    store.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "keyword"),
+    [
+        ("restos a pagar", True),
+        ("decreto-lei 4.657/1942", True),  # decreto, lei, 4, 657, 1942: five words
+        ("adesão a ata de registro", True),
+        ("adesão a ata de registro de preços", False),  # seven words: a description
+        ("o que é licitação?", False),  # a question, however short
+    ],
+)
+def test_a_keyword_query_is_a_few_words_and_no_question(query: str, keyword: bool) -> None:
+    assert KEYWORD_QUERY_WORDS == 5
+    assert is_keyword_query(query) is keyword
+
+
+@pytest.mark.parametrize(
+    "query", ["há fraude em licitação?", "casos de fraude em licitação de obras públicas"]
+)
+def test_a_question_or_a_description_keeps_the_plain_query_vector(
+    tmp_path: Path, query: str
+) -> None:
+    """The same vector as "fraude em licitação", but asked as a question or in seven words:
+    no feedback, so "ferias" stays above "cartel" — the order of the plain search."""
+    store, embedder = _feedback_store(tmp_path)
+    default = _order(store, embedder, query)
+    assert default[2:4] == ["ferias", "cartel"]
+    plain = _order(store, embedder, query, feedback_passages=0, both_query_forms=False)
+    assert default == plain
+    store.close()
+
+
+def test_keyword_query_words_sets_which_queries_get_the_stronger_vector_side(
+    tmp_path: Path,
+) -> None:
+    """With the limit raised to 10 words, the seven-word description gets dense feedback."""
+    store, embedder = _feedback_store(tmp_path)
+    query = "casos de fraude em licitação de obras públicas"
+    assert _order(store, embedder, query, keyword_query_words=10)[2:4] == ["cartel", "ferias"]
     store.close()

@@ -12,6 +12,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import re
 import shutil
 import threading
 from collections.abc import Coroutine, Sequence
@@ -40,6 +41,7 @@ __all__ = [
     "Retriever",
     "document_program",
     "group_by_document",
+    "is_keyword_query",
     "rrf_fuse",
     "score_fuse",
     "validate_query",
@@ -54,10 +56,17 @@ FUSIONS = ("zscore", "minmax", "rrf")
 # Lexical and dense z-scores summed 0.7 / 0.3: chosen on the tuning half of JurisTCU (odd query
 # ids; bench/rag_quality.py); 0.5 gave 0.733 there, 0.2-0.35 gave 0.737-0.743 (docs/rag.md).
 DEFAULT_DENSE_WEIGHT = 0.3
+# A keyword query ("restos a pagar", "fraude licitacao"): a few words, not a question. E5's
+# query form was trained on questions and sentences and placed such queries poorly, and a
+# short query's vector is the least sure of itself; so for keyword queries only, the vector
+# side searches with the query's passage form too and with dense feedback (below). Questions
+# and longer descriptions keep the plain query form. At most 5 words (3-12 all gained; 5 was
+# best) on the tuning half of JurisTCU (odd ids; docs/rag.md).
+KEYWORD_QUERY_WORDS = 5
+_WORDS = re.compile(r"\w+")
 # Dense pseudo-relevance feedback: the query vector moves toward the mean vector of the first
 # fused passages (Rocchio) and the vectors are searched again. 15 passages at weight 0.5 were
-# chosen on the tuning half of JurisTCU (odd ids): 10-20 and 0.25-0.75 all gave 0.763-0.768
-# there, against 0.760 without it (docs/rag.md).
+# chosen on the tuning half of JurisTCU: 10-20 and 0.25-0.75 all gave 0.763-0.768 there.
 DEFAULT_FEEDBACK_PASSAGES = 15
 DEFAULT_FEEDBACK_WEIGHT = 0.5
 DEFAULT_LEXICAL = LexicalConfig(k1=1.2, b=0.75, method="bm25l", delta=1.0, bigram_weight=0.1)
@@ -65,6 +74,12 @@ DEFAULT_LEXICAL = LexicalConfig(k1=1.2, b=0.75, method="bm25l", delta=1.0, bigra
 T = TypeVar("T")
 # (score, collection, position, lexical rank, dense rank)
 _Scored = tuple[float, str, int, int | None, int | None]
+
+
+def is_keyword_query(query: str, max_words: int = KEYWORD_QUERY_WORDS) -> bool:
+    """Whether ``query`` is a few keywords rather than a question or a description: at most
+    ``max_words`` words and no question mark."""
+    return "?" not in query and len(_WORDS.findall(query)) <= max_words
 
 
 def validate_query(query: str) -> str:
@@ -500,12 +515,13 @@ class Retriever:
     one of the same document (paragraph windows share text) is left out: one passage per
     region of a text.
 
-    Two things make the vector side stronger (docs/rag.md, JurisTCU): with ``both_query_forms``
-    a query is searched with the mean of its query-form and passage-form vectors — a query of
-    a few keywords ("restos a pagar") reads more like a passage than like a question, and E5's
-    query form alone placed such queries poorly —; and with ``feedback_passages`` > 0 the vector
-    moves toward the mean of the first fused passages (weight ``feedback_weight``) and the
-    vectors are searched again before the final fusion.
+    Two things make the vector side stronger for a keyword query (:func:`is_keyword_query`
+    with ``keyword_query_words``; docs/rag.md, JurisTCU): with ``both_query_forms`` it is
+    searched with the mean of its query-form and passage-form vectors — a few keywords ("restos
+    a pagar") read more like a passage than like a question —; and with ``feedback_passages`` >
+    0 the vector moves toward the mean of the first fused passages (weight ``feedback_weight``)
+    and the vectors are searched again before the final fusion. Questions and longer
+    descriptions are searched with the query form alone.
     """
 
     def __init__(
@@ -525,6 +541,7 @@ class Retriever:
         both_query_forms: bool = True,
         feedback_passages: int = DEFAULT_FEEDBACK_PASSAGES,
         feedback_weight: float = DEFAULT_FEEDBACK_WEIGHT,
+        keyword_query_words: int = KEYWORD_QUERY_WORDS,
     ) -> None:
         self.store = store
         self.collections = [collections] if isinstance(collections, str) else list(collections)
@@ -542,6 +559,7 @@ class Retriever:
         self.both_query_forms = both_query_forms
         self.feedback_passages = max(int(feedback_passages), 0)
         self.feedback_weight = feedback_weight
+        self.keyword_query_words = keyword_query_words
         self.per_document = per_document
         self.merge_overlaps = merge_overlaps
 
@@ -561,12 +579,15 @@ class Retriever:
         rows = embed_query([q]) if callable(embed_query) else self.embedder.embed([q])
         return np.asarray(rows[0], dtype=np.float32)
 
+    def _keyword(self, query: str) -> bool:
+        return is_keyword_query(query, self.keyword_query_words)
+
     def search_vector(self, query: str) -> npt.NDArray[np.float32]:
-        """The vector a hybrid search starts from: :meth:`embed_query`, or with
-        ``both_query_forms`` the unit mean of the query's query-form and passage-form vectors
+        """The vector a hybrid search starts from: :meth:`embed_query`, or for a keyword query
+        with ``both_query_forms`` the unit mean of its query-form and passage-form vectors
         (equal for an embedder without a query form)."""
         qvec = self.embed_query(query)
-        if not self.both_query_forms:
+        if not (self.both_query_forms and self._keyword(query)):
             return qvec
         assert self.embedder is not None  # embed_query raised otherwise
         as_passage = np.asarray(self.embedder.embed([validate_query(query)])[0], np.float32)
@@ -725,7 +746,7 @@ class Retriever:
         assert qvec is not None
         over = min(depth * 4, n) if mask is not None else depth
         fused, dense_full = self._fuse_dense(dense, qvec, lex_pos, lex_scores, depth, over, mask)
-        if self.feedback_passages and fused:
+        if self.feedback_passages and fused and self._keyword(q):
             top = np.asarray([p for p, _, _ in fused[: self.feedback_passages]], np.int64)
             moved = qvec + self.feedback_weight * dense.vectors(top).mean(axis=0)
             fused, dense_full = self._fuse_dense(
