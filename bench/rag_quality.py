@@ -6,9 +6,10 @@ tuning part, even ids the held-out part (each source — search log, LLM questio
 falls about evenly on both sides). nDCG@10 is reported on both parts and on all 100.
 
 Runs: colmeia as shipped (``Retriever`` over an ``ingest`` of docs.csv with the default
-embedder: lexical + dense fused), colmeia lexical only, bm25s BM25L and Haystack's in-memory
-BM25L (when ``haystack-ai`` is installed). ``--lay`` adds the assistant's lay-word and formal
-law sets (``colmeia eval assistant``), which embed the nine laws (slower).
+embedder: lexical + dense fused, the query searched in both vector forms, dense feedback), the
+same fusion without the two (``colmeia_hybrid_plain``), colmeia lexical only, bm25s BM25L and
+Haystack's in-memory BM25L (when ``haystack-ai`` is installed). ``--lay`` adds the assistant's
+lay-word and formal law sets (``colmeia eval assistant``), which embed the nine laws (slower).
 """
 
 from __future__ import annotations
@@ -81,6 +82,13 @@ def colmeia_runs(
     runs = {}
     for name, r in (
         ("colmeia", Retriever(store, "juris", embedder=embedder)),
+        # the hybrid search before issue 32: query-form vector only, no dense feedback
+        (
+            "colmeia_hybrid_plain",
+            Retriever(
+                store, "juris", embedder=embedder, both_query_forms=False, feedback_passages=0
+            ),
+        ),
         ("colmeia_lexical", Retriever(store, "juris")),
     ):
         runs[name] = _run(

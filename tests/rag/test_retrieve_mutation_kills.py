@@ -20,6 +20,10 @@ from colmeia.store import Store, StoredChunk, StoredDocument, open_store
 
 # -- helpers -------------------------------------------------------------------------------------
 
+# The vector side without what a keyword query gets by default (both query forms, dense
+# feedback: tests/rag/test_dense_query_forms_feedback.py), for tests of the fusion itself.
+PLAIN_VECTOR: dict[str, Any] = {"both_query_forms": False, "feedback_passages": 0}
+
 
 def _db(folder: Path) -> str:
     return str(folder / "colmeia.db")
@@ -294,7 +298,8 @@ def test_dense_weight_sets_how_much_the_vectors_count(tmp_path: Path) -> None:
     store, embedder = _fusion_store(tmp_path)
 
     def scores(**kw: Any) -> list[tuple[str, float]]:
-        hits = Retriever(store, "c", embedder=embedder, **kw).search("prazo", 5)
+        # the fusion of the query's own vector: no dense feedback, one query form
+        hits = Retriever(store, "c", embedder=embedder, **PLAIN_VECTOR, **kw).search("prazo", 5)
         return [(h.doc_id, h.score) for h in hits]
 
     assert DEFAULT_DENSE_WEIGHT == 0.3
@@ -315,9 +320,9 @@ def test_minmax_fusion_scores_lie_between_zero_and_one(tmp_path: Path) -> None:
     the vectors, p2 the reverse, so both score one half; p3, missed by the words, scores half
     its scaled cosine."""
     store, embedder = _fusion_store(tmp_path)
-    hits = Retriever(store, "c", embedder=embedder, fusion="minmax", dense_weight=0.5).search(
-        "prazo", 5
-    )
+    hits = Retriever(
+        store, "c", embedder=embedder, fusion="minmax", dense_weight=0.5, **PLAIN_VECTOR
+    ).search("prazo", 5)
     assert {h.doc_id: h.score for h in hits} == pytest.approx(
         {"p1": 0.5, "p2": 0.5, "p3": 0.5 * np.sqrt(0.5)}, abs=1e-6
     )
@@ -516,7 +521,7 @@ def test_the_search_deepens_past_one_documents_vectors_to_fill_k(tmp_path: Path)
         embedder,
         {"a": (None, ["alfa um", "alfa dois", "alfa tres", "alfa quatro"]), "b": (None, ["beta"])},
     )
-    r = Retriever(store, "c", embedder=embedder, candidates=1, per_document=1)
+    r = Retriever(store, "c", embedder=embedder, candidates=1, per_document=1, **PLAIN_VECTOR)
     assert [h.chunk_id for h in r.search("gama", 2)] == ["a#0", "b#0"]
 
 

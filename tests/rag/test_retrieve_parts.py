@@ -500,7 +500,10 @@ def test_a_year_filter_applies_to_the_passages_vectors_bring(tmp_path: Path) -> 
 def test_the_query_form_of_an_embedder_is_used_for_queries(tmp_path: Path) -> None:
     embedder = QueryTopics()
     store = _vector_store(tmp_path, embedder)
-    r = Retriever(store, "c", embedder=embedder, fusion="rrf")
+    # one query form and no feedback: what the query form alone ranks first
+    r = Retriever(
+        store, "c", embedder=embedder, fusion="rrf", both_query_forms=False, feedback_passages=0
+    )
     assert np.allclose(r.embed_query(" recurso "), embedder.embed(["multa"])[0])
     hits = r.search("recurso", 5)
     dense_first = next(h for h in hits if h.dense_rank == 1)
