@@ -66,3 +66,19 @@ def test_a_case_question_typed_with_slips_asks_its_aspect(text: str, aspect: str
 )
 def test_kinds_said_loosely_are_read_as_their_kind(text: str, intent: str) -> None:
     assert read_frame(text).intent == intent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "quais processos a conselheira ana prado relata",
+        "o processo da aposentadoria do seu jose ribamar ja saiu?",
+    ],
+)
+def test_an_unsure_search_about_cases_stays_a_search(text: str) -> None:
+    # the registry finds the case or says it has none; the laws would answer a question
+    # nobody asked
+    got = read_frame(text)
+    assert got.intent == "find"
+    # a law question that says "processo" is still the laws'
+    assert read_frame("qual o prazo do processo administrativo?").intent == "law"

@@ -243,6 +243,8 @@ LAW_SITUATIONS: tuple[tuple[str, ...], tuple[str, ...]] = (
         "a loja pede meu cpf pra tudo",
         "recebo ligação de empresa que nunca dei meu telefone",
         "quero que apaguem meus dados do cadastro",
+        "uma loja vendeu meu email pra outras empresas",
+        "o aplicativo compartilhou meus contatos sem eu saber",
         # public information and administration
         "pedi uma informação pra prefeitura e ninguém respondeu",
         "o órgão negou meu pedido de informação sem explicar",
@@ -327,16 +329,16 @@ VAGUE_CASE: tuple[tuple[str, ...], tuple[str, ...]] = (
         "quero ver em que pé está {o}",
     ),
     (
+        # nothing in them tells which case (what does is a search: FIND_LOOSE)
         "um processo",
         "meu processo",
         "um processo meu",
-        "o processo da minha empresa",
-        "o processo do meu pai",
         "um caso que tenho aí",
         "meu expediente",
         "um processo que corre aí",
         "o processo que eu abri",
-        "o processo da prefeitura",
+        "um processo que eu tenho",
+        "o meu caso",
     ),
 )
 
