@@ -179,27 +179,36 @@ def tokens(text: str) -> list[str]:
     return list(_STEMMER.stemWords(words))
 
 
+@lru_cache(maxsize=1)
+def _filler_stems() -> frozenset[str]:
+    # the filler by its stem too: "falam", "falando" are "fala" said otherwise
+    return frozenset(_STEMMER.stemWords(sorted(FILLER)))
+
+
 def query_terms(text: str) -> list[str]:
     """The stems of a person's description worth ranking by: :func:`tokens` without the
-    filler (:data:`FILLER`) and without numbers (a number is a case reference, read apart),
-    each once, in order."""
+    filler (:data:`FILLER`, as typed or in another form of the same stem) and without numbers
+    (a number is a case reference, read apart), each once, in order."""
     words = [
         w
         for w in _WORD.findall(fold(text))
         if w not in _stop() and w not in FILLER and not w.isdigit() and len(w) > 1
     ]
-    return list(dict.fromkeys(_STEMMER.stemWords(words)))
+    stems = [s for s in _STEMMER.stemWords(words) if s not in _filler_stems()]
+    return list(dict.fromkeys(stems))
 
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One ranked case: its key, its BM25 score, how many query terms it holds, and whether
-    it holds them all in a row (a party's or a body's whole name, as typed)."""
+    """One ranked case: its key, its BM25 score, how many query terms it holds, whether it
+    holds them all in a row (a party's or a body's whole name, as typed), and how many of the
+    query's terms any case holds (``known``: a word no case uses cannot tell cases apart)."""
 
     key: str
     score: float
     matched: int
     phrase: bool = False
+    known: int = 0
 
 
 class CaseIndex:
@@ -215,6 +224,7 @@ class CaseIndex:
             self._terms.append(frozenset(toks))
             corpus.append(toks or [""])
         self._corpus = corpus
+        self._vocabulary: frozenset[str] = frozenset().union(*self._terms)
         import bm25s
 
         self._bm25 = bm25s.BM25()
@@ -231,6 +241,7 @@ class CaseIndex:
         if not terms or not self.keys:
             return []
         scores = self._bm25.get_scores(terms)
+        known = sum(1 for t in terms if t in self._vocabulary)
         hits = []
         for i, score in enumerate(scores):
             if score > 0:
@@ -238,7 +249,7 @@ class CaseIndex:
                 phrase = (
                     len(terms) > 1 and matched == len(terms) and _in_a_row(terms, self._corpus[i])
                 )
-                hits.append(Hit(self.keys[i], float(score), matched, phrase))
+                hits.append(Hit(self.keys[i], float(score), matched, phrase, known))
         # coordination first: a case holding more of the words (then all of them in a row)
         # ranks above one holding fewer, whatever their weights; BM25 orders the rest
         hits.sort(key=lambda h: (-h.matched, not h.phrase, -h.score, h.key))

@@ -367,13 +367,16 @@ def search_terms(text: str) -> list[str]:
 
 
 async def search_cases(
-    registry: CaseRegistry, query: str, *, today: dt.date | None = None
+    registry: CaseRegistry, query: str, *, today: dt.date | None = None, loose: bool = False
 ) -> dict[str, Any]:
     """Cases matching a description, ranked by the registry (BM25 over subject, audited
     body, unit, class, rapporteur and parties; accents folded, Portuguese stems, the person's
     filler dropped — see :mod:`~colmeia.apps.assistant.case_index`).
 
-    A case is relevant when it holds at least two thirds of the description's words. One
+    A case is relevant when it holds at least two thirds of the description's words. ``loose``
+    (the turn was read as a search for a case, so its words describe one): when no case does,
+    two thirds of the words some case holds, if they are a third of the description or more
+    and single out at most :data:`SEARCH_LIST` cases. One
     relevant case holding more of them than any other (or all of them in a row, as a
     party's whole name, when others hold them apart) is the clear winner and comes back as
     its full lookup (``status`` ``found``); otherwise the relevant cases holding the most
@@ -386,15 +389,17 @@ async def search_cases(
         _, ranked = await registry.find(query, limit=SEARCH_POOL)
     except (StoreError, ConfigurationError) as exc:
         return {"status": "unavailable", "typed": query, "message": str(exc)}
-    relevant = [c for c in ranked if c.matched * 3 >= len(terms) * 2]
-    if not relevant:
+    top = _best(ranked, len(terms))
+    known = max((c.known for c in ranked), default=0)
+    if loose and not top and len(terms) > known and known * 3 >= len(terms):
+        # words no case of the registry holds ("ônibus" beside a party named "Transportes",
+        # "falam", a typo) cannot tell cases apart: the words it knows decide — when they
+        # single out a few cases; a common word left alone ("a ponte de <a town the registry
+        # does not know>") names no case
+        top = _best(ranked, known)
+        top = top if len(top) <= SEARCH_LIST else []
+    if not top:
         return {"status": "search", "query": query, "total": 0, "cases": []}
-    best = max((c.matched, c.phrase) for c in relevant)
-    top = sorted(
-        (c for c in relevant if (c.matched, c.phrase) == best),
-        key=lambda c: (c.date, c.number),
-        reverse=True,
-    )
     try:
         top = await _without_attached(registry, top)
     except (StoreError, ConfigurationError) as exc:
@@ -408,6 +413,20 @@ async def search_cases(
         "total": len(top),
         "cases": [c.as_dict() for c in top[:SEARCH_LIST]],
     }
+
+
+def _best(ranked: Sequence[CaseSummary], words: int) -> list[CaseSummary]:
+    """The cases holding two thirds of ``words`` or more and, among them, the most (then all
+    in a row), newest first."""
+    relevant = [c for c in ranked if c.matched * 3 >= words * 2]
+    if not relevant:
+        return []
+    best = max((c.matched, c.phrase) for c in relevant)
+    return sorted(
+        (c for c in relevant if (c.matched, c.phrase) == best),
+        key=lambda c: (c.date, c.number),
+        reverse=True,
+    )
 
 
 async def _without_attached(registry: CaseRegistry, cases: list[CaseSummary]) -> list[CaseSummary]:

@@ -53,6 +53,8 @@ ASK_CASE = (
     "De qual processo? Informe o número do processo (formato TC/XXXXXX/AAAA, ou como 4506/2023) "
     "ou do expediente (EXP-AAAA-XXXXX)."
 )
+# the most words a reply picking a listed case by its description has ("o do transporte")
+_SHORT_REPLY = 6
 _ASPECT_PT = {"judgement": "julgamento", "archive": "arquivamento"}
 _ORDINALS = {
     "primeiro": 0, "1": 0, "segundo": 1, "2": 1, "terceiro": 2, "3": 2, "quarto": 3, "4": 3,
@@ -211,7 +213,8 @@ class Dispatcher:
         return decision
 
     async def _find(self, text: str, aspect: str) -> Decision:
-        found = await search_cases(self.registry, text, today=self.today)
+        # the frame read a search for a case: its words describe one, even those no case uses
+        found = await search_cases(self.registry, text, today=self.today, loose=True)
         searched: list[tuple[str, dict[str, Any]]] = [("search_cases", {"query": text})]
         listed = [str(c["number"]) for c in found.get("cases") or []]
         winner = str(found["number"]) if found.get("status") == "found" else None
@@ -243,6 +246,22 @@ class Dispatcher:
             if any(len(w.split()) >= 2 and f" {w} " in said for w in words):
                 hits.append(number)
         return hits[0] if len(hits) == 1 else None
+
+    async def _described(self, text: str, options: Sequence[str]) -> str | None:
+        """The one listed case a reply describes ("o do transporte", "o de castanhal"): the
+        registry's ranking of the reply's words, among the listed cases, with one clear best."""
+        if not options or re.search(r"\d", text) or len(text.split()) > _SHORT_REPLY:
+            # a number or a year is read by position and number, not by words; a longer
+            # message is a new question, not a pick
+            return None
+        try:
+            _, ranked = await self.registry.find(text, limit=len(options) + 50)
+        except ColmeiaError:
+            return None
+        among = [c for c in ranked if c.number in options and c.matched > 0]
+        best = max((c.matched for c in among), default=0)
+        top = [c.number for c in among if c.matched == best]
+        return top[0] if len(top) == 1 else None
 
     async def _mixed(self, frame: TurnFrame, cases: Sequence[str]) -> Decision:
         """Both halves at once: the registry for the case part, the RAG agent for the law."""
@@ -303,7 +322,7 @@ class Dispatcher:
         aspect = str(pending.get("aspect") or "status")
         law = str(pending.get("law") or "")
         options = [str(o) for o in pending.get("options") or []]
-        picked = _pick(text, options)
+        picked = _pick(text, options) or await self._described(text, options)
         decision: Decision | None = None
         year = _year_said(text)
         if picked is not None:

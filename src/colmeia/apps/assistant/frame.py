@@ -205,6 +205,23 @@ _LAW_CUE = re.compile(
 _CLAUSE = re.compile(r"[,.;:?!]\s*|\s+e\s+(?=(?:o|a|qual|quais|como|quanto|pode)\b)", re.I)
 
 
+# how far a law reading may go (law and mixed together) for an unsure search to stay one
+SEARCH_LAW_ODDS = 0.2
+
+
+def _looks_up(text: str, predicted: Prediction) -> bool:
+    """Whether an unsure search reading stays a search: its words are about cases ("os
+    processos que a conselheira relata", "o processo da aposentadoria da Maria"), a law
+    reading is far behind, and it names no norm — the registry then finds the case or says
+    it holds none, where the laws would answer a question nobody asked."""
+    scores = predicted.intents
+    return (
+        scores.get("law", 0.0) + scores.get("mixed", 0.0) < SEARCH_LAW_ODDS
+        and bool(_CASE_WORDS.search(_fold(text)))
+        and not named_norms(text)
+    )
+
+
 def split_parts(text: str, refs: Sequence[CaseRef]) -> tuple[str, str]:
     """A mixed question cut at the clause where its law part starts: (case part, law part).
     Without a law cue after the case, the whole text is both."""
@@ -250,7 +267,12 @@ def read_frame(
         if law_part != text and classifier().predict(law_part).intent in ("law", "mixed"):
             intent = "mixed"  # a law part after the case, whatever joins them
     unsure = ("scope", "greeting", "find")
-    if intent in unsure and not refs and predicted.confidence < CONFIDENT:
+    if (
+        intent in unsure
+        and not refs
+        and predicted.confidence < CONFIDENT
+        and not (intent == "find" and _looks_up(text, predicted))
+    ):
         # unsure: the collection's documents answer, or say they hold nothing. An unsure
         # reading as about the court stays so: the dispatcher answers it from the court's file
         # only when the question says one of an entry's own words, else from the documents

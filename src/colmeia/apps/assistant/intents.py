@@ -79,6 +79,38 @@ def _word_ngrams(text: str) -> list[str]:
     return out
 
 
+# words shorter than this are left as typed: among short words one slip turns many real words
+# into others ("causa" → "casa")
+MIN_SPELLED = 6
+_LETTERS = re.compile(r"[a-z]+")
+
+
+def _deletes(word: str) -> set[str]:
+    """``word`` and every form of it with one letter left out."""
+    return {word, *(word[:i] + word[i + 1 :] for i in range(len(word)))}
+
+
+def _ending(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ only in their last letter, one having it or not."""
+    return a[:-1] == b[:-1] or a[:-1] == b or b[:-1] == a
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` are one edit apart: a letter left out, added or changed, or two
+    neighbours swapped (optimal string alignment distance 1)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 1:
+            return True
+        i = diff[0]
+        return len(diff) == 2 and diff[1] == i + 1 and a[i] == b[i + 1] and a[i + 1] == b[i]
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k in range(len(short)) if short[k] != long[k]), len(short))
+    return short[i:] == long[i + 1 :]
+
+
 def _block(
     grams: list[str], index: dict[str, int], idf: np.ndarray, offset: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -119,6 +151,8 @@ class TurnClassifier:
                 "reinstall colmeia or retrain it (colmeia.apps.assistant.turngen.train)"
             ) from exc
 
+    _deletes: dict[str, tuple[str, ...]] | None = None
+
     def _load(self, data: bytes) -> None:
         with np.load(BytesIO(data), allow_pickle=False) as z:
             vocab = [str(v) for v in z["vocabulary"]]
@@ -154,7 +188,56 @@ class TurnClassifier:
         p /= p.sum()
         return {c: float(v) for c, v in zip(classes, p, strict=True)}
 
+    def spelled(self, text: str) -> str:
+        """``text`` as the classifier reads it (:func:`prepare`), each word it never saw
+        written as the word of its vocabulary one slip away ("procsso" → "processo": a letter
+        left out, added, changed or two swapped), the most common one when several are.
+
+        A typo changes a few of a word's character n-grams and its whole word feature; read
+        against what was learnt, "preciso de informação sobre um procsso" is the case
+        question it is, not a law question that happens to share the other words."""
+        ready = prepare(text)
+        known = self._spelling()
+
+        def fix(m: re.Match[str]) -> str:
+            word = m.group(0)
+            if len(word) < MIN_SPELLED or word in self.word_index:
+                return word
+            found = [w for key in _deletes(word) for w in known.get(key, ())]
+            # a word that differs only in its last letter is another form of it ("mesma",
+            # "vizinho"), which the character n-grams already read
+            near = sorted({w for w in found if _one_slip(word, w) and not _ending(word, w)})
+            return min(near, key=lambda w: (self.word_idf[self.word_index[w]], w), default=word)
+
+        return _LETTERS.sub(fix, ready)
+
+    def _spelling(self) -> dict[str, tuple[str, ...]]:
+        # each word that weighs in the frame under itself and under each form with one letter
+        # left out: two words one slip apart share a key (the symmetric-delete index)
+        if self._deletes is None:
+            keys: dict[str, set[str]] = {}
+            for word in self._frame_words():
+                for key in _deletes(word):
+                    keys.setdefault(key, set()).add(word)
+            self._deletes = {k: tuple(sorted(v)) for k, v in keys.items()}
+        return self._deletes
+
+    def _frame_words(self) -> list[str]:
+        """The single words that weigh in the frame: those whose largest weight in either
+        head is the median word's or more ("processo", "relator", "horário"). A slip is read
+        as one of them, never as a word that barely counts ("casa" for "causa")."""
+        words = [w for w in self.word_index if len(w) >= MIN_SPELLED - 1 and _LETTERS.fullmatch(w)]
+        if not words:
+            return []
+        columns = [len(self.index) + self.word_index[w] for w in words]
+        weight = np.max(
+            [np.abs(coef[:, columns]).max(axis=0) for _, coef, _ in self.heads.values()], axis=0
+        )
+        floor = float(np.median(weight))
+        return [w for w, x in zip(words, weight, strict=True) if x >= floor]
+
     def predict(self, text: str) -> Prediction:
+        text = self.spelled(text)
         intents = self.scores(text, "intent")
         aspects = self.scores(text, "aspect")
         return Prediction(

@@ -140,6 +140,8 @@ class CaseSummary:
     score: float = 0.0
     matched: int = 0
     phrase: bool = False
+    #: how many of the query's terms any case of the registry holds (0 outside a ranking)
+    known: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -542,7 +544,7 @@ class SQLiteCaseRegistry:
             if h.key in rows:
                 summary = CaseSummary(*rows[h.key])
                 summary.score, summary.matched = round(h.score, 4), h.matched
-                summary.phrase = h.phrase
+                summary.phrase, summary.known = h.phrase, h.known
                 out.append(summary)
         return len(hits), out
 

@@ -27,6 +27,8 @@ from colmeia.apps.assistant.turngen.held2 import ASPECTS2, LEX2
 from colmeia.apps.assistant.turngen.lexicon import ASPECTS, LEX
 from colmeia.apps.assistant.turngen.trainlex import (
     ABBREVIATIONS,
+    ADVICE,
+    FIND_LOOSE,
     INSTITUTIONAL,
     LAW_LAY,
     LAW_SITUATIONS,
@@ -34,6 +36,8 @@ from colmeia.apps.assistant.turngen.trainlex import (
     SCOPE,
     SCOPE_ACTIONS,
     SOCIAL,
+    VAGUE_CASE,
+    VISIT,
 )
 
 __all__ = ["AS_OF", "REGISTRY", "SEEDS", "Labelled", "generate_set", "training_corpus"]
@@ -527,4 +531,29 @@ def _combined(w: _Writer, cases: list[_Case], rounds: int) -> list[Labelled]:
         out.append(Labelled(said(rng.choice(SOCIAL)), "greeting", "status"))
         # a case question shortened as people type it
         out.append(Labelled(said(w.aspect(aspect).format(c=w.typed(case))), "case", aspect))
+        out += _loose(w, said)
     return out
+
+
+def _loose(w: _Writer, said: Callable[[str], str]) -> list[Labelled]:
+    """One of each kind people say loosely (:mod:`turngen.trainlex`): a case without its
+    number, personal advice, a visit to the court, a case described by its subject or party."""
+    rng = w.rng
+    frames, objects = VAGUE_CASE
+    vague = rng.choice(frames).format(o=rng.choice(objects))
+    situations, advice = ADVICE
+    personal = rng.choice(advice).format(s=rng.choice(situations))
+    questions, reasons, visits = VISIT
+    visit = rng.choice(visits).format(q=rng.choice(questions), r=rng.choice(reasons))
+    looks, things = FIND_LOOSE
+    look = rng.choice(looks).format(d=rng.choice(things))
+    # personal trouble is told in the first person as the law situations are: two more of
+    # those beside it, so that what is told, not "meu" or "eu", decides
+    told = [rng.choice(LAW_SITUATIONS[0]).format(s=rng.choice(LAW_SITUATIONS[1])) for _ in "ab"]
+    return [
+        Labelled(said(vague), "case", "status"),
+        Labelled(said(personal), "scope", "status"),
+        *(Labelled(said(t), "law", "status") for t in told),
+        Labelled(said(visit), "institutional", "status"),
+        Labelled(said(look), "find", "status"),
+    ]

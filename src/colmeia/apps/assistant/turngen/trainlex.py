@@ -15,6 +15,8 @@ from __future__ import annotations
 
 __all__ = [
     "ABBREVIATIONS",
+    "ADVICE",
+    "FIND_LOOSE",
     "INSTITUTIONAL",
     "LAW_LAY",
     "LAW_SITUATIONS",
@@ -22,6 +24,8 @@ __all__ = [
     "SCOPE",
     "SCOPE_ACTIONS",
     "SOCIAL",
+    "VAGUE_CASE",
+    "VISIT",
 ]
 
 # out of scope: (frames, topics) — "{x}" is the topic
@@ -202,6 +206,7 @@ LAW_SITUATIONS: tuple[tuple[str, ...], tuple[str, ...]] = (
         "{s}. posso reclamar?",
         "{s}, isso é permitido?",
         "{s}, eles podem fazer isso?",
+        "{s}, pode isso?",
         "e se {s}?",
         "{s}, o código do consumidor me protege?",
         "{s}, o cdc fala alguma coisa?",
@@ -211,6 +216,10 @@ LAW_SITUATIONS: tuple[tuple[str, ...], tuple[str, ...]] = (
         "{s}, é legal isso?",
         "{s}, existe alguma regra sobre isso?",
         "se {s}, o que eu posso exigir?",
+        # the frames personal advice is asked with too (ADVICE): the situation decides
+        "{s}, o que eu faço?",
+        "{s}. como eu resolvo isso?",
+        "{s}, me ajuda",
     ),
     (
         # consumer
@@ -234,6 +243,8 @@ LAW_SITUATIONS: tuple[tuple[str, ...], tuple[str, ...]] = (
         "a loja pede meu cpf pra tudo",
         "recebo ligação de empresa que nunca dei meu telefone",
         "quero que apaguem meus dados do cadastro",
+        "uma loja vendeu meu email pra outras empresas",
+        "o aplicativo compartilhou meus contatos sem eu saber",
         # public information and administration
         "pedi uma informação pra prefeitura e ninguém respondeu",
         "o órgão negou meu pedido de informação sem explicar",
@@ -298,3 +309,127 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "número": ("nº", "num", "numero"),
     "não": ("nao", "n"),
 }
+
+# a case asked about without its number, in the many ways people open ("preciso de informação
+# sobre {o}"): a case question whose case is missing, so the assistant asks which — not a law
+# question because the words are vague. (frames, objects) — "{o}" is the case said loosely
+VAGUE_CASE: tuple[tuple[str, ...], tuple[str, ...]] = (
+    (
+        "preciso de informação sobre {o}",
+        "queria umas informações de {o}",
+        "tenho uma dúvida sobre {o}",
+        "quero saber de {o}",
+        "me ajuda com {o}?",
+        "gostaria de consultar {o}",
+        "vim saber notícias de {o}",
+        "tem alguma novidade sobre {o}?",
+        "o que aconteceu com {o}?",
+        "consegue ver {o} pra mim?",
+        "preciso acompanhar {o}",
+        "quero ver em que pé está {o}",
+    ),
+    (
+        # nothing in them tells which case (what does is a search: FIND_LOOSE)
+        "um processo",
+        "meu processo",
+        "um processo meu",
+        "um caso que tenho aí",
+        "meu expediente",
+        "um processo que corre aí",
+        "o processo que eu abri",
+        "um processo que eu tenho",
+        "o meu caso",
+    ),
+)
+
+# personal trouble told as it is lived, then advice asked for (what to do, how to cope): out
+# of scope however it is told — the court answers about its cases and the laws, not about
+# one's life. (situations, frames) — "{s}" is the situation
+ADVICE: tuple[tuple[str, ...], tuple[str, ...]] = (
+    (
+        "briguei com meu irmão e ele não fala mais comigo",
+        "minha vizinha faz barulho toda noite",
+        "meu namorado não me responde",
+        "briguei feio com a minha sogra",
+        "meu chefe pega no meu pé",
+        "meu filho não quer estudar",
+        "não consigo parar de fumar",
+        "ando muito triste desde que mudei",
+        "meu colega de quarto não lava a louça",
+        "minha amiga parou de falar comigo",
+        "to cheio de dívida e sem dormir",
+        "meu pai não aceita meu namoro",
+        "tenho medo de falar em público",
+        "discuti com o síndico na reunião",
+        "meu marido vive chegando tarde",
+    ),
+    (
+        "{s}, o que eu faço?",
+        "{s}, me dá um conselho",
+        "{s}. como eu resolvo isso?",
+        "{s}, o que você faria no meu lugar?",
+        "{s}, me ajuda",
+        "{s}, como eu lido com isso",
+        "o que eu faço? {s}",
+        "preciso de um conselho: {s}",
+    ),
+)
+
+# when the court opens and whether to come in person, asked with verbs and a reason ("vocês
+# atendem até que horas? queria ir aí"): (questions, reasons, frames) — "{q}" the question,
+# "{r}" why it is asked
+VISIT: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = (
+    (
+        "vocês abrem que horas",
+        "até quando vocês ficam abertos",
+        "vocês funcionam no sábado",
+        "que horas fecha o atendimento",
+        "o atendimento é presencial ou só online",
+        "precisa marcar hora pra ir aí",
+        "vocês atendem na hora do almoço",
+        "abre em feriado",
+        "em que dias vocês atendem o público",
+        "a partir de que horas dá pra ser atendido",
+        "o tribunal fica aberto de tarde",
+        "posso aparecer aí sem agendar",
+    ),
+    (
+        "ir aí pessoalmente",
+        "levar uns papéis",
+        "passar aí amanhã cedo",
+        "falar com alguém do atendimento",
+        "entregar um documento em mãos",
+        "resolver umas coisas aí",
+    ),
+    ("{q}?", "{q}? queria {r}", "oi, {q}? preciso {r}", "queria {r}, {q}?", "{q}, pra {r}"),
+)
+
+# a case looked for by what it is about or who is in it, said loosely: (frames, things) —
+# "{d}" a subject or a party as people describe them
+FIND_LOOSE: tuple[tuple[str, ...], tuple[str, ...]] = (
+    (
+        "quero saber dos processos que falam de {d}",
+        "tem processo sobre {d}?",
+        "processos que tratam de {d}",
+        "procuro um caso envolvendo {d}",
+        "sem o número, só sei que tem {d} no meio",
+        "tem um processo com {d}, qual é?",
+        "não lembro o número, é o processo de {d}",
+        "aquele caso de {d}, sabe qual é?",
+        "queria achar um processo de {d}",
+    ),
+    (
+        "coisa de escola",
+        "obra parada",
+        "uma empresa de ônibus que é parte",
+        "uma construtora",
+        "o sindicato dos professores",
+        "uma cooperativa de saúde",
+        "compra de remédio",
+        "contrato de limpeza",
+        "folha de pagamento",
+        "uma creche inacabada",
+        "a câmara de vereadores",
+        "um hospital municipal",
+    ),
+)
