@@ -70,3 +70,13 @@ def test_summary_figures() -> None:
     assert m["model_calls_per_answer"] == 2.0
     assert m["tokens_per_answer"] == round(480 / 3, 4)
     assert m["answer_contains_gold_span"] is None
+
+
+def test_a_constitution_gold_matches_cf_articles_and_not_the_adct_or_a_law() -> None:
+    cf71 = {"law": "CF/88", "article": "71", "paragraph": "", "inciso": "VIII"}
+    adct71 = {"law": "ADCT (CF/88)", "article": "71", "paragraph": "", "inciso": ""}
+    law71 = {"law": "Lei 8.078/1990", "article": "71", "paragraph": "", "inciso": ""}
+    assert citation_hit([cf71], [GoldCitation("CF", "71")])
+    assert not citation_hit([adct71], [GoldCitation("CF", "71")])
+    assert not citation_hit([law71], [GoldCitation("CF", "71")])
+    assert not citation_hit([cf71], [GoldCitation("8078", "71")])

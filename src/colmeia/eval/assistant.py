@@ -75,6 +75,18 @@ def _digits(text: str) -> str:
     return re.sub(r"\D", "", text)
 
 
+def _law_key(text: str) -> str:
+    """A norm's key for matching gold: the number of a law (``Lei 8.078/1990`` → ``8078``);
+    ``CF`` for the Constitution (cited ``CF/88``) and ``ADCT`` for its transitional acts, which
+    carry no number of their own and must not match each other."""
+    folded = text.strip().upper()
+    if folded.startswith("ADCT"):
+        return "ADCT"
+    if folded.startswith(("CF", "CONSTITUI")):
+        return "CF"
+    return _digits(text.split("/")[0])
+
+
 def _article(text: str) -> str:
     return re.sub(r"[º°o.\s]", "", text.strip()).upper()
 
@@ -89,8 +101,8 @@ def citation_hit(
                 if g.doc_id and g.doc_id == c.get("doc_id"):
                     return True
                 continue
-            law = _digits(str(c.get("law", "")).split("/")[0])
-            if law != g.law or _article(str(c.get("article", ""))) != _article(g.article):
+            law = _law_key(str(c.get("law", "")))
+            if law != _law_key(g.law) or _article(str(c.get("article", ""))) != _article(g.article):
                 continue
             if level == "article":
                 return True

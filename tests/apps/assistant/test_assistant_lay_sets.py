@@ -47,3 +47,35 @@ def test_the_sets_are_offered_by_name_and_an_unknown_one_is_refused(tmp_path: Pa
 
     with pytest.raises(ConfigurationError, match="lay-test"):
         asyncio.run(evaluate("lay-tset", DATA, None))
+
+
+def _shipped_with_constitution() -> set[tuple[str, str]]:
+    """(law, article) of the nine laws and of the Constitution (law ``CF``); "Art. 7º-A" →
+    ``7-A``, as the gold writes it."""
+    found = set()
+    folders = [DATA / "laws" / "lexml", DATA / "laws" / "constituicao" / "lexml"]
+    for path in [p for folder in folders for p in folder.glob("*.csv")]:
+        if path.name.startswith("adct_"):
+            continue
+        law = re.search(r"_(\d+)_\d{8}\.csv$", path.name)
+        key = "CF" if path.name.startswith("constituicao_") else (law.group(1) if law else "")
+        with path.open(encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                art = re.search(r"Art\. (\d+)[º°]?(-[A-Z])?", row["Rotulo"])
+                if art:
+                    found.add((key, art.group(1) + (art.group(2) or "")))
+    return found
+
+
+def test_the_second_frozen_test_set_is_apart_and_points_at_real_articles() -> None:
+    second, problems = load_questions(DATA / "assistant" / QUESTION_FILES["lay-test2"])
+    dev, _ = load_questions(DATA / "assistant" / QUESTION_FILES["lay-dev"])
+    first, _ = load_questions(DATA / "assistant" / QUESTION_FILES["lay-test"])
+    assert problems == [] and len(second) == 40
+    assert not {q.question for q in second} & {q.question for q in [*dev, *first]}
+    articles = _shipped_with_constitution()
+    assert any(g.law == "CF" for item in second for g in item.gold)
+    for item in second:
+        assert item.gold, item.id
+        for g in item.gold:
+            assert (g.law, g.article) in articles, (item.id, g.law, g.article)

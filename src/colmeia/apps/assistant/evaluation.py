@@ -7,7 +7,8 @@ The sets:
   written for this project: in-sample);
 * ``lay-dev`` / ``lay-test`` — the same laws asked in lay words ("posso devolver…"), gold
   article per question: a development set and a test set written apart and frozen
-  (``data/assistant/lay_dev.jsonl``, ``lay_test.jsonl``);
+  (``data/assistant/lay_dev.jsonl``, ``lay_test.jsonl``); ``lay-test2``, a second frozen
+  test set written apart, also asks about the Constitution, so its run ingests it too;
 * ``faquad`` — FaQuAD questions (``data/faquad/dataset.json``): the gold paragraph should be
   cited and the answer should contain a gold span;
 * ``conversations`` — scripted multi-turn conversations (every ``conversations_*.json`` of
@@ -293,7 +294,10 @@ async def evaluate(
                             f"{needed} not found: pass --data (the repository's data/)"
                         )
                 items, problems = load_questions(questions)
-                ingest(store, "docs", [laws], embedder=embedder)
+                sources = [laws]
+                if which in WITH_CONSTITUTION:
+                    sources.append(data_dir / "laws" / "constituicao" / "lexml")
+                ingest(store, "docs", sources, embedder=embedder)
             else:
                 source = data_dir / "faquad" / "dataset.json"
                 if not source.exists():
@@ -362,7 +366,10 @@ QUESTION_FILES = {
     "laws": "questions.jsonl",
     "lay-dev": "lay_dev.jsonl",
     "lay-test": "lay_test.jsonl",
+    "lay-test2": "lay_test2.jsonl",
 }
+# Sets whose questions reach beyond the nine laws: the Constitution is ingested beside them.
+WITH_CONSTITUTION = frozenset({"lay-test2"})
 SETS = (*QUESTION_FILES, "faquad", "conversations")
 
 DEFAULT_REGISTRY = (2000, 500, 7, AS_OF.isoformat())
