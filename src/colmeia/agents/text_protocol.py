@@ -199,8 +199,8 @@ def _finish_value(arguments: Any, raw: str | None) -> str:
                 return str(arguments[key]).strip()
         if len(arguments) == 1:
             return str(next(iter(arguments.values()))).strip()
-        if arguments:
-            return orjson.dumps(arguments).decode()
+        # no arguments at all ({"name": "finish"}) is no answer, not the text "{}"
+        return orjson.dumps(arguments).decode() if arguments else ""
     # a scalar or a list: its text as the model wrote it (JSON, not Python's repr)
     return (raw or "").strip()
 
