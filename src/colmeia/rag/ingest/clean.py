@@ -229,7 +229,9 @@ def _numbered_headers(
                 mine.append((i, hit[1]))
                 rests[_mask(hit[1])] += 1
         found.append(mine)
-    whole = {_mask(x) for lines in pages for x in lines if x.strip()}
+    # A title is printed elsewhere too (a heading in some page's body): a line of its own
+    # besides this one, since the edge line masked is its rest already.
+    whole = Counter(_mask(x) for lines in pages for x in lines if x.strip())
     out: list[set[int]] = []
     for mine in found:
         drop = set()
@@ -239,7 +241,7 @@ def _numbered_headers(
                 not rest
                 or _RUNNING_REST_RE.match(rest)
                 or rests[key] >= 2
-                or (len(rest) <= 120 and key in whole)
+                or (len(rest) <= 120 and whole[key] >= 2)
             ):
                 drop.add(i)
         out.append(drop)
