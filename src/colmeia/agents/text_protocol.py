@@ -422,9 +422,10 @@ def coerce_arguments(tool: Tool, parsed: ParsedReply) -> dict[str, Any] | None:
         return parsed.arguments
     if parsed.raw_input is None or parsed.raw_input == "":
         return parsed.arguments
-    found = find_json(parsed.raw_input) if parsed.raw_input[:1] in "[0123456789-" else None
+    # the whole input as JSON (a number, a list, true/false) is that value, typed
+    found = find_json(parsed.raw_input)
     value: Any = parsed.raw_input
-    if found is not None and found.kind == "ok" and found.text == parsed.raw_input.strip():
+    if found.kind == "ok" and found.text == parsed.raw_input.strip():
         value = found.value
     schema = tool.parameters["properties"][target]
     if isinstance(schema, dict) and schema.get("type") == "string" and not isinstance(value, str):
