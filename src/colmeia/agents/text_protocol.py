@@ -295,13 +295,9 @@ def _parse(answer: str, reasoning: str | None, tool_names: Collection[str]) -> P
     marker = markers[-1] if markers else None
     thought = (before[marker.end() :] if marker else before).strip() or (reasoning or "")
     reply = ParsedReply(thought=thought)
-    if first is not None and first is final:
-        end = (
-            action.start()
-            if action is not None and final and action.start() > final.end()
-            else None
-        )
-        text_after = answer[final.end() : end].strip() if final else ""
+    if final is not None and first is final:
+        end = action.start() if action is not None and action.start() > final.end() else None
+        text_after = answer[final.end() : end].strip()
         if text_after.startswith("**") and text_after.endswith("**"):
             text_after = text_after[2:-2].strip()
         reply.final_answer = text_after
