@@ -13,7 +13,7 @@ from test_plan_solve import call, shop_tools
 
 from colmeia.agents import PlanAndSolveAgent, RunStatus
 from colmeia.llm import OpenAIChatModel
-from colmeia.sim.engine import Reply, SimulatedModel
+from colmeia.sim.engine import Reply, SimRequest, SimulatedModel
 from colmeia.sim.server import SimServer
 from colmeia.tools import Tool
 
@@ -142,3 +142,52 @@ def test_run_sync_gives_what_run_gives(sim_server: StartSim, client: MakeClient)
     trace = agent.run_sync("Quanto custou o pedido A-7?")
     assert (trace.status, trace.answer) == (RunStatus.FINISHED, "O pedido A-7 custou R$ 200,00.")
     assert [s.tool for s in trace.tool_calls] == ["lookup_order"]
+
+
+async def test_the_plan_in_the_trace_is_the_plan_followed_with_its_cost(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    sim = SimulatedModel(
+        script=[
+            _LOOKUP,
+            call("lookup_order", order_id="A-7"),
+            "Order A-7: total paid 200.00",
+            "O pedido A-7 custou R$ 200,00.",
+        ]
+    )
+    agent = PlanAndSolveAgent(client(sim_server(sim)), shop_tools(), tool_mode="native")
+    started = time.perf_counter()
+    trace = await agent.run("Quanto custou o pedido A-7?")
+    elapsed = time.perf_counter() - started
+    plan = trace.steps[0]
+    assert (plan.kind, plan.ok, plan.thought) == ("plan", True, "1. Look up order A-7")
+    assert plan.meta == {
+        "plan": {
+            "steps": [{"description": "Look up order A-7", "tool": "lookup_order", "substeps": []}]
+        }
+    }
+    assert plan.prompt_tokens == sim.requests[0].prompt_tokens > 0
+    assert (plan.completion_tokens or 0) > 0
+    assert 0 < (plan.latency_s or 0) <= elapsed
+
+
+async def test_a_planner_that_cannot_write_a_plan_gets_the_task_as_its_one_step(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    task = "Quanto custou o pedido A-7?"
+
+    def respond(req: SimRequest) -> str:
+        if req.schema is not None:
+            return "Não sei fazer um plano para isso."  # prose, never the plan's JSON
+        if "Your step (1)" in req.last_user_text:
+            return "O pedido A-7 custou 200,00."
+        return "Custou R$ 200,00."
+
+    sim = SimulatedModel(responder=respond)
+    trace = await PlanAndSolveAgent(client(sim_server(sim)), tool_mode="native").run(task)
+    assert (trace.status, trace.answer) == (RunStatus.FINISHED, "Custou R$ 200,00.")
+    plan = trace.steps[0]
+    assert (plan.kind, plan.ok, plan.thought) == ("plan", False, f"1. {task}")
+    assert plan.meta["plan"] == {"steps": [{"description": task, "tool": None, "substeps": []}]}
+    assert plan.meta["fallback"]  # why the planner's output was refused
+    assert [s.meta["plan_step"] for s in trace.steps if s.kind == "step_result"] == ["1"]
