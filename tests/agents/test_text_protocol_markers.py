@@ -67,3 +67,17 @@ def test_string_arguments_that_are_no_object_are_kept_as_written() -> None:
 def test_an_observation_without_an_action_is_nothing_imagined() -> None:
     reply = parse_reply("Thought: vou pensar melhor\nObservation: nada ainda")
     assert reply.imagined is None and not reply.is_action
+
+
+def test_the_thought_before_a_bare_call_is_the_prose_or_else_the_reasoning() -> None:
+    glued = parse_reply("calculator[2+2]. Depois respondo.", TOOLS)
+    assert (glued.action, glued.raw_input, glued.thought) == ("calculator", "2+2", "")
+    thinking = parse_reply("<think>vou somar</think>calculator[2+2] e depois respondo.", TOOLS)
+    assert (thinking.action, thinking.thought) == ("calculator", "vou somar")
+
+
+def test_a_reply_without_markers_is_told_the_markers_as_the_model_must_write_them() -> None:
+    reply = parse_reply("Acho que a resposta é quatro.", TOOLS)
+    assert reply.error is not None
+    assert "'Action:'" in reply.error and "'Final Answer:'" in reply.error
+    assert reply.thought == "Acho que a resposta é quatro."
