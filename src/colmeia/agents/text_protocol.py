@@ -199,8 +199,8 @@ def _finish_value(arguments: Any, raw: str | None) -> str:
                 return str(arguments[key]).strip()
         if len(arguments) == 1:
             return str(next(iter(arguments.values()))).strip()
-        if arguments:
-            return orjson.dumps(arguments).decode()
+        # no arguments at all ({"name": "finish"}) is no answer, not the text "{}"
+        return orjson.dumps(arguments).decode() if arguments else ""
     # a scalar or a list: its text as the model wrote it (JSON, not Python's repr)
     return (raw or "").strip()
 
@@ -295,13 +295,9 @@ def _parse(answer: str, reasoning: str | None, tool_names: Collection[str]) -> P
     marker = markers[-1] if markers else None
     thought = (before[marker.end() :] if marker else before).strip() or (reasoning or "")
     reply = ParsedReply(thought=thought)
-    if first is not None and first is final:
-        end = (
-            action.start()
-            if action is not None and final and action.start() > final.end()
-            else None
-        )
-        text_after = answer[final.end() : end].strip() if final else ""
+    if final is not None and first is final:
+        end = action.start() if action is not None and action.start() > final.end() else None
+        text_after = answer[final.end() : end].strip()
         if text_after.startswith("**") and text_after.endswith("**"):
             text_after = text_after[2:-2].strip()
         reply.final_answer = text_after
@@ -422,9 +418,10 @@ def coerce_arguments(tool: Tool, parsed: ParsedReply) -> dict[str, Any] | None:
         return parsed.arguments
     if parsed.raw_input is None or parsed.raw_input == "":
         return parsed.arguments
-    found = find_json(parsed.raw_input) if parsed.raw_input[:1] in "[0123456789-" else None
+    # the whole input as JSON (a number, a list, true/false) is that value, typed
+    found = find_json(parsed.raw_input)
     value: Any = parsed.raw_input
-    if found is not None and found.kind == "ok" and found.text == parsed.raw_input.strip():
+    if found.kind == "ok" and found.text == parsed.raw_input.strip():
         value = found.value
     schema = tool.parameters["properties"][target]
     if isinstance(schema, dict) and schema.get("type") == "string" and not isinstance(value, str):

@@ -56,6 +56,8 @@ _STARTS_NEW_RE = re.compile(
 _GLUE_START = frozenset(",.;:)]}")
 _FOOTNOTE_RE = re.compile(r"^\d{1,3}(?=[A-Za-zÀ-ÿ(])|^\d{1,3}\.\s(?=[<A-Za-zÀ-ÿ(“\"])")
 _NOTE_NUMBER_RE = re.compile(r"^(\d{1,3})")
+# An item of a numbered list in running text: "1. ", "2) ", "(3) ".
+_LIST_ITEM_RE = re.compile(r"^\(?\d{1,2}[.)]\s")
 _CHAPTER_OPENER_RE = re.compile(
     r"^(?:cap[íi]tulo|chapter|parte|part|se[çc][ãa]o)\s+(?:\d{1,3}|[ivxlc]{1,6})$", re.IGNORECASE
 )
@@ -227,7 +229,9 @@ def _numbered_headers(
                 mine.append((i, hit[1]))
                 rests[_mask(hit[1])] += 1
         found.append(mine)
-    whole = {_mask(x) for lines in pages for x in lines if x.strip()}
+    # A title is printed elsewhere too (a heading in some page's body): a line of its own
+    # besides this one, since the edge line masked is its rest already.
+    whole = Counter(_mask(x) for lines in pages for x in lines if x.strip())
     out: list[set[int]] = []
     for mine in found:
         drop = set()
@@ -237,7 +241,7 @@ def _numbered_headers(
                 not rest
                 or _RUNNING_REST_RE.match(rest)
                 or rests[key] >= 2
-                or (len(rest) <= 120 and key in whole)
+                or (len(rest) <= 120 and whole[key] >= 2)
             ):
                 drop.add(i)
         out.append(drop)
@@ -573,21 +577,32 @@ def _set_apart(
 
 
 def _split_footnotes(lines: Sequence[str], *, window: int = 12) -> tuple[list[str], list[str]]:
-    """Split off a trailing footnote block (lines like ``1www…``/``2Vinculado…``)."""
+    """Split off a trailing footnote block (lines like ``1www…``/``2Vinculado…``).
+
+    A number pressed onto its word ("1Ver") is a raised number: such lines open the notes
+    when they make a third of the block or more. Otherwise a numbered line opens the notes
+    only when the body above carries its number as a mark ("proxy14,", "Saeb1"): a note is
+    called from its page. A line numbered like a list item ("1. ") that goes on from a colon
+    or from another item is the running text's list, whatever the body marks ("gripe H1N1"
+    calls no note 1)."""
     content = [x.strip() for x in lines]
     n = len(content)
     for i in range(max(1, n - window), n):
-        if _FOOTNOTE_RE.match(content[i]) and not content[i - 1].endswith("-"):
-            rest = [x for x in content[i:] if x]
-            if 3 * sum(1 for x in rest if _FOOTNOTE_RE.match(x)) >= len(rest):
-                return content[:i], rest
-            # A long note: still a note when the body carries its mark ("proxy14,").
-            number = _NOTE_NUMBER_RE.match(content[i])
-            assert number is not None
-            mark = re.compile(r"[^\W\d_]" + number.group(1) + r"(?=[\s,.;:)\]”\"]|$)")
-            if any(mark.search(x) for x in content[:i]):
-                return content[:i], rest
-            break
+        line = content[i]
+        if not _FOOTNOTE_RE.match(line) or content[i - 1].endswith("-"):
+            continue
+        listed = _LIST_ITEM_RE.match(line) is not None
+        above = next((x for x in reversed(content[:i]) if x), "")
+        if listed and (above.endswith(":") or _LIST_ITEM_RE.match(above)):
+            continue
+        rest = [x for x in content[i:] if x]
+        if not listed and 3 * sum(1 for x in rest if _FOOTNOTE_RE.match(x)) >= len(rest):
+            return content[:i], rest
+        number = _NOTE_NUMBER_RE.match(line)
+        assert number is not None
+        mark = re.compile(r"[^\W\d_]" + number.group(1) + r"(?=[\s,.;:)\]”\"]|$)")
+        if any(mark.search(x) for x in content[:i]):
+            return content[:i], rest
     return content, []
 
 
