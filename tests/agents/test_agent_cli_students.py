@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.agents.test_agent_cli import clean_env, cli
+from test_agent_cli import clean_env, cli
 
 from colmeia.sim.engine import Reply, SimRequest, SimulatedModel
 from colmeia.sim.server import SimServer
