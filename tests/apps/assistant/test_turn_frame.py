@@ -33,7 +33,7 @@ def test_a_pointing_word_typed_with_a_slip_still_points_and_its_neighbours_do_no
         ("e o outor processo?", "other"),
         ("e o outrro?", "other"),
         ("e do primero?", "first"),
-        ("o ultmo", "last"),
+        ("o ultmo", "latest"),  # "o último": by the order the thread named them
     ]:
         assert thread_reference(typed) == ThreadRef(which), typed  # type: ignore[arg-type]
     for real in ["processo de ouro branco", "tenho outra duvida", "e o autor?", "e os outros"]:

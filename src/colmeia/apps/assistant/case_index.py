@@ -22,6 +22,8 @@ from functools import lru_cache
 
 import Stemmer
 
+from colmeia.apps.assistant.scope import one_slip
+
 __all__ = ["FILLER", "CaseIndex", "Hit", "fold", "query_terms", "tokens"]
 
 #: words a person wraps a description in, that say nothing about which case it is
@@ -150,6 +152,15 @@ FILLER = frozenset(
         "as",
         "um",
         "uma",
+        # colloquial wrappers: "tem uns processos de … aí, né? quais são"
+        "uns",
+        "umas",
+        "ne",
+        "vcs",
+        "mostra",
+        "mostrar",
+        "ver",
+        "ve",
         "de",
         "do",
         "da",
@@ -185,6 +196,20 @@ def _filler_stems() -> frozenset[str]:
     return frozenset(_STEMMER.stemWords(sorted(FILLER)))
 
 
+@lru_cache(maxsize=1)
+def _long_filler() -> tuple[str, ...]:
+    return tuple(sorted(w for w in FILLER if len(w) >= _SLIP_LENGTH))
+
+
+# a filler word typed with a slip ("processsos", "expedinete") is filler still; short words are
+# read as typed (one slip from a short filler word is often a real word: "parte" / "porte")
+_SLIP_LENGTH = 6
+
+
+def _slipped_filler(word: str) -> bool:
+    return len(word) >= _SLIP_LENGTH - 1 and any(one_slip(word, f) for f in _long_filler())
+
+
 def query_terms(text: str) -> list[str]:
     """The stems of a person's description worth ranking by: :func:`tokens` without the
     filler (:data:`FILLER`, as typed or in another form of the same stem) and without numbers
@@ -192,7 +217,11 @@ def query_terms(text: str) -> list[str]:
     words = [
         w
         for w in _WORD.findall(fold(text))
-        if w not in _stop() and w not in FILLER and not w.isdigit() and len(w) > 1
+        if w not in _stop()
+        and w not in FILLER
+        and not _slipped_filler(w)
+        and not w.isdigit()
+        and len(w) > 1
     ]
     stems = [s for s in _STEMMER.stemWords(words) if s not in _filler_stems()]
     return list(dict.fromkeys(stems))

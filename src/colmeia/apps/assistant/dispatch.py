@@ -30,7 +30,13 @@ from colmeia.apps.assistant.case_index import fold
 from colmeia.apps.assistant.case_refs import CaseResolution, resolve_case_refs
 from colmeia.apps.assistant.cases import case_card, lookup_case, search_card, search_cases
 from colmeia.apps.assistant.conversation import within_norm
-from colmeia.apps.assistant.frame import CONFIDENT, TurnFrame, read_frame, thread_reference
+from colmeia.apps.assistant.frame import (
+    CONFIDENT,
+    RESTRICTED,
+    TurnFrame,
+    read_frame,
+    thread_reference,
+)
 from colmeia.apps.assistant.ids import CaseId
 from colmeia.apps.assistant.institutional import answer_institutional
 from colmeia.apps.assistant.registry import CaseRegistry
@@ -107,16 +113,26 @@ class Dispatcher:
         self.today = today
 
     async def decide(
-        self, frame: TurnFrame, cases: Sequence[str], norms: Sequence[str] = ()
+        self,
+        frame: TurnFrame,
+        cases: Sequence[str],
+        norms: Sequence[str] = (),
+        told: Sequence[str] = (),
     ) -> Decision:
         """``norms`` are those the thread's previous answer cited (most relevant first): a law
-        follow-up that names no norm is searched within the first of them."""
+        follow-up that names no norm is searched within the first of them. ``cases`` are the
+        thread's cases, most recently talked about first; ``told`` the same in the order the
+        thread first named them ("o primeiro", "o último")."""
         text = frame.text
         listed = out_of_scope(text)
         if listed is not None and not frame.cases:
             return _answer(listed.text, "main", scope=listed.kind)
-        if frame.intent != "mixed" and not frame.names_a_law and frame.target(cases):
+        if frame.intent != "mixed" and not frame.names_a_law and frame.target(cases, told):
             frame.intent = "case"  # "o outro", "o de 2023": a case the thread talked about
+        if frame.intent == "find" and cases and not frame.cases and _definite(text):
+            # "e o processo tá parado em qual órgão": the case, said with the definite article
+            # and nothing that restricts it, is the one the thread is about — not a search
+            frame.intent = "case"
         if frame.intent in ("case", "find") and not frame.cases and not frame.about_a_case:
             # no number, no case words: a follow-up on the thread's case, else the documents
             lean = cases and frame.intent == "case" and not frame.names_a_law
@@ -139,8 +155,8 @@ class Dispatcher:
         if frame.intent == "find":
             return await self._find(text, frame.aspect)
         if frame.intent == "mixed":
-            return await self._mixed(frame, cases)
-        return await self._case(frame, cases)
+            return await self._mixed(frame, cases, told)
+        return await self._case(frame, cases, told=told)
 
     @staticmethod
     def _in_thread(frame: TurnFrame, norms: Sequence[str]) -> str:
@@ -152,7 +168,9 @@ class Dispatcher:
             return within_norm(frame.text, norms[0])
         return frame.text
 
-    async def _case(self, frame: TurnFrame, cases: Sequence[str], law: str = "") -> Decision:
+    async def _case(
+        self, frame: TurnFrame, cases: Sequence[str], law: str = "", told: Sequence[str] = ()
+    ) -> Decision:
         """A case question: the typed case (resolved against the registry) wins over the
         thread's; without either, ask which case."""
         if frame.cases:
@@ -161,9 +179,15 @@ class Dispatcher:
             )
             if resolved:
                 return await self._resolved(resolved[0], frame.aspect, law)
-        target = frame.target(cases)
+        target = frame.target(cases, told)
         if target is None and cases and frame.thread is None:
             target = cases[0]  # "e as partes?": the case the thread is about
+        if target is None and not cases and not law and RESTRICTED.search(fold(frame.text)):
+            # "o processo do Sebastião Gonçalves": no number, but the case is described —
+            # looked for first; asked about only when the registry finds none
+            found = await self._find(frame.text, frame.aspect)
+            if found.kind == "ask" or _shows_a_case(found):
+                return found
         if target is None:
             ask = Decision("ask", question=ASK_CASE, aspect=frame.aspect, law=law)
             ask.expects = "expediente" if "expediente" in fold(frame.text) else "process"
@@ -263,13 +287,15 @@ class Dispatcher:
         top = [c.number for c in among if c.matched == best]
         return top[0] if len(top) == 1 else None
 
-    async def _mixed(self, frame: TurnFrame, cases: Sequence[str]) -> Decision:
+    async def _mixed(
+        self, frame: TurnFrame, cases: Sequence[str], told: Sequence[str] = ()
+    ) -> Decision:
         """Both halves at once: the registry for the case part, the RAG agent for the law."""
         law_part = frame.law_part or frame.text
         case_decision: Decision
         rag: dict[str, Any]
         case_decision, rag = await asyncio.gather(
-            self._case(frame, cases, law=law_part), self._law(law_part)
+            self._case(frame, cases, law=law_part, told=told), self._law(law_part)
         )
         if case_decision.kind != "answer" or case_decision.answer is None:
             return case_decision  # which case? asked first; the law part waits in the pending
@@ -316,7 +342,13 @@ class Dispatcher:
             "parts": {"case": case["text"], "law": rag.get("answer", "")},
         }
 
-    async def reply(self, text: str, pending: dict[str, Any], cases: Sequence[str]) -> Decision:
+    async def reply(
+        self,
+        text: str,
+        pending: dict[str, Any],
+        cases: Sequence[str],
+        told: Sequence[str] = (),
+    ) -> Decision:
         """A reply to the question asked: an item of the list, a case number, or — when it
         reads as neither — a new question."""
         aspect = str(pending.get("aspect") or "status")
@@ -351,7 +383,7 @@ class Dispatcher:
                     first = CaseResolution(first.ref, "found", processes[0])
                 decision = await self._resolved(first, aspect, law)
         if decision is None:
-            return await self.decide(read_frame(text, today=self.today), cases)
+            return await self.decide(read_frame(text, today=self.today), cases, told=told)
         if law and decision.kind == "answer" and decision.answer is not None:
             rag = await self._law(law)
             facts = decision.answer.get("facts") or []
@@ -360,6 +392,27 @@ class Dispatcher:
             both.tools = decision.tools
             return both
         return decision
+
+
+# a case named with the definite article ("o processo", "esse caso") and no restriction after
+# it (not "o processo da merenda", "o processo que fala de…", "o processo contra a prefeitura")
+_DEFINITE = re.compile(
+    r"\b(?:o|esse|este|nesse|neste|desse|deste)\s+(?:processo|caso|expediente)\b"
+    r"(?!\s+(?:d[aeo]s?|sobre|que|com|contra|em\s+que|n[ao]s?|referente|envolvendo|\w*\d))"
+)
+_INDEFINITE = re.compile(r"\b(?:um|uns|uma|algum|alguns|aquele|qual|quais)\s+(?:processo|caso)")
+
+
+def _definite(text: str) -> bool:
+    """Whether ``text`` points at a case with the definite article alone (see
+    :data:`_DEFINITE`), not at one to be found ("um processo", "aquele processo de…")."""
+    folded = fold(text)
+    return bool(_DEFINITE.search(folded)) and not _INDEFINITE.search(folded)
+
+
+def _shows_a_case(decision: Decision) -> bool:
+    facts = (decision.answer or {}).get("facts") or []
+    return any(f.get("status") == "found" for f in facts)
 
 
 def _year_said(text: str) -> int | None:

@@ -33,6 +33,7 @@ from colmeia.apps.assistant.scope import NormMention, named_norms, one_slip
 __all__ = [
     "ASPECTS",
     "INTENTS",
+    "RESTRICTED",
     "Aspect",
     "CaseRef",
     "Intent",
@@ -64,22 +65,28 @@ ASPECTS: tuple[Aspect, ...] = get_args(Aspect)
 
 @dataclass(frozen=True, slots=True)
 class ThreadRef:
-    """A reference to a case of the thread: ``last`` ("dele", "esse último"), ``other``
-    ("o outro"), ``first`` ("o primeiro") or ``year`` ("o de 2023")."""
+    """A reference to a case of the thread: ``last`` ("dele", "esse último": the one just
+    talked about), ``other`` ("o outro"), ``first`` ("o primeiro") and ``latest`` ("o último":
+    by the order the thread brought them up) or ``year`` ("o de 2023")."""
 
-    which: Literal["last", "other", "first", "year"]
+    which: Literal["last", "other", "first", "latest", "year"]
     year: int | None = None
 
-    def resolve(self, cases: Sequence[str]) -> str | None:
-        """The case among ``cases`` (most recent first) this reference points at."""
+    def resolve(self, cases: Sequence[str], told: Sequence[str] = ()) -> str | None:
+        """The case among ``cases`` (most recently talked about first) this reference points
+        at; ``told`` are the same cases in the order the thread first named them — "o
+        primeiro" and "o último" count in that order, whichever was looked at since."""
         if not cases:
             return None
+        order = [c for c in told if c in cases] or list(reversed(cases))
         if self.which == "last":
             return cases[0]
         if self.which == "other":
             return cases[1] if len(cases) > 1 else None
         if self.which == "first":
-            return cases[-1]
+            return order[0]
+        if self.which == "latest":
+            return order[-1]
         hits = [c for c in cases if c.endswith(f"/{self.year}") or f"-{self.year}-" in c]
         return hits[0] if len(hits) == 1 else None
 
@@ -114,13 +121,14 @@ class TurnFrame:
     def has_case(self) -> bool:
         return bool(self.cases)
 
-    def target(self, thread_cases: Sequence[str]) -> str | None:
+    def target(self, thread_cases: Sequence[str], told: Sequence[str] = ()) -> str | None:
         """The thread case this turn is about, when it types none (a typed one always wins:
-        the dispatcher resolves it against the registry)."""
+        the dispatcher resolves it against the registry); ``told`` as in
+        :meth:`ThreadRef.resolve`."""
         if self.cases:
             return None  # a number without its year: the registry has to say which
         if self.thread is not None:
-            return self.thread.resolve(thread_cases)
+            return self.thread.resolve(thread_cases, told)
         return None
 
 
@@ -133,6 +141,15 @@ def _fold(text: str) -> str:
 _THREAD = (
     ("other", re.compile(r"\b(?:o|do|no|e|sobre|aquele)\s+(?:o\s+)?outro\b")),
     ("first", re.compile(r"\b(?:o|do|no|e)\s+primeiro\b")),
+    # "o último" beside "o primeiro": an ordinal; "esse último" is the one just talked about
+    # ("o último andamento" is an adjective: the thread's case just talked about)
+    (
+        "latest",
+        re.compile(
+            r"\b(?:o|do|no|e)\s+ultimo\b(?!\s+(?:andamento|movimento|passo|despacho|"
+            r"documento|parecer|prazo|julgamento|relator|status|dia|mes|ano)\b)"
+        ),
+    ),
     (
         "last",
         re.compile(r"\b(?:dele|dela|nele|desse|deste|esse|este|ultimo|mais recente|o mesmo)\b"),
@@ -202,11 +219,25 @@ _LAW_CUE = re.compile(
     r"art(?:igo)?s?\b\.?|norma|legisla\w+)|\ba\s+\d{1,2}\.?\d{3}\b",
     re.IGNORECASE,
 )
-_CLAUSE = re.compile(r"[,.;:?!]\s*|\s+e\s+(?=(?:o|a|qual|quais|como|quanto|pode)\b)", re.I)
+# where a clause ends: a punctuation mark, or "e" before what opens a question ("e quantos
+# dias…", "e se um servidor…")
+_CLAUSE = re.compile(
+    r"[,.;:?!]\s*|\s+e\s+(?=(?:o|a|qual|quais|como|quant[oa]s?|pode\w*|posso|se|quem|"
+    r"onde|quando|tenho|sou)\b)",
+    re.I,
+)
+# the fewest words a law part cut at a clause (without a law cue) has
+_LAW_PART_WORDS = 4
 
 
 # how far a law reading may go (law and mixed together) for an unsure search to stay one
 SEARCH_LAW_ODDS = 0.2
+
+
+# a case described by what restricts it: "o processo do Sebastião", "o caso da merenda"
+RESTRICTED = re.compile(
+    r"\b(?:processo|caso|expediente)\s+(?:d[aeo]s?|sobre|contra|envolvendo)\s+[a-z]{3,}"
+)
 
 
 def _looks_up(text: str, predicted: Prediction) -> bool:
@@ -228,14 +259,30 @@ def split_parts(text: str, refs: Sequence[CaseRef]) -> tuple[str, str]:
     after = max((r.start + len(r.typed) for r in refs), default=0)
     cue = _LAW_CUE.search(text, after)
     if cue is None:
-        return text, text
-    start = 0
+        return _at_clause(text, refs, after)
+    start = end = 0
     for m in _CLAUSE.finditer(text, after, cue.start() + 1):
-        start = m.end()
-    if start <= after:
-        start = cue.start()
-    case_part, law_part = text[:start].strip(" ,;.-"), text[start:].strip()
+        start, end = m.start(), m.end()
+    if end <= after:
+        start = end = cue.start()
+    case_part, law_part = text[:start].strip(" ,;.-"), text[end:].strip()
     return (case_part or text), (law_part or text)
+
+
+def _at_clause(text: str, refs: Sequence[CaseRef], after: int) -> tuple[str, str]:
+    """A mixed question without a law cue cut at a clause: the first one after the case
+    ("meu processo 2301/2023 tá esperando defesa, sou obrigado a ter advogado?"), or the last
+    one before it when the case comes last; the whole text when there is none."""
+    for m in _CLAUSE.finditer(text, after):
+        rest = text[m.end() :].strip()
+        if len(rest.split()) >= _LAW_PART_WORDS:
+            return text[: m.start()].strip(" ,;.-"), rest
+    first = min((r.start for r in refs), default=0)
+    before = [m for m in _CLAUSE.finditer(text, 0, first) if m.start() > 0]
+    if before and len(text[: before[-1].start()].split()) >= _LAW_PART_WORDS:
+        cut = before[-1]
+        return text[cut.end() :].strip(), text[: cut.start()].strip(" ,;.-")
+    return text, text
 
 
 def read_frame(
@@ -266,6 +313,17 @@ def read_frame(
         _, law_part = split_parts(text, refs)
         if law_part != text and classifier().predict(law_part).intent in ("law", "mixed"):
             intent = "mixed"  # a law part after the case, whatever joins them
+    if (
+        intent == "case"
+        and not refs
+        and thread is None
+        and predicted.confidence < CONFIDENT
+        and RESTRICTED.search(_fold(text))
+        and _looks_up(text, predicted)
+    ):
+        # an unsure case reading of a case described, not numbered ("o processo da
+        # aposentadoria do seu José"): the registry looks for it
+        intent = "find"
     unsure = ("scope", "greeting", "find")
     if (
         intent in unsure

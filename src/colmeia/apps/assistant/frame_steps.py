@@ -34,6 +34,7 @@ __all__ = [
     "frame_routes",
     "rag_step",
     "remembered",
+    "told_cases",
 ]
 
 Step = tuple[str, dict[str, Any]]
@@ -76,7 +77,14 @@ def remembered(state: AssistantState, evidence: Sequence[dict[str, Any]]) -> dic
     facts = dict(state.get("case_facts", {}))
     facts.update({str(e["number"]): e for e in found})
     cases = remember(state.get("cases", []), found)
-    return {"cases": cases, "case_facts": {n: facts[n] for n in cases if n in facts}}
+    # the facts in the order the thread first named the cases (a dict keeps the place of a
+    # key it updates): "o primeiro" and "o último" count in that order (told_cases)
+    return {"cases": cases, "case_facts": {n: v for n, v in facts.items() if n in cases}}
+
+
+def told_cases(state: AssistantState) -> list[str]:
+    """The thread's cases in the order it first named them (see :func:`remembered`)."""
+    return list(state.get("case_facts", {}))
 
 
 def apply_decision(

@@ -31,6 +31,7 @@ from colmeia.apps.assistant.frame_steps import (
     fold,
     frame_routes,
     rag_step,
+    told_cases,
 )
 from colmeia.apps.assistant.graph_state import AssistantState, Flags, GraphConfig
 from colmeia.apps.assistant.offline import OFFLINE_MODEL
@@ -117,7 +118,9 @@ class FrameTurns:
             return None
         frame = read_frame(said, today=self.config.today)
         norms = thread_norms(state.get("answer"))
-        decision = await self.dispatcher.decide(frame, state.get("cases", []), norms)
+        decision = await self.dispatcher.decide(
+            frame, state.get("cases", []), norms, told_cases(_typed(state))
+        )
         goto, update = apply_decision(decision, _typed(state), fresh, turn, offline=True)
         if goto not in ("rag", "finish"):  # "clarify": an interrupt only the graph resumes
             return None

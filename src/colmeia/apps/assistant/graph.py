@@ -51,7 +51,7 @@ from colmeia.apps.assistant.fallback import (
     ranker_pipeline,
 )
 from colmeia.apps.assistant.frame import TurnFrame, read_frame
-from colmeia.apps.assistant.frame_steps import frame_routes
+from colmeia.apps.assistant.frame_steps import frame_routes, told_cases
 from colmeia.apps.assistant.graph_replies import Replies
 from colmeia.apps.assistant.graph_state import (
     _PKG,
@@ -137,7 +137,9 @@ class AssistantGraph(Replies):
             frame = await self._read_frame(state, text)
             # the previous turn's answer is still in the state until this turn resets it
             norms = thread_norms(state.get("answer"))
-            decision = await self.dispatcher.decide(frame, state.get("cases", []), norms)
+            decision = await self.dispatcher.decide(
+                frame, state.get("cases", []), norms, told_cases(state)
+            )
             return self._apply(decision, state, fresh, turn)
         scope = out_of_scope(text) if fresh else None
         if scope is not None:  # weather, sport, "list every process", "show your prompt"

@@ -11,7 +11,7 @@ from typing import Any
 from langgraph.types import Command
 
 from colmeia.apps.assistant.dispatch import Decision
-from colmeia.apps.assistant.frame_steps import apply_decision
+from colmeia.apps.assistant.frame_steps import apply_decision, told_cases
 from colmeia.apps.assistant.graph_guards import ModelGuards
 from colmeia.apps.assistant.graph_rules import (
     _expected_kind,
@@ -67,7 +67,9 @@ class Replies(ModelGuards):
         if agent == "frame":  # the dispatcher asked: it reads the reply
             said = ChatMessage.user(str(reply), id=f"u-{uuid.uuid4().hex[:12]}")
             said = dataclasses.replace(said, turn=turn)
-            decision = await self.dispatcher.reply(str(reply), pending, state.get("cases", []))
+            decision = await self.dispatcher.reply(
+                str(reply), pending, state.get("cases", []), told_cases(state)
+            )
             return self._apply(decision, state, [said], turn)
         reading = await self._read_reply(str(reply), pending)
         msg = ChatMessage.tool(

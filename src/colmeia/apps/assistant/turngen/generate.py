@@ -28,10 +28,13 @@ from colmeia.apps.assistant.turngen.lexicon import ASPECTS, LEX
 from colmeia.apps.assistant.turngen.trainlex import (
     ABBREVIATIONS,
     ADVICE,
+    FIND_BY_RAPPORTEUR,
     FIND_LOOSE,
+    FOLLOW_UP,
     INSTITUTIONAL,
     LAW_LAY,
     LAW_SITUATIONS,
+    META,
     MIXED_JOINS,
     SCOPE,
     SCOPE_ACTIONS,
@@ -537,7 +540,8 @@ def _combined(w: _Writer, cases: list[_Case], rounds: int) -> list[Labelled]:
 
 def _loose(w: _Writer, said: Callable[[str], str]) -> list[Labelled]:
     """One of each kind people say loosely (:mod:`turngen.trainlex`): a case without its
-    number, personal advice, a visit to the court, a case described by its subject or party."""
+    number, personal advice, a visit to the court, a case described by its subject or party, a
+    follow-up on the thread's case by aspect, a reach for the assistant's machinery."""
     rng = w.rng
     frames, objects = VAGUE_CASE
     vague = rng.choice(frames).format(o=rng.choice(objects))
@@ -547,6 +551,11 @@ def _loose(w: _Writer, said: Callable[[str], str]) -> list[Labelled]:
     visit = rng.choice(visits).format(q=rng.choice(questions), r=rng.choice(reasons))
     looks, things = FIND_LOOSE
     look = rng.choice(looks).format(d=rng.choice(things))
+    aspect = rng.choice(sorted(FOLLOW_UP))
+    follow = rng.choice(FOLLOW_UP[aspect])
+    dresses, requests = META
+    meta = rng.choice(dresses).format(r=rng.choice(requests))
+    by_whom = rng.choice(FIND_BY_RAPPORTEUR[0]).format(r=rng.choice(FIND_BY_RAPPORTEUR[1]))
     # personal trouble is told in the first person as the law situations are: two more of
     # those beside it, so that what is told, not "meu" or "eu", decides
     told = [rng.choice(LAW_SITUATIONS[0]).format(s=rng.choice(LAW_SITUATIONS[1])) for _ in "ab"]
@@ -556,4 +565,7 @@ def _loose(w: _Writer, said: Callable[[str], str]) -> list[Labelled]:
         *(Labelled(said(t), "law", "status") for t in told),
         Labelled(said(visit), "institutional", "status"),
         Labelled(said(look), "find", "status"),
+        Labelled(said(follow), "case", aspect),
+        Labelled(said(meta), "scope", "status"),
+        Labelled(said(by_whom), "find", "status"),
     ]
