@@ -24,7 +24,8 @@ import numpy as np
 import numpy.typing as npt
 
 from colmeia.errors import ConfigurationError, QueryError
-from colmeia.rag.index.lexical import LexicalConfig, LexicalIndex, fold_accents
+from colmeia.rag.context_terms import CONTEXT_VERSION, context_terms
+from colmeia.rag.index.lexical import LexicalConfig, LexicalIndex, fold_accents, top_k
 from colmeia.store.base import Store, StoredChunk
 
 if TYPE_CHECKING:
@@ -271,6 +272,9 @@ class _CollectionIndex:
     programs: npt.NDArray[np.str_]  # folded
     dense: DenseIndex | None = None
     dense_embedder: str = ""
+    # The context words of each dispositivo (``context_terms``), a field of its own so they
+    # count less than the passage's own words; None when the collection has none.
+    context: LexicalIndex | None = None
     chunk_pos: dict[str, int] = field(default_factory=dict)  # filled on first use
 
     def position(self, chunk_id: str) -> int | None:
@@ -303,6 +307,13 @@ _MEMORY: dict[tuple[str, str, str], _CollectionIndex] = {}
 _MEMORY_LOCK = threading.Lock()
 
 
+# The weight of a dispositivo's context words (its article's caput, the section heading, the
+# norm's ementa) beside its own words in the lexical score. Off by default: on the lay
+# development questions 0.15 / 0.3 / 0.5 moved the first ranking by one question either way
+# and the formal set lost a first place at each (docs/assistant.md, issue 32).
+DEFAULT_CONTEXT_WEIGHT = 0.0
+
+
 def index_text(chunk: StoredChunk) -> str:
     """What the lexical index sees of a chunk: its title, hierarchy path, heading and text."""
     parts: list[str] = []
@@ -320,13 +331,17 @@ def _load_or_build(
     store: Store, collection: str, generation: int, config: LexicalConfig
 ) -> _CollectionIndex:
     folder = _folder(store, collection)
-    tag = f"g{generation}-{hashlib.sha256(config.key().encode()).hexdigest()[:10]}"
+    # The key also names what the index text holds, so an index saved before a change of
+    # the context words is rebuilt, not reused.
+    key = f"{config.key()}|context{CONTEXT_VERSION}"
+    tag = f"g{generation}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
     target = folder / tag
     positions = target / "positions.json"
     lexical = LexicalIndex.load(target / "lexical") if positions.exists() else None
     if lexical is not None and lexical.config == config:
         meta = json.loads(positions.read_text(encoding="utf-8"))
-        if "spans" in meta:
+        context = LexicalIndex.load(target / "context") if meta.get("context") else None
+        if "spans" in meta and (context is not None or not meta.get("context")):
             return _CollectionIndex(
                 generation,
                 meta["chunk_ids"],
@@ -336,10 +351,14 @@ def _load_or_build(
                 lexical,
                 np.asarray(meta["spans"], dtype=np.int64).reshape(-1, 2),
                 np.asarray(meta["programs"], dtype=np.str_),
+                context=context,
             )
     chunks = store.chunks(collection)
-    programs = {d.doc_id: _fold(document_program(d.metadata)) for d in store.documents(collection)}
+    documents = store.documents(collection)
+    programs = {d.doc_id: _fold(document_program(d.metadata)) for d in documents}
+    contexts = context_terms(chunks, {d.doc_id: d.metadata for d in documents})
     lexical = LexicalIndex.build((index_text(c) for c in chunks), config)
+    context_index = LexicalIndex.build(contexts, config) if any(contexts) else None
     built = _CollectionIndex(
         generation,
         [c.chunk_id for c in chunks],
@@ -349,12 +368,15 @@ def _load_or_build(
         lexical,
         np.asarray([(c.char_start, c.char_end) for c in chunks], dtype=np.int64).reshape(-1, 2),
         np.asarray([programs.get(c.doc_id, "") for c in chunks], dtype=np.str_),
+        context=context_index,
     )
     try:
         # Write beside, then swap in: a reader never sees half an index.
         tmp = folder / f".{tag}.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         lexical.save(tmp / "lexical")
+        if context_index is not None:
+            context_index.save(tmp / "context")
         (tmp / "positions.json").write_text(
             json.dumps(
                 {
@@ -364,6 +386,7 @@ def _load_or_build(
                     "years": built.years.tolist(),
                     "spans": built.spans.tolist(),
                     "programs": built.programs.tolist(),
+                    "context": context_index is not None,
                 }
             ),
             encoding="utf-8",
@@ -542,6 +565,7 @@ class Retriever:
         feedback_passages: int = DEFAULT_FEEDBACK_PASSAGES,
         feedback_weight: float = DEFAULT_FEEDBACK_WEIGHT,
         keyword_query_words: int = KEYWORD_QUERY_WORDS,
+        context_weight: float = DEFAULT_CONTEXT_WEIGHT,
     ) -> None:
         self.store = store
         self.collections = [collections] if isinstance(collections, str) else list(collections)
@@ -557,6 +581,7 @@ class Retriever:
         self.fusion = fusion
         self.dense_weight = dense_weight
         self.both_query_forms = both_query_forms
+        self.context_weight = context_weight
         self.feedback_passages = max(int(feedback_passages), 0)
         self.feedback_weight = feedback_weight
         self.keyword_query_words = keyword_query_words
@@ -728,7 +753,7 @@ class Retriever:
         mask = idx.mask(filters)
         n = max(len(idx.chunk_ids), 1)
         depth = min(depth, n)
-        lex_pos, lex_scores = idx.lexical.search(q, depth, mask)
+        lex_pos, lex_scores = self._lexical_search(idx, q, depth, mask)
         if not idx.lexical.has_terms(q):
             # Only stopwords ("o que é"): fall back to matching them as plain words.
             plain = LexicalConfig(**{**_config_dict(self.lexical), "stopwords": False})
@@ -754,6 +779,22 @@ class Retriever:
             )
         full = full or (dense_full and over < n)
         return [(score, name, p, ranks[0], ranks[1]) for p, score, ranks in fused], full
+
+    def _lexical_search(
+        self,
+        idx: _CollectionIndex,
+        q: str,
+        depth: int,
+        mask: npt.NDArray[np.bool_] | None,
+    ) -> tuple[npt.NDArray[np.signedinteger[Any]], npt.NDArray[np.floating[Any]]]:
+        """The lexical candidates: the passage's own words, plus its context words at a
+        lower weight where the collection has them."""
+        if idx.context is None or self.context_weight <= 0:
+            return idx.lexical.search(q, depth, mask)
+        scores = idx.lexical.scores(q) + self.context_weight * idx.context.scores(q)
+        if mask is not None:
+            scores[~mask] = 0.0
+        return top_k(scores, depth)
 
     def _fuse_dense(
         self,

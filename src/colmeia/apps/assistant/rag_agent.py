@@ -47,6 +47,7 @@ from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.hubness import hubness
 from colmeia.apps.assistant.institutions import named_institutions, spell_out
 from colmeia.apps.assistant.legal import parse_legal_path, validity
+from colmeia.apps.assistant.lex_specialis import limited_to_some_bodies, names_a_body
 from colmeia.apps.assistant.lexicon import Nominalizations
 from colmeia.apps.assistant.named_article import ArticleIndex
 from colmeia.apps.assistant.ranking import RankedArticle, rank_articles
@@ -109,6 +110,11 @@ _NEAR_RELEVANT = 1.5
 # 0.75 on); from 0.75 the formal set lost a first place (Lei 14.129's article that rewrites
 # the LAI's Art. 12 came before it), at 0.5 it gained one.
 _HUB_FACTOR = 0.5
+# What an article limited to some bodies (the federal executive…) loses when the question
+# names none of them (:mod:`.lex_specialis`); on lay-dev's first ranking 0.1 / 0.2 / 0.3
+# moved 2 / 4 / 4 questions up and none down (at 0.3 one first place less than 0.2), the
+# formal set unchanged at each.
+_SPECIALIS_PENALTY = 0.2
 _RETRY_MARGIN = 0.05
 # A scope question ("a quem se aplica…") gets the scope clauses of the norms its first
 # passages come from: the first of them is the norm named or meant, the second a fallback.
@@ -883,6 +889,14 @@ class RagPipeline:
                 return nearness + _DEFINITION_BOOST * weights.get(hit.chunk_id, 0.0)
 
             ranked = rank_articles(hits, grades, relation, boost=boost)
+            if not names_a_body(question):
+                # lex specialis: an article whose rule is for some bodies only (any of its
+                # passages found says so, its caput or an inciso under it) gives way to the
+                # general rule when the question names none of them
+                for article in ranked:
+                    if any(limited_to_some_bodies(f"{h.heading} {h.text}") for h in article.hits):
+                        article.score -= _SPECIALIS_PENALTY
+                ranked.sort(key=lambda a: -a.score)
         if self.model_reranker is not None and len(ranked) > 1:
             ranked = await self._model_order(question, ranked)
         clauses = set(analysis.get("in_force", []))
