@@ -36,6 +36,7 @@ from colmeia.apps.assistant.article_ranker import (
     article_candidates,
     standardised,
 )
+from colmeia.apps.assistant.citation_words import mend_citation_words
 from colmeia.apps.assistant.court_rules import (
     COURT_COLLECTION,
     JURISPRUDENCE_COLLECTION,
@@ -197,6 +198,9 @@ _COURT_NORM = re.compile(
 
 def analyze_query(question: str) -> dict[str, Any]:
     """Rules: processed query, type (legislation/decision/general), complexity, filters."""
+    typed = question
+    # "artiog 49" names Art. 49 as surely as "artigo 49": read the citation words first
+    question = mend_citation_words(question)
     folded = _fold(question)
     kind = "general"
     if _DECISION.search(question):
@@ -233,7 +237,7 @@ def analyze_query(question: str) -> dict[str, Any]:
     if institutions:
         processed = spell_out(processed)
     return {
-        "original": question,
+        "original": typed,
         "processed": processed,
         "type": kind,
         "complexity": complexity,
