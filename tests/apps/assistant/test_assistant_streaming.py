@@ -106,7 +106,7 @@ async def test_text_before_a_tool_call_and_a_guarded_direct_answer_are_withdrawn
                 content="Vou consultar o cadastro.",
                 tool_calls=[{"name": "lookup_case", "arguments": {"number": "TC/000032/2023"}}],
             ),
-            Reply(content="O processo TC/000032/2023 foi consultado."),
+            Reply(content="O processo TC/000032/2023 está em Aguardando defesa."),
         ],
     )
     bot = await assistant(scripted(roles))

@@ -602,6 +602,19 @@ def _state_claims(answer: str, allowed_state: str) -> list[str]:
     return problems
 
 
+def states_a_record_fact(answer: str, found: dict[str, Any]) -> bool:
+    """Whether ``answer`` says something of the record ``found``: a party's name, where the
+    case is, its status, rapporteur or subject. Free of errors is not enough for an answer:
+    a question back that repeats the person's own ("Onde está o processo X e desde quando?",
+    the 0.5B model after its lookup) names the case and claims nothing, yet tells nothing."""
+    record = found.get("record") or {}
+    said = [str(p.get("name", "")) for p in found.get("parties", [])]
+    said.append(str((found.get("location") or {}).get("location", "")))
+    said += [str(record.get(k, "")) for k in ("status", "rapporteur", "subject")]
+    text = answer.lower()
+    return any(x.strip() and x.lower() in text for x in said)
+
+
 def check_case_answer(answer: str, evidence: Sequence[dict[str, Any]]) -> list[str]:
     """What ``answer`` says about cases that the registry lookups did not return.
 

@@ -16,6 +16,7 @@ from colmeia.apps.assistant.cases import (
     check_case_answer,
     evidence_cards,
     lookup_case,
+    states_a_record_fact,
 )
 from colmeia.apps.assistant.conversation import (
     resolve_follow_up,
@@ -89,6 +90,13 @@ class Delivery:
             numbers = {str(e.get("number")) for e in evidence if e.get("number")}
             if not nothing_found and not problems and not any(n in text for n in numbers):
                 problems = ["the answer does not name the case it looked up"]
+            said = [e for e in evidence if e.get("status") == "found"]
+            if (
+                not problems
+                and text.strip()
+                and not any(states_a_record_fact(text, e) for e in said)
+            ):
+                problems = ["the answer states nothing of the record it looked up"]
             if not problems and _is_json_payload(text):
                 # a small model echoing the tool's JSON: the person gets the card, not the dump
                 problems = ["the answer is the tool's raw JSON"]

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from colmeia.apps.assistant.cases import (
     check_case_answer,
     search_terms,
+    states_a_record_fact,
 )
 from colmeia.apps.assistant.conversation import (
     aspect_of,
@@ -75,10 +76,7 @@ class ModelGuards(ToolNodes):
         if aspect in _STATED_ASPECTS and not _states_aspect(content, aspect, found):
             return False  # "e as partes?" answered with where the case is: not an answer
         # it must say something of the case, not only be free of errors
-        said = [p["name"] for p in found.get("parties", [])]
-        said += [str((found.get("location") or {}).get("location", ""))]
-        said += [str(found.get("record", {}).get(k, "")) for k in ("status", "rapporteur")]
-        return any(x and x.lower() in content.lower() for x in said)
+        return states_a_record_fact(content, found)
 
     def _override(
         self,
