@@ -465,8 +465,9 @@ def eval_assistant(
         help=(
             "laws (shipped laws, gold articles), lay-dev / lay-test / lay-test2 (laws asked in lay "
             "words), faquad, conversations (multi-turn), the generated-dev / generated-test / "
-            "generated-test2 conversations (colmeia.apps.assistant.turngen), or independent / independent2 "
-            "(hand-written apart from the code, on an imported four-case registry)."
+            "generated-test2 conversations (colmeia.apps.assistant.turngen), or independent / "
+            "independent2 / independent3 (hand-written apart from the code, on an imported "
+            "four-case registry)."
         ),
     ),
     data: str | None = typer.Option(

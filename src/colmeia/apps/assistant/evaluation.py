@@ -18,7 +18,9 @@ The sets:
   the Portuguese people type, on a four-case registry imported from CSV files
   (``data/independent/`` of the package): frozen, reported, never tuned on;
 * ``independent2`` — a second such set, written apart from the first on a copy of its registry
-  (``data/independent2/``): frozen likewise.
+  (``data/independent2/``): frozen likewise;
+* ``independent3`` — a third, written apart from the code and from the first two, on the same
+  registry (``data/independent3/``): frozen likewise.
 
 Each run builds its own store (the laws or the FaQuAD paragraphs ingested into a temporary
 SQLite file), a synthetic registry and in-memory threads, so nothing of the user's is touched.
@@ -375,7 +377,11 @@ SETS = (*QUESTION_FILES, "faquad", "conversations")
 DEFAULT_REGISTRY = (2000, 500, 7, AS_OF.isoformat())
 
 # conversations sets kept in a package folder of their own (besides the generated ones)
-FOLDER_SETS = {"independent": "independent", "independent2": "independent2"}
+FOLDER_SETS = {
+    "independent": "independent",
+    "independent2": "independent2",
+    "independent3": "independent3",
+}
 
 
 def _package_folder(name: str) -> Path:
