@@ -28,7 +28,7 @@ from examples.tool_retrieval.run import make_agent  # noqa: E402
 
 from colmeia.agents import RunStatus  # noqa: E402
 from colmeia.llm import OpenAIChatModel  # noqa: E402
-from local_model import REAL_MODEL, LocalModel  # noqa: E402
+from local_model import LONG, REAL_MODEL, LocalModel  # noqa: E402
 
 pytestmark = REAL_MODEL
 
@@ -52,7 +52,8 @@ async def real_model(local_llm: LocalModel) -> AsyncIterator[OpenAIChatModel]:
     "request_text",
     [
         "Quero reembolso da camiseta do pedido 1003.",  # 45 days after delivery: window is 30
-        "Quero devolver a mochila do pedido 1005, nem usei.",  # its customer does not exist
+        # its customer does not exist: the same invariants on another path, minutes more
+        pytest.param("Quero devolver a mochila do pedido 1005, nem usei.", marks=LONG),
     ],
 )
 async def test_the_refund_agent_never_lets_a_rule_breaking_decision_through(

@@ -67,11 +67,12 @@ async def test_each_moderation_role_gets_a_valid_structured_answer(
     assert result.usage.completion_tokens > 0 and result.usage.simulated == 0
 
 
-@pytest.mark.timeout(2400)  # six calls; on a 2-core machine at load 12 each took ~2.5 minutes
-def test_a_three_record_batch_writes_one_result_line_per_record(
+@pytest.mark.timeout(2400)  # four calls; on a 2-core machine at load 12 each took ~2.5 minutes
+def test_a_two_record_batch_writes_one_result_line_per_record(
     local_llm: LocalModel, tmp_path: Path
 ) -> None:
-    records = json.loads(SAMPLE.read_text(encoding="utf-8"))[:3]
+    # two records: one line each, keyed, whatever the model says (three took six minutes)
+    records = json.loads(SAMPLE.read_text(encoding="utf-8"))[:2]
     items = tmp_path / "items.json"
     items.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
     out = tmp_path / "results.jsonl"
@@ -93,7 +94,7 @@ def test_a_three_record_batch_writes_one_result_line_per_record(
     )
     assert proc.returncode in (0, 1), proc.stderr[-2000:]  # 1: some records ended in error
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert len(lines) == 3
+    assert len(lines) == 2
     assert sorted(str(line["key"]) for line in lines) == sorted(str(r["id"]) for r in records)
     for line in lines:
         assert line["outcome"] in OUTCOMES

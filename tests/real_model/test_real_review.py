@@ -78,7 +78,9 @@ def test_a_review_read_by_the_model_cites_given_passages_and_pages(
         "-c",
         "teses",
         "--top",
-        "2",
+        # one work: its reading by the model is what only a real model shows; a second work
+        # doubled the minutes (the extractive readings are tested offline)
+        "1",
         "--out",
         str(out),
         "--store",
@@ -99,7 +101,7 @@ def test_a_review_read_by_the_model_cites_given_passages_and_pages(
         print([(p["id"], p["pages"], len(p["text"].split())) for p in w["passages"]])
     assert review["model"]
     works = review["works"]
-    assert len(works) == 2
+    assert len(works) == 1
     # The question's best work is a sample PDF: read from its full text.
     full_text = [w for w in works if any(p["pages"] for p in w["passages"])]
     assert full_text and full_text[0]["rank"] == 1, [w["title"] for w in works]

@@ -142,7 +142,7 @@ class RedisCounters:
         # a reply read late is not a failure: a replica's event loop busy with thirty requests
         # on two loaded cores read a quota counter after 2 s and refused a paid request (seen
         # at load 8); a server that is down still fails at connect, within 2 s
-        self._redis: Any = aioredis.from_url(url, socket_timeout=10.0, socket_connect_timeout=2.0)
+        self._redis: Any = aioredis.from_url(url, socket_timeout=5.0, socket_connect_timeout=2.0)
 
     async def _do(self, coro: Any) -> Any:
         import redis
