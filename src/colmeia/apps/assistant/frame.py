@@ -219,11 +219,12 @@ _LAW_CUE = re.compile(
     r"art(?:igo)?s?\b\.?|norma|legisla\w+)|\ba\s+\d{1,2}\.?\d{3}\b",
     re.IGNORECASE,
 )
-# where a clause ends: a punctuation mark, or "e" before what opens a question ("e quantos
-# dias…", "e se um servidor…")
+# where a clause ends: a punctuation mark, a dash between spaces, or "e" before what opens a
+# question or names the other part ("e quantos dias…", "e se um servidor…", "e do art. 59…",
+# "e processo 12/2021…")
 _CLAUSE = re.compile(
-    r"[,.;:?!]\s*|\s+e\s+(?=(?:o|a|qual|quais|como|quant[oa]s?|pode\w*|posso|se|quem|"
-    r"onde|quando|tenho|sou)\b)",
+    r"[,.;:?!]\s*|\s+[-–—]+\s+|\s+e\s+(?=(?:o|a|qual|quais|como|quant[oa]s?|pode\w*|posso|se|"
+    r"quem|onde|quando|tenho|sou|d[oa]|n[oa]|processo|proc|tc|meu|minha)\b)",
     re.I,
 )
 # the fewest words a law part cut at a clause (without a law cue) has
@@ -234,9 +235,13 @@ _LAW_PART_WORDS = 4
 SEARCH_LAW_ODDS = 0.2
 
 
-# a case described by what restricts it: "o processo do Sebastião", "o caso da merenda"
+# a case described by what restricts it: "o processo do Sebastião", "o caso da merenda" —
+# not by whose it is ("o processo da minha mãe", "do meu cliente"): a relation to the person
+# typing is nothing the registry can search, so the assistant asks which case ("do seu José"
+# is a name with its honorific, and is searched)
 RESTRICTED = re.compile(
-    r"\b(?:processo|caso|expediente)\s+(?:d[aeo]s?|sobre|contra|envolvendo)\s+[a-z]{3,}"
+    r"\b(?:processo|caso|expediente)\s+(?:d[aeo]s?|sobre|contra|envolvendo)\s+"
+    r"(?!(?:meu|minha|meus|minhas|nosso|nossa|nossos|nossas)\b)[a-z]{3,}"
 )
 
 
