@@ -52,6 +52,18 @@ def test_a_question_on_what_a_case_holds_on_file_asks_its_documents(text: str) -
             "me fala do 123/2023",
             "do art 59 da lei 9784",
         ),
+        # "e aí" joins the parts as a conjunction does
+        (
+            "o 944/2026 ainda não andou e ai cabe recurso pela 9.784?",
+            "o 944/2026 ainda não andou",
+            "cabe recurso pela 9.784?",
+        ),
+        # no mark at all: the law part is what follows the case ("that is permitted?")
+        (
+            "o processo nº 298/2025 foi arquivado isso é permitido pela 12.527?",
+            "o processo nº 298/2025",
+            "foi arquivado isso é permitido pela 12.527?",
+        ),
     ],
 )
 def test_a_mixed_question_is_cut_where_its_other_part_starts(
@@ -63,3 +75,16 @@ def test_a_mixed_question_is_cut_where_its_other_part_starts(
     frame = read_frame(text)
     assert frame.intent == "mixed"
     assert (frame.case_part, frame.law_part) == (case_part, law_part)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "o processo nº 298/2025 foi arquivado isso é permitido pela 12.527?",
+        "e o processo 304/2025, alguma novidade e ai isso ta certo segundo a lei 9784?",
+    ],
+)
+def test_a_typed_case_beside_a_norm_named_asks_both(text: str) -> None:
+    # Red before: read as case questions (the classifier weighs case and mixed about even),
+    # so the law part went unanswered.
+    assert read_frame(text).intent == "mixed"
