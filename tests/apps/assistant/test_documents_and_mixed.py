@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from colmeia.apps.assistant.case_refs import read_case_refs
 from colmeia.apps.assistant.frame import read_frame
+from colmeia.apps.assistant.rag_agent import analyze_query
 
 
 @pytest.mark.parametrize(
@@ -88,3 +90,22 @@ def test_a_typed_case_beside_a_norm_named_asks_both(text: str) -> None:
     # Red before: read as case questions (the classifier weighs case and mixed about even),
     # so the law part went unanswered.
     assert read_frame(text).intent == "mixed"
+
+
+def test_a_paper_of_a_case_asked_with_no_is_about_that_case() -> None:
+    # Red before: "parecer no 114/2023" was read as "Parecer nº 114/2023", a decision's
+    # number, and the assistant asked which case.
+    (ref,) = read_case_refs("o ministério público já deu parecer no 114/2023?")
+    assert (ref.number, ref.year) == (114, 2023)
+    # "nº" typed with its sign still numbers the decision or the law
+    assert read_case_refs("o acórdão nº 1234/2023 fala disso") == []
+    assert read_case_refs("a lei no 9784/99 fala disso") == []
+
+
+def test_a_law_named_by_its_number_alone_is_the_law_searched() -> None:
+    # Red before: "da 12527" named no law for retrieval, and art. 10 of another law was cited.
+    assert analyze_query("o art. 10 da 12527 diz o que")["filters"] == {
+        "law_number": "12527",
+        "article": "10",
+    }
+    assert analyze_query("pela 9.784 pode demorar?")["filters"] == {"law_number": "9784"}
