@@ -60,9 +60,12 @@ _LONE = re.compile(rf"(?<![\w/.,-])(?P<num>{_NUM})(?![\w/]|[.,]\d)")
 # what a number belongs to when it is a norm's or a decision's, not a case's
 _NORM_BEFORE = re.compile(
     r"\b(?:lei|leis|decreto(?:-lei)?|lc|complementar|art|arts|artigo|artigos|inciso|"
-    r"paragrafo|resolucao|instrucao\s+normativa|in|portaria|emenda|ec|sumula|acordao|"
-    r"mp|medida\s+provisoria|constituicao|cf|norma|decisao|parecer|oficio)\.?\s*"
+    r"paragrafo|resolucao|instrucao\s+normativa|in|portaria|emenda|ec|"
+    r"medida\s+provisoria|constituicao|cf|norma)\.?\s*"
     r"(?:n\.?|no|nº|n°|numero)?\.?\s*$|§\s*$|"
+    # a decision or a paper of a case: "parecer nº 12/2024" is one, but "parecer no 114/2023"
+    # is the parecer in case 114/2023 ("no" is "em o" far more often than a typed "nº")
+    r"\b(?:sumula|acordao|mp|decisao|parecer|oficio)\.?\s*(?:n\.?|nº|n°|numero)?\.?\s*$|"
     # "a 8.666/93", "pela 9784": a feminine article names a law ("a lei"), a case is "o processo"
     r"(?:^|\s)(?:a|da|na|pela)\s+$"
 )
@@ -126,7 +129,9 @@ def full_year(raw: str, today: dt.date) -> int:
 
 
 def _is_norm(text: str, start: int) -> bool:
-    return bool(_NORM_BEFORE.search(fold(text[max(0, start - 40) : start])))
+    # "nº" would fold to "no" (the ordinal sign is an "o"), and "no" alone is a preposition
+    before = text[max(0, start - 40) : start].replace("º", ".").replace("°", ".")
+    return bool(_NORM_BEFORE.search(fold(before)))
 
 
 def _kind(m: re.Match[str]) -> CaseKind | None:

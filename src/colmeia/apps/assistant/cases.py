@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from colmeia.apps.assistant.case_index import query_terms
+from colmeia.apps.assistant.case_index import query_terms, tokens
 from colmeia.apps.assistant.case_refs import read_case_refs
 from colmeia.apps.assistant.ids import (
     CaseId,
@@ -389,18 +389,18 @@ async def search_cases(
         _, ranked = await registry.find(query, limit=SEARCH_POOL)
     except (StoreError, ConfigurationError) as exc:
         return {"status": "unavailable", "typed": query, "message": str(exc)}
-    top = _best(ranked, len(terms))
     known = max((c.known for c in ranked), default=0)
-    if loose and not top and len(terms) > known and known * 3 >= len(terms):
-        # words no case of the registry holds ("ônibus" beside a party named "Transportes",
-        # "falam", a typo) cannot tell cases apart: the words it knows decide — when they
-        # single out a few cases; a common word left alone ("a ponte de <a town the registry
-        # does not know>") names no case
-        top = _best(ranked, known)
-        top = top if len(top) <= SEARCH_LIST else []
-    if not top:
-        return {"status": "search", "query": query, "total": 0, "cases": []}
     try:
+        top = await _most_together(registry, _best(ranked, len(terms)), terms)
+        if loose and not top and len(terms) > known and known * 3 >= len(terms):
+            # words no case of the registry holds ("ônibus" beside a party named
+            # "Transportes", "falam", a typo) cannot tell cases apart: the words it knows
+            # decide — when they single out a few cases; a common word left alone ("a ponte
+            # de <a town the registry does not know>") names no case
+            top = await _most_together(registry, _best(ranked, known), terms)
+            top = top if len(top) <= SEARCH_LIST else []
+        if not top:
+            return {"status": "search", "query": query, "total": 0, "cases": []}
         top = await _without_attached(registry, top)
     except (StoreError, ConfigurationError) as exc:
         return {"status": "unavailable", "typed": query, "message": str(exc)}
@@ -427,6 +427,39 @@ def _best(ranked: Sequence[CaseSummary], words: int) -> list[CaseSummary]:
         key=lambda c: (c.date, c.number),
         reverse=True,
     )
+
+
+async def _most_together(
+    registry: CaseRegistry, cases: list[CaseSummary], terms: Sequence[str]
+) -> list[CaseSummary]:
+    """Of ``cases`` (equally good by the words they hold), those holding the most of the
+    description's ``terms`` in one thing of theirs: what the case is about (its subject and
+    audited body), its technical unit, class, rapporteur, or one party's name.
+
+    "compra de medicamentos em Guaraciaba": a case of that town about school meals whose party
+    is "Serviços Médicos Ltda" holds as many of the words as the one about medicines, but
+    scattered — listed beside it, it makes "o de 2020" ambiguous where the person meant the
+    one case of the list that fits. "Limpeza Urbana Rocha Ltda", a party's whole name, is
+    held together by that party's case, not by the cases about urban cleaning."""
+    if len(cases) < 2 or not terms:
+        return cases
+    wanted = set(terms)
+    together: dict[str, int] = {}
+    for c in cases:
+        things = [f"{c.subject} {c.audited_body}", c.unit, c.type, c.rapporteur]
+        ident = _case_id_of(c.number)
+        if ident is not None:
+            things += [p.name for p in await registry.parties(ident)]
+        together[c.number] = max(len(wanted & set(tokens(t))) for t in things)
+    most = max(together.values())
+    return [c for c in cases if together[c.number] == most]
+
+
+def _case_id_of(number: str) -> CaseId | None:
+    try:
+        return parse_case_id(number)
+    except IdentifierError:
+        return None
 
 
 async def _without_attached(registry: CaseRegistry, cases: list[CaseSummary]) -> list[CaseSummary]:

@@ -216,27 +216,35 @@ def _typed_case_word(text: str) -> bool:
 # where the law part of a mixed question starts
 _LAW_CUE = re.compile(
     r"\b(?:a|o|na|pela|segundo)?\s*(?:lei|lc|decreto|c[oó]digo|lgpd|lai|cdc|constitui\w+|"
-    r"art(?:igo)?s?\b\.?|norma|legisla\w+)|\ba\s+\d{1,2}\.?\d{3}\b",
+    r"art(?:igo)?s?\b\.?|norma|legisla\w+)|\b(?:a|da|na|pela)\s+\d{1,2}\.?\d{3}\b",
     re.IGNORECASE,
 )
-# where a clause ends: a punctuation mark, or "e" before what opens a question ("e quantos
-# dias…", "e se um servidor…")
+# where a clause ends: a punctuation mark, a dash between spaces, or "e" before what opens a
+# question or names the other part ("e quantos dias…", "e se um servidor…", "e do art. 59…",
+# "e processo 12/2021…", "e aí cabe recurso…")
 _CLAUSE = re.compile(
-    r"[,.;:?!]\s*|\s+e\s+(?=(?:o|a|qual|quais|como|quant[oa]s?|pode\w*|posso|se|quem|"
-    r"onde|quando|tenho|sou)\b)",
+    r"[,.;:?!]\s*|\s+[-–—]+\s+|\s+e\s+a[ií]\s+|"
+    r"\s+e\s+(?=(?:o|a|qual|quais|como|quant[oa]s?|pode\w*|posso|se|"
+    r"quem|onde|quando|tenho|sou|d[oa]|n[oa]|processo|proc|tc|meu|minha|oq)\b)",
     re.I,
 )
 # the fewest words a law part cut at a clause (without a law cue) has
 _LAW_PART_WORDS = 4
+# the most words between a case and a law cue that only join them ("e do", "e sobre a")
+_JOINING_WORDS = 3
 
 
 # how far a law reading may go (law and mixed together) for an unsure search to stay one
 SEARCH_LAW_ODDS = 0.2
 
 
-# a case described by what restricts it: "o processo do Sebastião", "o caso da merenda"
+# a case described by what restricts it: "o processo do Sebastião", "o caso da merenda" —
+# not by whose it is ("o processo da minha mãe", "do meu cliente"): a relation to the person
+# typing is nothing the registry can search, so the assistant asks which case ("do seu José"
+# is a name with its honorific, and is searched)
 RESTRICTED = re.compile(
-    r"\b(?:processo|caso|expediente)\s+(?:d[aeo]s?|sobre|contra|envolvendo)\s+[a-z]{3,}"
+    r"\b(?:processo|caso|expediente)\s+(?:d[aeo]s?|sobre|contra|envolvendo)\s+"
+    r"(?!(?:meu|minha|meus|minhas|nosso|nossa|nossos|nossas)\b)[a-z]{3,}"
 )
 
 
@@ -264,7 +272,11 @@ def split_parts(text: str, refs: Sequence[CaseRef]) -> tuple[str, str]:
     for m in _CLAUSE.finditer(text, after, cue.start() + 1):
         start, end = m.start(), m.end()
     if end <= after:
-        start = end = cue.start()
+        # no clause mark between them: the law part starts at its cue when little comes
+        # before it ("…2023 e do art. 59…"), else right after the case ("o 298/2025 foi
+        # arquivado isso é permitido pela 12.527?" asks whether *that* is permitted)
+        joined = len(text[after : cue.start()].split()) <= _JOINING_WORDS
+        start = end = cue.start() if joined else after
     case_part, law_part = text[:start].strip(" ,;.-"), text[end:].strip()
     return (case_part or text), (law_part or text)
 
@@ -309,6 +321,8 @@ def read_frame(
         )
     if intent == "find" and refs:
         intent = "case"
+    if intent == "case" and refs and named_norms(text):
+        intent = "mixed"  # a typed case and a norm named: both are asked ("…pela 12.527?")
     if intent == "case" and refs:
         _, law_part = split_parts(text, refs)
         if law_part != text and classifier().predict(law_part).intent in ("law", "mixed"):

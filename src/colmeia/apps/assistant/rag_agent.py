@@ -213,10 +213,14 @@ def analyze_query(question: str) -> dict[str, Any]:
     filters: dict[str, Any] = {}
     law = _LAW_NUMBER.search(question)
     alias = _ALIAS_RE.search(folded)
+    bare = [n for n in named_norms(question) if n.kind == "Lei"]
     if law:
         filters["law_number"] = law.group(1).replace(".", "")
     elif alias:
         filters["law_number"] = _ALIASES[alias.group(1)][0]
+    elif bare:
+        # "o art. 10 da 12527", "pela 9.784": a law named by its number alone is named
+        filters["law_number"] = bare[0].number
     definition = _DEFINITION.search(folded)
     if definition:
         filters["defines"] = definition.group(1)

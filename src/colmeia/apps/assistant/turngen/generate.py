@@ -28,6 +28,7 @@ from colmeia.apps.assistant.turngen.lexicon import ASPECTS, LEX
 from colmeia.apps.assistant.turngen.trainlex import (
     ABBREVIATIONS,
     ADVICE,
+    DOCUMENTS_ASKED,
     FIND_BY_RAPPORTEUR,
     FIND_LOOSE,
     FOLLOW_UP,
@@ -36,6 +37,7 @@ from colmeia.apps.assistant.turngen.trainlex import (
     LAW_SITUATIONS,
     META,
     MIXED_JOINS,
+    MIXED_LAW,
     SCOPE,
     SCOPE_ACTIONS,
     SOCIAL,
@@ -495,7 +497,10 @@ def _combined(w: _Writer, cases: list[_Case], rounds: int) -> list[Labelled]:
     laws = ("9.784", "9784", "13.709", "12.527", "8.078", "8987", "14.133")
 
     def law_part() -> str:
-        pick = rng.randrange(5)
+        pick = rng.randrange(6)
+        if pick == 5:
+            art, law = str(rng.randrange(1, 70)), rng.choice(laws)
+            return rng.choice(MIXED_LAW).format(a=art, law=law)
         if pick == 0:
             return w.pick("law_lay")
         if pick == 1:
@@ -525,6 +530,9 @@ def _combined(w: _Writer, cases: list[_Case], rounds: int) -> list[Labelled]:
         case = rng.choice(cases)
         aspect = rng.choice([a for a in sorted(ASPECTS) if case.can(a)])
         case_part = w.aspect(aspect).format(c=w.typed(case)).rstrip("?")
+        documents = _documents_asked(w, case)
+        if rng.random() < 0.2:
+            aspect, case_part = "documents", documents.rstrip("?")
         join = rng.choice(MIXED_JOINS)
         mixed = join.replace("{case}", case_part).replace("{law}", law_part())
         out.append(Labelled(said(mixed), "mixed", aspect))
@@ -534,8 +542,17 @@ def _combined(w: _Writer, cases: list[_Case], rounds: int) -> list[Labelled]:
         out.append(Labelled(said(rng.choice(SOCIAL)), "greeting", "status"))
         # a case question shortened as people type it
         out.append(Labelled(said(w.aspect(aspect).format(c=w.typed(case))), "case", aspect))
+        out.append(Labelled(said(documents), "case", "documents"))
         out += _loose(w, said)
     return out
+
+
+def _documents_asked(w: _Writer, case: _Case) -> str:
+    """A question on what a typed case holds on file (:data:`turngen.trainlex.DOCUMENTS_ASKED`):
+    a document named (a parecer, a defence, an audit report) or papers in the plural."""
+    frames, documents, papers = DOCUMENTS_ASKED
+    frame = w.rng.choice(frames)
+    return frame.format(c=w.typed(case), d=w.rng.choice(documents), p=w.rng.choice(papers))
 
 
 def _loose(w: _Writer, said: Callable[[str], str]) -> list[Labelled]:
