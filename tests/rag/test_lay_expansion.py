@@ -165,9 +165,9 @@ def test_the_shipped_questions_name_articles_of_the_shipped_laws(
     shipped = shipped_questions()
     assert shipped, "the package ships generated questions"
     articles: set[str] = set()
-    for path in [*(ROOT / "data" / "laws").rglob("*.csv")]:
+    for path in (ROOT / "data" / "laws").rglob("lexml/*.csv"):
         with path.open(encoding="utf-8", newline="") as fh:
-            articles.update(article_urn(row["urn"]) for row in csv.DictReader(fh))
+            articles.update(article_urn(row.get("urn", "")) for row in csv.DictReader(fh))
     assert set(shipped) <= articles
     for questions in shipped.values():
         assert 1 <= len(questions) <= 3
