@@ -65,7 +65,7 @@ SYSTEM = (
 SETTINGS: dict[str, Any] = {
     "temperature": 0,
     "seed": 7,
-    "max_tokens": 70,
+    "max_tokens": 90,
     "response_format": {"type": "json_object"},
 }
 QUESTIONS = 2
@@ -75,6 +75,7 @@ MAX_CHARS = 500
 _PREFIX = re.compile(r"^\[[^\]]*\]\s*")
 _ARTICLE = re.compile(r"^(.*!art[^_]+)")
 _NUMBER = re.compile(r"^Art\.\s*[\w\-º°]+\.?\s*")
+_QUOTED = re.compile(r'"([^"{}\[\]]{8,200}\?)')
 _REPEALED = re.compile(r"^\s*(?:\(\s*)?(?:revogad|vetad)", re.IGNORECASE)
 
 
@@ -111,14 +112,16 @@ def articles(path: Path) -> list[tuple[str, str]]:
 
 
 def parse(content: str) -> list[str]:
-    """The questions of the model's reply (at most ``QUESTIONS``; [] when unreadable)."""
+    """The questions of the model's reply (at most ``QUESTIONS``): the JSON's list, or, when
+    the reply is not JSON (cut at the token limit, another key), every quoted question in it."""
     try:
         reply = json.loads(content)
     except json.JSONDecodeError:
-        return []
-    raw = reply.get("perguntas") if isinstance(reply, dict) else None
+        reply = None
+    raw = next(iter(reply.values()), None) if isinstance(reply, dict) and reply else None
+    items = raw if isinstance(raw, list) else _QUOTED.findall(content)
     out: list[str] = []
-    for item in raw if isinstance(raw, list) else []:
+    for item in items:
         text = " ".join(str(item).split())
         if 8 <= len(text) <= 200 and text not in out:
             out.append(text)
@@ -148,11 +151,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--parallel", type=int, default=8, help="the server's slots")
     parser.add_argument("--minutes", type=float, default=0.0, help="stop after this long")
+    parser.add_argument(
+        "--manifest-only", action="store_true", help="write the manifest, generate nothing"
+    )
     args = parser.parse_args(argv)
     done: set[str] = set()
     if args.out.exists():
-        for line in args.out.read_text(encoding="utf-8").splitlines():
-            done.add(json.loads(line)["article"])
+        # an article whose reply gave no question is asked again
+        kept = [
+            line
+            for line in args.out.read_text(encoding="utf-8").splitlines()
+            if json.loads(line)["questions"]
+        ]
+        args.out.write_text("".join(f"{line}\n" for line in kept), encoding="utf-8")
+        done.update(json.loads(line)["article"] for line in kept)
     files = sources(args.data)
     todo = [(urn, text) for f in files for urn, text in articles(f) if urn not in done]
     started = time.monotonic()
@@ -164,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out.open("a", encoding="utf-8") as out,
         ThreadPoolExecutor(args.parallel) as pool,
     ):
-        for start in range(0, len(todo), args.parallel):
+        for start in range(0, 0 if args.manifest_only else len(todo), args.parallel):
             if args.minutes and time.monotonic() - started > args.minutes * 60:
                 break
             batch = todo[start : start + args.parallel]
