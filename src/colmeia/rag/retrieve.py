@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from colmeia.errors import ConfigurationError, QueryError
 from colmeia.rag.context_terms import CONTEXT_VERSION, context_terms
+from colmeia.rag.expansion import ArticleExpansion, expansion_version, shipped_questions
 from colmeia.rag.index.lexical import LexicalConfig, LexicalIndex, fold_accents, top_k
 from colmeia.store.base import Store, StoredChunk
 
@@ -275,6 +276,12 @@ class _CollectionIndex:
     # The context words of each dispositivo (``context_terms``), a field of its own so they
     # count less than the passage's own words; None when the collection has none.
     context: LexicalIndex | None = None
+    # The generated lay questions of each passage's article (:mod:`colmeia.rag.expansion`):
+    # one lexical document per article, spread to its passages; None without any.
+    expansion: ArticleExpansion | None = None
+    expansion_lexical: LexicalIndex | None = None
+    # unit vectors of the generated questions (rows of ``expansion.questions``), on first use
+    expansion_vectors: npt.NDArray[np.float32] | None = None
     chunk_pos: dict[str, int] = field(default_factory=dict)  # filled on first use
 
     def position(self, chunk_id: str) -> int | None:
@@ -312,6 +319,16 @@ _MEMORY_LOCK = threading.Lock()
 # development questions 0.15 / 0.3 / 0.5 moved the first ranking by one question either way
 # and the formal set lost a first place at each (docs/assistant.md, issue 32).
 DEFAULT_CONTEXT_WEIGHT = 0.0
+# The weights of an article's generated lay questions (:mod:`colmeia.rag.expansion`): the
+# question's best cosine to them as a third list of the fusion (vectors), and their BM25 score
+# added to the passage's own (words). On the lay development questions, with questions for the
+# CDC's first 56 articles only (docs/rag.md), the vector list at 0 / 0.2 / 0.3 / 0.5 gave hit@1
+# 0.581 / 0.581 / 0.621 / 0.589 (the CDC's 28: 0.571 / 0.607 / 0.643 / 0.643), the formal set
+# unchanged at 0.3; the words at 0.3 moved nothing and at 1.0 lifted the CDC's questions but
+# cost the other laws' first places (the CDC's questions pulled its articles in): off until
+# every law has its questions.
+DEFAULT_EXPANSION_WEIGHT = 0.0
+DEFAULT_EXPANSION_DENSE_WEIGHT = 0.3
 
 
 def index_text(chunk: StoredChunk) -> str:
@@ -333,7 +350,7 @@ def _load_or_build(
     folder = _folder(store, collection)
     # The key also names what the index text holds, so an index saved before a change of
     # the context words is rebuilt, not reused.
-    key = f"{config.key()}|context{CONTEXT_VERSION}"
+    key = f"{config.key()}|context{CONTEXT_VERSION}|expansion{expansion_version()}"
     tag = f"g{generation}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
     target = folder / tag
     positions = target / "positions.json"
@@ -341,7 +358,13 @@ def _load_or_build(
     if lexical is not None and lexical.config == config:
         meta = json.loads(positions.read_text(encoding="utf-8"))
         context = LexicalIndex.load(target / "context") if meta.get("context") else None
-        if "spans" in meta and (context is not None or not meta.get("context")):
+        expanded = LexicalIndex.load(target / "expansion") if meta.get("expansion") else None
+        if (
+            "spans" in meta
+            and (context is not None or not meta.get("context"))
+            and (expanded is not None or not meta.get("expansion"))
+        ):
+            expansion = ArticleExpansion(meta["doc_ids"], shipped_questions())
             return _CollectionIndex(
                 generation,
                 meta["chunk_ids"],
@@ -352,6 +375,8 @@ def _load_or_build(
                 np.asarray(meta["spans"], dtype=np.int64).reshape(-1, 2),
                 np.asarray(meta["programs"], dtype=np.str_),
                 context=context,
+                expansion=expansion if expanded is not None else None,
+                expansion_lexical=expanded,
             )
     chunks = store.chunks(collection)
     documents = store.documents(collection)
@@ -359,6 +384,9 @@ def _load_or_build(
     contexts = context_terms(chunks, {d.doc_id: d.metadata for d in documents})
     lexical = LexicalIndex.build((index_text(c) for c in chunks), config)
     context_index = LexicalIndex.build(contexts, config) if any(contexts) else None
+    aligned = ArticleExpansion([c.doc_id for c in chunks], shipped_questions())
+    expanded = LexicalIndex.build(aligned.texts, config) if aligned else None
+    built_expansion = aligned if expanded is not None else None
     built = _CollectionIndex(
         generation,
         [c.chunk_id for c in chunks],
@@ -369,6 +397,8 @@ def _load_or_build(
         np.asarray([(c.char_start, c.char_end) for c in chunks], dtype=np.int64).reshape(-1, 2),
         np.asarray([programs.get(c.doc_id, "") for c in chunks], dtype=np.str_),
         context=context_index,
+        expansion=built_expansion,
+        expansion_lexical=expanded,
     )
     try:
         # Write beside, then swap in: a reader never sees half an index.
@@ -377,6 +407,8 @@ def _load_or_build(
         lexical.save(tmp / "lexical")
         if context_index is not None:
             context_index.save(tmp / "context")
+        if expanded is not None:
+            expanded.save(tmp / "expansion")
         (tmp / "positions.json").write_text(
             json.dumps(
                 {
@@ -387,6 +419,7 @@ def _load_or_build(
                     "spans": built.spans.tolist(),
                     "programs": built.programs.tolist(),
                     "context": context_index is not None,
+                    "expansion": expanded is not None,
                 }
             ),
             encoding="utf-8",
@@ -566,6 +599,8 @@ class Retriever:
         feedback_weight: float = DEFAULT_FEEDBACK_WEIGHT,
         keyword_query_words: int = KEYWORD_QUERY_WORDS,
         context_weight: float = DEFAULT_CONTEXT_WEIGHT,
+        expansion_weight: float = DEFAULT_EXPANSION_WEIGHT,
+        expansion_dense_weight: float = DEFAULT_EXPANSION_DENSE_WEIGHT,
     ) -> None:
         self.store = store
         self.collections = [collections] if isinstance(collections, str) else list(collections)
@@ -582,6 +617,8 @@ class Retriever:
         self.dense_weight = dense_weight
         self.both_query_forms = both_query_forms
         self.context_weight = context_weight
+        self.expansion_weight = expansion_weight
+        self.expansion_dense_weight = expansion_dense_weight
         self.feedback_passages = max(int(feedback_passages), 0)
         self.feedback_weight = feedback_weight
         self.keyword_query_words = keyword_query_words
@@ -634,6 +671,27 @@ class Retriever:
             rows = dense.vectors(np.asarray([pos for _, pos in found], dtype=np.int64))
             out.update({cid: rows[i] for i, (cid, _) in enumerate(found)})
         return out
+
+    def _expansion_best(
+        self, idx: _CollectionIndex, qvec: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float64] | None:
+        """Each article's best cosine of its generated questions to ``qvec`` (None without
+        questions or an embedder)."""
+        if idx.expansion is None or self.embedder is None:
+            return None
+        expansion = idx.expansion
+        vectors = idx.expansion_vectors
+        if vectors is None:
+            # The questions are questions: embedded in the query form, as the user's is.
+            embed = getattr(self.embedder, "embed_query", None) or self.embedder.embed
+            rows = np.asarray(embed(expansion.questions), dtype=np.float32)
+            norms = np.linalg.norm(rows, axis=1, keepdims=True)
+            vectors = (rows / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+            idx.expansion_vectors = vectors
+        cosines = vectors @ _unit(qvec)
+        best = np.full(len(expansion.articles), -1.0, dtype=np.float64)
+        np.maximum.at(best, expansion.owners, cosines)
+        return best
 
     def search(
         self,
@@ -770,12 +828,14 @@ class Retriever:
             ], full
         assert qvec is not None
         over = min(depth * 4, n) if mask is not None else depth
-        fused, dense_full = self._fuse_dense(dense, qvec, lex_pos, lex_scores, depth, over, mask)
+        fused, dense_full = self._fuse_dense(
+            dense, qvec, lex_pos, lex_scores, depth, over, mask, idx
+        )
         if self.feedback_passages and fused and self._keyword(q):
             top = np.asarray([p for p, _, _ in fused[: self.feedback_passages]], np.int64)
             moved = qvec + self.feedback_weight * dense.vectors(top).mean(axis=0)
             fused, dense_full = self._fuse_dense(
-                dense, _unit(moved), lex_pos, lex_scores, depth, over, mask
+                dense, _unit(moved), lex_pos, lex_scores, depth, over, mask, idx
             )
         full = full or (dense_full and over < n)
         return [(score, name, p, ranks[0], ranks[1]) for p, score, ranks in fused], full
@@ -787,11 +847,20 @@ class Retriever:
         depth: int,
         mask: npt.NDArray[np.bool_] | None,
     ) -> tuple[npt.NDArray[np.signedinteger[Any]], npt.NDArray[np.floating[Any]]]:
-        """The lexical candidates: the passage's own words, plus its context words at a
-        lower weight where the collection has them."""
-        if idx.context is None or self.context_weight <= 0:
+        """The lexical candidates: the passage's own words, plus its context words and its
+        article's generated questions at lower weights where the collection has them."""
+        context = idx.context is not None and self.context_weight > 0
+        expanded = idx.expansion_lexical is not None and self.expansion_weight > 0
+        if not (context or expanded):
             return idx.lexical.search(q, depth, mask)
-        scores = idx.lexical.scores(q) + self.context_weight * idx.context.scores(q)
+        scores = idx.lexical.scores(q)
+        if context:
+            assert idx.context is not None
+            scores = scores + self.context_weight * idx.context.scores(q)
+        if expanded:
+            assert idx.expansion is not None and idx.expansion_lexical is not None
+            per_article = idx.expansion_lexical.scores(q)
+            scores = scores + self.expansion_weight * idx.expansion.per_passage(per_article)
         if mask is not None:
             scores[~mask] = 0.0
         return top_k(scores, depth)
@@ -805,8 +874,10 @@ class Retriever:
         depth: int,
         over: int,
         mask: npt.NDArray[np.bool_] | None,
+        idx: _CollectionIndex | None = None,
     ) -> tuple[list[tuple[int, float, list[int | None]]], bool]:
-        """Vector candidates for ``qvec`` fused with the lexical ones, and whether the vector
+        """Vector candidates for ``qvec`` fused with the lexical ones (and with the passages
+        whose article's generated questions lie nearest ``qvec``), and whether the vector
         search returned all it was asked for."""
         dense_pos, dense_scores = dense.search(qvec, over)
         full = len(dense_pos) >= over
@@ -814,18 +885,46 @@ class Retriever:
             keep = mask[dense_pos]
             dense_pos, dense_scores = dense_pos[keep], dense_scores[keep]
         dense_pos, dense_scores = dense_pos[:depth], dense_scores[:depth]
+        lists = [
+            (lex_pos.tolist(), lex_scores.tolist()),
+            (dense_pos.tolist(), dense_scores.tolist()),
+        ]
+        weights = [1.0 - self.dense_weight, self.dense_weight]
+        near = self._expansion_candidates(idx, qvec, depth, mask)
+        if near is not None:
+            lists.append(near)
+            weights.append(self.expansion_dense_weight)
         if self.fusion != "rrf":
-            fused = score_fuse(
-                [
-                    (lex_pos.tolist(), lex_scores.tolist()),
-                    (dense_pos.tolist(), dense_scores.tolist()),
-                ],
-                [1.0 - self.dense_weight, self.dense_weight],
-                self.fusion,
-            )
+            fused = score_fuse(lists, weights, self.fusion)
         else:
-            fused = rrf_fuse([lex_pos.tolist(), dense_pos.tolist()], self.rrf_k)
+            fused = rrf_fuse([positions for positions, _ in lists], self.rrf_k)
         return fused, full
+
+    def _expansion_candidates(
+        self,
+        idx: _CollectionIndex | None,
+        qvec: npt.NDArray[np.float32],
+        depth: int,
+        mask: npt.NDArray[np.bool_] | None,
+    ) -> tuple[list[int], list[float]] | None:
+        """The passages whose article has a generated question nearest ``qvec`` (the best
+        cosine of its article's questions), best first; None when there are none."""
+        if idx is None or self.expansion_dense_weight <= 0:
+            return None
+        best = self._expansion_best(idx, qvec)
+        if best is None:
+            return None
+        expansion = idx.expansion
+        assert expansion is not None
+        per_passage = expansion.per_passage(best)
+        per_passage[expansion.rows < 0] = -np.inf
+        if mask is not None:
+            per_passage[~mask] = -np.inf
+        order = np.argsort(-per_passage, kind="stable")[:depth]
+        order = order[np.isfinite(per_passage[order])]
+        if not len(order):
+            return None
+        return order.tolist(), per_passage[order].tolist()
 
     def _hydrate(
         self,

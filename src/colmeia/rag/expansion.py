@@ -1,0 +1,135 @@
+"""Document expansion from generated lay questions (doc2query) for the shipped laws.
+
+A citizen asks "quanto tempo tenho pra devolver uma compra feita pela internet?"; the article
+that answers says "o consumidor pode desistir do contrato, no prazo de 7 dias". Few of the
+question's words are the law's. A local model read each article of the shipped legal
+collection once, at build time, and wrote the questions a citizen would ask that it answers
+(``bench/doc2query.py``; model, settings and inputs in ``data/lay_questions.json``). They are
+shipped as data and indexed as a field of their own beside the passages: every passage of an
+article gets its article's questions, so a question in lay words that matches them lifts the
+article, while the passage's own words still decide between siblings.
+
+Articles are named by their LexML URN (``urn:lex:br:federal:lei:1990-09-11;8078!art49``), the
+passage's document id up to its article: a collection of other documents gets no expansion,
+and the laws ingested under any collection name get it. ``COLMEIA_LAY_QUESTIONS`` names another
+file of the same form (questions generated for your own norms with ``bench/doc2query.py``),
+or ``off``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from colmeia.errors import ConfigurationError
+
+__all__ = ["ENV", "ArticleExpansion", "article_urn", "expansion_version", "shipped_questions"]
+
+# Another file of generated questions (your own laws'), or "off" for none.
+ENV = "COLMEIA_LAY_QUESTIONS"
+_DATA = "lay_questions.jsonl"
+_ARTICLE = re.compile(r"^(urn:lex:[^!]+!art[^_#]+)")
+
+
+def article_urn(doc_id: str) -> str:
+    """The article a LexML passage belongs to (``…;8078!art49_par1u`` → ``…;8078!art49``);
+    "" for anything else."""
+    match = _ARTICLE.match(doc_id)
+    return match.group(1) if match else ""
+
+
+def _raw(source: str) -> bytes:
+    if source:
+        try:
+            return Path(source).read_bytes()
+        except OSError as exc:
+            raise ConfigurationError(
+                f"{ENV}={source!r} cannot be read ({exc.strerror}): point it at a JSONL of "
+                "generated questions (bench/doc2query.py writes one) or set it to 'off'"
+            ) from exc
+    try:
+        return (resources.files("colmeia.rag.index") / "data" / _DATA).read_bytes()
+    except OSError:
+        return b""
+
+
+@lru_cache(maxsize=4)
+def _loaded(source: str) -> tuple[str, dict[str, tuple[str, ...]]]:
+    if source.lower() == "off":
+        return "off", {}
+    raw = _raw(source)
+    out: dict[str, tuple[str, ...]] = {}
+    for n, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            article = str(row["article"])
+            questions = tuple(str(q) for q in row.get("questions", []) if str(q).strip())
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ConfigurationError(
+                f"line {n} of the generated questions ({source or _DATA}) is not "
+                '{"article": URN, "questions": [...]}: fix or regenerate the file'
+            ) from exc
+        if questions:
+            out[article] = questions
+    return hashlib.sha256(raw).hexdigest()[:12], out
+
+
+def _source() -> str:
+    return os.environ.get(ENV, "").strip()
+
+
+def shipped_questions() -> dict[str, tuple[str, ...]]:
+    """The generated questions by article URN: the shipped ones, or those of the file
+    ``COLMEIA_LAY_QUESTIONS`` names ({} when it is ``off``)."""
+    return _loaded(_source())[1]
+
+
+def expansion_version() -> str:
+    """A short hash of the questions in use: saved indexes are keyed on it."""
+    return _loaded(_source())[0]
+
+
+class ArticleExpansion:
+    """The generated questions of a collection's articles, aligned with its passages.
+
+    ``texts`` holds one entry per article that has questions; ``rows[i]`` is the entry of
+    passage ``i``'s article, or -1; ``questions`` and ``owners`` list every question with the
+    entry it belongs to (for the vector side)."""
+
+    def __init__(self, doc_ids: Sequence[str], table: dict[str, tuple[str, ...]]) -> None:
+        entry: dict[str, int] = {}
+        rows: list[int] = []
+        for doc_id in doc_ids:
+            urn = article_urn(doc_id)
+            if urn and urn in table:
+                rows.append(entry.setdefault(urn, len(entry)))
+            else:
+                rows.append(-1)
+        self.articles = list(entry)
+        self.rows: npt.NDArray[np.int64] = np.asarray(rows, dtype=np.int64)
+        self.texts = ["\n".join(table[urn]) for urn in self.articles]
+        self.questions = [q for urn in self.articles for q in table[urn]]
+        self.owners: npt.NDArray[np.int64] = np.asarray(
+            [i for i, urn in enumerate(self.articles) for _ in table[urn]], dtype=np.int64
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self.articles)
+
+    def per_passage(self, per_article: npt.ArrayLike) -> npt.NDArray[np.float32]:
+        """Scores by article spread to the passages (0 for passages without questions)."""
+        out = np.zeros(len(self.rows), dtype=np.float32)
+        has = self.rows >= 0
+        out[has] = np.asarray(per_article, dtype=np.float32)[self.rows[has]]
+        return out
