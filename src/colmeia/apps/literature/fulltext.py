@@ -116,7 +116,8 @@ class _Outcome(Exception):
     """Ends one record's fetch with an outcome (internal)."""
 
     def __init__(self, outcome: str, url: str, detail: str) -> None:
-        super().__init__(f"{outcome}: {url}: {detail}")
+        # no message of its own: _fetch_one turns it into a FetchOutcome, never into text
+        # (BaseException.__new__ keeps the arguments as ``args`` all the same)
         self.outcome, self.url, self.detail = outcome, url, detail
 
 
@@ -154,7 +155,7 @@ def pdf_links_in_html(html: str, base: str) -> tuple[list[str], list[str]]:
     for el in doc.xpath("//link[@href]"):
         if (el.get("type") or "").lower() == "application/pdf":
             found.append(el.get("href"))
-    anchors = [(a.get("href") or "", (a.text_content() or "").strip()) for a in doc.xpath("//a")]
+    anchors = [(a.get("href") or "", a.text_content().strip()) for a in doc.xpath("//a")]
     for href, text in anchors:
         path = urlsplit(href).path.lower()
         if path.endswith(".pdf") or _BITSTREAM_RE.search(href) or "pdf" in text.lower().split():
@@ -164,7 +165,9 @@ def pdf_links_in_html(html: str, base: str) -> tuple[list[str], list[str]]:
     root = str(base_href[0]) if base_href else base
 
     def absolute(urls: list[str]) -> list[str]:
-        out = [urljoin(root, u.strip()) for u in urls if u and not u.startswith(("#", "mailto:"))]
+        # a mailto: or javascript: link is dropped by the http(s) test below; a bare fragment
+        # would otherwise become the page's own address
+        out = [urljoin(root, u.strip()) for u in urls if u and not u.startswith("#")]
         return [u for u in dict.fromkeys(out) if u.lower().startswith(("http://", "https://"))]
 
     return absolute(found), absolute(items)
@@ -294,8 +297,9 @@ async def _save(
 
 
 def _discard(part: Path) -> None:
-    part.unlink(missing_ok=True)
-    part.with_suffix(".url").unlink(missing_ok=True)
+    # both exist: _follow records the address before _save opens the part
+    part.unlink()
+    part.with_suffix(".url").unlink()
 
 
 def _accept(part: Path, target: Path, url: str) -> None:

@@ -1,0 +1,152 @@
+"""What a full-text fetch keeps and tells at its edges: a half left by a run before the address
+was recorded beside it and that the server has no more bytes for (416), the PDF header that
+must open the file (within its first 1024 bytes, as readers require), and the size a refusal
+names.
+
+A real HTTP server on 127.0.0.1 answers every request from one table of paths."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from colmeia.apps.literature.fulltext import FetchLimits, FetchOutcome, fetch_full_texts
+from colmeia.apps.literature.records import Record
+
+PDF = b"%PDF-1.4\n" + b"".join(b"%% page %04d\n" % i for i in range(300)) + b"%%EOF\n"
+
+#: path -> (status, headers, body); the headers are sent as given
+Answer = tuple[int, dict[str, str], bytes]
+
+
+class Host:
+    def __init__(self) -> None:
+        self.answers: dict[str, Answer] = {}
+        self.ranges: list[str | None] = []
+        host = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                host.ranges.append(self.headers.get("Range"))
+                status, headers, body = host.answers[self.path]
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+
+@pytest.fixture
+def host() -> Iterator[Host]:
+    h = Host()
+    threading.Thread(
+        target=h.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
+    try:
+        yield h
+    finally:
+        h.httpd.shutdown()
+        h.httpd.server_close()
+
+
+def _pdf_answer(body: bytes) -> Answer:
+    return 200, {"Content-Type": "application/pdf", "Content-Length": str(len(body))}, body
+
+
+def _fetch(host: Host, path: str, tmp_path: Path, **limits: int) -> FetchOutcome:
+    record = Record(title="Tese", links=[host.base + path])
+    (outcome,) = fetch_full_texts(
+        [record], tmp_path, limits=FetchLimits(host_delay=0.0, **limits), allow_private=True
+    )
+    return outcome
+
+
+def _part(tmp_path: Path, host: Host, path: str) -> Path:
+    record = Record(title="Tese", links=[host.base + path])
+    return tmp_path / (re.sub(r"[^A-Za-z0-9._-]+", "_", record.id) + ".pdf.part")
+
+
+NOTHING_MORE: Answer = (416, {"Content-Length": "0"}, b"")
+
+
+def test_a_whole_half_left_without_its_address_is_kept_when_the_server_has_no_more(
+    host: Host, tmp_path: Path
+) -> None:
+    # a run from before the address was recorded beside the half stopped after the last byte
+    path = "/bitstream/1/tese.pdf"
+    host.answers[path] = NOTHING_MORE
+    part = _part(tmp_path, host, path)
+    part.write_bytes(PDF)
+
+    outcome = _fetch(host, path, tmp_path)
+
+    assert host.ranges == [f"bytes={len(PDF)}-"]
+    assert (outcome.outcome, outcome.bytes) == ("fetched", len(PDF))
+    assert Path(outcome.path).read_bytes() == PDF
+    assert sorted(p.name for p in tmp_path.iterdir()) == [Path(outcome.path).name]
+
+
+def test_a_half_without_its_address_that_is_no_pdf_is_refused_and_removed(
+    host: Host, tmp_path: Path
+) -> None:
+    path = "/bitstream/1/tese.pdf"
+    host.answers[path] = NOTHING_MORE
+    part = _part(tmp_path, host, path)
+    part.write_bytes(b"<html>sessao expirada</html>")
+
+    outcome = _fetch(host, path, tmp_path)
+
+    assert (outcome.outcome, outcome.detail) == (
+        "failed",
+        "the download is not a PDF (no %PDF- header)",
+    )
+    assert list(tmp_path.iterdir()) == []  # the next run starts over
+
+
+@pytest.mark.parametrize(("offset", "kept"), [(0, True), (1019, True), (1020, False)])
+def test_a_download_is_a_pdf_only_when_its_header_starts_within_the_first_1024_bytes(
+    host: Host, tmp_path: Path, offset: int, kept: bool
+) -> None:
+    # a server may label anything application/pdf; a reader looks for the header in the first
+    # 1024 bytes only, so a file whose header starts later is not one
+    body = b"\n" * offset + PDF
+    host.answers["/tese.pdf"] = _pdf_answer(body)
+
+    outcome = _fetch(host, "/tese.pdf", tmp_path)
+
+    if kept:
+        assert outcome.outcome == "fetched" and Path(outcome.path).read_bytes() == body
+    else:
+        assert (outcome.outcome, outcome.detail) == (
+            "failed",
+            "the download is not a PDF (no %PDF- header)",
+        )
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_a_refusal_for_size_names_the_size_in_megabytes_of_a_million_bytes(
+    host: Host, tmp_path: Path
+) -> None:
+    # 1 350 000 bytes are 1.35 MB, shown rounded to 1.4; a megabyte of any other size would
+    # round it down
+    host.answers["/tese.pdf"] = (
+        200,
+        {"Content-Type": "application/pdf", "Content-Length": "1350000"},
+        PDF,
+    )
+
+    outcome = _fetch(host, "/tese.pdf", tmp_path, max_bytes=1_000_000)
+
+    assert (outcome.outcome, outcome.detail) == ("too large", "1.4 MB is over the 1 MB limit")
+    assert list(tmp_path.iterdir()) == []
