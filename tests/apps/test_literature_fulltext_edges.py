@@ -7,15 +7,23 @@ A real HTTP server on 127.0.0.1 answers every request from one table of paths.""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from colmeia.apps.literature.fulltext import FetchLimits, FetchOutcome, fetch_full_texts
+from colmeia.apps.literature.fulltext import (
+    FetchLimits,
+    FetchOutcome,
+    HostPacer,
+    fetch_full_texts,
+    record_links,
+)
 from colmeia.apps.literature.records import Record
 
 PDF = b"%PDF-1.4\n" + b"".join(b"%% page %04d\n" % i for i in range(300)) + b"%%EOF\n"
@@ -150,3 +158,42 @@ def test_a_refusal_for_size_names_the_size_in_megabytes_of_a_million_bytes(
 
     assert (outcome.outcome, outcome.detail) == ("too large", "1.4 MB is over the 1 MB limit")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_records_links_are_its_web_addresses_pdfs_first_then_its_doi() -> None:
+    record = Record(
+        title="Tese",
+        links=[
+            "https://a.example.org/item/1",
+            "ftp://files.example.org/tese.pdf",  # not a web address: never fetched
+            " HTTPS://b.example.org/Tese.PDF ",
+            "https://a.example.org/item/1",
+            "",
+        ],
+        doi="10.5555/tese.1 ",
+    )
+    assert record_links(record) == [
+        "HTTPS://b.example.org/Tese.PDF",  # names a PDF: tried first
+        "https://a.example.org/item/1",
+        "https://doi.org/10.5555/tese.1",
+    ]
+    # a resolver written without its closing slash gets one
+    assert (
+        record_links(record, "http://127.0.0.1:8/doi")[-1]
+        == "http://127.0.0.1:8/doi/10.5555/tese.1"
+    )
+
+
+def test_a_host_free_again_is_asked_at_once_and_a_busy_one_after_its_delay() -> None:
+    async def waits() -> list[float]:
+        pacer = HostPacer(0.4)
+        took = []
+        for host in ("a", "b", "a"):
+            start = time.monotonic()
+            await pacer.wait(host)
+            took.append(time.monotonic() - start)
+        return took
+
+    first_a, b, second_a = asyncio.run(waits())
+    assert first_a < 0.2 and b < 0.2  # a host never asked, whatever the clock says
+    assert second_a >= 0.3

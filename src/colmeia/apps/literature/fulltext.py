@@ -106,10 +106,9 @@ class HostPacer:
     async def wait(self, host: str) -> None:
         async with self._lock:
             now = time.monotonic()
-            at = max(now, self._next.get(host, 0.0))
+            at = max(now, self._next.get(host, now))
             self._next[host] = at + self.delay
-        if at > now:
-            await asyncio.sleep(at - now)
+        await asyncio.sleep(at - now)  # no wait (a bare yield) when the host is free
 
 
 class _Outcome(Exception):
@@ -128,7 +127,7 @@ def record_links(rec: Record, doi_resolver: str = DOI_RESOLVER) -> list[str]:
     """The record's http(s) links, those naming a PDF first, then its DOI at the resolver."""
     links = [u.strip() for u in rec.links if u.strip().lower().startswith(("http://", "https://"))]
     if rec.doi:
-        links.append(doi_resolver.rstrip("/") + "/" + rec.doi.strip())
+        links.append(doi_resolver.removesuffix("/") + "/" + rec.doi.strip())
     return sorted(dict.fromkeys(links), key=lambda u: ".pdf" not in u.lower())
 
 
