@@ -1,7 +1,8 @@
 """What a full-text fetch keeps and tells at its edges: a half left by a run before the address
 was recorded beside it and that the server has no more bytes for (416), the PDF header that
-must open the file (within its first 1024 bytes, as readers require), and the size a refusal
-names.
+must open the file (within its first 1024 bytes, as readers require), the size a refusal
+names; which links a record tries first, how a host is paced; and how far a fetch goes: each
+address once, its budget of addresses, its number of redirects.
 
 A real HTTP server on 127.0.0.1 answers every request from one table of paths."""
 
@@ -197,3 +198,83 @@ def test_a_host_free_again_is_asked_at_once_and_a_busy_one_after_its_delay() -> 
     first_a, b, second_a = asyncio.run(waits())
     assert first_a < 0.2 and b < 0.2  # a host never asked, whatever the clock says
     assert second_a >= 0.3
+
+
+def _html(*links: str, meta: str = "") -> Answer:
+    tag = f'<meta name="citation_pdf_url" content="{meta}">' if meta else ""
+    anchors = "".join(f'<a href="{u}">{u.rsplit("/", 1)[-1]}</a>' for u in links)
+    body = f"<html><head>{tag}</head><body>{anchors}</body></html>".encode()
+    return 200, {"Content-Type": "text/html", "Content-Length": str(len(body))}, body
+
+
+def _moved(to: str) -> Answer:
+    return 302, {"Location": to, "Content-Length": "0"}, b""
+
+
+def test_a_page_offering_one_viewer_twice_still_reaches_the_pdf_after_it(
+    host: Host, tmp_path: Path
+) -> None:
+    # the page's first PDF link moves to its viewer, which it also links itself: the viewer is
+    # read once, and the real PDF after it is still tried
+    host.answers["/handle/1/2"] = _html("/view/1.pdf", "/viewer/1.pdf", "/files/tese.pdf")
+    host.answers["/view/1.pdf"] = _moved("/viewer/1.pdf")
+    host.answers["/viewer/1.pdf"] = _html()
+    host.answers["/files/tese.pdf"] = _pdf_answer(PDF)
+
+    outcome = _fetch(host, "/handle/1/2", tmp_path)
+
+    assert (outcome.outcome, outcome.url) == ("fetched", host.base + "/files/tese.pdf")
+    assert len(host.ranges) == 4  # each address once
+
+
+def test_a_page_that_links_itself_is_read_once(host: Host, tmp_path: Path) -> None:
+    host.answers["/handle/1/2"] = _html("/handle/1/2", "/handle/1/2?mode=full")
+    host.answers["/handle/1/2?mode=full"] = _html("/handle/1/2")
+
+    outcome = _fetch(host, "/handle/1/2", tmp_path)
+
+    assert (outcome.outcome, outcome.url) == (
+        "landing page without PDF",
+        host.base + "/handle/1/2?mode=full",
+    )
+    assert len(host.ranges) == 2
+
+
+@pytest.mark.parametrize(("depth", "fetched"), [(2, True), (3, False)])
+def test_a_record_reads_at_most_its_budget_of_addresses(
+    host: Host, tmp_path: Path, depth: int, fetched: bool
+) -> None:
+    # pages and redirects together: 3 addresses here, so the PDF behind two item pages is
+    # fetched and the one behind three is not
+    for i in range(1, depth):
+        host.answers[f"/handle/1/{i}"] = _html(f"/handle/1/{i + 1}")
+    host.answers[f"/handle/1/{depth}"] = _html(meta="/files/tese.pdf")
+    host.answers["/files/tese.pdf"] = _pdf_answer(PDF)
+
+    outcome = _fetch(host, "/handle/1/1", tmp_path, max_pages=2, max_redirects=1)
+
+    if fetched:
+        assert outcome.outcome == "fetched"
+    else:
+        assert (outcome.outcome, outcome.url) == (
+            "landing page without PDF",
+            host.base + "/handle/1/3",
+        )
+        assert len(host.ranges) == 3
+
+
+@pytest.mark.parametrize(("hops", "fetched"), [(2, True), (3, False)])
+def test_a_pdf_is_followed_through_as_many_redirects_as_allowed_and_no_more(
+    host: Host, tmp_path: Path, hops: int, fetched: bool
+) -> None:
+    for i in range(hops):
+        host.answers[f"/old/{i}"] = _moved(f"/old/{i + 1}" if i + 1 < hops else "/tese.pdf")
+    host.answers["/tese.pdf"] = _pdf_answer(PDF)
+
+    outcome = _fetch(host, "/old/0", tmp_path, max_redirects=2)
+
+    if fetched:
+        assert (outcome.outcome, outcome.url) == ("fetched", host.base + "/tese.pdf")
+    else:
+        assert (outcome.outcome, outcome.detail) == ("failed", "too many redirects")
+        assert len(host.ranges) == 3
