@@ -9,6 +9,7 @@ A real HTTP server on 127.0.0.1 answers every request from one table of paths.""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import threading
 import time
@@ -34,7 +35,7 @@ Answer = tuple[int, dict[str, str], bytes]
 
 
 class Host:
-    def __init__(self) -> None:
+    def __init__(self, address: str = "127.0.0.1") -> None:
         self.answers: dict[str, Answer] = {}
         self.ranges: list[str | None] = []
         host = self
@@ -52,13 +53,13 @@ class Host:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.httpd = ThreadingHTTPServer((address, 0), Handler)
+        self.base = f"http://{address}:{self.httpd.server_address[1]}"
 
 
-@pytest.fixture
-def host() -> Iterator[Host]:
-    h = Host()
+@contextlib.contextmanager
+def _serving(address: str = "127.0.0.1") -> Iterator[Host]:
+    h = Host(address)
     threading.Thread(
         target=h.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
     ).start()
@@ -67,6 +68,12 @@ def host() -> Iterator[Host]:
     finally:
         h.httpd.shutdown()
         h.httpd.server_close()
+
+
+@pytest.fixture
+def host() -> Iterator[Host]:
+    with _serving() as h:
+        yield h
 
 
 def _pdf_answer(body: bytes) -> Answer:
@@ -116,8 +123,9 @@ def test_a_half_without_its_address_that_is_no_pdf_is_refused_and_removed(
 
     outcome = _fetch(host, path, tmp_path)
 
-    assert (outcome.outcome, outcome.detail) == (
+    assert (outcome.outcome, outcome.url, outcome.detail) == (
         "failed",
+        host.base + path,
         "the download is not a PDF (no %PDF- header)",
     )
     assert list(tmp_path.iterdir()) == []  # the next run starts over
@@ -278,3 +286,83 @@ def test_a_pdf_is_followed_through_as_many_redirects_as_allowed_and_no_more(
     else:
         assert (outcome.outcome, outcome.detail) == ("failed", "too many redirects")
         assert len(host.ranges) == 3
+
+
+def test_each_host_is_paced_on_its_own(tmp_path: Path) -> None:
+    # two hosts (two loopback addresses): the second is not kept waiting by the first's delay
+    with _serving("127.0.0.1") as one, _serving("127.0.0.2") as two:
+        for h in (one, two):
+            h.answers["/tese.pdf"] = _pdf_answer(PDF)
+        records = [
+            Record(title=f"Tese {i}", links=[h.base + "/tese.pdf"])
+            for i, h in enumerate((one, two))
+        ]
+        start = time.monotonic()
+        outcomes = fetch_full_texts(
+            records, tmp_path, limits=FetchLimits(host_delay=3.0), allow_private=True
+        )
+        took = time.monotonic() - start
+    assert [o.outcome for o in outcomes] == ["fetched", "fetched"]
+    assert took < 2.5
+
+
+@pytest.mark.parametrize("status", [400, 404, 500])
+def test_an_error_answer_fails_naming_its_address_and_status(
+    host: Host, tmp_path: Path, status: int
+) -> None:
+    host.answers["/tese.pdf"] = (status, {"Content-Type": "application/pdf"}, PDF)
+
+    outcome = _fetch(host, "/tese.pdf", tmp_path)
+
+    assert (outcome.outcome, outcome.url, outcome.detail) == (
+        "failed",
+        host.base + "/tese.pdf",
+        f"the server answered {status}",
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_location_on_an_answer_that_is_no_redirect_is_not_followed(
+    host: Host, tmp_path: Path
+) -> None:
+    host.answers["/tese.pdf"] = (
+        200,
+        {"Content-Type": "application/pdf", "Location": "/elsewhere.pdf"},
+        PDF,
+    )
+
+    outcome = _fetch(host, "/tese.pdf", tmp_path)
+
+    assert (outcome.outcome, outcome.url) == ("fetched", host.base + "/tese.pdf")
+    assert len(host.ranges) == 1
+
+
+def test_a_pdf_served_without_a_content_type_is_known_by_its_header(
+    host: Host, tmp_path: Path
+) -> None:
+    host.answers["/bitstream/1/2"] = (200, {}, PDF)
+
+    outcome = _fetch(host, "/bitstream/1/2", tmp_path)
+
+    assert outcome.outcome == "fetched" and Path(outcome.path).read_bytes() == PDF
+
+
+def test_a_download_of_no_announced_size_is_cut_at_the_limit_naming_its_address(
+    host: Host, tmp_path: Path
+) -> None:
+    # no Content-Length: the size is only known while the bytes arrive
+    host.answers["/tese.pdf"] = (200, {"Content-Type": "application/pdf"}, PDF)
+
+    outcome = _fetch(host, "/tese.pdf", tmp_path, max_bytes=len(PDF) - 1)
+
+    assert (outcome.outcome, outcome.url) == ("too large", host.base + "/tese.pdf")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_refused_address_is_named_in_its_outcome(tmp_path: Path) -> None:
+    # a private address without allow_private: refused before any connection
+    link = "http://127.0.0.1:9/tese.pdf"
+    (outcome,) = fetch_full_texts(
+        [Record(title="Tese", links=[link])], tmp_path, limits=FetchLimits(host_delay=0.0)
+    )
+    assert (outcome.outcome, outcome.url) == ("refused", link)
