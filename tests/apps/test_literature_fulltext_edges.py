@@ -366,3 +366,77 @@ def test_a_refused_address_is_named_in_its_outcome(tmp_path: Path) -> None:
         [Record(title="Tese", links=[link])], tmp_path, limits=FetchLimits(host_delay=0.0)
     )
     assert (outcome.outcome, outcome.url) == ("refused", link)
+
+
+HALF = len(PDF) // 2
+
+
+def _resume(host: Host, answer: Answer, tmp_path: Path, half: bytes = PDF[:HALF]) -> FetchOutcome:
+    path = "/bitstream/1/tese.pdf"
+    host.answers[path] = answer
+    part = _part(tmp_path, host, path)
+    part.write_bytes(half)
+    part.with_suffix(".url").write_text(host.base + path, encoding="utf-8")
+    return _fetch(host, path, tmp_path)
+
+
+def _partial(start: int, body: bytes, ctype: str = "application/pdf") -> Answer:
+    end = start + len(body) - 1
+    headers = {"Content-Type": ctype, "Content-Length": str(len(body))}
+    return 206, headers | {"Content-Range": f"bytes {start}-{end}/{len(PDF)}"}, body
+
+
+def test_the_rest_of_a_file_is_appended_whatever_type_the_server_gives_it(
+    host: Host, tmp_path: Path
+) -> None:
+    outcome = _resume(host, _partial(HALF, PDF[HALF:], "application/octet-stream"), tmp_path)
+    assert host.ranges == [f"bytes={HALF}-"]
+    assert (outcome.outcome, outcome.bytes) == ("fetched", len(PDF))
+    assert Path(outcome.path).read_bytes() == PDF
+
+
+def test_a_partial_answer_with_the_whole_file_replaces_the_half(host: Host, tmp_path: Path) -> None:
+    # 206 for bytes 0-: the server ignored where the range started
+    outcome = _resume(host, _partial(0, PDF), tmp_path)
+    assert outcome.outcome == "fetched" and Path(outcome.path).read_bytes() == PDF
+
+
+def test_a_partial_answer_from_elsewhere_in_the_file_is_not_glued_to_the_half(
+    host: Host, tmp_path: Path
+) -> None:
+    outcome = _resume(host, _partial(HALF + 100, PDF[HALF + 100 :]), tmp_path)
+    assert (outcome.outcome, outcome.detail) == (
+        "failed",
+        "the download is not a PDF (no %PDF- header)",
+    )
+    assert list(tmp_path.iterdir()) == []  # the next run starts over
+
+
+def test_an_empty_rest_adds_nothing_to_a_whole_half(host: Host, tmp_path: Path) -> None:
+    outcome = _resume(host, _partial(len(PDF), b""), tmp_path, half=PDF)
+    assert outcome.outcome == "fetched" and Path(outcome.path).read_bytes() == PDF
+
+
+def test_an_empty_answer_labelled_pdf_is_no_pdf(host: Host, tmp_path: Path) -> None:
+    host.answers["/tese.pdf"] = _pdf_answer(b"")
+    outcome = _fetch(host, "/tese.pdf", tmp_path)
+    assert (outcome.outcome, outcome.detail) == (
+        "failed",
+        "the download is not a PDF (no %PDF- header)",
+    )
+
+
+def test_an_unlabelled_file_is_a_pdf_only_by_a_header_in_its_first_1024_bytes(
+    host: Host, tmp_path: Path
+) -> None:
+    body = b"\n" * 1020 + PDF
+    host.answers["/files/1"] = (
+        200,
+        {"Content-Type": "application/octet-stream", "Content-Length": str(len(body))},
+        body,
+    )
+    outcome = _fetch(host, "/files/1", tmp_path)
+    assert (outcome.outcome, outcome.detail) == (
+        "failed",
+        "neither a PDF nor a web page (application/octet-stream)",
+    )

@@ -225,11 +225,13 @@ async def _follow(
                     if chunk:
                         break
                 is_pdf = "pdf" in ctype or b"%PDF-" in first[:1024]
-                if is_pdf or (resp.status_code == 206 and have):
-                    if resp.status_code != 206 and length > limits.max_bytes:
+                # a 206 is only ever the answer to our Range: a file, whatever its type says
+                if is_pdf or resp.status_code == 206:
+                    resumed = resp.status_code == 206 and bool(have) and _continues_at(resp, have)
+                    if not resumed and length > limits.max_bytes:
                         raise _Outcome("too large", current, _too_large(length, limits))
                     part.with_suffix(".url").write_text(current, encoding="utf-8")
-                    size = await _save(resp.status_code, have, first, pieces, part, limits, current)
+                    size = await _save(resumed, have, first, pieces, part, limits, current)
                     _accept(part, target, current)
                     return current, size
                 body = first
@@ -268,8 +270,15 @@ def _too_large(size: int, limits: FetchLimits) -> str:
     return f"{size / 1e6:.1f} MB is over the {limits.max_bytes / 1e6:g} MB limit"
 
 
+def _continues_at(resp: Any, have: int) -> bool:
+    """Whether a 206 answer's bytes start where the ``have`` bytes on disk end. Its
+    Content-Range says where they start; a server that sends none is taken at its word."""
+    m = re.match(r"bytes (\d+)-", resp.headers.get("content-range", ""))
+    return m is None or int(m.group(1)) == have
+
+
 async def _save(
-    status: int,
+    resumed: bool,
     have: int,
     first: bytes,
     pieces: Any,
@@ -277,8 +286,9 @@ async def _save(
     limits: FetchLimits,
     url: str,
 ) -> int:
-    mode = "ab" if status == 206 and have else "wb"
-    size = have if mode == "ab" else 0
+    # bytes that do not continue the half on disk replace it (checked for a PDF header after)
+    mode = "ab" if resumed else "wb"
+    size = have if resumed else 0
     with part.open(mode) as fh:
         chunk = first
         while True:
