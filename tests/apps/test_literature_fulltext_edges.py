@@ -440,3 +440,66 @@ def test_an_unlabelled_file_is_a_pdf_only_by_a_header_in_its_first_1024_bytes(
         "failed",
         "neither a PDF nor a web page (application/octet-stream)",
     )
+
+
+def _page(ctype: str, body: bytes) -> Answer:
+    return 200, {"Content-Type": ctype, "Content-Length": str(len(body))}, body
+
+
+LINK = b'<a href="/files/tese.pdf">PDF</a>'
+
+
+@pytest.mark.parametrize(
+    ("ctype", "body"),
+    [
+        ("text/plain", b"\n  <html><body>" + LINK + b"</body></html>"),  # known by its "<"
+        ("text/html; charset=utf-8", b"Texto completo: " + LINK),  # known by its type
+        ("TEXT/HTML", b"Texto completo: " + LINK),
+    ],
+    ids=["untyped-page", "typed-page", "typed-in-capitals"],
+)
+def test_a_landing_page_is_known_by_its_type_or_its_first_character(
+    host: Host, tmp_path: Path, ctype: str, body: bytes
+) -> None:
+    host.answers["/handle/1/2"] = _page(ctype, body)
+    host.answers["/files/tese.pdf"] = _pdf_answer(PDF)
+
+    outcome = _fetch(host, "/handle/1/2", tmp_path)
+
+    assert (outcome.outcome, outcome.url) == ("fetched", host.base + "/files/tese.pdf")
+
+
+@pytest.mark.parametrize("filler", [300_000, 2_500_000])
+def test_a_long_landing_page_is_read_past_its_first_piece_up_to_its_cap(
+    host: Host, tmp_path: Path, filler: int
+) -> None:
+    # the link after 300 kB arrives in a later piece of the answer; a page past the 2 MB cap
+    # is read up to the cap, and the link before the cap is still followed
+    if filler < 2_000_000:
+        body = b"<html><body><p>" + b"x" * filler + b"</p>" + LINK + b"</body></html>"
+    else:
+        body = b"<html><body>" + LINK + b"<p>" + b"x" * filler + b"</p></body></html>"
+    host.answers["/handle/1/2"] = _page("text/html", body)
+    host.answers["/files/tese.pdf"] = _pdf_answer(PDF)
+
+    outcome = _fetch(host, "/handle/1/2", tmp_path)
+
+    assert (outcome.outcome, outcome.url) == ("fetched", host.base + "/files/tese.pdf")
+
+
+@pytest.mark.parametrize("limit", [len(PDF), len(PDF) - 1])
+def test_an_announced_size_at_the_limit_is_fetched_and_one_byte_over_is_refused(
+    host: Host, tmp_path: Path, limit: int
+) -> None:
+    host.answers["/tese.pdf"] = _pdf_answer(PDF)
+
+    outcome = _fetch(host, "/tese.pdf", tmp_path, max_bytes=limit)
+
+    if limit == len(PDF):
+        assert outcome.outcome == "fetched"
+    else:
+        assert (outcome.outcome, outcome.detail) == (
+            "too large",
+            f"{len(PDF) / 1e6:.1f} MB is over the {limit / 1e6:g} MB limit",
+        )
+        assert host.ranges == [None] and list(tmp_path.iterdir()) == []
