@@ -284,7 +284,12 @@ def test_a_pdf_is_followed_through_as_many_redirects_as_allowed_and_no_more(
     if fetched:
         assert (outcome.outcome, outcome.url) == ("fetched", host.base + "/tese.pdf")
     else:
-        assert (outcome.outcome, outcome.detail) == ("failed", "too many redirects")
+        # named by the address it was sent to last
+        assert (outcome.outcome, outcome.url, outcome.detail) == (
+            "failed",
+            host.base + "/tese.pdf",
+            "too many redirects",
+        )
         assert len(host.ranges) == 3
 
 
@@ -503,3 +508,23 @@ def test_an_announced_size_at_the_limit_is_fetched_and_one_byte_over_is_refused(
             f"{len(PDF) / 1e6:.1f} MB is over the {limit / 1e6:g} MB limit",
         )
         assert host.ranges == [None] and list(tmp_path.iterdir()) == []
+
+
+def test_a_page_with_a_stray_byte_still_offers_its_pdf(host: Host, tmp_path: Path) -> None:
+    body = b"<html><body>Resumo: educa\xe7\xe3o " + LINK + b"</body></html>"  # latin-1 bytes
+    host.answers["/handle/1/2"] = _page("text/html; charset=utf-8", body)
+    host.answers["/files/tese.pdf"] = _pdf_answer(PDF)
+
+    outcome = _fetch(host, "/handle/1/2", tmp_path)
+
+    assert (outcome.outcome, outcome.url) == ("fetched", host.base + "/files/tese.pdf")
+
+
+def test_a_page_is_read_in_the_charset_it_declares(host: Host, tmp_path: Path) -> None:
+    body = '<html><body><a href="/files/educação.pdf">PDF</a></body></html>'.encode("latin-1")
+    host.answers["/handle/1/2"] = _page("text/html; charset=iso-8859-1", body)
+    host.answers["/files/educa%C3%A7%C3%A3o.pdf"] = _pdf_answer(PDF)
+
+    outcome = _fetch(host, "/handle/1/2", tmp_path)
+
+    assert outcome.outcome == "fetched"

@@ -242,11 +242,12 @@ async def _follow(
                 if "html" not in ctype and not body.lstrip()[:1] == b"<":
                     raise _Outcome("failed", current, f"neither a PDF nor a web page ({ctype})")
                 last_html = current
-                charset = resp.encoding or "utf-8"
-                pdfs, items = pdf_links_in_html(body.decode(charset, "replace"), checked.url)
-                # PDFs the page offers first, then the items it points to (one level deeper).
-                pages = [u for u in pdfs if u not in seen] + pages
-                pages += [u for u in items if u not in seen and u not in pages]
+                # httpx's encoding is the declared charset, else utf-8: never None in fact
+                text = body.decode(resp.encoding or "utf-8", "replace")
+                pdfs, items = pdf_links_in_html(text, checked.url)
+                # PDFs the page offers first, then the items it points to (one level deeper);
+                # an address already read is skipped when its turn comes
+                pages = pdfs + pages + items
             break
         else:
             raise _Outcome("failed", current, "too many redirects")
