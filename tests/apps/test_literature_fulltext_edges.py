@@ -241,9 +241,10 @@ def test_a_page_that_links_itself_is_read_once(host: Host, tmp_path: Path) -> No
 
     outcome = _fetch(host, "/handle/1/2", tmp_path)
 
-    assert (outcome.outcome, outcome.url) == (
+    assert (outcome.outcome, outcome.url, outcome.detail) == (
         "landing page without PDF",
-        host.base + "/handle/1/2?mode=full",
+        host.base + "/handle/1/2?mode=full",  # the last page read
+        "the page offers no PDF (no citation_pdf_url, bitstream or .pdf link)",
     )
     assert len(host.ranges) == 2
 
@@ -528,3 +529,20 @@ def test_a_page_is_read_in_the_charset_it_declares(host: Host, tmp_path: Path) -
     outcome = _fetch(host, "/handle/1/2", tmp_path)
 
     assert outcome.outcome == "fetched"
+
+
+def test_a_link_left_no_budget_by_the_links_before_it_is_named_unread(
+    host: Host, tmp_path: Path
+) -> None:
+    # the PDF link (tried first) fails and uses the record's one address: the landing page
+    # after it is not read, and the outcome names it
+    host.answers["/files/tese.pdf"] = (404, {"Content-Length": "0"}, b"")
+    links = [host.base + "/handle/1/2", host.base + "/files/tese.pdf"]
+    (outcome,) = fetch_full_texts(
+        [Record(title="Tese", links=links)],
+        tmp_path,
+        limits=FetchLimits(host_delay=0.0, max_pages=1, max_redirects=0),
+        allow_private=True,
+    )
+    assert (outcome.outcome, outcome.url) == ("landing page without PDF", links[0])
+    assert host.ranges == [None]

@@ -188,7 +188,7 @@ async def _follow(
     from colmeia.tools.builtins.fetch_url import check_url, pinned_stream
 
     pages: list[str] = [url]
-    last_html = ""
+    last_html = url  # the last page read, named in the outcome
     while pages:
         current = pages.pop(0)
         if current in seen:
@@ -253,7 +253,7 @@ async def _follow(
             raise _Outcome("failed", current, "too many redirects")
     raise _Outcome(
         "landing page without PDF",
-        last_html or url,
+        last_html,
         "the page offers no PDF (no citation_pdf_url, bitstream or .pdf link)",
     )
 
