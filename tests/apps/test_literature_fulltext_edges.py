@@ -37,18 +37,22 @@ Answer = tuple[int, dict[str, str], bytes]
 class Host:
     def __init__(self, address: str = "127.0.0.1") -> None:
         self.answers: dict[str, Answer] = {}
+        self.delays: dict[str, float] = {}  # seconds before a path's answer
         self.ranges: list[str | None] = []
         host = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 host.ranges.append(self.headers.get("Range"))
+                time.sleep(host.delays.get(self.path, 0.0))
                 status, headers, body = host.answers[self.path]
                 self.send_response(status)
                 for k, v in headers.items():
                     self.send_header(k, v)
                 self.end_headers()
-                self.wfile.write(body)
+                # a client out of time has hung up: nothing to send it
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(body)
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -546,3 +550,44 @@ def test_a_link_left_no_budget_by_the_links_before_it_is_named_unread(
     )
     assert (outcome.outcome, outcome.url) == ("landing page without PDF", links[0])
     assert host.ranges == [None]
+
+
+def test_every_outcome_carries_its_records_id_and_title_its_address_and_reason(
+    host: Host, tmp_path: Path
+) -> None:
+    host.answers["/lenta.pdf"] = _pdf_answer(PDF)
+    host.delays["/lenta.pdf"] = 3.0
+    records = [
+        Record(title="Sem link", year=2001),
+        Record(title="Sem servidor", links=["http:///tese.pdf"]),
+        Record(title="Lenta", links=[host.base + "/lenta.pdf"]),
+    ]
+    outcomes = fetch_full_texts(
+        records, tmp_path, limits=FetchLimits(host_delay=0.0, timeout=1.0), allow_private=True
+    )
+    got = [(o.id, o.title, o.outcome, o.url, o.detail) for o in outcomes]
+    assert got == [
+        (records[0].id, "Sem link", "no link", "", "no http(s) link and no DOI"),
+        (
+            records[1].id,
+            "Sem servidor",
+            "failed",
+            "http:///tese.pdf",
+            "the URL 'http:///tese.pdf' has no host name",
+        ),
+        (records[2].id, "Lenta", "timeout", host.base + "/lenta.pdf", "no PDF within 1 s"),
+    ]
+
+
+def test_the_time_one_link_used_is_not_given_again_to_the_next(host: Host, tmp_path: Path) -> None:
+    # the record has 1 s in all: the first link takes 0.7 s to fail, so the second, which
+    # would answer in 0.6 s, is out of time
+    host.answers["/a.pdf"] = (404, {"Content-Length": "0"}, b"")
+    host.delays["/a.pdf"] = 0.7
+    host.answers["/b.pdf"] = _pdf_answer(PDF)
+    host.delays["/b.pdf"] = 0.6
+    record = Record(title="Tese", links=[host.base + "/a.pdf", host.base + "/b.pdf"])
+    (outcome,) = fetch_full_texts(
+        [record], tmp_path, limits=FetchLimits(host_delay=0.0, timeout=1.0), allow_private=True
+    )
+    assert (outcome.outcome, outcome.url) == ("timeout", host.base + "/b.pdf")
