@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -112,7 +113,7 @@ def test_a_whole_half_left_without_its_address_is_kept_when_the_server_has_no_mo
     outcome = _fetch(host, path, tmp_path)
 
     assert host.ranges == [f"bytes={len(PDF)}-"]
-    assert (outcome.outcome, outcome.bytes) == ("fetched", len(PDF))
+    assert (outcome.outcome, outcome.bytes, outcome.detail) == ("fetched", len(PDF), "")
     assert Path(outcome.path).read_bytes() == PDF
     assert sorted(p.name for p in tmp_path.iterdir()) == [Path(outcome.path).name]
 
@@ -446,8 +447,9 @@ def test_an_unlabelled_file_is_a_pdf_only_by_a_header_in_its_first_1024_bytes(
         body,
     )
     outcome = _fetch(host, "/files/1", tmp_path)
-    assert (outcome.outcome, outcome.detail) == (
+    assert (outcome.outcome, outcome.url, outcome.detail) == (
         "failed",
+        host.base + "/files/1",
         "neither a PDF nor a web page (application/octet-stream)",
     )
 
@@ -591,3 +593,21 @@ def test_the_time_one_link_used_is_not_given_again_to_the_next(host: Host, tmp_p
         [record], tmp_path, limits=FetchLimits(host_delay=0.0, timeout=1.0), allow_private=True
     )
     assert (outcome.outcome, outcome.url) == ("timeout", host.base + "/b.pdf")
+
+
+def test_a_connection_refused_is_a_failure_named_by_its_error(tmp_path: Path) -> None:
+    with socket.socket() as s:  # a port nobody listens on once it is closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    link = f"http://127.0.0.1:{port}/tese.pdf"
+    record = Record(title="Servidor fora do ar", links=[link])
+    (outcome,) = fetch_full_texts(
+        [record], tmp_path, limits=FetchLimits(host_delay=0.0), allow_private=True
+    )
+    assert (outcome.id, outcome.title, outcome.outcome, outcome.url) == (
+        record.id,
+        "Servidor fora do ar",
+        "failed",
+        link,
+    )
+    assert outcome.detail.startswith("ConnectError: ")
