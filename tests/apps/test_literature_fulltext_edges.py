@@ -24,6 +24,7 @@ from colmeia.apps.literature.fulltext import (
     FetchLimits,
     FetchOutcome,
     HostPacer,
+    afetch_full_texts,
     fetch_full_texts,
     record_links,
 )
@@ -611,3 +612,97 @@ def test_a_connection_refused_is_a_failure_named_by_its_error(tmp_path: Path) ->
         link,
     )
     assert outcome.detail.startswith("ConnectError: ")
+
+
+@pytest.mark.parametrize(
+    ("answers", "outcome"),
+    [
+        # a size says more than an error, whichever link gave it
+        (
+            {"/a.pdf": (404, {}, b""), "/b.pdf": (200, {"Content-Length": "99000000"}, PDF)},
+            ("too large", "/b.pdf"),
+        ),
+        (
+            {"/a.pdf": (200, {"Content-Length": "99000000"}, PDF), "/b.pdf": (404, {}, b"")},
+            ("too large", "/a.pdf"),
+        ),
+        # of two reasons alike, the first link's
+        ({"/a.pdf": (404, {}, b""), "/b.pdf": (500, {}, b"")}, ("failed", "/a.pdf")),
+    ],
+)
+def test_a_records_outcome_is_its_most_telling_reason_across_its_links(
+    host: Host, tmp_path: Path, answers: dict[str, Answer], outcome: tuple[str, str]
+) -> None:
+    host.answers.update(answers)
+    record = Record(title="Tese", links=[host.base + "/a.pdf", host.base + "/b.pdf"])
+    (got,) = fetch_full_texts(
+        [record], tmp_path, limits=FetchLimits(host_delay=0.0), allow_private=True
+    )
+    assert (got.outcome, got.url) == (outcome[0], host.base + outcome[1])
+
+
+def test_a_record_whose_links_are_all_refused_is_refused(tmp_path: Path) -> None:
+    links = ["http://127.0.0.1:9/a.pdf", "http://127.0.0.1:9/b.pdf"]
+    (got,) = fetch_full_texts([Record(title="Tese", links=links)], tmp_path)
+    assert (got.outcome, got.url) == ("refused", links[0])
+
+
+def test_after_a_timeout_the_records_other_links_are_not_asked(host: Host, tmp_path: Path) -> None:
+    host.answers["/a.pdf"] = _pdf_answer(PDF)
+    host.delays["/a.pdf"] = 2.0
+    host.answers["/b.pdf"] = _pdf_answer(PDF)
+    record = Record(title="Tese", links=[host.base + "/a.pdf", host.base + "/b.pdf"])
+    (got,) = fetch_full_texts(
+        [record], tmp_path, limits=FetchLimits(host_delay=0.0, timeout=1.0), allow_private=True
+    )
+    assert (got.outcome, got.url) == ("timeout", host.base + "/a.pdf")
+    assert len(host.ranges) == 1
+
+
+def test_works_already_at_hand_are_not_fetched_and_progress_counts_every_record(
+    host: Host, tmp_path: Path
+) -> None:
+    host.answers["/c.pdf"] = _pdf_answer(PDF)
+    records = [Record(title=t, links=[host.base + f"/{t}.pdf"]) for t in ("a", "b", "c")]
+    matched = tmp_path / "biblioteca" / "a.pdf"
+    folder = tmp_path / "novos" / "pdfs"  # made, parents and all
+    folder.mkdir(parents=True)
+    earlier = folder / (re.sub(r"[^A-Za-z0-9._-]+", "_", records[1].id) + ".pdf")
+    earlier.write_bytes(PDF)
+    seen: list[tuple[int, int]] = []
+    outcomes = fetch_full_texts(
+        records,
+        folder,
+        have={records[0].id: matched},
+        limits=FetchLimits(host_delay=0.0),
+        allow_private=True,
+        progress=lambda i, n: seen.append((i, n)),
+    )
+    assert [(o.outcome, o.path) for o in outcomes[:2]] == [
+        ("already here", str(matched)),
+        ("already here", str(earlier)),
+    ]
+    assert outcomes[2].outcome == "fetched"
+    assert host.ranges == [None]  # only the third was asked for
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+
+
+def test_a_new_folder_is_made_with_its_parents(host: Host, tmp_path: Path) -> None:
+    host.answers["/a.pdf"] = _pdf_answer(PDF)
+    folder = tmp_path / "revisao" / "textos" / "pdfs"
+    (got,) = fetch_full_texts(
+        [Record(title="a", links=[host.base + "/a.pdf"])],
+        folder,
+        limits=FetchLimits(host_delay=0.0),
+        allow_private=True,
+    )
+    assert got.outcome == "fetched" and Path(got.path).parent == folder
+
+
+def test_inside_an_event_loop_private_addresses_are_refused_unless_allowed(
+    host: Host, tmp_path: Path
+) -> None:
+    host.answers["/a.pdf"] = _pdf_answer(PDF)
+    record = Record(title="a", links=[host.base + "/a.pdf"])
+    (got,) = asyncio.run(afetch_full_texts([record], tmp_path, limits=FetchLimits(host_delay=0.0)))
+    assert got.outcome == "refused" and host.ranges == []
