@@ -31,8 +31,12 @@ time limits), so a whole run can be split over budgets or machines; ``--changed-
 runs only the modules whose source or tests differ from git ref ``REF`` (``make
 mutation-changed``).
 
+``--only NAME --functions F ...`` mutates only the functions ``F`` of that module (mutmut's
+name patterns; each run re-runs them even when their verdicts are cached): a module too big for
+one sitting is done a share at a time, and ``--report-only`` then reports it whole.
+
 Usage: ``python tests/mutation/run_mutation.py [--only NAME ...] [--shard 1/4]
-[--changed-since origin/main] [--fresh] [--min-score 90]``.
+[--changed-since origin/main] [--fresh] [--min-score 90] [--functions F ...]``.
 """
 
 from __future__ import annotations
