@@ -134,3 +134,22 @@ async def test_a_lookup_in_an_earlier_turn_does_not_let_the_search_agent_hand_ba
     # the guard looks up this turn's case before the hand-back
     assert _found(second) == [SECOND], second.as_dict()
     assert [t["tool"] for t in second.tools if t["guard"]] == ["lookup_case"]
+
+
+async def test_a_lookup_in_an_earlier_turn_still_lets_this_turns_unasked_subscription_look_up(
+    scripted: Any, assistant: Any
+) -> None:
+    main, search = _turn_one()
+    main += [call("transfer_to_search", reason="processo"), Reply(content="Pronto.")]
+    # the next turn: the same case asked again, and the model subscribes nobody asked it to
+    search += [
+        call("subscribe_updates", number=FIRST, contact="example@example.com"),
+        Reply(content="Veja o cadastro."),
+    ]
+    bot = await assistant(scripted(Roles(main=main, search=search)))
+    await bot.ask("t1", f"Me fale do processo {FIRST}.")
+    second = await bot.ask("t1", f"E agora, qual a situação do processo {FIRST}?")
+    # the subscription becomes this turn's lookup: the answer is the record as it is now
+    assert second.status == "answered", second.as_dict()
+    assert all(t["tool"] != "subscribe_updates" for t in second.tools)
+    assert _found(second) == [FIRST], second.as_dict()
