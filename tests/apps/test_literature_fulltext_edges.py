@@ -678,9 +678,9 @@ def test_works_already_at_hand_are_not_fetched_and_progress_counts_every_record(
         allow_private=True,
         progress=lambda i, n: seen.append((i, n)),
     )
-    assert [(o.outcome, o.path) for o in outcomes[:2]] == [
-        ("already here", str(matched)),
-        ("already here", str(earlier)),
+    assert [(o.id, o.title, o.outcome, o.path) for o in outcomes[:2]] == [
+        (records[0].id, "a", "already here", str(matched)),
+        (records[1].id, "b", "already here", str(earlier)),
     ]
     assert outcomes[2].outcome == "fetched"
     assert host.ranges == [None]  # only the third was asked for
