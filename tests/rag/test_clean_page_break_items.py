@@ -132,3 +132,26 @@ def test_what_ends_the_page_above_and_opens_the_next_decides_the_join(
 ) -> None:
     pages = clean_pages([Page(1, above), Page(2, head)])
     assert [p.text for p in pages] == ([f"{above} {head}"] if joined else [above, head])
+
+
+def test_a_name_cut_at_its_hyphen_by_the_page_break_is_joined_whatever_follows() -> None:
+    above = "A pesquisa acompanhou as escolas da rede durante a pandemia de COVID-"
+    (page,) = clean_pages([Page(1, above), Page(2, "19 e depois dela.")])
+    assert page.text.endswith("pandemia de COVID-19 e depois dela.")
+
+
+@pytest.mark.parametrize(("blanks", "joined"), [(1, True), (2, True), (3, False)])
+def test_the_rest_of_a_paragraph_is_found_past_up_to_two_pages_without_text(
+    blanks: int, joined: bool
+) -> None:
+    # a float page (a table or figure alone) or a blank page may lie between a paragraph and
+    # its rest; three such pages are no longer a break inside one paragraph
+    above = "A pesquisa analisou a oferta de vagas na educação infantil em diferentes regiões do"
+    rest = "país, com dados do censo escolar."
+    pages = [Page(1, above), *(Page(2 + k, "") for k in range(blanks)), Page(2 + blanks, rest)]
+    cleaned = clean_pages(pages)
+    if joined:
+        assert [p.text for p in cleaned] == [f"{above} {rest}"]
+        assert cleaned[0].carry_page == 2 + blanks
+    else:
+        assert [p.text for p in cleaned] == [above, rest]
