@@ -109,7 +109,9 @@ def site() -> Iterator[Site]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state.base = f"http://127.0.0.1:{server.server_address[1]}"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     try:
         yield state
     finally:

@@ -74,7 +74,9 @@ class Server:
 @pytest.fixture(params=[True, False], ids=["answers-206", "ignores-range-200"])
 def server(request: pytest.FixtureRequest) -> Iterator[Server]:
     s = Server(honours_range=request.param)
-    threading.Thread(target=s.httpd.serve_forever, daemon=True).start()
+    threading.Thread(
+        target=s.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     try:
         yield s
     finally:
@@ -103,7 +105,9 @@ def test_a_resumed_download_is_the_whole_file_whatever_the_server_does_with_the_
 
 def test_a_half_download_from_another_address_is_started_over(tmp_path: Path) -> None:
     s = Server(honours_range=True)
-    threading.Thread(target=s.httpd.serve_forever, daemon=True).start()
+    threading.Thread(
+        target=s.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     try:
         record = Record(title="Tese", links=[s.url])
         part = tmp_path / (re.sub(r"[^A-Za-z0-9._-]+", "_", record.id) + ".pdf.part")
@@ -127,7 +131,9 @@ def _fetch_from(
     mark: bool = True,
     limits: FetchLimits | None = None,
 ) -> tuple[FetchOutcome, Path]:
-    threading.Thread(target=server.httpd.serve_forever, daemon=True).start()
+    threading.Thread(
+        target=server.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     try:
         record = Record(title="Tese", links=[server.url])
         part = tmp_path / (re.sub(r"[^A-Za-z0-9._-]+", "_", record.id) + ".pdf.part")
@@ -257,7 +263,9 @@ class Site:
         self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
 
     def fetch(self, path: str, tmp_path: Path) -> FetchOutcome:
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         try:
             record = Record(title="Tese", links=[self.base + path])
             (outcome,) = fetch_full_texts(
@@ -314,7 +322,9 @@ class CutServer:
 
 def test_a_download_cut_half_way_is_resumed_by_the_next_run(tmp_path: Path) -> None:
     server = CutServer()
-    threading.Thread(target=server.httpd.serve_forever, daemon=True).start()
+    threading.Thread(
+        target=server.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     record = Record(title="Tese cortada", links=[server.url])
     limits = FetchLimits(host_delay=0.0)
     try:

@@ -31,8 +31,12 @@ time limits), so a whole run can be split over budgets or machines; ``--changed-
 runs only the modules whose source or tests differ from git ref ``REF`` (``make
 mutation-changed``).
 
+``--only NAME --functions F ...`` mutates only the functions ``F`` of that module (mutmut's
+name patterns; each run re-runs them even when their verdicts are cached): a module too big for
+one sitting is done a share at a time, and ``--report-only`` then reports it whole.
+
 Usage: ``python tests/mutation/run_mutation.py [--only NAME ...] [--shard 1/4]
-[--changed-since origin/main] [--fresh] [--min-score 90]``.
+[--changed-since origin/main] [--fresh] [--min-score 90] [--functions F ...]``.
 """
 
 from __future__ import annotations
@@ -311,6 +315,18 @@ def _mutmut() -> list[str]:
     return [sys.executable, "-m", "mutmut"]
 
 
+def mutant_globs(module: Module, functions: list[str]) -> list[str]:
+    """mutmut's name patterns for the mutants of ``functions`` (``name`` or ``Class.method``)
+    of ``module``: ``--functions`` runs (and re-runs) only those, a share of a module too big
+    for one sitting."""
+    dotted = module.path.removeprefix("src/").removesuffix(".py").replace("/", ".")
+    out = []
+    for f in functions:
+        mangled = "xǁ" + "ǁ".join(f.split(".")) if "." in f else "x_" + f
+        out.append(f"{dotted}.{mangled}__mutmut_*")
+    return out
+
+
 def run_module(
     module: Module,
     known: list[Equivalent],
@@ -319,23 +335,30 @@ def run_module(
     report_only: bool = False,
     accepted: list[Equivalent] | None = None,
     fresh: bool = False,
+    functions: list[str] | None = None,
 ) -> ModuleResult:
     result = ModuleResult(module)
     work = REPORTS / "work" / module.name
     if not report_only:
-        _mutate(module, work, jobs, result, fresh=fresh)
+        _mutate(module, work, jobs, result, fresh=fresh, functions=functions or [])
     return _collect(module, work, known, result, accepted or [])
 
 
 def _mutate(
-    module: Module, work: Path, jobs: int, result: ModuleResult, *, fresh: bool = False
+    module: Module,
+    work: Path,
+    jobs: int,
+    result: ModuleResult,
+    *,
+    fresh: bool = False,
+    functions: list[str],
 ) -> None:
     prepare(module, work, fresh=fresh)
     log = (REPORTS / f"{module.name}.log").open("w", encoding="utf-8")
     env = os.environ | {"PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
     start = time.monotonic()
     proc = subprocess.Popen(
-        [*_mutmut(), "run", "--max-children", str(jobs)],
+        [*_mutmut(), "run", "--max-children", str(jobs), *mutant_globs(module, functions)],
         cwd=work,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -584,6 +607,14 @@ def main(argv: list[str] | None = None) -> int:
         "--fresh", action="store_true", help="ignore mutmut's cached results: mutate anew"
     )
     parser.add_argument(
+        "--functions",
+        nargs="*",
+        default=[],
+        metavar="NAME",
+        help="only the mutants of these functions (name or Class.method) of the one module "
+        "given with --only; they are run again even when mutmut has their verdicts",
+    )
+    parser.add_argument(
         "--report-only",
         action="store_true",
         help="re-read the last run's results (after editing equivalent.toml), mutate nothing",
@@ -613,6 +644,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"--shard {args.shard!r}: write i/n with 1 <= i <= n, e.g. --shard 2/4")
             return 2
         chosen = shard(chosen, index, count)
+    if args.functions and len(chosen) != 1:
+        print("--functions needs exactly one module: name it with --only")
+        return 2
     known = load_equivalents()
     accepted = load_equivalents(table="accepted")
     REPORTS.mkdir(parents=True, exist_ok=True)
@@ -628,6 +662,7 @@ def main(argv: list[str] | None = None) -> int:
             report_only=args.report_only,
             accepted=accepted,
             fresh=args.fresh,
+            functions=args.functions,
         )
         results.append(r)
         print(

@@ -53,6 +53,22 @@ def test_a_survivor_is_matched_to_an_equivalent_by_function_and_changed_lines() 
     assert rm.match_equivalent("ids", name, other, known) is None
 
 
+def test_the_mutants_of_named_functions_are_matched_by_their_mutmut_names() -> None:
+    module = rm.Module("jobs", "src/colmeia/service/jobs.py", ["t.py"], 60)
+    globs = rm.mutant_globs(module, ["_claim", "JobStore.claim"])
+    assert globs == [
+        "colmeia.service.jobs.x__claim__mutmut_*",
+        "colmeia.service.jobs.xǁJobStoreǁclaim__mutmut_*",
+    ]
+    # each pattern names its function's mutants and no other function's
+    import fnmatch
+
+    assert fnmatch.fnmatch("colmeia.service.jobs.x__claim__mutmut_12", globs[0])
+    assert not fnmatch.fnmatch("colmeia.service.jobs.x__claim_all__mutmut_1", globs[0])
+    assert rm.function_of("colmeia.service.jobs.xǁJobStoreǁclaim__mutmut_3") == "JobStore.claim"
+    assert fnmatch.fnmatch("colmeia.service.jobs.xǁJobStoreǁclaim__mutmut_3", globs[1])
+
+
 TESTS_BY_MUTANT = """
 import os, time
 

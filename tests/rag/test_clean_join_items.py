@@ -117,3 +117,24 @@ def test_a_sentence_ending_at_the_right_margin_continues_its_paragraph() -> None
         "ausência de políticas de formação continuada articuladas ao projeto da escola.",
     ]
     assert join_lines(lines) == [" ".join(lines)]
+
+
+def test_an_item_stays_its_own_paragraph_on_a_page_that_marks_paragraphs_by_indent() -> None:
+    # the extractor marks a line set in from the margin with a tab: a paragraph's first line.
+    # A full-width line not set in normally continues the paragraph; an item never does.
+    lines = [
+        "\tArt. 5º Compete ao órgão gestor do programa, observadas as normas gerais desta lei,",
+        "as seguintes atribuições no âmbito do sistema nacional de avaliação da educação:",
+        "I - fiscalizar a aplicação dos recursos transferidos aos entes federados e aos seus",
+        "consórcios públicos, na forma do regulamento e das normas do órgão de controle.",
+        "a) advertência por escrito ao responsável pela execução do contrato e dos convênios",
+        "firmados com os entes federados, publicada no sítio do órgão na rede mundial.",
+        "\tEntre eles estão a falta de infraestrutura, a rotatividade dos professores e a",
+        "Ausência de políticas de formação continuada articuladas ao projeto da escola.",
+    ]
+    paragraphs = join_lines(lines)
+    assert [p.split(" ", 1)[0] for p in paragraphs] == ["Art.", "I", "a)", "Entre"]
+    # the capitalised full line that is not set in continues its paragraph
+    assert paragraphs[3].endswith(
+        "e a Ausência de políticas de formação continuada articuladas ao projeto da escola."
+    )

@@ -93,3 +93,63 @@ async def test_after_a_second_answer_in_the_same_turn_the_guard_acts_again(
     done = await bot.resume("t1", "32/2023")
     assert _found(done) == [FIRST], done.as_dict()
     assert "Aguardando defesa" in done.answer
+
+
+def _turn_one() -> tuple[list[Any], list[Any]]:
+    """Main and search scripts of a first turn in which the search agent looked up FIRST and
+    handed the thread back to the coordinator."""
+    main: list[Any] = [call("transfer_to_search", reason="processo"), Reply(content="Pronto.")]
+    search: list[Any] = [
+        call("lookup_case", number=FIRST),
+        call("transfer_to_main", reason="pronto"),
+    ]
+    return main, search
+
+
+async def test_a_hand_back_in_an_earlier_turn_does_not_let_the_coordinator_skip_the_registry(
+    scripted: Any, assistant: Any
+) -> None:
+    main, search = _turn_one()
+    # the next turn: the coordinator sends a case question to the documents
+    main.append(call("transfer_to_rag", task=f"processo {SECOND}"))
+    search += [call("lookup_case", number=SECOND), Reply(content="Veja o cadastro.")]
+    bot = await assistant(scripted(Roles(main=main, search=search)))
+    await bot.ask("t1", f"Me fale do processo {FIRST}.")
+    second = await bot.ask("t1", f"E o processo {SECOND}, em que pé está?")
+    # this turn had no hand-back: the case goes to the registry, not to the laws
+    assert ("main", "search") in [(h["from"], h["to"]) for h in second.handoffs]
+    assert _found(second) == [SECOND], second.as_dict()
+
+
+async def test_a_lookup_in_an_earlier_turn_does_not_let_the_search_agent_hand_back_unread(
+    scripted: Any, assistant: Any
+) -> None:
+    main, search = _turn_one()
+    main += [call("transfer_to_search", reason="processo"), Reply(content="Pronto.")]
+    # the next turn: the search agent hands back at once, having looked up nothing this turn
+    search += [call("transfer_to_main", reason="pronto"), Reply(content="Veja o cadastro.")]
+    bot = await assistant(scripted(Roles(main=main, search=search)))
+    await bot.ask("t1", f"Me fale do processo {FIRST}.")
+    second = await bot.ask("t1", f"E o processo {SECOND}, em que pé está?")
+    # the guard looks up this turn's case before the hand-back
+    assert _found(second) == [SECOND], second.as_dict()
+    assert [t["tool"] for t in second.tools if t["guard"]] == ["lookup_case"]
+
+
+async def test_a_lookup_in_an_earlier_turn_still_lets_this_turns_unasked_subscription_look_up(
+    scripted: Any, assistant: Any
+) -> None:
+    main, search = _turn_one()
+    main += [call("transfer_to_search", reason="processo"), Reply(content="Pronto.")]
+    # the next turn: the same case asked again, and the model subscribes nobody asked it to
+    search += [
+        call("subscribe_updates", number=FIRST, contact="example@example.com"),
+        Reply(content="Veja o cadastro."),
+    ]
+    bot = await assistant(scripted(Roles(main=main, search=search)))
+    await bot.ask("t1", f"Me fale do processo {FIRST}.")
+    second = await bot.ask("t1", f"E agora, qual a situação do processo {FIRST}?")
+    # the subscription becomes this turn's lookup: the answer is the record as it is now
+    assert second.status == "answered", second.as_dict()
+    assert all(t["tool"] != "subscribe_updates" for t in second.tools)
+    assert _found(second) == [FIRST], second.as_dict()

@@ -106,17 +106,17 @@ class HostPacer:
     async def wait(self, host: str) -> None:
         async with self._lock:
             now = time.monotonic()
-            at = max(now, self._next.get(host, 0.0))
+            at = max(now, self._next.get(host, now))
             self._next[host] = at + self.delay
-        if at > now:
-            await asyncio.sleep(at - now)
+        await asyncio.sleep(at - now)  # no wait (a bare yield) when the host is free
 
 
 class _Outcome(Exception):
     """Ends one record's fetch with an outcome (internal)."""
 
     def __init__(self, outcome: str, url: str, detail: str) -> None:
-        super().__init__(f"{outcome}: {url}: {detail}")
+        # no message of its own: _fetch_one turns it into a FetchOutcome, never into text
+        # (BaseException.__new__ keeps the arguments as ``args`` all the same)
         self.outcome, self.url, self.detail = outcome, url, detail
 
 
@@ -127,7 +127,7 @@ def record_links(rec: Record, doi_resolver: str = DOI_RESOLVER) -> list[str]:
     """The record's http(s) links, those naming a PDF first, then its DOI at the resolver."""
     links = [u.strip() for u in rec.links if u.strip().lower().startswith(("http://", "https://"))]
     if rec.doi:
-        links.append(doi_resolver.rstrip("/") + "/" + rec.doi.strip())
+        links.append(doi_resolver.removesuffix("/") + "/" + rec.doi.strip())
     return sorted(dict.fromkeys(links), key=lambda u: ".pdf" not in u.lower())
 
 
@@ -154,7 +154,7 @@ def pdf_links_in_html(html: str, base: str) -> tuple[list[str], list[str]]:
     for el in doc.xpath("//link[@href]"):
         if (el.get("type") or "").lower() == "application/pdf":
             found.append(el.get("href"))
-    anchors = [(a.get("href") or "", (a.text_content() or "").strip()) for a in doc.xpath("//a")]
+    anchors = [(a.get("href") or "", a.text_content().strip()) for a in doc.xpath("//a")]
     for href, text in anchors:
         path = urlsplit(href).path.lower()
         if path.endswith(".pdf") or _BITSTREAM_RE.search(href) or "pdf" in text.lower().split():
@@ -164,7 +164,9 @@ def pdf_links_in_html(html: str, base: str) -> tuple[list[str], list[str]]:
     root = str(base_href[0]) if base_href else base
 
     def absolute(urls: list[str]) -> list[str]:
-        out = [urljoin(root, u.strip()) for u in urls if u and not u.startswith(("#", "mailto:"))]
+        # a mailto: or javascript: link is dropped by the http(s) test below; a bare fragment
+        # would otherwise become the page's own address
+        out = [urljoin(root, u.strip()) for u in urls if u and not u.startswith("#")]
         return [u for u in dict.fromkeys(out) if u.lower().startswith(("http://", "https://"))]
 
     return absolute(found), absolute(items)
@@ -186,7 +188,7 @@ async def _follow(
     from colmeia.tools.builtins.fetch_url import check_url, pinned_stream
 
     pages: list[str] = [url]
-    last_html = ""
+    last_html = url  # the last page read, named in the outcome
     while pages:
         current = pages.pop(0)
         if current in seen:
@@ -223,11 +225,13 @@ async def _follow(
                     if chunk:
                         break
                 is_pdf = "pdf" in ctype or b"%PDF-" in first[:1024]
-                if is_pdf or (resp.status_code == 206 and have):
-                    if resp.status_code != 206 and length > limits.max_bytes:
+                # a 206 is only ever the answer to our Range: a file, whatever its type says
+                if is_pdf or resp.status_code == 206:
+                    resumed = resp.status_code == 206 and bool(have) and _continues_at(resp, have)
+                    if not resumed and length > limits.max_bytes:
                         raise _Outcome("too large", current, _too_large(length, limits))
                     part.with_suffix(".url").write_text(current, encoding="utf-8")
-                    size = await _save(resp.status_code, have, first, pieces, part, limits, current)
+                    size = await _save(resumed, have, first, pieces, part, limits, current)
                     _accept(part, target, current)
                     return current, size
                 body = first
@@ -238,17 +242,18 @@ async def _follow(
                 if "html" not in ctype and not body.lstrip()[:1] == b"<":
                     raise _Outcome("failed", current, f"neither a PDF nor a web page ({ctype})")
                 last_html = current
-                charset = resp.encoding or "utf-8"
-                pdfs, items = pdf_links_in_html(body.decode(charset, "replace"), checked.url)
-                # PDFs the page offers first, then the items it points to (one level deeper).
-                pages = [u for u in pdfs if u not in seen] + pages
-                pages += [u for u in items if u not in seen and u not in pages]
+                # httpx's encoding is the declared charset, else utf-8: never None in fact
+                text = body.decode(resp.encoding or "utf-8", "replace")
+                pdfs, items = pdf_links_in_html(text, checked.url)
+                # PDFs the page offers first, then the items it points to (one level deeper);
+                # an address already read is skipped when its turn comes
+                pages = pdfs + pages + items
             break
         else:
             raise _Outcome("failed", current, "too many redirects")
     raise _Outcome(
         "landing page without PDF",
-        last_html or url,
+        last_html,
         "the page offers no PDF (no citation_pdf_url, bitstream or .pdf link)",
     )
 
@@ -266,8 +271,15 @@ def _too_large(size: int, limits: FetchLimits) -> str:
     return f"{size / 1e6:.1f} MB is over the {limits.max_bytes / 1e6:g} MB limit"
 
 
+def _continues_at(resp: Any, have: int) -> bool:
+    """Whether a 206 answer's bytes start where the ``have`` bytes on disk end. Its
+    Content-Range says where they start; a server that sends none is taken at its word."""
+    m = re.match(r"bytes (\d+)-", resp.headers.get("content-range", ""))
+    return m is None or int(m.group(1)) == have
+
+
 async def _save(
-    status: int,
+    resumed: bool,
     have: int,
     first: bytes,
     pieces: Any,
@@ -275,8 +287,9 @@ async def _save(
     limits: FetchLimits,
     url: str,
 ) -> int:
-    mode = "ab" if status == 206 and have else "wb"
-    size = have if mode == "ab" else 0
+    # bytes that do not continue the half on disk replace it (checked for a PDF header after)
+    mode = "ab" if resumed else "wb"
+    size = have if resumed else 0
     with part.open(mode) as fh:
         chunk = first
         while True:
@@ -294,8 +307,9 @@ async def _save(
 
 
 def _discard(part: Path) -> None:
-    part.unlink(missing_ok=True)
-    part.with_suffix(".url").unlink(missing_ok=True)
+    # both exist: _follow records the address before _save opens the part
+    part.unlink()
+    part.with_suffix(".url").unlink()
 
 
 def _accept(part: Path, target: Path, url: str) -> None:
@@ -347,8 +361,7 @@ async def _fetch_one(
         rank = ("refused", "too large", "timeout", "landing page without PDF", "failed")
         if worst is None or rank.index(got.outcome) < rank.index(worst.outcome):
             worst = got
-        if got.outcome == "timeout":
-            break
+        # after a timeout the links left find no time left: each is a timeout at once
     assert worst is not None
     return worst
 
