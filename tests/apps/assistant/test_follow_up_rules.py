@@ -70,6 +70,9 @@ def test_the_other_process_is_the_earlier_case(question: str) -> None:
         "quais são as partes que costumam aparecer nos processos de licitação do tribunal estadual?",
         # a question about something else entirely
         "bom dia, tudo bem?",
+        # another case, named by what it is about
+        "E o do transporte escolar de Três Barras?",
+        "e o processo da merenda?",
     ],
 )
 def test_a_question_that_stands_alone_is_not_a_follow_up(question: str) -> None:
