@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from assistant_helpers import Roles, call
+from assistant_helpers import Roles, call, calls
 
 from colmeia.sim.engine import Reply
 
@@ -238,3 +238,29 @@ async def test_an_earlier_turns_lookup_does_not_keep_a_follow_up_from_being_answ
     # right by the facts the thread already holds: the answer stands, nothing looked up again
     assert second.tools == [], second.as_dict()
     assert second.answer == said and _found(second) == [FIRST]
+
+
+async def test_a_number_read_in_an_earlier_turn_is_read_again_not_asked_back(
+    scripted: Any, assistant: Any
+) -> None:
+    asked_back = f"Onde estão os processos {FIRST} e {SECOND}?"
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        search=[
+            call("lookup_case", number=FIRST),
+            Reply(content=f"O processo {FIRST} está em Aguardando defesa."),
+            # the next turn: the model looks up one of the two numbers and asks the person
+            # their own question in the same step
+            calls(("lookup_case", {"number": SECOND}), ("ask_user", {"question": asked_back})),
+            Reply(content="Pronto."),
+        ],
+    )
+    bot = await assistant(scripted(roles))
+    await bot.ask("t1", f"Me fale do processo {FIRST}.")
+    second = await bot.ask("t1", asked_back)
+    # the question back is dropped, and the number the model left out is read this turn (the
+    # first turn's lookup is not this turn's record; red when the question stood, and when
+    # the first turn's lookup counted as read)
+    assert second.status == "answered", second.as_dict()
+    assert sorted(_found(second)) == sorted([FIRST, SECOND])
+    assert [t["arguments"]["number"] for t in second.tools if t["guard"]] == [FIRST]
