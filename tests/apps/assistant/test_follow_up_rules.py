@@ -39,6 +39,8 @@ THREAD = [CURRENT, EARLIER]
         "tribunal no ano passado",
         "quero saber a situação dele",
         "E AS PARTES?",
+        # a year after "e o de" picks a thread case: not another case named by its subject
+        "e o de 2023?",
     ],
 )
 def test_a_follow_up_is_about_the_threads_current_case(question: str) -> None:

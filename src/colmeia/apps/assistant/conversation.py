@@ -41,9 +41,11 @@ _OTHER = re.compile(
     r"\b(?:o|do|no|sobre\s+o|e\s+o)\s+outro(?:\s+(?:processo|expediente|caso))?\b", re.IGNORECASE
 )
 # "e o do transporte escolar?", "e o processo da merenda de Três Barras?": another case, named
-# by what it is about, not the thread's case followed up
+# by what it is about, not the thread's case followed up ("e o de 2023?" picks a thread case by
+# its year: a word, not a number, follows)
 _ANOTHER = re.compile(
-    r"^\W*e\s+(?:o|a|aquele|aquela)\s+(?:(?:processo|expediente|caso)\s+)?(?:d[aoe]s?|sobre)\s+\w",
+    r"^\W*e\s+(?:o|a|aquele|aquela)\s+(?:(?:processo|expediente|caso)\s+)?(?:d[aoe]s?|sobre)"
+    r"\s+[^\W\d_]",
     re.IGNORECASE,
 )
 _ASPECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
