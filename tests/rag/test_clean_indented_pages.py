@@ -66,3 +66,14 @@ def test_an_item_after_a_line_ending_in_a_hyphen_opens_its_own_paragraph() -> No
     ]
     paragraphs = join_lines(lines)
     assert [p.split(" ", 1)[0] for p in paragraphs] == ["As", "a)", "b)"], paragraphs
+
+
+def test_a_heading_over_a_two_line_paragraph_is_its_own_paragraph() -> None:
+    # three lines are too few for a percentile of their widths: the short last line would be
+    # taken for the full width and the heading glued to the paragraph
+    lines = [
+        "CONSIDERAÇÕES FINAIS",
+        "Para políticas públicas de formação docente, os resultados indicam a necessidade",
+        "de ações articuladas.",
+    ]
+    assert join_lines(lines)[0] == "CONSIDERAÇÕES FINAIS"
