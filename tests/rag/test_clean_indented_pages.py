@@ -1,7 +1,8 @@
 """A page that marks its paragraphs by a first-line indent, as a reader of the cleaned thesis
 sees it: a block quote set in throughout stays one paragraph, a heading or a short line not set
 in is not glued to the paragraph above, and an item opens its own paragraph whatever the line
-above ended with.
+above ended with; on any page, a contents list's entries stay apart from the text and no line
+is lost after one that opens with punctuation.
 
 The extractor marks a line set in from the left margin with a tab (``pdf.INDENT``)."""
 
@@ -77,3 +78,29 @@ def test_a_heading_over_a_two_line_paragraph_is_its_own_paragraph() -> None:
         "de ações articuladas.",
     ]
     assert join_lines(lines)[0] == "CONSIDERAÇÕES FINAIS"
+
+
+def test_no_line_is_lost_after_one_that_opens_with_punctuation() -> None:
+    # a footnote mark's superscript left the comma at the start of the next line
+    lines = [
+        "A formação continuada dos professores, como apontam os estudos mais recentes da área",
+        ", entre outros, depende da articulação entre as redes de ensino e as universidades.",
+        "Essa articulação, no entanto, raramente se concretiza nas redes municipais do estado.",
+    ]
+    paragraphs = join_lines(lines)
+    assert (
+        paragraphs[0].startswith("A formação continuada")
+        and "da área, entre outros" in (paragraphs[0])
+    )
+    assert paragraphs[-1].endswith("raramente se concretiza nas redes municipais do estado.")
+
+
+def test_the_entries_of_a_contents_list_are_not_glued_to_the_text_around_them() -> None:
+    lines = [
+        "Os capítulos deste trabalho tratam da formação docente e das políticas de educação",
+        "Apresentação do problema de pesquisa e dos objetivos ....................... 9",
+        "Formação docente e políticas públicas de educação no Brasil ............... 21",
+        "Este trabalho se organiza em três partes, descritas a seguir na ordem em que vêm",
+    ]
+    paragraphs = join_lines(lines)
+    assert paragraphs == lines, paragraphs
