@@ -39,6 +39,8 @@ THREAD = [CURRENT, EARLIER]
         "tribunal no ano passado",
         "quero saber a situação dele",
         "E AS PARTES?",
+        # a year after "e o de" picks a thread case: not another case named by its subject
+        "e o de 2023?",
     ],
 )
 def test_a_follow_up_is_about_the_threads_current_case(question: str) -> None:
@@ -70,6 +72,9 @@ def test_the_other_process_is_the_earlier_case(question: str) -> None:
         "quais são as partes que costumam aparecer nos processos de licitação do tribunal estadual?",
         # a question about something else entirely
         "bom dia, tudo bem?",
+        # another case, named by what it is about
+        "E o do transporte escolar de Três Barras?",
+        "e o processo da merenda?",
     ],
 )
 def test_a_question_that_stands_alone_is_not_a_follow_up(question: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from assistant_helpers import Roles, call
+from assistant_helpers import Roles, call, calls
 
 from colmeia.sim.engine import Reply
 
@@ -153,3 +153,114 @@ async def test_a_lookup_in_an_earlier_turn_still_lets_this_turns_unasked_subscri
     assert second.status == "answered", second.as_dict()
     assert all(t["tool"] != "subscribe_updates" for t in second.tools)
     assert _found(second) == [FIRST], second.as_dict()
+
+
+async def test_an_earlier_turns_search_does_not_keep_this_turns_described_case_unsearched(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        search=[
+            call("search_cases", query="merenda Fazenda Velha"),
+            Reply(content="Encontrei o processo."),
+            # the next turn: another described case, and the model asks for its number
+            call("ask_user", question="Qual é o número do processo?"),
+            Reply(content="Encontrei."),
+        ],
+    )
+    bot = await assistant(scripted(roles))
+    await bot.ask("t1", "Não sei o número, é sobre a merenda da prefeitura de Fazenda Velha")
+    second = await bot.ask(
+        "t1", "Tem outro, também não sei o número: é sobre o transporte escolar de Três Barras"
+    )
+    # the person said they do not have the number: this turn's description is searched
+    assert second.status == "answered", second.as_dict()
+    assert [t["tool"] for t in second.tools if t["guard"]] == ["search_cases"]
+    assert "transporte escolar" in second.answer and "Três Barras" in second.answer
+
+
+async def test_another_case_named_by_its_subject_is_not_answered_with_the_threads_case(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        search=[
+            call("search_cases", query="merenda Fazenda Velha"),
+            Reply(content="Encontrei o processo."),
+            call("ask_user", question="Qual é o número do processo?"),
+        ],
+    )
+    bot = await assistant(scripted(roles))
+    first = await bot.ask(
+        "t1", "Não sei o número, é sobre a merenda da prefeitura de Fazenda Velha"
+    )
+    assert "Fazenda Velha" in first.answer
+    second = await bot.ask("t1", "E o do transporte escolar de Três Barras?")
+    # "e o do …" names another case: the first turn's record is not its answer (it was,
+    # when every short "e o …" was read as a follow-up of the thread's case)
+    assert "Fazenda Velha" not in second.answer, second.as_dict()
+    assert all(t["tool"] != "lookup_case" for t in second.tools)
+
+
+async def test_an_earlier_turns_request_for_updates_does_not_let_this_turns_subscription_stand(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        search=[
+            call("lookup_case", number=FIRST),
+            Reply(content=f"O processo {FIRST} está em Aguardando defesa."),
+            # the next turn: a plain question, and the model subscribes an invented address
+            call("subscribe_updates", number=SECOND, contact="example@example.com"),
+            Reply(content=""),
+        ],
+    )
+    bot = await assistant(scripted(roles))
+    await bot.ask("t1", f"Quero ser avisada das movimentações do processo {FIRST}")
+    second = await bot.ask("t1", f"Qual a situação do processo {SECOND}?")
+    # only this turn's words ask for updates: the subscription becomes a lookup
+    assert second.status == "answered", second.as_dict()
+    assert all(t["tool"] != "subscribe_updates" for t in second.tools)
+    assert _found(second) == [SECOND]
+
+
+async def test_an_earlier_turns_lookup_does_not_keep_a_follow_up_from_being_answered_in_context(
+    scripted: Any, assistant: Any
+) -> None:
+    said = f"O processo {FIRST} está em Aguardando defesa."
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        search=[call("lookup_case", number=FIRST), Reply(content=said), Reply(content=said)],
+    )
+    bot = await assistant(scripted(roles))
+    await bot.ask("t1", f"Me fale do processo {FIRST}.")
+    second = await bot.ask("t1", "E a situação?")
+    # right by the facts the thread already holds: the answer stands, nothing looked up again
+    assert second.tools == [], second.as_dict()
+    assert second.answer == said and _found(second) == [FIRST]
+
+
+async def test_a_number_read_in_an_earlier_turn_is_read_again_not_asked_back(
+    scripted: Any, assistant: Any
+) -> None:
+    asked_back = f"Onde estão os processos {FIRST} e {SECOND}?"
+    roles = Roles(
+        main=[call("transfer_to_search", reason="processo")],
+        search=[
+            call("lookup_case", number=FIRST),
+            Reply(content=f"O processo {FIRST} está em Aguardando defesa."),
+            # the next turn: the model looks up one of the two numbers and asks the person
+            # their own question in the same step
+            calls(("lookup_case", {"number": SECOND}), ("ask_user", {"question": asked_back})),
+            Reply(content="Pronto."),
+        ],
+    )
+    bot = await assistant(scripted(roles))
+    await bot.ask("t1", f"Me fale do processo {FIRST}.")
+    second = await bot.ask("t1", asked_back)
+    # the question back is dropped, and the number the model left out is read this turn (the
+    # first turn's lookup is not this turn's record; red when the question stood, and when
+    # the first turn's lookup counted as read)
+    assert second.status == "answered", second.as_dict()
+    assert sorted(_found(second)) == sorted([FIRST, SECOND])
+    assert [t["arguments"]["number"] for t in second.tools if t["guard"]] == [FIRST]

@@ -40,6 +40,14 @@ _PRONOUN = re.compile(
 _OTHER = re.compile(
     r"\b(?:o|do|no|sobre\s+o|e\s+o)\s+outro(?:\s+(?:processo|expediente|caso))?\b", re.IGNORECASE
 )
+# "e o do transporte escolar?", "e o processo da merenda de Três Barras?": another case, named
+# by what it is about, not the thread's case followed up ("e o de 2023?" picks a thread case by
+# its year: a word, not a number, follows)
+_ANOTHER = re.compile(
+    r"^\W*e\s+(?:o|a|aquele|aquela)\s+(?:(?:processo|expediente|caso)\s+)?(?:d[aoe]s?|sobre)"
+    r"\s+[^\W\d_]",
+    re.IGNORECASE,
+)
 _ASPECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("parties", re.compile(r"\b(partes?|respons[aá]veis|interessad[oa]s?|envolvid[oa]s)\b", re.I)),
     ("since", re.compile(r"\b(desde quando|h[aá] quanto tempo|quanto tempo|desde)\b", re.I)),
@@ -87,6 +95,8 @@ def follow_up_target(text: str, cases: Sequence[str]) -> str | None:
         return None
     if _OTHER.search(text):
         return cases[1] if len(cases) > 1 else None
+    if _ANOTHER.search(text) and not _PRONOUN.search(text):
+        return None
     short = len(text.split()) <= 10
     if _PRONOUN.search(text) or (short and (aspect_of(text) or _ELLIPSIS.search(text))):
         return cases[0]

@@ -197,10 +197,14 @@ class ModelGuards(ToolNodes):
                 return []
             # the question asked in the lookup's own step: the record is not read yet, and
             # the person would be asked their own question back before it is (the 0.5B model
-            # in CI); the lookups go ahead without it
+            # in CI); the lookups go ahead without it, with the person's numbers the model left
+            # out (one read in an earlier turn is read again: the record may have moved since)
             looking_up = [c.arguments.get("number") for c in calls if c.name == "lookup_case"]
-            if looking_up and asked <= read | canonical(looking_up):
-                return [c for c in calls if c.name != "ask_user"]
+            if looking_up:
+                reading = read | canonical(looking_up)
+                missing = [i.canonical for i in ids[:5] if i.canonical not in reading]
+                kept = [c for c in calls if c.name != "ask_user"]
+                return kept + [_guard_call("lookup_case", number=n) for n in missing]
         if agent == "search" and mixed and looked_up and names & {"ask_user", "transfer_to_main"}:
             # the case part of a split question, looked up: its answer is the registry's
             # record, and the legal part goes on to the documents (not back to the coordinator)
