@@ -98,17 +98,22 @@ class HostPacer:
     """At most one request per ``delay`` seconds to each host (politeness); other hosts wait
     for nothing."""
 
-    def __init__(self, delay: float) -> None:
+    def __init__(self, delay: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.delay = delay
+        self._clock = clock
         self._next: dict[str, float] = {}
         self._lock = asyncio.Lock()
 
-    async def wait(self, host: str) -> None:
+    async def reserve(self, host: str) -> float:
+        """Book the host's next turn; the seconds to wait for it (0 when the host is free)."""
         async with self._lock:
-            now = time.monotonic()
+            now = self._clock()
             at = max(now, self._next.get(host, now))
             self._next[host] = at + self.delay
-        await asyncio.sleep(at - now)  # no wait (a bare yield) when the host is free
+        return at - now
+
+    async def wait(self, host: str) -> None:
+        await asyncio.sleep(await self.reserve(host))  # a bare yield when the host is free
 
 
 class _Outcome(Exception):
