@@ -120,15 +120,11 @@ async def test_a_stopped_run_waits_for_its_partial_answer_only_until_its_deadlin
         max_replans=0,
         deadline=3.0,
     )
-    started = time.perf_counter()
     trace = await agent.run("Quanto custaram os pedidos A-7 e B-9?")
-    elapsed = time.perf_counter() - started
-    # the run's own stop, not the deadline's, and the freshest result as the answer
+    # the run's own stop, not the deadline's, and the freshest result as the answer: without
+    # the run's deadline the stalled reply would arrive and "tarde demais" would be the answer
     assert trace.stop_reason == "replans_exhausted"
     assert trace.answer == "Order A-7: total paid 200.00"
-    # waiting for the stalled reply would take 60 s; half of that leaves a busy machine room
-    # and still tells the run's 3 s deadline from no deadline at all
-    assert elapsed < 30.0
 
 
 def test_run_sync_gives_what_run_gives(sim_server: StartSim, client: MakeClient) -> None:
