@@ -78,6 +78,19 @@ async def test_out_of_scope_and_institutional_beyond_listed_phrasings(assistant:
     assert hours.agent == "institutional" and hours.citations == []
 
 
+async def test_unsure_between_out_of_scope_and_the_court_is_still_not_a_law_question(
+    assistant: Any,
+) -> None:
+    # the classifier hesitates between "out of scope" and "about the court" (it names the
+    # tribunal) and gives the law no chance: the documents must not answer it with passages
+    # that happen to say "tribunal de contas"
+    frame = read_frame("qual o melhor restaurante perto do tribunal?")
+    assert frame.intent == "scope"
+    bot = await assistant(None)
+    tip = await bot.ask("a", "qual o melhor restaurante perto do tribunal?")
+    assert tip.citations == [] and "fora do que posso responder" in tip.answer
+
+
 async def test_a_mixed_question_gets_both_halves(assistant: Any) -> None:
     bot = await assistant(None)
     result = await bot.ask(

@@ -46,6 +46,10 @@ __all__ = [
 
 # below this probability a scope, greeting or search reading gives way to the documents
 CONFIDENT = 0.7
+# ... unless the law and mixed readings together have less than this: an unsure choice
+# between being out of scope and being about the court ("qual o melhor restaurante perto do
+# tribunal?") is still not a question the laws answer
+LAW_CHANCE = 0.1
 Intent = Literal["case", "find", "law", "mixed", "scope", "institutional", "greeting"]
 Aspect = Literal[
     "status",
@@ -248,14 +252,17 @@ RESTRICTED = re.compile(
 )
 
 
+def _law_mass(predicted: Prediction) -> float:
+    return predicted.intents.get("law", 0.0) + predicted.intents.get("mixed", 0.0)
+
+
 def _looks_up(text: str, predicted: Prediction) -> bool:
     """Whether an unsure search reading stays a search: its words are about cases ("os
     processos que a conselheira relata", "o processo da aposentadoria da Maria"), a law
     reading is far behind, and it names no norm — the registry then finds the case or says
     it holds none, where the laws would answer a question nobody asked."""
-    scores = predicted.intents
     return (
-        scores.get("law", 0.0) + scores.get("mixed", 0.0) < SEARCH_LAW_ODDS
+        _law_mass(predicted) < SEARCH_LAW_ODDS
         and bool(_CASE_WORDS.search(_fold(text)))
         and not named_norms(text)
     )
@@ -344,6 +351,7 @@ def read_frame(
         and not refs
         and predicted.confidence < CONFIDENT
         and not (intent == "find" and _looks_up(text, predicted))
+        and not (intent != "find" and _law_mass(predicted) < LAW_CHANCE)
     ):
         # unsure: the collection's documents answer, or say they hold nothing. An unsure
         # reading as about the court stays so: the dispatcher answers it from the court's file
