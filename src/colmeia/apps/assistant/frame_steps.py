@@ -120,9 +120,13 @@ def apply_decision(
             for name, args in decision.tools
         ]
     if decision.kind == "ask":
+        # the question is part of the conversation the person saw (its history shows it)
+        asked = ChatMessage.assistant(
+            decision.question, agent="main", turn=turn, kind="clarification"
+        )
         return "clarify", {
             **base,
-            "messages": fresh,
+            "messages": [*fresh, asked],
             "pending": decision.pending(),
             "evidence": decision.evidence,
             "status": "running",

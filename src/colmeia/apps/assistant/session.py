@@ -258,7 +258,7 @@ class Assistant:
         for m in snapshot.values.get("messages", []):
             if m.role == "user":
                 out.append({"turn": m.turn, "role": "user", "text": m.content})
-            elif m.role == "assistant" and m.kind == "answer":
+            elif m.role == "assistant" and m.kind in ("answer", "clarification"):
                 out.append(
                     {"turn": m.turn, "role": "assistant", "agent": m.agent, "text": m.content}
                 )
