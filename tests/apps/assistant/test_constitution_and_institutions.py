@@ -208,3 +208,49 @@ def test_the_courts_accounts_are_not_its_contacts(question: str) -> None:
     # a typo is still the word: one slip from the file's own
     typed = answer_institutional("como entro em conntato com a ouvidoria?", sure=True)
     assert typed is not None and typed.topic == "contatos"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # what the law lets the court do, asked without naming a norm (none of these sentences
+        # is in the training banks: they are other words for the same kind of question)
+        "o tribunal de contas pode me multar por nao declarar bens?",
+        "tcu tem poder de prender alguem?",
+        "qual o prazo pra recorrer de uma decisao do tribunal?",
+        "quais as competencias do tribunal de contas?",
+        "quem escolhe os conselheiros do tribunal de contas?",
+    ],
+)
+async def test_what_the_law_lets_the_court_do_is_a_law_question(
+    question: str, registry: SQLiteCaseRegistry
+) -> None:
+    # Red before the training banks had the court's powers: "tribunal" made these about the
+    # court's services, answered "Não tenho essa informação no arquivo do tribunal"
+    frame = read_frame(question)
+    assert frame.intent == "law"
+    assert (await Dispatcher(registry, rag=None).decide(frame, [])).kind == "law"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["o tribunal abre no sabado?", "qual o telefone da ouvidoria", "onde fica o tribunal"],
+)
+def test_the_courts_services_are_still_asked_of_its_file(question: str) -> None:
+    assert read_frame(question).intent == "institutional"
+
+
+def test_a_dispositivo_that_introduces_a_list_is_quoted_with_its_items(
+    constitution: Store,
+) -> None:
+    result = asyncio.run(
+        RagPipeline(constitution, "docs", None).run(
+            "como sao escolhidos os ministros do tribunal de contas da uniao?"
+        )
+    )
+    first = result["citations"][0]
+    assert first["label"] == "CF/88, Art. 73, § 2º"
+    # Red without the items: "Os Ministros do Tribunal de Contas da União serão escolhidos:"
+    # and nothing after it
+    assert "um terço pelo Presidente da República" in result["answer"]
+    assert "dois terços pelo Congresso Nacional" in result["answer"]

@@ -117,6 +117,8 @@ _HUB_FACTOR = 0.5
 # formal set unchanged at each.
 _SPECIALIS_PENALTY = 0.2
 _RETRY_MARGIN = 0.05
+# the most items of a list a quoted dispositivo brings along (CF Art. 71 has eleven incisos)
+LIST_ITEMS = 12
 # A scope question ("a quem se aplica…") gets the scope clauses of the norms its first
 # passages come from: the first of them is the norm named or meant, the second a fallback.
 _SCOPE_NORMS = 2
@@ -997,7 +999,24 @@ class RagPipeline:
                     continue
                 seen.add(cid)
                 passages.append(_hit(chunk, self.collection))
+        passages = [self._with_items(hit) for hit in passages]
         return {"passages": passages, "notes": list(dict.fromkeys(notes))}
+
+    def _with_items(self, hit: Hit) -> Hit:
+        """A dispositivo that only introduces a list ("Os Ministros … serão escolhidos:", "…
+        ao qual compete:") says nothing without its incisos or alíneas: its items join its text
+        (the first :data:`LIST_ITEMS`, then "(…)"), so the quote answers what it introduces."""
+        if not hit.text.rstrip().endswith(":"):
+            return hit
+        base = hit.chunk_id.split("#", 1)[0]
+        wanted = [f"{base}_{kind}{n}#0" for kind in ("inc", "ali") for n in range(1, 41)]
+        found = self.store.get_chunks(self.collection, wanted)
+        items = [found[c].text.strip() for c in wanted if c in found]
+        if not items:
+            return hit
+        more = ["(…)"] if len(items) > LIST_ITEMS else []
+        text = "\n".join([hit.text.rstrip(), *items[:LIST_ITEMS], *more])
+        return replace(hit, text=text)
 
     async def rerank(self, state: RagState) -> RagState:
         """Best first: the configured reranker, else relevance grade then retrieval order."""

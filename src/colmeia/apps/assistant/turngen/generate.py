@@ -33,6 +33,7 @@ from colmeia.apps.assistant.turngen.trainlex import (
     FIND_LOOSE,
     FOLLOW_UP,
     INSTITUTIONAL,
+    LAW_COURT,
     LAW_LAY,
     LAW_SITUATIONS,
     META,
@@ -539,6 +540,12 @@ def _combined(w: _Writer, cases: list[_Case], rounds: int) -> list[Labelled]:
         out.append(Labelled(said(law_part()), "law", "status"))
         told, situation = rng.choice(LAW_SITUATIONS[0]), rng.choice(LAW_SITUATIONS[1])
         out.append(Labelled(said(told.format(s=situation)), "law", "status"))
+        court_frames, powers, charter = LAW_COURT
+        if rng.random() < 0.6:
+            court = rng.choice(court_frames).format(p=rng.choice(powers))
+        else:
+            court = rng.choice(charter)
+        out.append(Labelled(said(court), "law", "status"))
         out.append(Labelled(said(rng.choice(SOCIAL)), "greeting", "status"))
         # a case question shortened as people type it
         out.append(Labelled(said(w.aspect(aspect).format(c=w.typed(case))), "case", aspect))

@@ -21,6 +21,7 @@ __all__ = [
     "FIND_LOOSE",
     "FOLLOW_UP",
     "INSTITUTIONAL",
+    "LAW_COURT",
     "LAW_LAY",
     "LAW_SITUATIONS",
     "META",
@@ -160,6 +161,59 @@ INSTITUTIONAL: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[st
         "tirar uma certidão negativa",
         "ligar pro tribunal",
         "chegar no prédio do tribunal",
+    ),
+)
+
+# what the law lets a court of accounts do, and how its decisions are appealed: (frames, powers)
+# and questions of the court's legal charter. The institutional banks also say "tribunal"; these
+# are law questions because a power or a rule is asked (the Constitution's Arts. 70-75, the
+# court's organic law), not the court's hours or how to file something with it.
+LAW_COURT: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = (
+    (
+        "o tribunal de contas pode {p}?",
+        "o tribunal pode {p}?",
+        "o tce tem poder pra {p}?",
+        "o tcu pode {p}?",
+        "o tribunal tem competência para {p}?",
+        "a lei deixa o tribunal {p}?",
+        "com base em quê o tribunal de contas pode {p}?",
+        "é legal o tribunal {p}?",
+        "quem dá ao tribunal o poder de {p}?",
+        "o tribunal de contas é obrigado a {p}?",
+    ),
+    (
+        "julgar as contas do prefeito",
+        "multar o prefeito",
+        "aplicar multa a um gestor",
+        "sustar um contrato",
+        "suspender uma licitação",
+        "mandar devolver dinheiro público",
+        "afastar um servidor do cargo",
+        "fiscalizar uma empresa privada que recebe verba pública",
+        "julgar as contas do presidente",
+        "dar parecer sobre as contas do governador",
+        "bloquear os bens de um gestor",
+        "fiscalizar uma ong que recebeu convênio",
+        "declarar uma empresa inidônea",
+        "anular um contrato administrativo",
+        "fiscalizar a câmara de vereadores",
+        "condenar alguém a ressarcir o erário",
+    ),
+    (
+        "quais são as competências do tribunal de contas?",
+        "o que cabe ao tribunal de contas fazer segundo a lei?",
+        "quem fiscaliza o próprio tribunal de contas?",
+        "como são escolhidos os conselheiros do tribunal de contas?",
+        "quantos ministros tem o tcu?",
+        "o tribunal de contas faz parte do poder legislativo?",
+        "o tribunal de contas é órgão do judiciário?",
+        "qual o prazo pra recorrer de uma decisão do tribunal de contas?",
+        "cabe recurso contra acórdão do tribunal?",
+        "a decisão do tribunal de contas vale como título executivo?",
+        "o tribunal de contas julga as contas de quem?",
+        "que requisitos a lei exige pra ser conselheiro do tribunal de contas?",
+        "o tribunal auxilia o congresso no controle externo?",
+        "em quanto tempo prescreve a punição aplicada pelo tribunal de contas?",
     ),
 )
 
