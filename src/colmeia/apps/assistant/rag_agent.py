@@ -536,9 +536,9 @@ class RagConfig:
     # words sharing a sense with the question's (OpenWordNet-PT, :mod:`.synonyms`): how many,
     # and the weight of their list in the fusion (0: not searched)
     synonym_terms: int = 4
-    synonym_weight: float = 0.0
+    synonym_weight: float = 1.0
     # only for the question's words the collection uses in at most this many passages
-    synonym_max_df: int | None = None
+    synonym_max_df: int | None = 20
 
 
 class RagPipeline:
