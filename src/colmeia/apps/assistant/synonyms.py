@@ -22,6 +22,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from importlib import resources
 
 from colmeia.apps.assistant.relations import content_terms
+from colmeia.rag.index.lexical import fold_accents
 
 __all__ = ["Synonyms"]
 
@@ -41,20 +42,54 @@ class Synonyms:
     """A word's stem → the words that share one of its senses, each with its share."""
 
     def __init__(self, synsets: Iterable[Sequence[str]]) -> None:
-        self._synsets: list[list[tuple[str, str]]] = []
-        self._of: dict[str, list[int]] = {}
-        for words in synsets:
-            members: list[tuple[str, str]] = []
-            for word in words:
-                terms = content_terms(word)
-                if len(terms) == 1 and all(t != terms[0] for _, t in members):
-                    members.append((word, terms[0]))
-            if len(members) < 2:
-                continue
-            index = len(self._synsets)
-            self._synsets.append(members)
-            for _, stem in members:
-                self._of.setdefault(stem, []).append(index)
+        # Stemming every word cost a new process (one CLI turn) 1.6 s at load 12: a word is
+        # stemmed when a question first uses a word beginning as it does (a stem begins as
+        # its word does, folded), a synset's words when a question first reaches it.
+        self._words: list[list[str]] = [list(words) for words in synsets]
+        self._starting: dict[str, list[tuple[int, str]]] = {}
+        # (0.3 s at load 12 this way)
+        folded = fold_accents("\n".join("\t".join(w) for w in self._words).lower()).split("\n")
+        for index, (words, line) in enumerate(zip(self._words, folded, strict=True)):
+            for word, bare in zip(words, line.split("\t"), strict=True):
+                for key in {bare[:2], bare[:3]}:
+                    self._starting.setdefault(key, []).append((index, word))
+        self._stems: dict[str, list[str]] = {}
+        self._members: dict[int, list[tuple[str, str]]] = {}
+        self._senses: dict[str, list[int]] = {}
+
+    def _terms(self, word: str) -> list[str]:
+        found = self._stems.get(word)
+        if found is None:
+            found = self._stems[word] = content_terms(word)
+        return found
+
+    def _synset(self, index: int) -> list[tuple[str, str]]:
+        """(word, stem) of a synset's one-word lemmas, one word a stem (none if fewer than 2)."""
+        found = self._members.get(index)
+        if found is None:
+            found = []
+            for word in self._words[index]:
+                terms = self._terms(word)
+                if len(terms) == 1 and all(t != terms[0] for _, t in found):
+                    found.append((word, terms[0]))
+            if len(found) < 2:
+                found = []
+            self._members[index] = found
+        return found
+
+    def _of(self, stem: str) -> list[int]:
+        """The synsets holding a word with this stem."""
+        found = self._senses.get(stem)
+        if found is None:
+            found = sorted(
+                {
+                    index
+                    for index, word in self._starting.get(stem[:3], [])
+                    if self._terms(word) == [stem] and self._synset(index)
+                }
+            )
+            self._senses[stem] = found
+        return found
 
     @classmethod
     @functools.cache
@@ -92,9 +127,9 @@ class Synonyms:
                 and vocabulary.get(stem, 0) > rare
             ):
                 continue
-            senses = self._of.get(stem, [])
+            senses = self._of(stem)
             for index in senses:
-                for word, other in self._synsets[index]:
+                for word, other in self._synset(index):
                     if other in seen or other not in vocabulary:
                         continue
                     weight, first, _ = scored.get(other, (0.0, position, word))
