@@ -66,6 +66,7 @@ from colmeia.apps.assistant.scope import (
     missing_norm,
     named_norms,
 )
+from colmeia.apps.assistant.synonyms import Synonyms
 from colmeia.errors import ColmeiaError, ModelError, QueryError
 from colmeia.graphs.flow import END, Flow
 from colmeia.llm.base import ChatModel
@@ -534,6 +535,14 @@ class RagConfig:
     neighbour_terms: int = 6
     # the law's nouns for the question's verbs and back (NomLex-PT, :mod:`.lexicon`)
     nominalizations: bool = True
+    # words sharing a sense with the question's (OpenWordNet-PT, :mod:`.synonyms`): how many,
+    # and the weight of their list in the fusion (0: not searched). Off: at 1.0 lay-dev's
+    # hit@5 rose two questions, the frozen lay-test2 lost two first places (docs/assistant.md,
+    # issue 32's sixth round)
+    synonym_terms: int = 4
+    synonym_weight: float = 0.0
+    # only for the question's words the collection uses in at most this many passages
+    synonym_max_df: int | None = 20
 
 
 class RagPipeline:
@@ -617,6 +626,12 @@ class RagPipeline:
         if related:
             analysis["nominalizations"] = related
             analysis["legal_terms"] = " ".join([str(analysis["legal_terms"]), *related]).strip()
+        if self.config.synonym_weight > 0:
+            synonyms = Synonyms.shipped().related(
+                question, vocabulary, self.config.synonym_terms, rare=self.config.synonym_max_df
+            )
+            if synonyms:
+                analysis["synonyms"] = synonyms
         catalogue = norm_catalogue(self.store, self.collection)
         jurisdiction = jurisdiction_note(question, catalogue) or ""
         # The court's own norms answering need no warning that the court's norms may differ.
@@ -746,13 +761,28 @@ class RagPipeline:
                 )
             except QueryError:
                 pass
+        list_weights = [1.0] * len(lists)
+        synonyms = analysis.get("synonyms")
+        if synonyms and self.config.synonym_weight > 0:
+            # Words sharing a sense with the question's ("anúncio" → "publicidade"): a list of
+            # their own, fused at a low weight — more candidates, the question's words intact.
+            try:
+                lists.append(
+                    await self.retriever.asearch(
+                        f"{query} {' '.join(synonyms)}", self.config.k * 3, filters=filters
+                    )
+                )
+                list_weights.append(self.config.synonym_weight)
+            except QueryError:
+                pass
         earlier = state.get("hits", [])
         if earlier:
             # A reformulated query (a retry) adds candidates to what the question itself found;
             # it does not replace them: it drops the question's words, and on the lay
             # development set a retry's list alone lost first places the question's list had.
             lists.insert(0, list(earlier))
-        hits = _fuse(lists)
+            list_weights.insert(0, 1.0)
+        hits = _fuse(lists, weights=list_weights)
         named = analysis.get("filters", {})
         if named.get("law_number") and named.get("article"):
             # "o que diz o art. 49 da Lei 9.784?": that article's passages, looked up exactly
@@ -1435,15 +1465,19 @@ def neighbour_terms(question: str, hits: Sequence[Hit], idf: Callable[[str], flo
     return " ".join(surface[t] for t in best)
 
 
-def _fuse(lists: Sequence[Sequence[Hit]], k: int = 60) -> list[Hit]:
-    """Reciprocal rank fusion of hit lists (one list: itself)."""
+def _fuse(
+    lists: Sequence[Sequence[Hit]], k: int = 60, weights: Sequence[float] | None = None
+) -> list[Hit]:
+    """Reciprocal rank fusion of hit lists (one list: itself), each list's part times its
+    weight (1 when ``weights`` is not given)."""
     if len(lists) == 1:
         return list(lists[0])
     score: dict[str, float] = {}
     first: dict[str, Hit] = {}
-    for hits in lists:
+    for i, hits in enumerate(lists):
+        weight = weights[i] if weights is not None else 1.0
         for rank, hit in enumerate(hits):
-            score[hit.chunk_id] = score.get(hit.chunk_id, 0.0) + 1.0 / (k + rank)
+            score[hit.chunk_id] = score.get(hit.chunk_id, 0.0) + weight / (k + rank)
             first.setdefault(hit.chunk_id, hit)
     return sorted(first.values(), key=lambda h: -score[h.chunk_id])
 
