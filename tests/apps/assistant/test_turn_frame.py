@@ -91,6 +91,22 @@ async def test_unsure_between_out_of_scope_and_the_court_is_still_not_a_law_ques
     assert tip.citations == [] and "fora do que posso responder" in tip.answer
 
 
+async def test_a_law_question_beside_a_pointer_at_the_threads_case_gets_both(
+    assistant: Any,
+) -> None:
+    bot = await assistant(None)
+    await bot.ask("t", "processo 32/2023")
+    both = await bot.ask(
+        "t", "qual o relator dele e quanto tempo a administracao tem pra decidir segundo a 9784?"
+    )
+    # Red before: the case's rapporteur alone, the law part dropped
+    assert _found(both) == ["TC/000032/2023"] and "Relator" in both.answer
+    assert "Lei 9.784/1999" in {c["law"] for c in both.citations}
+    # a pointer at the thread's norm is not one at its case, and one clause is not two parts
+    assert read_frame("e esse artigo, vale pra estados tambem?").intent == "law"
+    assert read_frame("e quem e o relator dele?").intent == "case"
+
+
 async def test_a_mixed_question_gets_both_halves(assistant: Any) -> None:
     bot = await assistant(None)
     result = await bot.ask(

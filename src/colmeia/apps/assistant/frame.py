@@ -288,6 +288,33 @@ def split_parts(text: str, refs: Sequence[CaseRef]) -> tuple[str, str]:
     return (case_part or text), (law_part or text)
 
 
+def _pointed_parts(text: str) -> tuple[str, str] | None:
+    """(case part, law part) of a question whose case is the thread's, pointed at ("dele",
+    "esse processo") in one clause while another asks something else: the clause that points
+    and speaks of a case (its words, no norm) against the clauses after it, or before it when
+    it comes last. ``None`` when no clause does, or nothing else is said."""
+    clauses: list[tuple[int, int, int]] = []  # (start, end, where the next one starts)
+    begin = 0
+    for m in _CLAUSE.finditer(text):
+        clauses.append((begin, m.start(), m.end()))
+        begin = m.end()
+    clauses.append((begin, len(text), len(text)))
+    clauses = [c for c in clauses if text[c[0] : c[1]].strip(" ,;.-?!")]
+    for i, (a, b, after) in enumerate(clauses):
+        clause = text[a:b]
+        folded = _fold(clause)
+        if thread_reference(clause) is None or not _CASE_WORDS.search(folded):
+            continue
+        if _LAW_CUE.search(clause):
+            return None  # "esse artigo", "dessa lei": the thread's norm, not its case
+        rest = text[after:] if i + 1 < len(clauses) else text[:a]
+        rest = rest.strip(" ,;.-")
+        if len(rest.split()) < _LAW_PART_WORDS:
+            return None
+        return clause.strip(" ,;.-"), rest
+    return None
+
+
 def _at_clause(text: str, refs: Sequence[CaseRef], after: int) -> tuple[str, str]:
     """A mixed question without a law cue cut at a clause: the first one after the case
     ("meu processo 2301/2023 tá esperando defesa, sou obrigado a ter advogado?"), or the last
@@ -357,6 +384,14 @@ def read_frame(
         # reading as about the court stays so: the dispatcher answers it from the court's file
         # only when the question says one of an entry's own words, else from the documents
         intent = "law"
+    pointed = _pointed_parts(text) if thread is not None and not refs else None
+    if pointed is not None and intent in ("case", "law", "mixed"):
+        # "qual o relator dele e quanto tempo ele tem pra decidir segundo a 9.784?": the
+        # thread's case pointed at in one clause, a law question in another — both are asked
+        law_reading = classifier().predict(pointed[1]).intent in ("law", "mixed")
+        intent = "mixed" if law_reading or named_norms(pointed[1]) else intent
+    elif intent == "mixed" and thread is not None and not refs:
+        intent = "case"  # one clause that points at the thread's case: its law part is not apart
     norms = named_norms(text)
     if intent == "institutional" and norms:
         # the court's file tells its hours and contacts, not what a norm says: "o que a
@@ -373,7 +408,7 @@ def read_frame(
     )
     frame.institutions = [i.name for i in named_institutions(text)]
     if intent == "mixed":
-        frame.case_part, frame.law_part = split_parts(text, refs)
+        frame.case_part, frame.law_part = pointed or split_parts(text, refs)
     frame.about_a_case = bool(
         refs
         or thread
