@@ -1,7 +1,8 @@
 """Every way the moderation loop ends names why (``reason_code``, what the report groups
 withheld answers by), with the answer that goes out, the attempts counted and who was asked;
 a rewrite sent back hears the decider's reason and both reviewers' justifications; the decider
-is told which rewrite it judges. Scripted agents over real HTTP (a simulated server)."""
+judges with the question, the store's rules and the suggestions, told which rewrite it
+judges. Scripted agents over real HTTP (a simulated server)."""
 
 from __future__ import annotations
 
@@ -189,7 +190,12 @@ async def test_a_rewrite_sent_back_hears_the_decider_and_both_reviewers(
     for heard in ("Incompleta.", "Não diz o DPI.", "Esquece a pilha."):
         assert heard in second, heard
     assert "fraca" not in second  # the first review was about the original, not this rewrite
-    # the decider is told which rewrite it judges, with that rewrite's scores
+    # the decider judges with what a person would: the question, the store's rules, the
+    # suggestions the rewrite was to follow; and is told which rewrite it judges, with its scores
+    for sent in agents.sent["decider"]:
+        assert "QUESTION: Funciona com USB 2.4 GHz?" in sent
+        assert "STORE METADATA / RULES:\n- language: portuguese" in sent
+        assert "Diga que é sem fio." in sent
     assert "REWRITE #1 (3+3/10): " + FIRST in agents.sent["decider"][0]
     assert "REWRITE #2 (5+5/10): " + SECOND in agents.sent["decider"][1]
     assert result["scores"] == {

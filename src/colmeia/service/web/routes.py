@@ -108,7 +108,7 @@ def _error_page(
     request: Request, status: int, message: str, *, retry_after: str | None = None
 ) -> HTMLResponse:
     """A whole page saying what went wrong (a browser route never answers with JSON)."""
-    principal = request.scope.get("state", {}).get("principal")
+    principal = getattr(request.state, "principal", None)  # set once the caller is known
     response = page(
         request,
         "error.html",
@@ -124,16 +124,16 @@ def _error_page(
 def error_page(request: Request, exc: HTTPException) -> HTMLResponse:
     """The page for an HTTP error of a browser route (rate limits included); for an htmx
     request the fragment it swaps in place (``static/app.js`` swaps error fragments), with
-    the status and ``Retry-After`` kept."""
-    retry = (exc.headers or {}).get("Retry-After")
+    the status and the headers (``Retry-After``) kept. The service's refusals with a wait
+    (rate limit, token quota) name it in their message, shown as it is."""
     if request.headers.get("hx-request"):
-        message = str(exc.detail)
-        if retry:
-            message = f"{message} ({retry} s)" if retry not in message else message
-        response = page(request, "_error.html", {"message": message}, status=exc.status_code)
+        response = page(
+            request, "_error.html", {"message": str(exc.detail)}, status=exc.status_code
+        )
         for name, value in (exc.headers or {}).items():
             response.headers[name] = value
         return response
+    retry = (exc.headers or {}).get("Retry-After")
     return _error_page(request, exc.status_code, str(exc.detail), retry_after=retry)
 
 
