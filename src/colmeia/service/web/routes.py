@@ -17,7 +17,6 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
-from pydantic import ValidationError
 
 from colmeia.errors import QueryError
 from colmeia.rag.retrieve import Citation
@@ -94,12 +93,13 @@ def page(
     return response
 
 
-def _error(request: Request, principal: Principal, exc: HTTPException) -> HTMLResponse:
+def _error(request: Request, exc: HTTPException) -> HTMLResponse:
+    """The message of what went wrong, as a fragment htmx swaps in place (it names no one:
+    ``_error.html`` shows the message alone)."""
     return page(
         request,
         "_error.html",
         {"message": exc.detail},
-        principal=principal,
         status=200,  # htmx swaps only 2xx answers by default: show the message in place
     )
 
@@ -108,7 +108,7 @@ def _error_page(
     request: Request, status: int, message: str, *, retry_after: str | None = None
 ) -> HTMLResponse:
     """A whole page saying what went wrong (a browser route never answers with JSON)."""
-    principal = request.scope.get("state", {}).get("principal")
+    principal = getattr(request.state, "principal", None)  # set once the caller is known
     response = page(
         request,
         "error.html",
@@ -124,22 +124,16 @@ def _error_page(
 def error_page(request: Request, exc: HTTPException) -> HTMLResponse:
     """The page for an HTTP error of a browser route (rate limits included); for an htmx
     request the fragment it swaps in place (``static/app.js`` swaps error fragments), with
-    the status and ``Retry-After`` kept."""
-    retry = (exc.headers or {}).get("Retry-After")
+    the status and the headers (``Retry-After``) kept. The service's refusals with a wait
+    (rate limit, token quota) name it in their message, shown as it is."""
     if request.headers.get("hx-request"):
-        message = str(exc.detail)
-        if retry:
-            message = f"{message} ({retry} s)" if retry not in message else message
         response = page(
-            request,
-            "_error.html",
-            {"message": message},
-            principal=request.scope.get("state", {}).get("principal"),
-            status=exc.status_code,
+            request, "_error.html", {"message": str(exc.detail)}, status=exc.status_code
         )
         for name, value in (exc.headers or {}).items():
             response.headers[name] = value
         return response
+    retry = (exc.headers or {}).get("Retry-After")
     return _error_page(request, exc.status_code, str(exc.detail), retry_after=retry)
 
 
@@ -270,9 +264,9 @@ async def search_results(
         retriever = retriever_for(state, principal, [collection] if collection else [])
         hits = await retriever.asearch(query, 10)
     except HTTPException as exc:
-        return _error(request, principal, exc)
+        return _error(request, exc)
     except QueryError as exc:
-        return _error(request, principal, HTTPException(422, str(exc)))
+        return _error(request, HTTPException(422, str(exc)))
     return page(request, "_results.html", {"query": query, "hits": hits}, principal=principal)
 
 
@@ -287,7 +281,7 @@ async def upload(
     try:
         job = await start_ingestion(state, principal, collection, files, "auto")
     except HTTPException as exc:
-        return _error(request, principal, exc)
+        return _error(request, exc)
     return page(request, "_job.html", {"job": job}, principal=principal)
 
 
@@ -297,7 +291,7 @@ async def job_part(
 ) -> HTMLResponse:
     job = await asyncio.to_thread(state_of(request).jobs.get, principal.tenant, job_id)
     if job is None:
-        return _error(request, principal, HTTPException(404, f"no job {job_id!r}"))
+        return _error(request, HTTPException(404, f"no job {job_id!r}"))
     response = page(request, "_job.html", {"job": job}, principal=principal)
     if job.status in ("succeeded", "partial"):
         response.headers["HX-Trigger"] = "job-done"  # the collection list refreshes
@@ -313,10 +307,10 @@ async def passage(
 ) -> HTMLResponse:
     store = state_of(request).tenants.store(principal.tenant)
     if store.collection(collection) is None:
-        return _error(request, principal, HTTPException(404, f"no collection {collection!r}"))
+        return _error(request, HTTPException(404, f"no collection {collection!r}"))
     found = (await asyncio.to_thread(store.get_chunks, collection, [chunk_id])).get(chunk_id)
     if found is None:
-        return _error(request, principal, HTTPException(404, f"no passage {chunk_id!r}"))
+        return _error(request, HTTPException(404, f"no passage {chunk_id!r}"))
     return page(
         request,
         "_passage.html",
@@ -390,7 +384,7 @@ async def moderation_start(
     try:
         job = await start_moderation(state, principal, files, None, None, 8)
     except HTTPException as exc:
-        return _error(request, principal, exc)
+        return _error(request, exc)
     response = Response(status_code=204)
     response.headers["HX-Redirect"] = f"/ui/moderation/{job.id}"
     return response
@@ -404,7 +398,7 @@ async def moderation_job_page(
     try:
         job, folder = await asyncio.to_thread(moderation_job, state, principal, job_id)
     except HTTPException as exc:
-        return _error(request, principal, exc)
+        return _error(request, exc)
     lines = await asyncio.to_thread(read_results, folder)
     queue = None
     if job.status in ("succeeded", "partial"):
@@ -415,11 +409,6 @@ async def moderation_job_page(
         {"job": job, "results": lines[:200], "total": len(lines), "queue": queue, "job_id": job.id},
         principal=principal,
     )
-
-
-def _first_error(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    return f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
 
 
 @router.post("/moderation/{job_id}/review/{key:path}", response_class=HTMLResponse)
@@ -438,16 +427,15 @@ async def moderation_verdict(
         fields: dict[str, Any] = {"verdict": verdict, "note": note}
         if verdict == "edit":
             fields["edited_answer"] = edited_answer
+        # the form's limits are VerdictIn's or stricter: what passed them validates
         body = VerdictIn.model_validate(fields)
         await asyncio.to_thread(give_verdict, folder, key, body, principal.actor)
         # the result the verdict was given on, in the review queue or not
         item = await asyncio.to_thread(review_item, folder, key)
     except HTTPException as exc:
-        return _error(request, principal, exc)
-    except ValidationError as exc:
-        return _error(request, principal, HTTPException(422, _first_error(exc)))
+        return _error(request, exc)
     if item is None:
-        return _error(request, principal, HTTPException(404, f"no result {key!r} in this job"))
+        return _error(request, HTTPException(404, f"no result {key!r} in this job"))
     return page(request, "_review_item.html", {"item": item, "job_id": job_id}, principal=principal)
 
 
@@ -459,7 +447,7 @@ async def moderation_progress(
     try:
         job, _ = await asyncio.to_thread(moderation_job, state, principal, job_id)
     except HTTPException as exc:
-        return _error(request, principal, exc)
+        return _error(request, exc)
     response = page(request, "_moderation_progress.html", {"job": job}, principal=principal)
     if job.status in ("succeeded", "partial", "failed", "cancelled"):
         response.headers["HX-Refresh"] = "true"  # show the results and report
@@ -518,7 +506,7 @@ async def chat_thread(
     try:
         thread = await get_thread(request, thread_id, principal)
     except HTTPException as exc:
-        return _error(request, principal, exc)
+        return _error(request, exc)
     return page(
         request,
         "chat.html",
@@ -556,7 +544,7 @@ async def approvals_resume(
     try:
         result = await resume(request, thread_id, body, principal)
     except HTTPException as exc:
-        return _error(request, principal, exc)
+        return _error(request, exc)
     return page(request, "_resumed.html", {"result": result}, principal=principal)
 
 
@@ -594,7 +582,7 @@ async def reviews_start(
             ReviewCreate(question=question, collection=collection, top=top),
         )
     except HTTPException as exc:
-        return _error(request, principal, exc)
+        return _error(request, exc)
     return RedirectResponse(f"/ui/reviews/{job.id}", status_code=303)
 
 
@@ -607,7 +595,7 @@ async def review_page(
     try:
         found = await get_review(request, review_id, principal)
     except HTTPException as exc:
-        return _error(request, principal, exc)
+        return _error(request, exc)
     job = await asyncio.to_thread(state_of(request).jobs.get, principal.tenant, review_id)
     return page(
         request,
@@ -636,13 +624,13 @@ async def review_screening(
         await screen(request, review_id, body, principal)
     except HTTPException as exc:
         if exc.status_code != 422:
-            return _error(request, principal, exc)
+            return _error(request, exc)
         error = str(exc.detail)  # e.g. an exclusion without a reason: said on the row
     _, path = await asyncio.to_thread(review_file, state_of(request), principal, review_id)
     review = await asyncio.to_thread(Review.load, path)
     row = next((w for w in review.works if w.doc_id == work or str(w.rank) == work), None)
     if row is None:
-        return _error(request, principal, HTTPException(404, f"no work {work!r} in this review"))
+        return _error(request, HTTPException(404, f"no work {work!r} in this review"))
     return page(
         request,
         "_screening_row.html",
@@ -663,7 +651,7 @@ async def library_upload(
     try:
         job = await import_library(request, collection, principal, files)
     except HTTPException as exc:
-        return _error(request, principal, exc)
+        return _error(request, exc)
     state = state_of(request)
     found = await asyncio.to_thread(state.jobs.get, principal.tenant, job.id)
     return page(request, "_job.html", {"job": found}, principal=principal)
