@@ -62,7 +62,7 @@ class ModelGuards(ToolNodes):
         facts = state.get("case_facts", {})
         if not content.strip() or not cases or cases[0] not in facts:
             return False
-        turn = state.get("turn", 0)
+        turn = state["turn"]
         if any(e.get("turn") == turn for e in state.get("tool_log", []) if e.get("agent") == agent):
             return False  # it used tools this turn: its answer is checked against them
         messages = [m for m in state.get("messages", []) if m.role == "user"]
@@ -96,7 +96,7 @@ class ModelGuards(ToolNodes):
         names = {c.name for c in calls}
         ids = [i for i in find_case_ids(text) if isinstance(i, CaseId)]
         redirect = names & {"transfer_to_rag", "ask_user"}
-        turn = state.get("turn", 0)
+        turn = state["turn"]
         handed_back = any(
             h.get("from") == "search" and h.get("to") == "main" and h.get("turn") == turn
             for h in state.get("handoffs", [])
@@ -229,7 +229,7 @@ class ModelGuards(ToolNodes):
         of its case (unless looked up this turn already). The 1.5B model, told which case of a
         list the person picked, subscribed an invented ``example@example.com`` to it.
         ``None`` when the person did ask to be told of movements this turn."""
-        turn = state.get("turn", 0)
+        turn = state["turn"]
         said = [
             m.content or ""
             for m in state.get("messages", [])
@@ -266,7 +266,7 @@ class ModelGuards(ToolNodes):
         terms = search_terms(text)
         if not (terms and describes_a_case(text) and "search_cases" in offered):
             return None
-        turn = state.get("turn", 0)
+        turn = state["turn"]
         searched = any(
             e.get("agent") == "search" and e.get("turn") == turn and e.get("tool") == "search_cases"
             for e in state.get("tool_log", [])
@@ -314,7 +314,7 @@ class ModelGuards(ToolNodes):
         text = self._request(view, state)
         route = route_of(text)
         offered = {t.name for t in self.tools_for(agent, flags)}
-        turn = state.get("turn", 0)
+        turn = state["turn"]
         moved = {
             (h.get("from"), h.get("to")) for h in state.get("handoffs", []) if h.get("turn") == turn
         }
