@@ -312,8 +312,11 @@ def remove_running_lines(
 def _dehyphenate(left: str, right: str, vocabulary: _Lexicon | set[str]) -> str:
     """Join ``left`` (ending in a hyphen) and ``right``, removing the hyphen when it was a break."""
     m = _HYPHEN_END_RE.search(left)
+    if not m:
+        # A dash set apart from the words ("em 2019 -" + "reformou"): punctuation, no break.
+        return f"{left} {right}"
     w = _FIRST_WORD_RE.match(right)
-    if not m or not w:
+    if not w:
         return left + right
     a, b = m.group(1), w.group(1)
     fused = (a + b).lower()
@@ -613,24 +616,18 @@ class _Lexicon:
     document's text is much cheaper than building a full vocabulary.
     """
 
-    __slots__ = ("_cache", "_text")
+    __slots__ = ("_text",)
 
     def __init__(self, pages: Sequence[list[str]]) -> None:
         self._text = "\n".join("\n".join(lines) for lines in pages).lower()
-        self._cache: dict[str, bool] = {}
 
     def count(self, word: str) -> int:
         """How many times ``word`` (lower case) occurs in the document as a whole word."""
         return len(re.findall(r"(?<!\w)" + re.escape(word) + r"(?!\w)", self._text))
 
-    def __contains__(self, word: object) -> bool:
-        if not isinstance(word, str):
-            return False
-        hit = self._cache.get(word)
-        if hit is None:
-            hit = word in self._text
-            self._cache[word] = hit
-        return hit
+    def __contains__(self, word: str) -> bool:
+        """Whether ``word`` (lower case) occurs anywhere in the document's text."""
+        return word in self._text
 
 
 def _is_toc_page(lines: list[str]) -> bool:

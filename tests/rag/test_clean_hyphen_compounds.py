@@ -1,0 +1,80 @@
+"""A hyphen at a line end, as a reader of the cleaned text judges it: a word the line broke is
+whole again, a compound keeps its hyphen (two-letter and two-syllable parts too), a name set
+in capitals re-joins but a single capital letter on either side is a real hyphen ("E-MAIL"),
+a dash set apart from the words is punctuation, and the document's own spelling decides
+("e-mail" or "PowerPoint" written so elsewhere in it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from colmeia.rag.ingest.clean import clean_document, join_lines
+from colmeia.rag.types import ExtractedDocument, Page
+
+
+@pytest.mark.parametrize(
+    ("lines", "text"),
+    [
+        (
+            ["O diretor - que assumiu a escola em 2019 -", "reformou a biblioteca toda."],
+            "O diretor - que assumiu a escola em 2019 - reformou a biblioteca toda.",
+        ),
+        (
+            ["A matrícula caiu no período pós-", "“reforma”, como mostra a tabela."],
+            "A matrícula caiu no período pós-“reforma”, como mostra a tabela.",
+        ),
+        (["os alunos e os ex-", "alunos da escola"], "os alunos e os ex-alunos da escola"),
+        (["o guarda-", "pó do laboratório"], "o guarda-pó do laboratório"),
+        (["O ESTUDO DO USO DO E-", "MAIL NAS ESCOLAS"], "O ESTUDO DO USO DO E-MAIL NAS ESCOLAS"),
+        (["A VITAMINA-", "D NA MERENDA ESCOLAR"], "A VITAMINA-D NA MERENDA ESCOLAR"),
+        (["O PROGRAMA FER-", "REIRA NAS ESCOLAS"], "O PROGRAMA FERREIRA NAS ESCOLAS"),
+        (["A ESCOLA FERREI-", "RA DO CENTRO"], "A ESCOLA FERREIRA DO CENTRO"),
+        (
+            ["A SECRETARIA E O DE-", "PARTAMENTO DE ENSINO"],
+            "A SECRETARIA E O DEPARTAMENTO DE ENSINO",
+        ),
+        (
+            ["As aulas usaram o Power-", "Point em todas as turmas."],
+            "As aulas usaram o Power-Point em todas as turmas.",
+        ),
+    ],
+)
+def test_a_line_end_hyphen_reads_as_the_text_meant_it(lines: list[str], text: str) -> None:
+    assert join_lines(lines) == [text]
+
+
+def _pdf(*texts: str) -> ExtractedDocument:
+    pages = [Page(i, t) for i, t in enumerate(texts, 1)]
+    return ExtractedDocument("d", "Relatório", pages, "h", metadata={"format": "pdf"})
+
+
+def test_the_documents_own_hyphenated_spelling_keeps_the_hyphen() -> None:
+    doc = _pdf(
+        "As famílias receberam o aviso por e-mail na semana anterior à visita.",
+        "Os diretores preferiram o contato por e-\nmail ao contato por telefone.",
+    )
+    out = clean_document(doc)
+    assert out.pages[1].text == (
+        "Os diretores preferiram o contato por e-mail ao contato por telefone."
+    )
+    # without the document's spelling the two halves make a word of the list
+    alone = clean_document(_pdf(doc.pages[1].text))
+    assert alone.pages[0].text == (
+        "Os diretores preferiram o contato por email ao contato por telefone."
+    )
+
+
+@pytest.mark.parametrize("vocabulary", ["the document", "a word set"])
+def test_the_documents_own_fused_spelling_joins_a_capitalised_second_half(
+    vocabulary: str,
+) -> None:
+    broken = "As aulas usaram o Power-\nPoint em todas as turmas do turno da noite."
+    fused = "As aulas usaram o PowerPoint em todas as turmas do turno da noite."
+    if vocabulary == "the document":
+        doc = _pdf("Os slides foram feitos no PowerPoint pela coordenação pedagógica.", broken)
+        assert clean_document(doc).pages[1].text == fused
+    else:
+        assert join_lines(broken.split("\n"), {"powerpoint"}) == [fused]
+        assert join_lines(broken.split("\n"), {"powerpoint", "power-point"}) == [
+            fused.replace("PowerPoint", "Power-Point")
+        ]
