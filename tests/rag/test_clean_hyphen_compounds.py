@@ -1,8 +1,9 @@
 """A hyphen at a line end, as a reader of the cleaned text judges it: a word the line broke is
-whole again, a compound keeps its hyphen (two-letter and two-syllable parts too), a name set
-in capitals re-joins but a single capital letter on either side is a real hyphen ("E-MAIL"),
-a dash set apart from the words is punctuation, and the document's own spelling decides
-("e-mail" or "PowerPoint" written so elsewhere in it)."""
+whole again; a compound keeps its hyphen (one- and two-letter parts, and in capitals too); a
+prefix follows the orthographic rule ("anticorrupção"); a name set in capitals re-joins, but
+a single capital letter on either side is a real hyphen ("E-MAIL"); a dash set apart from
+the words is punctuation; and the document's own spelling decides ("e-mail" or "PowerPoint"
+written so elsewhere in it)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,15 @@ from colmeia.rag.types import ExtractedDocument, Page
         ),
         (["os alunos e os ex-", "alunos da escola"], "os alunos e os ex-alunos da escola"),
         (["o guarda-", "pó do laboratório"], "o guarda-pó do laboratório"),
+        (["uma visão a-", "histórica da escola"], "uma visão a-histórica da escola"),
+        (["a lei anti-", "corrupção do estado"], "a lei anticorrupção do estado"),
+        (["o uso de bioinfor-", "mática na escola"], "o uso de bioinformática na escola"),
+        (
+            ["O PROJETO POLÍTICO-", "PEDAGÓGICO DA ESCOLA"],
+            "O PROJETO POLÍTICO-PEDAGÓGICO DA ESCOLA",
+        ),
+        (["O USO DE ANTI-", "INFLAMATÓRIOS"], "O USO DE ANTI-INFLAMATÓRIOS"),
+        (["O SUPER-", "HOMEM DA ESCOLA"], "O SUPER-HOMEM DA ESCOLA"),
         (["O ESTUDO DO USO DO E-", "MAIL NAS ESCOLAS"], "O ESTUDO DO USO DO E-MAIL NAS ESCOLAS"),
         (["A VITAMINA-", "D NA MERENDA ESCOLAR"], "A VITAMINA-D NA MERENDA ESCOLAR"),
         (["O PROGRAMA FER-", "REIRA NAS ESCOLAS"], "O PROGRAMA FERREIRA NAS ESCOLAS"),

@@ -348,16 +348,16 @@ def _compound(a: str, b: str, vocabulary: _Lexicon | set[str]) -> bool:
     prefix the orthography fuses, the rule for it ("contra-hegemônico", "semiestruturada").
     A fused form the document itself uses elsewhere wins ("web-" + "conferência" →
     "webconferência" when the text writes it so)."""
-    if not (a.isalpha() and b.isalpha() and b[:1].islower()) or len(a) < 2 or len(b) < 2:
-        return False
     fused = (a + b).lower()
     prefix = a.lower()
     if prefix in _FUSING_PREFIXES:
         # The orthographic rule for these prefixes: fused ("microempreendedor",
         # "semiestruturada"), hyphenated before h, before the vowel the prefix ends with
         # ("anti-inflamatório", "micro-ondas") and r after r ("inter-racial").
-        candidate = b[0] == "h" or b[0] == prefix[-1]
+        candidate = b[:1].lower() in ("h", prefix[-1])
     else:
+        # Two words whose fusion is none, in capitals too ("POLÍTICO-PEDAGÓGICO", "a-histórico");
+        # a part with digits is no word of the list.
         candidate = is_word(a) and is_word(b) and not is_word(fused)
     return candidate and not _word_elsewhere(fused, vocabulary)
 
