@@ -663,29 +663,25 @@ def _cut_front_matter(pages: list[tuple[int, list[str]]]) -> list[tuple[int, lis
 
 
 def _cut_references(pages: list[tuple[int, list[str]]]) -> list[tuple[int, list[str]]]:
-    # Search from the end: the last references heading that is not a table-of-contents line.
-    start: tuple[int, int] | None = None
-    for i in range(len(pages) - 1, -1, -1):
-        _, lines = pages[i]
-        if _is_toc_page(lines):
-            continue
-        for j, line in enumerate(lines):
-            if _REFS_RE.match(line.strip()):
-                start = (i, j)
-                break
-        if start is not None:
-            break
+    # The last page with a references heading that is not a table of contents; its first one.
+    start = next(
+        (
+            (i, j)
+            for i in reversed(range(len(pages)))
+            if not _is_toc_page(pages[i][1])
+            for j, line in enumerate(pages[i][1])
+            if _REFS_RE.match(line.strip())
+        ),
+        None,
+    )
     if start is None:
         return pages
     out: list[tuple[int, list[str]]] = []
     cutting = False
     for i, (n, lines) in enumerate(pages):
-        if i < start[0]:
-            out.append((n, lines))
-            continue
         kept: list[str] = []
         for j, line in enumerate(lines):
-            if i == start[0] and j == start[1]:
+            if (i, j) == start:
                 cutting = True
             elif cutting and (j < 3 or i == start[0]) and _APPENDIX_RE.match(line.strip()):
                 cutting = False
@@ -842,10 +838,9 @@ def looks_academic(doc: ExtractedDocument) -> bool:
     kind = fold_type(doc.doc_type)
     if kind in _ACADEMIC_TYPES or doc.metadata.get("academic") is True:
         return True
-    if str(doc.metadata.get("format", "")) != "pdf" or len(doc.pages) < 8:
+    if doc.metadata.get("format") != "pdf" or len(doc.pages) < 8:
         return False
-    front = "\n".join(p.text for p in doc.pages[:6])
-    if not _ACADEMIC_RE.search(front):
+    if not any(_ACADEMIC_RE.search(p.text) for p in doc.pages[:6]):
         return False
     has_toc = any(_is_toc_page(p.text.split("\n")) for p in doc.pages[:20])
     has_refs = any(
