@@ -699,8 +699,9 @@ def clean_pages(
     cut_references: bool = False,
 ) -> list[Page]:
     """Clean page texts (see :func:`clean_document`); empty pages are dropped."""
-    # Extraction already normalised the text; only line ends matter before the final pass.
-    split = [(p.number, p.text.replace("\r\n", "\n").split("\n")) for p in pages]
+    # Extraction already normalised the text; only line ends matter before the final pass (a
+    # Windows line end leaves a "\r" that every step strips with the other whitespace).
+    split = [(p.number, p.text.split("\n")) for p in pages]
     # Pages from the PDF extractor open with a LAYOUT line: their lines carry layout marks.
     marked = {n for n, lines in split if lines and lines[0] == LAYOUT}
     split = [(n, lines[1:] if n in marked else lines) for n, lines in split]
@@ -736,7 +737,7 @@ def clean_pages(
     out: list[Page] = []
     carries = _join_across_pages(labelled, vocab) if join else {}
     for n, label, paras in labelled:
-        notes = footnotes.get(n, [])
+        notes = footnotes[n]
         # A joined paragraph must end its page (its tail is on the next page).
         carried = n in carries and bool(paras)
         paras = [*paras[:-1], *notes, paras[-1]] if carried else paras + notes
