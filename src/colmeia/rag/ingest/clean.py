@@ -778,7 +778,7 @@ def _drop_capital(paragraph: str, vocabulary: _Lexicon | set[str]) -> str:
     if m is None or len(paragraph) < 40:
         return paragraph
     letter, rest = m.group(1), m.group(2)
-    if is_word(letter.lower()) and (is_word(rest) or rest in ("a", "o", "e")):
+    if is_word(letter) and is_word(rest):  # the word list has "a", "o", "e", in any case
         return paragraph
     fused = (letter + rest).lower()
     if not (is_word(fused) or _word_elsewhere(fused, vocabulary)):
