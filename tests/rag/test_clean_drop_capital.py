@@ -54,7 +54,7 @@ def test_a_drop_capital_opens_a_paragraph_of_forty_characters_or_more(raw: str, 
 def test_a_drop_capital_joins_a_name_the_document_writes_elsewhere() -> None:
     opening = "J undiaí abriu três escolas rurais em 2019, todas de ensino fundamental."
     later = "As escolas de Jundiaí foram visitadas em março e em setembro de 2019."
-    first, second = clean_pages([Page(1, opening), Page(2, later)])
+    first, _ = clean_pages([Page(1, opening), Page(2, later)])
     assert first.text == "Jundiaí abriu três escolas rurais em 2019, todas de ensino fundamental."
     # a name of no dictionary, written nowhere else, is left as the extractor gave it
     [alone] = clean_pages([Page(1, opening)])

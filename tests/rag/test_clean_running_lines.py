@@ -8,12 +8,50 @@ from __future__ import annotations
 
 from colmeia.rag.ingest.clean import remove_running_lines
 
-_NAMES = (
-    "Ana Bruno Carla Diego Elisa Fábio Gabriela Heitor Isabel João Karina Lucas Marta Nuno "
-    "Olívia Paulo Quitéria Rafael Sofia Tiago Úrsula Vítor Wanda Xavier Yara Zeca Alice Bento "
-    "Celina Davi Estela Felipe Glória Hugo Irene Jonas Laura Mateus Nádia Otávio Priscila"
-).split()
-_PLACES = "centro norte sul leste oeste litoral serra vale campo porto".split()
+_NAMES = [
+    "Ana",
+    "Bruno",
+    "Carla",
+    "Diego",
+    "Elisa",
+    "Fábio",
+    "Gabriela",
+    "Heitor",
+    "Isabel",
+    "João",
+    "Karina",
+    "Lucas",
+    "Marta",
+    "Nuno",
+    "Olívia",
+    "Paulo",
+    "Quitéria",
+    "Rafael",
+    "Sofia",
+    "Tiago",
+    "Úrsula",
+    "Vítor",
+    "Wanda",
+    "Xavier",
+    "Yara",
+    "Zeca",
+    "Alice",
+    "Bento",
+    "Celina",
+    "Davi",
+    "Estela",
+    "Felipe",
+    "Glória",
+    "Hugo",
+    "Irene",
+    "Jonas",
+    "Laura",
+    "Mateus",
+    "Nádia",
+    "Otávio",
+    "Priscila",
+]
+_PLACES = ["centro", "norte", "sul", "leste", "oeste", "litoral", "serra", "vale", "campo", "porto"]
 
 
 def _page(p: int, lines: int = 6) -> list[str]:
