@@ -88,3 +88,16 @@ def test_the_documents_own_fused_spelling_joins_a_capitalised_second_half(
         assert join_lines(broken.split("\n"), {"powerpoint", "power-point"}) == [
             fused.replace("PowerPoint", "Power-Point")
         ]
+
+
+def test_the_documents_own_word_counts_where_a_line_or_a_page_opens_with_it() -> None:
+    broken = "Os fornos e os micro-\nondas da rede foram trocados no mesmo ano, com verba federal."
+    fused = "Os fornos e os microondas da rede foram trocados no mesmo ano, com verba federal."
+    spelled = "Microondas novos chegaram à cozinha em maio de 2019."
+    # the spelling opens the second line of a page, then the first line of the next page
+    opens_a_line = _pdf(f"A cozinha da escola foi reformada em março de 2019.\n{spelled}", broken)
+    assert clean_document(opens_a_line).pages[1].text == fused
+    assert clean_document(_pdf(broken, spelled)).pages[0].text == fused
+    # without it the prefix's rule keeps the hyphen before the same vowel
+    alone = _pdf(broken)
+    assert clean_document(alone).pages[0].text == fused.replace("microondas", "micro-ondas")
