@@ -312,8 +312,11 @@ def remove_running_lines(
 def _dehyphenate(left: str, right: str, vocabulary: _Lexicon | set[str]) -> str:
     """Join ``left`` (ending in a hyphen) and ``right``, removing the hyphen when it was a break."""
     m = _HYPHEN_END_RE.search(left)
+    if not m:
+        # A dash set apart from the words ("em 2019 -" + "reformou"): punctuation, no break.
+        return f"{left} {right}"
     w = _FIRST_WORD_RE.match(right)
-    if not m or not w:
+    if not w:
         return left + right
     a, b = m.group(1), w.group(1)
     fused = (a + b).lower()
@@ -345,16 +348,16 @@ def _compound(a: str, b: str, vocabulary: _Lexicon | set[str]) -> bool:
     prefix the orthography fuses, the rule for it ("contra-hegemônico", "semiestruturada").
     A fused form the document itself uses elsewhere wins ("web-" + "conferência" →
     "webconferência" when the text writes it so)."""
-    if not (a.isalpha() and b.isalpha() and b[:1].islower()) or len(a) < 2 or len(b) < 2:
-        return False
     fused = (a + b).lower()
     prefix = a.lower()
     if prefix in _FUSING_PREFIXES:
         # The orthographic rule for these prefixes: fused ("microempreendedor",
         # "semiestruturada"), hyphenated before h, before the vowel the prefix ends with
         # ("anti-inflamatório", "micro-ondas") and r after r ("inter-racial").
-        candidate = b[0] == "h" or b[0] == prefix[-1]
+        candidate = b[:1].lower() in ("h", prefix[-1])
     else:
+        # Two words whose fusion is none, in capitals too ("POLÍTICO-PEDAGÓGICO", "a-histórico");
+        # a part with digits is no word of the list.
         candidate = is_word(a) and is_word(b) and not is_word(fused)
     return candidate and not _word_elsewhere(fused, vocabulary)
 
@@ -613,24 +616,18 @@ class _Lexicon:
     document's text is much cheaper than building a full vocabulary.
     """
 
-    __slots__ = ("_cache", "_text")
+    __slots__ = ("_text",)
 
     def __init__(self, pages: Sequence[list[str]]) -> None:
         self._text = "\n".join("\n".join(lines) for lines in pages).lower()
-        self._cache: dict[str, bool] = {}
 
     def count(self, word: str) -> int:
         """How many times ``word`` (lower case) occurs in the document as a whole word."""
         return len(re.findall(r"(?<!\w)" + re.escape(word) + r"(?!\w)", self._text))
 
-    def __contains__(self, word: object) -> bool:
-        if not isinstance(word, str):
-            return False
-        hit = self._cache.get(word)
-        if hit is None:
-            hit = word in self._text
-            self._cache[word] = hit
-        return hit
+    def __contains__(self, word: str) -> bool:
+        """Whether ``word`` (lower case) occurs anywhere in the document's text."""
+        return word in self._text
 
 
 def _is_toc_page(lines: list[str]) -> bool:
@@ -666,29 +663,25 @@ def _cut_front_matter(pages: list[tuple[int, list[str]]]) -> list[tuple[int, lis
 
 
 def _cut_references(pages: list[tuple[int, list[str]]]) -> list[tuple[int, list[str]]]:
-    # Search from the end: the last references heading that is not a table-of-contents line.
-    start: tuple[int, int] | None = None
-    for i in range(len(pages) - 1, -1, -1):
-        _, lines = pages[i]
-        if _is_toc_page(lines):
-            continue
-        for j, line in enumerate(lines):
-            if _REFS_RE.match(line.strip()):
-                start = (i, j)
-                break
-        if start is not None:
-            break
+    # The last page with a references heading that is not a table of contents; its first one.
+    start = next(
+        (
+            (i, j)
+            for i in reversed(range(len(pages)))
+            if not _is_toc_page(pages[i][1])
+            for j, line in enumerate(pages[i][1])
+            if _REFS_RE.match(line.strip())
+        ),
+        None,
+    )
     if start is None:
         return pages
     out: list[tuple[int, list[str]]] = []
     cutting = False
     for i, (n, lines) in enumerate(pages):
-        if i < start[0]:
-            out.append((n, lines))
-            continue
         kept: list[str] = []
         for j, line in enumerate(lines):
-            if i == start[0] and j == start[1]:
+            if (i, j) == start:
                 cutting = True
             elif cutting and (j < 3 or i == start[0]) and _APPENDIX_RE.match(line.strip()):
                 cutting = False
@@ -706,8 +699,9 @@ def clean_pages(
     cut_references: bool = False,
 ) -> list[Page]:
     """Clean page texts (see :func:`clean_document`); empty pages are dropped."""
-    # Extraction already normalised the text; only line ends matter before the final pass.
-    split = [(p.number, p.text.replace("\r\n", "\n").split("\n")) for p in pages]
+    # Extraction already normalised the text; only line ends matter before the final pass (a
+    # Windows line end leaves a "\r" that every step strips with the other whitespace).
+    split = [(p.number, p.text.split("\n")) for p in pages]
     # Pages from the PDF extractor open with a LAYOUT line: their lines carry layout marks.
     marked = {n for n, lines in split if lines and lines[0] == LAYOUT}
     split = [(n, lines[1:] if n in marked else lines) for n, lines in split]
@@ -743,7 +737,7 @@ def clean_pages(
     out: list[Page] = []
     carries = _join_across_pages(labelled, vocab) if join else {}
     for n, label, paras in labelled:
-        notes = footnotes.get(n, [])
+        notes = footnotes[n]
         # A joined paragraph must end its page (its tail is on the next page).
         carried = n in carries and bool(paras)
         paras = [*paras[:-1], *notes, paras[-1]] if carried else paras + notes
@@ -784,7 +778,7 @@ def _drop_capital(paragraph: str, vocabulary: _Lexicon | set[str]) -> str:
     if m is None or len(paragraph) < 40:
         return paragraph
     letter, rest = m.group(1), m.group(2)
-    if is_word(letter.lower()) and (is_word(rest) or rest in ("a", "o", "e")):
+    if is_word(letter) and is_word(rest):  # the word list has "a", "o", "e", in any case
         return paragraph
     fused = (letter + rest).lower()
     if not (is_word(fused) or _word_elsewhere(fused, vocabulary)):
@@ -845,10 +839,9 @@ def looks_academic(doc: ExtractedDocument) -> bool:
     kind = fold_type(doc.doc_type)
     if kind in _ACADEMIC_TYPES or doc.metadata.get("academic") is True:
         return True
-    if str(doc.metadata.get("format", "")) != "pdf" or len(doc.pages) < 8:
+    if doc.metadata.get("format") != "pdf" or len(doc.pages) < 8:
         return False
-    front = "\n".join(p.text for p in doc.pages[:6])
-    if not _ACADEMIC_RE.search(front):
+    if not any(_ACADEMIC_RE.search(p.text) for p in doc.pages[:6]):
         return False
     has_toc = any(_is_toc_page(p.text.split("\n")) for p in doc.pages[:20])
     has_refs = any(
