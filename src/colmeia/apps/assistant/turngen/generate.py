@@ -540,17 +540,20 @@ def _combined(w: _Writer, cases: list[_Case], rounds: int) -> list[Labelled]:
         out.append(Labelled(said(law_part()), "law", "status"))
         told, situation = rng.choice(LAW_SITUATIONS[0]), rng.choice(LAW_SITUATIONS[1])
         out.append(Labelled(said(told.format(s=situation)), "law", "status"))
-        court_frames, powers, charter = LAW_COURT
-        if rng.random() < 0.6:
-            court = rng.choice(court_frames).format(p=rng.choice(powers))
-        else:
-            court = rng.choice(charter)
-        out.append(Labelled(said(court), "law", "status"))
         out.append(Labelled(said(rng.choice(SOCIAL)), "greeting", "status"))
         # a case question shortened as people type it
         out.append(Labelled(said(w.aspect(aspect).format(c=w.typed(case))), "case", aspect))
         out.append(Labelled(said(documents), "case", "documents"))
         out += _loose(w, said)
+    # the court's powers and charter, drawn after every other utterance so that adding them
+    # left the rest of the corpus as it was
+    court_frames, powers, charter = LAW_COURT
+    for _ in range(rounds):
+        if rng.random() < 0.6:
+            court = rng.choice(court_frames).format(p=rng.choice(powers))
+        else:
+            court = rng.choice(charter)
+        out.append(Labelled(said(court), "law", "status"))
     return out
 
 
