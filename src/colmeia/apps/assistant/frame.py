@@ -331,6 +331,25 @@ def _at_clause(text: str, refs: Sequence[CaseRef], after: int) -> tuple[str, str
     return text, text
 
 
+# what points back at something told before it in the same message
+_BACK = re.compile(r"\b(?:isso|isto|disso|nisso|aquilo|daquilo|assim)\b")
+
+
+def _law_query(text: str, case_part: str, law_part: str, refs: Sequence[CaseRef]) -> str:
+    """What the laws are searched with for a mixed question's law part: the part itself, or
+    — when it is not apart from the case part, is short, or points back at what the message
+    told ("o 4506/23 está parado há dois anos, pode isso?") — the whole message, since the
+    situation told is what the law is asked about; without the case numbers, which no law
+    holds (the word "processo" stands where one was)."""
+    short = len(law_part.split()) < _LAW_PART_WORDS
+    back = _BACK.search(_fold(law_part)) or _BACK.search(_fold(case_part))
+    query = text if law_part == text or short or back else law_part
+    for ref in refs:
+        query = query.replace(ref.typed, "processo")
+    query = " ".join(query.split()).strip(" ,;.-")
+    return query or law_part
+
+
 def read_frame(
     text: str, *, today: dt.date | None = None, predicted: Prediction | None = None
 ) -> TurnFrame:
@@ -409,6 +428,7 @@ def read_frame(
     frame.institutions = [i.name for i in named_institutions(text)]
     if intent == "mixed":
         frame.case_part, frame.law_part = pointed or split_parts(text, refs)
+        frame.law_part = _law_query(text, frame.case_part, frame.law_part, refs)
     frame.about_a_case = bool(
         refs
         or thread
