@@ -60,11 +60,13 @@ def test_a_question_on_what_a_case_holds_on_file_asks_its_documents(text: str) -
             "o 944/2026 ainda não andou",
             "cabe recurso pela 9.784?",
         ),
-        # no mark at all: the law part is what follows the case ("that is permitted?")
+        # no mark at all: the law part is what follows the case ("that is permitted?"); it
+        # points back ("isso"), so the laws are searched with the whole message, the case's
+        # number left out
         (
             "o processo nº 298/2025 foi arquivado isso é permitido pela 12.527?",
             "o processo nº 298/2025",
-            "foi arquivado isso é permitido pela 12.527?",
+            "o processo foi arquivado isso é permitido pela 12.527?",
         ),
     ],
 )

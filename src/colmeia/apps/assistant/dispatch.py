@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from colmeia.apps.assistant.case_aspects import case_aspect
-from colmeia.apps.assistant.case_index import fold
+from colmeia.apps.assistant.case_index import fold, query_terms
 from colmeia.apps.assistant.case_refs import CaseResolution, resolve_case_refs
 from colmeia.apps.assistant.cases import case_card, lookup_case, search_card, search_cases
 from colmeia.apps.assistant.conversation import within_norm
@@ -144,6 +144,21 @@ class Dispatcher:
             # "e o processo tá parado em qual órgão": the case, said with the definite article
             # and nothing that restricts it, is the one the thread is about — not a search
             frame.intent = "case"
+        if (
+            frame.intent == "find"
+            and not frame.cases
+            and not frame.about_a_case
+            and frame.confidence >= CONFIDENT
+        ):
+            # "a câmara de Abaetetuba está sendo investigada?": sure it looks for a case,
+            # without a case word — the registry answers first; the documents if it holds none
+            looked = await self._find(text, frame.aspect)
+            if looked.kind == "ask" or _shows_a_case(looked):
+                return looked
+        if frame.intent == "law" and await self._registry_names(frame):
+            # an unsure search sent to the documents that names one case of the registry
+            # ("o sindicato dos servidores de Soure é parte?"): that case
+            return await self._find(text, frame.aspect)
         if frame.intent in ("case", "find") and not frame.cases and not frame.about_a_case:
             # no number, no case words: a follow-up on the thread's case, else the documents
             lean = cases and frame.intent == "case" and not frame.names_a_law
@@ -201,6 +216,10 @@ class Dispatcher:
             found = await self._find(frame.text, frame.aspect)
             if found.kind == "ask" or _shows_a_case(found):
                 return found
+        if target is None and not cases and not law and await self._registry_names(frame):
+            # no number, but a party, body or subject of one case of the registry named
+            # ("sou parente da Célia Regina Guimarães, qual é o processo dela?")
+            return await self._find(frame.text, frame.aspect)
         if target is None:
             ask = Decision("ask", question=ASK_CASE, aspect=frame.aspect, law=law)
             ask.expects = "expediente" if "expediente" in fold(frame.text) else "process"
@@ -270,6 +289,19 @@ class Dispatcher:
             decision = _answer(case_card(found), "search", [found])
         decision.tools = searched + decision.tools
         return decision
+
+    async def _registry_names(self, frame: TurnFrame) -> bool:
+        """Whether a turn without a number that the classifier read as about a case (or a
+        search for one) names exactly one case of the registry: a description searched as
+        the registry ranks it, with one clear winner holding two of its words or more. Not
+        a norm named, not a list: those stay with the documents or ask which case."""
+        if frame.cases or frame.names_a_law or frame.read_as not in ("case", "find"):
+            return False
+        terms = query_terms(frame.text)
+        if len(terms) < 2:
+            return False
+        found = await search_cases(self.registry, frame.text, today=self.today, loose=True)
+        return found.get("status") == "found"
 
     async def _named_party(self, text: str, listed: Sequence[str]) -> str | None:
         """The one listed case with a party whose whole name the person typed (a search

@@ -120,6 +120,9 @@ class TurnFrame:
     # "e se…", "e no caso de…", "mas e…": it continues the previous turn, whose norm (or
     # case) is what it leaves unsaid
     continues: bool = False
+    # the classifier's own reading, before the rules above moved it (an unsure search sent
+    # to the documents is still worth asking the registry about)
+    read_as: str = ""
 
     @property
     def has_case(self) -> bool:
@@ -238,6 +241,9 @@ _LAW_PART_WORDS = 4
 _JOINING_WORDS = 3
 
 
+# how sure a case question's words without its number must read as law (law and mixed
+# together) for the law to be asked too
+WITHOUT_CASE_LAW = 0.6
 # how far a law reading may go (law and mixed together) for an unsure search to stay one
 SEARCH_LAW_ODDS = 0.2
 
@@ -335,6 +341,21 @@ def _at_clause(text: str, refs: Sequence[CaseRef], after: int) -> tuple[str, str
 _BACK = re.compile(r"\b(?:isso|isto|disso|nisso|aquilo|daquilo|assim)\b")
 
 
+def _without_refs(text: str, refs: Sequence[CaseRef]) -> str:
+    for ref in refs:
+        text = text.replace(ref.typed, " ")
+    return " ".join(text.split())
+
+
+def _reads_as_law(text: str) -> bool:
+    """Whether a case question's words without its number ask the law: a situation told and
+    a right asked about ("o … tá parado há dois anos, pode isso?"), not what is left of a
+    short question ("e o … ?")."""
+    if len(re.findall(r"\w+", text)) < _LAW_PART_WORDS + 2:
+        return False
+    return _law_mass(classifier().predict(text)) >= WITHOUT_CASE_LAW
+
+
 def _law_query(text: str, case_part: str, law_part: str, refs: Sequence[CaseRef]) -> str:
     """What the laws are searched with for a mixed question's law part: the part itself, or
     — when it is not apart from the case part, is short, or points back at what the message
@@ -380,6 +401,10 @@ def read_frame(
         _, law_part = split_parts(text, refs)
         if law_part != text and classifier().predict(law_part).intent in ("law", "mixed"):
             intent = "mixed"  # a law part after the case, whatever joins them
+        elif _reads_as_law(_without_refs(text, refs)):
+            # "o 4506/23 tá parado há dois anos, pode isso?": without its number the message
+            # is a situation asked as a right — the law is asked too, not only the card
+            intent = "mixed"
     if (
         intent == "case"
         and not refs
@@ -426,6 +451,7 @@ def read_frame(
         None if refs else thread,
     )
     frame.institutions = [i.name for i in named_institutions(text)]
+    frame.read_as = predicted.intent
     if intent == "mixed":
         frame.case_part, frame.law_part = pointed or split_parts(text, refs)
         frame.law_part = _law_query(text, frame.case_part, frame.law_part, refs)

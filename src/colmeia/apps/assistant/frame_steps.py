@@ -10,9 +10,11 @@ here imports LangGraph.
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from colmeia.apps.assistant.case_refs import read_case_refs
 from colmeia.apps.assistant.cases import evidence_cards
 from colmeia.apps.assistant.conversation import remember
 from colmeia.apps.assistant.court_rules import local_case
@@ -39,6 +41,8 @@ __all__ = [
 
 Step = tuple[str, dict[str, Any]]
 
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
 # The state's channels that merge an update instead of replacing it (AssistantState's
 # Annotated reducers, as LangGraph applies them).
 REDUCERS: dict[str, Callable[[Any, Any], Any]] = {
@@ -61,12 +65,16 @@ def fold(state: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
 def frame_routes(flags: Flags, attachments: Sequence[str], text: str, *, web_search: bool) -> bool:
     """Whether the frame's dispatcher takes the turn: every tool it uses is on, the web
     search is off (or not configured), there is no attachment, and the turn is not a request
-    to follow a case (a subscription and a web search need the agents' approval)."""
+    to follow a case (a subscription and a web search need the agents' approval). A request
+    to follow names the case (or gives an address to write to): "a luz foi cortada sem
+    avisar" or "tem processo sobre transporte? queria acompanhar" follow nothing yet."""
     if not (flags.enable_system_search and flags.enable_rag_processing) or attachments:
         return False
     if flags.enable_web_search and web_search:
         return False
-    return not _FOLLOW.search(text)
+    if _EMAIL.search(text):
+        return False
+    return not (_FOLLOW.search(text) and read_case_refs(text))
 
 
 def remembered(state: AssistantState, evidence: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -28,7 +28,6 @@ from colmeia.apps.assistant.turngen.lexicon import ASPECTS, LEX
 from colmeia.apps.assistant.turngen.trainlex import (
     ABBREVIATIONS,
     ADVICE,
-    CASE_SITUATIONS,
     DOCUMENTS_ASKED,
     FIND_BY_RAPPORTEUR,
     FIND_LOOSE,
@@ -555,12 +554,6 @@ def _combined(w: _Writer, cases: list[_Case], rounds: int) -> list[Labelled]:
         else:
             court = rng.choice(charter)
         out.append(Labelled(said(court), "law", "status"))
-    # a case's own trouble and whether the law allows it, drawn last for the same reason
-    situations, asked = CASE_SITUATIONS
-    for _ in range(rounds):
-        told = rng.choice(situations).format(c=w.typed(rng.choice(cases)))
-        joined = rng.choice(MIXED_JOINS).replace("{case}", told).replace("{law}", rng.choice(asked))
-        out.append(Labelled(said(joined), "mixed", "status"))
     return out
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 __all__ = [
     "ABBREVIATIONS",
     "ADVICE",
-    "CASE_SITUATIONS",
     "DOCUMENTS_ASKED",
     "FIND_BY_RAPPORTEUR",
     "FIND_LOOSE",
@@ -215,48 +214,6 @@ LAW_COURT: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = (
         "que requisitos a lei exige pra ser conselheiro do tribunal de contas?",
         "o tribunal auxilia o congresso no controle externo?",
         "em quanto tempo prescreve a punição aplicada pelo tribunal de contas?",
-    ),
-)
-
-# what happened in one's own case told beside its number, then whether the law allows it:
-# (situations, law questions) — "{c}" is the case as typed. Both are asked: the case's card and
-# the rule ("o {c} está parado há dois anos, pode isso?" asks the deadline to decide, not only
-# where the case is), however short the law question is.
-CASE_SITUATIONS: tuple[tuple[str, ...], tuple[str, ...]] = (
-    (
-        "o {c} está parado faz mais de um ano",
-        "meu processo {c} não anda desde o ano passado",
-        "o processo {c} ficou sem movimentação por meses",
-        "mandei a defesa no {c} e ninguém respondeu",
-        "o {c} foi arquivado e ninguém me avisou",
-        "no {c} me negaram vista dos autos",
-        "o relator do {c} é parente do prefeito",
-        "no processo {c} decidiram sem me ouvir",
-        "pedi cópia do {c} e até hoje nada",
-        "o {c} voltou pra instrução pela terceira vez",
-        "me intimaram no {c} com dois dias de prazo",
-        "o {c} tá esperando parecer desde 2022",
-        "recorri no {c} e o recurso sumiu",
-        "no {c} aplicaram multa sem eu ser citado",
-        # the number told last, after the trouble
-        "meu processo tá parado faz tempo, o {c}",
-        "ninguém me responde sobre o processo, é o {c}",
-        "arquivaram meu processo sem me avisar, número {c}",
-        "faz dois anos que espero o julgamento do meu processo, {c}",
-    ),
-    (
-        "pode isso?",
-        "isso pode?",
-        "isso é legal?",
-        "a lei permite isso?",
-        "tem prazo pra isso?",
-        "o que a lei diz sobre isso?",
-        "tenho algum direito?",
-        "eles podem fazer isso?",
-        "isso é permitido pela 9784?",
-        "existe regra pra isso?",
-        "o que eu posso fazer segundo a lei?",
-        "é normal isso?",
     ),
 )
 

@@ -1,0 +1,90 @@
+"""A turn without a number that names something of one case — a party, the audited body, what
+the case is about — is answered with that case, read against the registry (issue 31): people
+describe their case by who is in it, not by its number, and often without the word
+"processo". The registry decides: one clear case → its card; none → the turn goes on as read.
+
+The registry is the small fictitious one of ``data/registry_para``, imported from its CSV
+files into a real SQLite store; the laws are the shipped ones; no model (offline).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from assistant_helpers import AS_OF
+from registry_sets_helpers import para_registry
+
+from colmeia.apps.assistant.frame_steps import frame_routes
+from colmeia.apps.assistant.graph_state import Flags
+from colmeia.apps.assistant.session import Assistant, open_assistant
+from colmeia.store import Store
+
+
+@pytest.fixture
+async def bot(laws_store: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
+    registry = para_registry(tmp_path)
+    async with open_assistant(
+        store=laws_store, model=None, registry=registry, home=tmp_path, today=AS_OF
+    ) as assistant:
+        yield assistant
+    registry.close_sync()
+
+
+def _found(result: Any) -> list[str]:
+    return [str(f.get("number")) for f in result.facts if f.get("status") == "found"]
+
+
+async def test_a_persons_name_typed_without_accents_finds_their_case(bot: Assistant) -> None:
+    # Red before: a case question without a number or a thread asked "De qual processo?"
+    result = await bot.ask(
+        "t1", "sou sobrinho da benedita sousa correa, ela ta respondendo um processo ai, qual e?"
+    )
+    assert _found(result) == ["TC/000812/2024"]
+    # a follow-up then is about that case
+    assert _found(await bot.ask("t1", "e quem e o relator?")) == ["TC/000812/2024"]
+
+
+async def test_a_body_named_without_the_word_processo_is_looked_up_in_the_registry(
+    bot: Assistant,
+) -> None:
+    # Red before: a sure search reading without case words went to the laws (CF/88 Art.
+    # 29-A, the câmaras' payroll limit) instead of the registry
+    result = await bot.ask("t2", "a camara municipal de santarem ta sendo investigada por vcs?")
+    assert _found(result) == ["TC/000812/2024"]
+
+
+async def test_a_party_asked_about_in_the_thread_is_found_not_searched_in_the_laws(
+    bot: Assistant,
+) -> None:
+    await bot.ask("t3", "processo 4506/2021 ta em que fase?")
+    # read as an unsure search (no case word): red before, answered from the laws
+    result = await bot.ask("t3", "a construtora ipe amarelo ta como parte?")
+    assert _found(result) == ["TC/000777/2020"]
+    assert "Construtora Ipê Amarelo" in result.answer
+
+
+async def test_what_names_no_case_is_not_taken_for_one(bot: Assistant) -> None:
+    # an aspect without a case still asks which; a law question stays with the laws
+    asked = await bot.ask("t4", "e quem e o relator?")
+    assert asked.waiting and _found(asked) == []
+    law = await bot.ask("t5", "a prefeitura pode negar copia de um contrato publico?")
+    assert _found(law) == [] and law.citations
+
+
+def test_only_a_request_to_follow_a_named_case_leaves_the_frame_route() -> None:
+    # Red before: any "avisar"/"acompanhar" sent the turn to the agents' old rules, which
+    # searched the registry with the filler ("transporte queria acompanhar": no case)
+    on = Flags()
+    for text in [
+        "cortaram minha luz sem avisar, pode isso?",
+        "tem algum processo sobre transporte escolar? queria acompanhar",
+    ]:
+        assert frame_routes(on, [], text, web_search=False), text
+    for text in [
+        "quero acompanhar o processo 4506/2023",
+        "me avisa por email quando andar: maria@exemplo.com.br",
+    ]:
+        assert not frame_routes(on, [], text, web_search=False), text
