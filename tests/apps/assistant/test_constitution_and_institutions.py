@@ -17,6 +17,7 @@ from colmeia.apps.assistant.frame import CONFIDENT, read_frame
 from colmeia.apps.assistant.institutional import answer_institutional
 from colmeia.apps.assistant.institutions import named_institutions
 from colmeia.apps.assistant.intents import Prediction
+from colmeia.apps.assistant.legal import article_key
 from colmeia.apps.assistant.rag_agent import RagPipeline, analyze_query
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.scope import NormCatalogue, missing_norm, named_norms
@@ -254,3 +255,27 @@ def test_a_dispositivo_that_introduces_a_list_is_quoted_with_its_items(
     # and nothing after it
     assert "um terço pelo Presidente da República" in result["answer"]
     assert "dois terços pelo Congresso Nacional" in result["answer"]
+
+
+@pytest.mark.parametrize(
+    ("question", "cited"),
+    [
+        ("o que diz o artigo 75 da CF?", "CF/88, Art. 75"),
+        ("e o art. 73 da constituicao, fala o que?", "CF/88, Art. 73"),
+        ("art 27 do adct", "ADCT (CF/88), Art. 27"),
+    ],
+)
+def test_an_article_of_the_constitution_named_is_that_article_not_the_adcts(
+    constitution: Store, question: str, cited: str
+) -> None:
+    # Red before: the Constitution was no norm the query analysis named, so "artigo 75 da
+    # CF" was searched by its words (ADCT Art. 84 first); and "CF/88" and "ADCT (CF/88)"
+    # shared one key ("88"), so the ADCT's article of the same number passed for the CF's
+    assert first_cited(constitution, question).startswith(cited)
+
+
+def test_the_constitution_and_its_transitional_acts_are_keys_of_their_own() -> None:
+    assert article_key("CF/88", "71") == article_key("1988", "71") == "CF:71"
+    assert article_key("ADCT (CF/88)", "71") == "ADCT:71" != article_key("CF/88", "71")
+    assert article_key("Lei 9.784/1999", "59") == "9784:59"
+    assert analyze_query("o art. 71 da constituição estadual")["filters"] == {"article": "71"}

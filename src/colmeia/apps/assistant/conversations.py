@@ -16,8 +16,9 @@ a list of conversations::
 * ``case`` — the case number (any typing) whose registry facts the turn shows;
 * ``facts`` — ``{field: value}`` the shown facts must hold (searched in the record, its
   location and the fact itself; values compared without case, accents or punctuation);
-* ``article`` — ``"LAW:ARTICLE"`` (``"13709:5"``, ``"9784:59"``, or as a citation reads:
-  ``"Lei 9.784/1999, Art. 59"``) the answer must cite;
+* ``article`` — ``"LAW:ARTICLE"`` (``"13709:5"``, ``"9784:59"``, ``"CF:71"`` for the
+  Constitution, ``"ADCT:27"``, or as a citation reads: ``"Lei 9.784/1999, Art. 59"``) the
+  answer must cite;
 * ``says`` — phrases the answer's text must contain (normalised the same way).
 
 A file may name the registry it was written on: ``"registry": {"processes": …, "seed": …}``
@@ -122,9 +123,12 @@ def _turn(raw: Any, where: str) -> Turn:
         cited = _CITED.fullmatch(str(article).strip())
         if cited:
             article = f"{cited.group(1).replace('.', '')}:{cited.group(2)}"
-        if not re.fullmatch(r"\d[\d.]*:\d+[A-Za-z\-]*", str(article)):
+        if not re.fullmatch(
+            r"(?:\d[\d.]*|CF|ADCT|constitui[cç][aã]o):\d+[A-Za-z\-]*", str(article), re.I
+        ):
             raise ValueError(
-                f"{where}: 'article' must read LAW:ARTICLE (13709:5) or as cited "
+                f"{where}: 'article' must read LAW:ARTICLE (13709:5; CF:71 for the "
+                "Constitution, ADCT:27 for its transitional acts) or as cited "
                 "(Lei 13.709/2018, Art. 5)"
             )
     says = expect.get("says") or []

@@ -22,7 +22,8 @@ The sets:
 * ``independent3`` — a third, written apart from the code and from the first two, on the same
   registry (``data/independent3/``): frozen likewise.
 
-Each run builds its own store (the laws or the FaQuAD paragraphs ingested into a temporary
+Each run builds its own store (the laws — for conversations, the laws and the Constitution, as the
+README builds the collection — or the FaQuAD paragraphs, ingested into a temporary
 SQLite file), a synthetic registry and in-memory threads, so nothing of the user's is touched.
 Metrics come from :mod:`colmeia.eval.assistant`.
 """
@@ -286,7 +287,10 @@ async def evaluate(
                     )
                 if limit is not None:
                     conversations = conversations[:limit]
-                ingest(store, "docs", [laws], embedder=embedder)
+                # the collection the README builds: the federal laws and the Constitution
+                charter = data_dir / "laws" / "constituicao" / "lexml"
+                sources = [laws, charter] if charter.exists() else [laws]
+                ingest(store, "docs", sources, embedder=embedder)
             elif which in QUESTION_FILES:
                 questions = data_dir / "assistant" / QUESTION_FILES[which]
                 laws = data_dir / "laws" / "lexml"

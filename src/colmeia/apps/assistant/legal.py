@@ -13,7 +13,15 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-__all__ = ["LegalRef", "Validity", "article_key", "parse_legal_path", "urn_date", "validity"]
+__all__ = [
+    "LegalRef",
+    "Validity",
+    "article_key",
+    "law_key",
+    "parse_legal_path",
+    "urn_date",
+    "validity",
+]
 
 _LAW = re.compile(
     r"^(?P<law>(?:Lei Complementar|Lei|Decreto-Lei|Decreto|Medida Provisória|Emenda "
@@ -69,11 +77,23 @@ def parse_legal_path(path: str, page: int = 0) -> LegalRef:
     )
 
 
-def article_key(law: str, article: str) -> str:
-    """A comparable key for "this law, this article" (``"13709:14"``)."""
+def law_key(law: str) -> str:
+    """A norm's comparable key: its number (``Lei 9.784/1999`` → ``9784``), ``CF`` for the
+    Constitution (cited ``CF/88``; written ``CF``, ``Constituição`` or its year ``1988``) and
+    ``ADCT`` for its transitional acts (``ADCT (CF/88)``): neither has a number of its own,
+    and the "88" of ``CF/88`` is no law's."""
+    said = law.strip().upper()
+    if said.startswith("ADCT"):
+        return "ADCT"
+    if said.startswith(("CF", "CONSTITUI", "CRFB")) or said == "1988":
+        return "CF"
     number = re.search(r"(\d[\d.]*)\s*/", law) or re.search(r"(\d[\d.]*)", law)
-    digits = number.group(1).replace(".", "") if number else law.strip().lower()
-    return f"{digits}:{article.strip().upper()}"
+    return number.group(1).replace(".", "") if number else law.strip().lower()
+
+
+def article_key(law: str, article: str) -> str:
+    """A comparable key for "this law, this article" (``"13709:14"``, ``"CF:71"``)."""
+    return f"{law_key(law)}:{article.strip().upper()}"
 
 
 def urn_date(doc_id: str) -> str:

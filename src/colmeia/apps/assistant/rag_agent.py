@@ -47,7 +47,7 @@ from colmeia.apps.assistant.court_rules import (
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.hubness import hubness
 from colmeia.apps.assistant.institutions import named_institutions, spell_out
-from colmeia.apps.assistant.legal import parse_legal_path, validity
+from colmeia.apps.assistant.legal import law_key, parse_legal_path, validity
 from colmeia.apps.assistant.lex_specialis import limited_to_some_bodies, names_a_body
 from colmeia.apps.assistant.lexicon import Nominalizations
 from colmeia.apps.assistant.named_article import ArticleIndex
@@ -166,6 +166,13 @@ _DECISION = re.compile(
     r"tribunal decidiu|entendimento do tribunal|precedente)",
     re.IGNORECASE,
 )
+# the Constitution named ("constituição", "CF", "carta magna") — not a state's or a
+# town's own charter — or its transitional acts
+_CHARTER = re.compile(
+    r"\b(?:(?P<adct>adct|disposicoes constitucionais transitorias)|"
+    r"(?:constituicao|carta magna)(?! (?:estadual|do estado|dos estados|de \w+ estado))|"
+    r"cf(?:/88|/1988)?|crfb)\b"
+)
 _LAW_NUMBER = re.compile(r"\blei\s*(?:complementar\s*)?(?:n[º°o.]*\s*)?(\d{1,2}\.?\d{3})\b", re.I)
 _ARTICLE = re.compile(r"\bart(?:igo)?\.?\s*(\d+)", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:de|em)\s+((?:19|20)\d{2})\b")
@@ -217,8 +224,12 @@ def analyze_query(question: str) -> dict[str, Any]:
     law = _LAW_NUMBER.search(question)
     alias = _ALIAS_RE.search(folded)
     bare = [n for n in named_norms(question) if n.kind == "Lei"]
+    charter = _CHARTER.search(folded)
     if law:
         filters["law_number"] = law.group(1).replace(".", "")
+    elif charter:
+        # "o art. 71 da Constituição", "o art. 27 do ADCT": keys of their own (legal.law_key)
+        filters["law_number"] = "ADCT" if charter.group("adct") else "CF"
     elif alias:
         filters["law_number"] = _ALIASES[alias.group(1)][0]
     elif bare:
@@ -357,7 +368,7 @@ def grade_passage(
     filters = analysis.get("filters", {})
     ref = parse_legal_path(hit.citation.path)
     if filters.get("law_number"):
-        if filters["law_number"] in ref.law.replace(".", ""):
+        if filters["law_number"] == law_key(ref.law):
             score += 0.2
             if filters.get("article") and filters["article"] == ref.article.rstrip("º°"):
                 score += 0.3
@@ -414,9 +425,7 @@ def answering_score(
     if not states:
         score *= _NO_RELATION_FACTOR
     law = analysis.get("filters", {}).get("law_number")
-    if law and not any(
-        law in parse_legal_path(h.citation.path).law.replace(".", "") for h in cited
-    ):
+    if law and not any(law == law_key(parse_legal_path(h.citation.path).law) for h in cited):
         score *= _NO_RELATION_FACTOR
     if other_jurisdiction:
         score *= _JURISDICTION_FACTOR
