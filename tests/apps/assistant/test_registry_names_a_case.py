@@ -88,3 +88,31 @@ def test_only_a_request_to_follow_a_named_case_leaves_the_frame_route() -> None:
         "me avisa por email quando andar: maria@exemplo.com.br",
     ]:
         assert not frame_routes(on, [], text, web_search=False), text
+
+
+async def test_one_of_the_threads_cases_described_is_that_one_not_the_last(
+    bot: Assistant,
+) -> None:
+    await bot.ask("t6", "processo 4506/2023 ta onde?")
+    await bot.ask("t6", "e o 812/2024?")
+    # Red before: four cases of the registry are about school meals, so a search listed
+    # them; the thread talked about one of them
+    result = await bot.ask("t6", "e aquele da merenda, quem relata?")
+    assert _found(result) == ["TC/004506/2023"]
+    # ...while a description that fits a case beyond the thread better is a new search
+    other = await bot.ask("t6", "e o processo da merenda de castanhal?")
+    assert _found(other) == ["TC/002210/2024"]
+
+
+async def test_two_questions_one_on_a_described_case_one_on_the_law_get_both(
+    bot: Assistant,
+) -> None:
+    # Red before: read as one law question (the case half dropped); the case is described,
+    # not numbered, and found in the registry
+    result = await bot.ask(
+        "t7",
+        "o processo da camara de santarem ja andou? e pela lai eu posso pedir copia das "
+        "contas da camara?",
+    )
+    assert _found(result) == ["TC/000812/2024"]
+    assert "Lei 12.527/2011" in {c["law"] for c in result.citations}

@@ -139,3 +139,18 @@ def test_a_cases_trouble_and_whether_the_law_allows_it_asks_both() -> None:
     # a case asked about alone stays a case question
     for text in ["por que o 872/24 ta parado?", "o 4506/23 foi julgado?", "3145 de 25 ja andou?"]:
         assert read_frame(text, today=TODAY).intent == "case", text
+
+
+def test_each_question_of_a_message_is_read_on_its_own() -> None:
+    # Red before: two questions, one on the thread's case and one on the law, read as one
+    # law question
+    frame = read_frame(
+        "quais docs tem nele? e o edital tinha q ta publicado no site da prefeitura pela lei "
+        "de acesso a informacao?"
+    )
+    assert frame.intent == "mixed"
+    assert frame.case_part == "quais docs tem nele?"
+    assert frame.law_part.startswith("e o edital tinha q ta publicado")
+    # questions all of one kind, or a greeting before one, stay as they were
+    assert read_frame("oi. qual o prazo pra recorrer de uma decisao?").intent == "law"
+    assert read_frame("ta bom. ta em q fase entao esse processo").intent == "case"

@@ -140,6 +140,11 @@ class Dispatcher:
             return _answer(listed.text, "main", scope=listed.kind)
         if frame.intent != "mixed" and not frame.names_a_law and frame.target(cases, told):
             frame.intent = "case"  # "o outro", "o de 2023": a case the thread talked about
+        if frame.intent == "find" and len(cases) > 1 and not frame.cases and frame.thread is None:
+            # "e aquele da merenda?": a description of one of the thread's cases picks it
+            picked = await self._among(text, cases, unless_elsewhere=True)
+            if picked is not None:
+                return await self.case_answer(picked, frame.aspect)
         if frame.intent == "find" and cases and not frame.cases and _definite(text):
             # "e o processo tá parado em qual órgão": the case, said with the definite article
             # and nothing that restricts it, is the one the thread is about — not a search
@@ -155,7 +160,7 @@ class Dispatcher:
             looked = await self._find(text, frame.aspect)
             if looked.kind == "ask" or _shows_a_case(looked):
                 return looked
-        if frame.intent == "law" and await self._registry_names(frame):
+        if frame.intent == "law" and await self._registry_names(frame, text):
             # an unsure search sent to the documents that names one case of the registry
             # ("o sindicato dos servidores de Soure é parte?"): that case
             return await self._find(text, frame.aspect)
@@ -208,18 +213,23 @@ class Dispatcher:
             if resolved:
                 return await self._resolved(resolved[0], frame.aspect, law)
         target = frame.target(cases, told)
+        if target is None and len(cases) > 1 and frame.thread is None:
+            # "e aquele da câmara, quem relata?": the one of the thread's cases it describes
+            target = await self._among(frame.case_part or frame.text, cases, unless_elsewhere=True)
         if target is None and cases and frame.thread is None:
             target = cases[0]  # "e as partes?": the case the thread is about
-        if target is None and not cases and not law and RESTRICTED.search(fold(frame.text)):
+        described = frame.case_part or frame.text
+        if target is None and not cases and RESTRICTED.search(fold(described)):
             # "o processo do Sebastião Gonçalves": no number, but the case is described —
-            # looked for first; asked about only when the registry finds none
-            found = await self._find(frame.text, frame.aspect)
-            if found.kind == "ask" or _shows_a_case(found):
+            # looked for first; asked about only when the registry finds none (a short list
+            # to pick from, unless a law part waits: then which case is asked)
+            found = await self._find(described, frame.aspect)
+            if _shows_a_case(found) or (found.kind == "ask" and not law):
                 return found
-        if target is None and not cases and not law and await self._registry_names(frame):
+        elif target is None and not cases and await self._registry_names(frame, described):
             # no number, but a party, body or subject of one case of the registry named
             # ("sou parente da Célia Regina Guimarães, qual é o processo dela?")
-            return await self._find(frame.text, frame.aspect)
+            return await self._find(described, frame.aspect)
         if target is None:
             ask = Decision("ask", question=ASK_CASE, aspect=frame.aspect, law=law)
             ask.expects = "expediente" if "expediente" in fold(frame.text) else "process"
@@ -290,17 +300,20 @@ class Dispatcher:
         decision.tools = searched + decision.tools
         return decision
 
-    async def _registry_names(self, frame: TurnFrame) -> bool:
-        """Whether a turn without a number that the classifier read as about a case (or a
-        search for one) names exactly one case of the registry: a description searched as
-        the registry ranks it, with one clear winner holding two of its words or more. Not
-        a norm named, not a list: those stay with the documents or ask which case."""
-        if frame.cases or frame.names_a_law or frame.read_as not in ("case", "find"):
+    async def _registry_names(self, frame: TurnFrame, text: str) -> bool:
+        """Whether ``text`` — a turn without a number that the classifier read as about a
+        case (or a search for one), or a mixed question's case part — names exactly one case
+        of the registry: a description searched as the registry ranks it, with one clear
+        winner holding two of its words or more. Not a norm named, not a list: those stay
+        with the documents or ask which case."""
+        if frame.cases:
             return False
-        terms = query_terms(frame.text)
+        if frame.intent != "mixed" and (frame.names_a_law or frame.read_as not in ("case", "find")):
+            return False
+        terms = query_terms(text)
         if len(terms) < 2:
             return False
-        found = await search_cases(self.registry, frame.text, today=self.today, loose=True)
+        found = await search_cases(self.registry, text, today=self.today, loose=True)
         return found.get("status") == "found"
 
     async def _named_party(self, text: str, listed: Sequence[str]) -> str | None:
@@ -323,6 +336,17 @@ class Dispatcher:
             # a number or a year is read by position and number, not by words; a longer
             # message is a new question, not a pick
             return None
+        return await self._among(text, options)
+
+    async def _among(
+        self, text: str, options: Sequence[str], *, unless_elsewhere: bool = False
+    ) -> str | None:
+        """The one of ``options`` whose registry rows hold more of ``text``'s words than any
+        other (none: ``None``). ``unless_elsewhere``: none either when a case beyond them
+        holds more — "e o de Castanhal?" in a thread about Ananindeua's school meals asks
+        about another case, not the one of the thread that shares "merenda"."""
+        if not options:
+            return None
         try:
             _, ranked = await self.registry.find(text, limit=len(options) + 50)
         except ColmeiaError:
@@ -330,6 +354,8 @@ class Dispatcher:
         among = [c for c in ranked if c.number in options and c.matched > 0]
         best = max((c.matched for c in among), default=0)
         top = [c.number for c in among if c.matched == best]
+        if unless_elsewhere and any(c.matched > best for c in ranked):
+            return None
         return top[0] if len(top) == 1 else None
 
     async def _mixed(

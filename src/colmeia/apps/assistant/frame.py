@@ -341,6 +341,34 @@ def _at_clause(text: str, refs: Sequence[CaseRef], after: int) -> tuple[str, str
 _BACK = re.compile(r"\b(?:isso|isto|disso|nisso|aquilo|daquilo|assim)\b")
 
 
+# where one question of a message ends and the next starts
+_QUESTION_END = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)")
+# how sure the reading of one question of several must be to count as about a case or the law
+QUESTION_SURE = 0.6
+
+
+def _questions_apart(text: str) -> tuple[str, str] | None:
+    """(case part, law part) of a message holding several questions when, each read on its
+    own, one is about a case (or a search for one) and another about the law; ``None``
+    otherwise (one question, or all of one kind)."""
+    questions = [q.strip() for q in _QUESTION_END.split(text) if len(q.split()) >= 2]
+    if len(questions) < 2:
+        return None
+    case: list[str] = []
+    law: list[str] = []
+    for question in questions:
+        read = classifier().predict(question)
+        if read.intent in ("case", "find") and read.confidence >= QUESTION_SURE:
+            case.append(question)
+        elif len(question.split()) >= _LAW_PART_WORDS and (
+            _law_mass(read) >= QUESTION_SURE or (read.intent == "law" and named_norms(question))
+        ):
+            law.append(question)  # "quais são?" after a search is no law question
+    if not case or not law:
+        return None
+    return " ".join(case), " ".join(law)
+
+
 def _without_refs(text: str, refs: Sequence[CaseRef]) -> str:
     for ref in refs:
         text = text.replace(ref.typed, " ")
@@ -436,6 +464,11 @@ def read_frame(
         intent = "mixed" if law_reading or named_norms(pointed[1]) else intent
     elif intent == "mixed" and thread is not None and not refs:
         intent = "case"  # one clause that points at the thread's case: its law part is not apart
+    if pointed is None and not refs and intent in ("case", "find", "law"):
+        # "quais docs tem nele? e o edital tinha que estar no site pela LAI?": two questions,
+        # each read on its own — one about a case, one about the law — are both asked
+        pointed = _questions_apart(text)
+        intent = "mixed" if pointed is not None else intent
     norms = named_norms(text)
     if intent == "institutional" and norms:
         # the court's file tells its hours and contacts, not what a norm says: "o que a
