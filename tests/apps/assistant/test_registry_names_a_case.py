@@ -17,8 +17,11 @@ import pytest
 from assistant_helpers import AS_OF
 from registry_sets_helpers import para_registry
 
+from colmeia.apps.assistant.dispatch import Dispatcher
+from colmeia.apps.assistant.frame import CONFIDENT, read_frame
 from colmeia.apps.assistant.frame_steps import frame_routes
 from colmeia.apps.assistant.graph_state import Flags
+from colmeia.apps.assistant.intents import Prediction
 from colmeia.apps.assistant.session import Assistant, open_assistant
 from colmeia.store import Store
 
@@ -116,3 +119,31 @@ async def test_two_questions_one_on_a_described_case_one_on_the_law_get_both(
     )
     assert _found(result) == ["TC/000812/2024"]
     assert "Lei 12.527/2011" in {c["law"] for c in result.citations}
+
+
+async def test_a_short_follow_up_the_classifier_is_torn_on_stays_with_the_threads_case(
+    tmp_path: Path,
+) -> None:
+    # The reading is given (as a model's would be) so that the rule, not one sentence, is
+    # what is tested: torn between the law and a case, a few words, no norm named
+    registry = para_registry(tmp_path)
+    try:
+        torn = Prediction("law", "status", {"law": 0.55, "case": 0.45})
+        frame = read_frame("e q orgao foi fiscalizado", predicted=torn)
+        assert frame.intent == "law" and frame.confidence < CONFIDENT
+        dispatcher = Dispatcher(registry, rag=None)
+        # Red before: sent to the laws (Decision "law") in a thread about a case
+        decision = await dispatcher.decide(frame, ["TC/000812/2024"])
+        assert decision.kind == "answer" and decision.answer is not None
+        assert [f["number"] for f in decision.answer["facts"]] == ["TC/000812/2024"]
+        # after a law answer (its norms), or said surely, it is the law's
+        after_law = read_frame("e q orgao foi fiscalizado", predicted=torn)
+        decision = await dispatcher.decide(after_law, ["TC/000812/2024"], ["Lei 12.527/2011"])
+        assert decision.kind == "law"
+        sure = Prediction("law", "status", {"law": 0.9, "case": 0.1})
+        decision = await dispatcher.decide(
+            read_frame("e q orgao foi fiscalizado", predicted=sure), ["TC/000812/2024"]
+        )
+        assert decision.kind == "law"
+    finally:
+        registry.close_sync()

@@ -67,6 +67,9 @@ ASK_CASE = (
 )
 # the most words a reply picking a listed case by its description has ("o do transporte")
 _SHORT_REPLY = 6
+# how much of an unsure law reading must be about a case for a short follow-up in a case's
+# thread to be about that case
+THREAD_CASE_CHANCE = 0.3
 _ASPECT_PT = {"judgement": "julgamento", "archive": "arquivamento"}
 _ORDINALS = {
     "primeiro": 0, "1": 0, "segundo": 1, "2": 1, "terceiro": 2, "3": 2, "quarto": 3, "4": 3,
@@ -140,6 +143,19 @@ class Dispatcher:
             return _answer(listed.text, "main", scope=listed.kind)
         if frame.intent != "mixed" and not frame.names_a_law and frame.target(cases, told):
             frame.intent = "case"  # "o outro", "o de 2023": a case the thread talked about
+        if (
+            frame.intent == "law"
+            and cases
+            and not norms
+            and not frame.cases
+            and not frame.names_a_law
+            and frame.confidence < CONFIDENT
+            and frame.case_chance >= THREAD_CASE_CHANCE
+            and len(text.split()) <= _SHORT_REPLY
+        ):
+            # "e q órgão foi fiscalizado": a few words the classifier is torn on, in a thread
+            # whose last answer was a case's, not the law's — a follow-up on that case
+            frame.intent = "case"
         if frame.intent == "find" and len(cases) > 1 and not frame.cases and frame.thread is None:
             # "e aquele da merenda?": a description of one of the thread's cases picks it
             picked = await self._among(text, cases, unless_elsewhere=True)

@@ -123,6 +123,8 @@ class TurnFrame:
     # the classifier's own reading, before the rules above moved it (an unsure search sent
     # to the documents is still worth asking the registry about)
     read_as: str = ""
+    # how much of the classifier's reading is about a case (a case or a search for one)
+    case_chance: float = 0.0
 
     @property
     def has_case(self) -> bool:
@@ -485,6 +487,7 @@ def read_frame(
     )
     frame.institutions = [i.name for i in named_institutions(text)]
     frame.read_as = predicted.intent
+    frame.case_chance = predicted.intents.get("case", 0.0) + predicted.intents.get("find", 0.0)
     if intent == "mixed":
         frame.case_part, frame.law_part = pointed or split_parts(text, refs)
         frame.law_part = _law_query(text, frame.case_part, frame.law_part, refs)
