@@ -73,8 +73,15 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
     (
         "instructions",
         re.compile(
-            r"\b(?:ignor[ea]\w*|desconsider[ea]\w*|esque[cç]a\w*)\s+(?:as\s+|todas\s+as\s+|"
+            r"\b(?:ignor[ea]\w*|desconsider[ea]\w*|esque[cç]\w*)\s+(?:as\s+|todas\s+as\s+|"
             r"suas\s+|tuas\s+)?(?:instruc\w+|regras|orientac\w+|comandos)|"
+            # what it was told, whatever the words: "esquece tudo que te falaram"
+            r"\b(?:ignor[ea]\w*|desconsider[ea]\w*|esque[cç]\w*)\s+tudo\s+(?:o\s+)?(?:que|q)\s+"
+            r"(?:te|lhe|vc|voce)?\s*(?:falaram|disseram|passaram|mandaram|ensinaram|"
+            r"programaram|configuraram)|"
+            # a part to play instead of its own: "finge que você é a conselheira"
+            r"\b(?:fin[gj]\w*|faz(?:\s+de)?\s+conta|imagin[ea]|age\s+como\s+se)\s+(?:que\s+|q\s+)?"
+            r"(?:voce|vc|tu)\s+(?:e|eh|seja|fosse|es)\b|"
             r"\b(?:mostr|revel|exib|imprim|repit|diga|conte)\w*\s+(?:me\s+)?(?:as\s+)?"
             r"(?:suas|tuas|as)\s+(?:instruc\w+|regras|prompt)|"
             r"\b(?:system prompt|prompt do sistema|prompt de sistema|suas instrucoes)\b"
