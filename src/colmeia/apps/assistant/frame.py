@@ -49,7 +49,7 @@ CONFIDENT = 0.7
 # ... unless the law and mixed readings together have less than this: an unsure choice
 # between being out of scope and being about the court ("qual o melhor restaurante perto do
 # tribunal?") is still not a question the laws answer
-LAW_CHANCE = 0.1
+LAW_CHANCE = 0.2
 Intent = Literal["case", "find", "law", "mixed", "scope", "institutional", "greeting"]
 Aspect = Literal[
     "status",
