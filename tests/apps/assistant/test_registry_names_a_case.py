@@ -147,3 +147,21 @@ async def test_a_short_follow_up_the_classifier_is_torn_on_stays_with_the_thread
         assert decision.kind == "law"
     finally:
         registry.close_sync()
+
+
+async def test_a_few_words_after_a_cases_card_are_read_as_going_on_about_it(
+    bot: Assistant,
+) -> None:
+    await bot.ask("t8", "processo 812/2024 ta onde?")
+    # Red before: the court's file on how to file a denúncia (institutional) answered
+    who = await bot.ask("t8", "quem fez a denuncia disso")
+    assert _found(who) == ["TC/000812/2024"] and who.citations == []
+    # Red before: read as a law question (0.8), Lei 12.527 answered
+    body = await bot.ask("t8", "e q orgao foi fiscalizado")
+    assert _found(body) == ["TC/000812/2024"]
+    assert "Câmara Municipal de Santarém" in body.answer
+    # a law question sure of itself, or naming a norm, stays the law's
+    law = await bot.ask("t8", "e qual o prazo pra recorrer?")
+    assert law.citations and _found(law) == []
+    lai = await bot.ask("t8", "e a lai?")
+    assert _found(lai) == []

@@ -39,6 +39,7 @@ from colmeia.apps.assistant.frame import (
 )
 from colmeia.apps.assistant.ids import CaseId
 from colmeia.apps.assistant.institutional import answer_institutional
+from colmeia.apps.assistant.intents import classifier
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.apps.assistant.scope import greeting_answer, out_of_scope, scope_answer
 from colmeia.errors import ColmeiaError
@@ -70,6 +71,9 @@ _SHORT_REPLY = 6
 # how much of an unsure law reading must be about a case for a short follow-up in a case's
 # thread to be about that case
 THREAD_CASE_CHANCE = 0.3
+# how sure a reading must be to stand against the thread it continues (and how sure the
+# reading as continuing it must be to replace it)
+SURE_ELSEWHERE = 0.9
 _ASPECT_PT = {"judgement": "julgamento", "archive": "arquivamento"}
 _ORDINALS = {
     "primeiro": 0, "1": 0, "segundo": 1, "2": 1, "terceiro": 2, "3": 2, "quarto": 3, "4": 3,
@@ -156,6 +160,21 @@ class Dispatcher:
             # "e q órgão foi fiscalizado": a few words the classifier is torn on, in a thread
             # whose last answer was a case's, not the law's — a follow-up on that case
             frame.intent = "case"
+        elif (
+            frame.intent in ("law", "institutional")
+            and cases
+            and not norms
+            and not frame.cases
+            and not frame.names_a_law
+            and frame.confidence < SURE_ELSEWHERE
+            and len(text.split()) <= _SHORT_REPLY
+        ):
+            # "quem fez a denúncia disso?" after a case's card: read as the thread goes on
+            # (about "this case"), the few words are surely about the case — its parties, not
+            # the court's file on how to file a denúncia
+            in_thread = classifier().predict(f"{text.strip().rstrip('?!. ')} desse processo?")
+            if in_thread.intent == "case" and in_thread.confidence >= SURE_ELSEWHERE:
+                frame.intent, frame.aspect = "case", in_thread.aspect
         if frame.intent == "find" and len(cases) > 1 and not frame.cases and frame.thread is None:
             # "e aquele da merenda?": a description of one of the thread's cases picks it
             picked = await self._among(text, cases, unless_elsewhere=True)
