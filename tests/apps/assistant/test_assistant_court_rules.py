@@ -130,3 +130,19 @@ def test_the_sample_statute_says_it_is_fictional() -> None:
     assert "exemplo fictício" in text.splitlines()[0]
     assert "não existe" in text
     assert Path(DATA_DIR / "tribunal" / "README.md").exists()
+
+
+async def test_a_procedural_question_in_a_state_cases_thread_asks_the_process_law_first(
+    laws_store: Store,
+) -> None:
+    # The court-rules note compares the court's rules with "the federal rule cited below
+    # (Lei 9.784/1999)": the rule cited is the process law's. Red before: LINDB Art. 20
+    # ("nas esferas administrativa, controladora e judicial, não se decidirá…") came first.
+    rag = RagPipeline(laws_store, "leis", None)
+    question = "quanto tempo eles tem pra decidir?"
+    result = await rag.run(question, local="Prefeitura Municipal de Santarém")
+    assert result["citations"][0]["label"].startswith("Lei 9.784/1999")
+    assert result["analysis"]["filters"]["law_number"] == "9784"
+    # asked outside such a thread, the question is searched as it is
+    alone = await rag.run(question)
+    assert "law_number" not in alone["analysis"]["filters"]

@@ -131,6 +131,9 @@ _SINK: contextvars.ContextVar[AnswerSink | None] = contextvars.ContextVar(
 )
 
 # Names people use for the shared laws; a rewrite adds the words the law itself uses.
+# the federal law of the administrative process: what a procedural question about a case of
+# a court of accounts is compared with (court_rules' note names it)
+FEDERAL_PROCEDURE = "9784"
 _ALIASES: dict[str, tuple[str, str]] = {
     "lgpd": ("13709", "proteção de dados pessoais"),
     "lei geral de protecao de dados": ("13709", "proteção de dados pessoais"),
@@ -645,6 +648,17 @@ class RagPipeline:
         jurisdiction = jurisdiction_note(question, catalogue) or ""
         # The court's own norms answering need no warning that the court's norms may differ.
         local = state.get("local", "") if self.collection != self.court_collection else ""
+        filters = analysis["filters"]
+        if (
+            local
+            and not filters.get("law_number")
+            and is_procedural(question, str(analysis.get("relation")))
+            and any(re.sub(r"\D", "", n) == FEDERAL_PROCEDURE for _, n in catalogue.norms)
+        ):
+            # "tem prazo pra isso?" in a case's thread asks the administrative process: the
+            # federal rule the court-rules note compares with is the process law's, searched
+            # first (a preference, as a norm named is: others may still come)
+            filters["law_number"] = FEDERAL_PROCEDURE
         if (local or jurisdiction) and is_procedural(question, str(analysis.get("relation"))):
             # The law's words for everyday ones ("recorrer" → "recurso interpor") find the
             # court's dispositivo as they find the federal one.
