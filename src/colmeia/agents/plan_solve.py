@@ -106,11 +106,12 @@ class _Failure:
 
 def _last_result(results: Sequence[StepResult], trace: Trace) -> str:
     """The best answer without a model call: the last step result, else the last thing a
-    step's executor answered or observed."""
+    step's tools returned. A step's own answer that is no result is a ``REPLAN:`` request,
+    which is no answer to the task."""
     if results:
         return results[-1].result
     for step in reversed(trace.steps):
-        if step.ok and step.kind in ("answer", "tool") and step.observation.strip():
+        if step.ok and step.kind == "tool" and step.observation.strip():
             return step.observation.strip()
     return ""
 
