@@ -95,6 +95,7 @@ async def test_a_step_answered_in_prose_where_a_tool_was_needed_is_replanned_wit
     assert f"step 1 could not be completed as planned:\n{reason}" in sim.requests[3].last_user_text
     # the second prose failure ends the run, whatever replans are left
     assert (trace.status, trace.stop_reason) == (RunStatus.MODEL_ERROR, "model_output")
+    assert trace.error == failed[1][2]
     assert trace.answer == "Não consegui consultar o pedido A-7."
 
 
