@@ -123,6 +123,25 @@ async def test_a_stopped_run_waits_for_its_partial_answer_only_until_its_deadlin
     assert sim.stats()["script_remaining"] == 0  # the partial answer was asked for
 
 
+async def test_a_stopped_run_with_time_left_waits_for_its_partial_answer(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    sim = SimulatedModel(
+        script=[
+            {"steps": [{"description": "Read order A-7"}, {"description": "Read order B-9"}]},
+            "Order A-7: total paid 200.00",
+            "REPLAN: order B-9 does not exist",
+            Reply.stall(0.5, "O A-7 custou R$ 200,00; o B-9 não existe."),  # slow, in time
+        ]
+    )
+    agent = PlanAndSolveAgent(
+        client(sim_server(sim)), shop_tools(), tool_mode="native", max_replans=0, deadline=10.0
+    )
+    trace = await agent.run("Quanto custaram os pedidos A-7 e B-9?")
+    assert trace.stop_reason == "replans_exhausted"
+    assert trace.answer == "O A-7 custou R$ 200,00; o B-9 não existe."
+
+
 def test_run_sync_gives_what_run_gives(sim_server: StartSim, client: MakeClient) -> None:
     sim = SimulatedModel(
         script=[
