@@ -472,9 +472,8 @@ class PlanAndSolveAgent:
         written from the results so far when there is time for one more call (with nothing
         found, the model's own answer, said to be unchecked); otherwise run() answers with the
         last result. A run never ends with an empty answer while the model can give one."""
-        if not results and (found := _last_found(trace)):
-            trace.answer = found
-            return
+        if not results and _last_found(trace):
+            return  # run() answers with what the tools found
         try:
             async with asyncio.timeout(max(0.1, left - 0.5)):
                 await self._answer(task, results, trace, partial=True)
