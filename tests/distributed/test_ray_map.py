@@ -110,3 +110,29 @@ def test_a_malformed_address_is_refused_before_any_ray_starts() -> None:
     with pytest.raises(ConfigurationError, match="use auto, local, HOST:PORT"):
         next(ray_map_ordered(str, [1], workers=1, address="head-without-port"))
     assert not ray.is_initialized()
+
+
+def test_tasks_claim_one_cpu_each_so_a_two_cpu_ray_runs_two_at_once(tmp_path: Path) -> None:
+    import ray
+
+    from colmeia.executors.ray_map import ray_map_ordered
+    from colmeia.executors.ray_pool import init_local_ray
+
+    def meet(item: int, folder: str) -> str:
+        # each task waits for the other: only two running at once ever meet
+        import time as _time
+        from pathlib import Path as _Path
+
+        (_Path(folder) / f"here-{item}").touch()
+        other = _Path(folder) / f"here-{1 - item}"
+        deadline = _time.monotonic() + 30
+        while not other.exists() and _time.monotonic() < deadline:
+            _time.sleep(0.05)
+        return "met" if other.exists() else "alone"
+
+    init_local_ray(num_cpus=2)
+    try:
+        got = list(ray_map_ordered(meet, [0, 1], str(tmp_path), workers=1))
+        assert got == [(0, "met"), (1, "met")]
+    finally:
+        ray.shutdown()
