@@ -98,17 +98,12 @@ async def test_the_calculator_is_the_math_tool_and_is_required_only_when_asked_f
 async def test_a_stopped_run_waits_for_its_partial_answer_only_until_its_deadline(
     sim_server: StartSim, client: MakeClient
 ) -> None:
+    # two quick steps (no tool named), the second asks for a new plan that may not come: the
+    # run stops with 1.5 s of its deadline left, most of which the partial answer may wait
     sim = SimulatedModel(
         script=[
-            {
-                "steps": [
-                    {"description": "Look up order A-7", "tool": "lookup_order"},
-                    {"description": "Look up order B-9", "tool": "lookup_order"},
-                ]
-            },
-            call("lookup_order", order_id="A-7"),
+            {"steps": [{"description": "Read order A-7"}, {"description": "Read order B-9"}]},
             "Order A-7: total paid 200.00",
-            call("lookup_order", order_id="B-9"),
             "REPLAN: order B-9 does not exist",
             Reply.stall(60, "tarde demais"),  # the partial answer never comes in time
         ]
@@ -118,13 +113,33 @@ async def test_a_stopped_run_waits_for_its_partial_answer_only_until_its_deadlin
         shop_tools(),
         tool_mode="native",
         max_replans=0,
-        deadline=3.0,
+        deadline=1.0,
     )
     trace = await agent.run("Quanto custaram os pedidos A-7 e B-9?")
     # the run's own stop, not the deadline's, and the freshest result as the answer: without
     # the run's deadline the stalled reply would arrive and "tarde demais" would be the answer
     assert trace.stop_reason == "replans_exhausted"
     assert trace.answer == "Order A-7: total paid 200.00"
+    assert sim.stats()["script_remaining"] == 0  # the partial answer was asked for
+
+
+async def test_a_stopped_run_with_time_left_waits_for_its_partial_answer(
+    sim_server: StartSim, client: MakeClient
+) -> None:
+    sim = SimulatedModel(
+        script=[
+            {"steps": [{"description": "Read order A-7"}, {"description": "Read order B-9"}]},
+            "Order A-7: total paid 200.00",
+            "REPLAN: order B-9 does not exist",
+            Reply.stall(0.5, "O A-7 custou R$ 200,00; o B-9 não existe."),  # slow, in time
+        ]
+    )
+    agent = PlanAndSolveAgent(
+        client(sim_server(sim)), shop_tools(), tool_mode="native", max_replans=0, deadline=10.0
+    )
+    trace = await agent.run("Quanto custaram os pedidos A-7 e B-9?")
+    assert trace.stop_reason == "replans_exhausted"
+    assert trace.answer == "O A-7 custou R$ 200,00; o B-9 não existe."
 
 
 def test_run_sync_gives_what_run_gives(sim_server: StartSim, client: MakeClient) -> None:

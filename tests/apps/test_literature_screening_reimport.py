@@ -162,3 +162,23 @@ def test_one_skipped_note_does_not_hide_the_next_one_of_the_same_work(tmp_path: 
     )
     assert import_decisions(log, [exported]) == 1
     assert log.stages["title_abstract"][a].reason == "duplicata"
+
+
+def test_times_written_in_another_utc_offset_are_compared_as_moments(tmp_path: Path) -> None:
+    # a reviewer in Brasília (-03:00) decided at 12:00 UTC; the file's notes were written in
+    # Moscow time (+03:00): 13:00+03:00 is 10:00 UTC, older, and 14:00-03:00 is 17:00 UTC, newer
+    a, b = work_id("10.1000/a"), work_id("10.1000/b")
+    log = ScreeningLog("teses")
+    log.decide(a, "include", at="2026-11-02T09:00:00-03:00")
+    log.decide(b, "include", at="2026-11-02T09:00:00-03:00")
+    older = screening_note("exclude", "tema", at="2026-11-02T13:00:00+03:00")
+    newer = screening_note("exclude", "duplicata", at="2026-11-02T14:00:00-03:00")
+    exported = tmp_path / "z.ris"
+    exported.write_text(
+        _ris_notes(tmp_path / "a.ris", "10.1000/a", older).read_text(encoding="utf-8")
+        + _ris_notes(tmp_path / "b.ris", "10.1000/b", newer).read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    assert import_decisions(log, [exported]) == 1
+    assert log.stages["title_abstract"][a].decision == "include"  # the newer word, kept
+    assert log.stages["title_abstract"][b].reason == "duplicata"

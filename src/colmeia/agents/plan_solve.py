@@ -106,11 +106,15 @@ class _Failure:
 
 def _last_result(results: Sequence[StepResult], trace: Trace) -> str:
     """The best answer without a model call: the last step result, else the last thing a
-    step's executor answered or observed."""
-    if results:
-        return results[-1].result
+    step's tools returned."""
+    return results[-1].result if results else _last_found(trace)
+
+
+def _last_found(trace: Trace) -> str:
+    """What a step's tools returned last. (A step's own answer that is no result is a
+    ``REPLAN:`` request, which is no answer to the task.)"""
     for step in reversed(trace.steps):
-        if step.ok and step.kind in ("answer", "tool") and step.observation.strip():
+        if step.ok and step.kind == "tool" and step.observation.strip():
             return step.observation.strip()
     return ""
 
@@ -464,19 +468,18 @@ class PlanAndSolveAgent:
     async def _answer_partial(
         self, task: str, results: Sequence[StepResult], trace: Trace, left: float
     ) -> None:
-        """After a stop: the answer written from the results so far when there is time for one
-        more call (with no results, the model's own answer, said to be unchecked); otherwise
-        the last result. A run never ends with an empty answer while the model can give one."""
-        if not results:
-            trace.answer = _last_result(results, trace)
-            if trace.answer:
-                return
+        """After a stop: with no results, what the steps' tools found last; else the answer
+        written from the results so far when there is time for one more call (with nothing
+        found, the model's own answer, said to be unchecked); otherwise run() answers with the
+        last result. A run never ends with an empty answer while the model can give one."""
+        if not results and _last_found(trace):
+            return  # run() answers with what the tools found
         try:
             async with asyncio.timeout(max(0.1, left - 0.5)):
                 await self._answer(task, results, trace, partial=True)
         except (TimeoutError, ModelError) as exc:
+            # run() answers with the last result
             log.info("no answer from the partial results: %s", exc)
-            trace.answer = _last_result(results, trace)
 
     async def _answer(
         self, task: str, results: Sequence[StepResult], trace: Trace, *, partial: bool = False
