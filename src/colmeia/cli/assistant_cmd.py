@@ -465,9 +465,10 @@ def eval_assistant(
         help=(
             "laws (shipped laws, gold articles), lay-dev / lay-test / lay-test2 (laws asked in lay "
             "words), faquad, conversations (multi-turn), the generated-dev / generated-test / "
-            "generated-test2 conversations (colmeia.apps.assistant.turngen), or independent / "
+            "generated-test2 conversations (colmeia.apps.assistant.turngen), independent / "
             "independent2 / independent3 (hand-written apart from the code, on an imported "
-            "four-case registry)."
+            "four-case registry), or independent4 (development) / independent5 (frozen), "
+            "written blind to the code on registries of their own."
         ),
     ),
     data: str | None = typer.Option(

@@ -20,7 +20,10 @@ The sets:
 * ``independent2`` — a second such set, written apart from the first on a copy of its registry
   (``data/independent2/``): frozen likewise;
 * ``independent3`` — a third, written apart from the code and from the first two, on the same
-  registry (``data/independent3/``): frozen likewise.
+  registry (``data/independent3/``): frozen likewise;
+* ``independent4`` / ``independent5`` — written blind to the code (their authors read only the
+  law texts and the court's institutional file) on registries of their own invention:
+  ``independent4`` is a development set, ``independent5`` frozen.
 
 Each run builds its own store (the laws — for conversations, the laws and the Constitution, as the
 README builds the collection — or the FaQuAD paragraphs, ingested into a temporary
@@ -385,6 +388,8 @@ FOLDER_SETS = {
     "independent": "independent",
     "independent2": "independent2",
     "independent3": "independent3",
+    "independent4": "independent4",
+    "independent5": "independent5",
 }
 
 

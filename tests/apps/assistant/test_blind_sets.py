@@ -1,0 +1,70 @@
+"""`colmeia eval assistant --set independent4` / `--set independent5`: conversations written
+blind to the code (their authors read the law texts and the court's institutional file only),
+each on a registry of its author's invention. These tests check that each set is what it says —
+it loads, its registry imports cleanly, and every case, fact and article it expects is really
+in its registry or in the law texts — never that the assistant passes it."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from colmeia.apps.assistant.conversations import load_conversations
+from colmeia.apps.assistant.evaluation import FOLDER_SETS
+from colmeia.apps.assistant.ids import parse_case_id
+from colmeia.apps.assistant.legal import law_key
+from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_io import import_registry
+from shared_data import DATA_DIR
+
+DATA = Path(__file__).resolve().parents[3] / "src/colmeia/apps/assistant/data"
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+    return " ".join(re.sub(r"[^\w/]+", " ", folded).split())
+
+
+def _articles(key: str) -> set[str]:
+    """Article numbers of a norm of the collection the README builds, by its key."""
+    if key == "CF":
+        files = [DATA_DIR / "laws/constituicao/lexml/constituicao_1988_19881005.csv"]
+    else:
+        files = [p for p in (DATA_DIR / "laws/lexml").glob("*.csv") if p.stem.split("_")[-2] == key]
+    assert len(files) == 1, f"norm {key}: {files}"
+    with files[0].open(encoding="utf-8", newline="") as handle:
+        labels = [row["Rotulo"] for row in csv.DictReader(handle)]
+    return {m.group(1) for label in labels if (m := re.search(r"Art\. (\d+)", label))}
+
+
+@pytest.mark.parametrize("folder", ["independent4", "independent5"])
+def test_a_blind_set_holds_what_its_registry_and_the_laws_hold(folder: str, tmp_path: Path) -> None:
+    here = DATA / folder
+    conversations, problems = load_conversations(here)
+    assert problems == [] and len(conversations) == 24
+    assert FOLDER_SETS[folder] == folder
+    registry = SQLiteCaseRegistry(tmp_path / "registry.db")
+    try:
+        assert import_registry(registry, [here / "registry"]).problems == []
+        turns = [t for c in conversations for t in c.turns]
+        cases = {parse_case_id(t.case) for t in turns if t.case}
+        assert None not in [asyncio.run(registry.process(c)) for c in sorted(cases, key=str)]
+    finally:
+        registry.close_sync()
+    written = " ".join(
+        _fold(path.read_text(encoding="utf-8")) for path in (here / "registry").glob("*.csv")
+    )
+    for turn in turns:
+        for value in [*turn.facts.values(), *turn.says]:
+            # a date the answer shows as DD/MM/YYYY is written ISO in the CSV files
+            iso = re.sub(r"^(\d\d)/(\d\d)/(\d{4})$", r"\3-\2-\1", value)
+            assert _fold(value) in written or _fold(iso) in written, (turn.user, value)
+        if turn.article:
+            law, article = turn.article.split(":", 1)
+            assert article in _articles(law_key(law)), turn.article
