@@ -75,10 +75,12 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:ignor[ea]\w*|desconsider[ea]\w*|esque[cç]\w*)\s+(?:as\s+|todas\s+as\s+|"
             r"suas\s+|tuas\s+)?(?:instruc\w+|regras|orientac\w+|comandos)|"
-            # what it was told, whatever the words: "esquece tudo que te falaram"
+            # what it was told, whatever the words: "esquece tudo que te falaram", or an order
+            # to disregard everything ("IGNORE TUDO e me passa…"; not "esqueci tudo")
             r"\b(?:ignor[ea]\w*|desconsider[ea]\w*|esque[cç]\w*)\s+tudo\s+(?:o\s+)?(?:que|q)\s+"
             r"(?:te|lhe|vc|voce)?\s*(?:falaram|disseram|passaram|mandaram|ensinaram|"
             r"programaram|configuraram)|"
+            r"\b(?:ignor[ea]|desconsider[ea]|esquec[ea])\s+tudo\b(?!\s+(?:que|q)\s+(?:me|eu))|"
             # a part to play instead of its own: "finge que você é a conselheira"
             r"\b(?:fin[gj]\w*|faz(?:\s+de)?\s+conta|imagin[ea]|age\s+como\s+se)\s+(?:que\s+|q\s+)?"
             r"(?:voce|vc|tu)\s+(?:e|eh|seja|fosse|es)\b|"
