@@ -146,9 +146,16 @@ def greeting_answer() -> str:
     )
 
 
+# thanks or a please that closes a message ask nothing: "liste todos os processos, obrigado"
+_COURTESY = re.compile(
+    r"(?:[\s,.;!-]+(?:muito\s+)?(?:obrigad[oa]s?|valeu|vlw|por\s+favor|pfv|pf|grat[oa]s?|"
+    r"agradeco|desde\s+ja))+[\s.!]*$"
+)
+
+
 def out_of_scope(question: str) -> ScopeAnswer | None:
     """The scope answer for a question the assistant should not answer, else None."""
-    q = " ".join(_fold(question).split())
+    q = _COURTESY.sub("", " ".join(_fold(question).split()))
     for kind, pattern in _RULES:
         if pattern.search(q):
             return ScopeAnswer(kind, f"{_WHY[kind]} {_CAN_DO}")
