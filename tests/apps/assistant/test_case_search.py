@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from assistant_helpers import AS_OF
 
-from colmeia.apps.assistant.cases import lookup_case, search_cases
+from colmeia.apps.assistant.cases import lookup_case, search_card, search_cases
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 
 SUBJECT = (
@@ -123,8 +123,15 @@ async def test_two_thirds_of_the_words_must_match(registry: SQLiteCaseRegistry) 
     assert two_of_four == {
         "status": "search",
         "query": "Alimentos Cardoso xyzzy nada",
+        # the words looked for, as the card says them
+        "words": "alimentos cardoso xyzzy nada",
         "total": 0,
         "cases": [],
     }
+    # the card names the words looked for, not the sentence they were typed in
+    said = search_card(
+        await search_cases(registry, "tem algum processo sobre xyzzy ai? queria ver", today=AS_OF)
+    )
+    assert "“xyzzy”" in said and "queria" not in said
     nothing = await search_cases(registry, "o de em", today=AS_OF)
     assert (nothing["total"], nothing["cases"]) == (0, [])

@@ -24,7 +24,7 @@ import Stemmer
 
 from colmeia.apps.assistant.scope import one_slip
 
-__all__ = ["FILLER", "CaseIndex", "Hit", "fold", "query_terms", "tokens"]
+__all__ = ["FILLER", "CaseIndex", "Hit", "fold", "query_terms", "query_words", "tokens"]
 
 #: words a person wraps a description in, that say nothing about which case it is
 FILLER = frozenset(
@@ -214,6 +214,16 @@ def query_terms(text: str) -> list[str]:
     """The stems of a person's description worth ranking by: :func:`tokens` without the
     filler (:data:`FILLER`, as typed or in another form of the same stem) and without numbers
     (a number is a case reference, read apart), each once, in order."""
+    return list(dict.fromkeys(stem for _, stem in _kept(text)))
+
+
+def query_words(text: str) -> str:
+    """The words of a description that :func:`query_terms` ranks by, as typed (folded): what
+    a search says it looked for ("transporte acompanhar", not the whole sentence)."""
+    return " ".join(dict.fromkeys(word for word, _ in _kept(text)))
+
+
+def _kept(text: str) -> list[tuple[str, str]]:
     words = [
         w
         for w in _WORD.findall(fold(text))
@@ -223,8 +233,8 @@ def query_terms(text: str) -> list[str]:
         and not w.isdigit()
         and len(w) > 1
     ]
-    stems = [s for s in _STEMMER.stemWords(words) if s not in _filler_stems()]
-    return list(dict.fromkeys(stems))
+    stems = _STEMMER.stemWords(words)
+    return [(w, s) for w, s in zip(words, stems, strict=True) if s not in _filler_stems()]
 
 
 @dataclass(frozen=True, slots=True)

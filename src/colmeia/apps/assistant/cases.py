@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from colmeia.apps.assistant.case_index import query_terms, tokens
+from colmeia.apps.assistant.case_index import query_terms, query_words, tokens
 from colmeia.apps.assistant.case_refs import read_case_refs
 from colmeia.apps.assistant.ids import (
     CaseId,
@@ -264,7 +264,8 @@ def case_answer(found: dict[str, Any], aspect: str | None) -> str:
 def search_card(found: dict[str, Any]) -> str:
     """A registry search rendered: none found, or the short list to pick from."""
     cases = found.get("cases") or []
-    query = found.get("query", "")
+    # the words looked for, not the whole sentence they were typed in
+    query = found.get("words") or found.get("query", "")
     if not cases:
         return (
             f"Não encontrei no cadastro nenhum processo ou expediente sobre “{query}”. "
@@ -385,6 +386,7 @@ async def search_cases(
     terms = query_terms(query)
     if not terms:
         return {"status": "search", "query": query, "total": 0, "cases": []}
+    words = query_words(query)
     try:
         _, ranked = await registry.find(query, limit=SEARCH_POOL)
     except (StoreError, ConfigurationError) as exc:
@@ -400,7 +402,7 @@ async def search_cases(
             top = await _most_together(registry, _best(ranked, known), terms)
             top = top if len(top) <= SEARCH_LIST else []
         if not top:
-            return {"status": "search", "query": query, "total": 0, "cases": []}
+            return {"status": "search", "query": query, "words": words, "total": 0, "cases": []}
         top = await _without_attached(registry, top)
     except (StoreError, ConfigurationError) as exc:
         return {"status": "unavailable", "typed": query, "message": str(exc)}
@@ -410,6 +412,7 @@ async def search_cases(
     return {
         "status": "search",
         "query": query,
+        "words": words,
         "total": len(top),
         "cases": [c.as_dict() for c in top[:SEARCH_LIST]],
     }
