@@ -147,27 +147,27 @@ class Dispatcher:
             return _answer(listed.text, "main", scope=listed.kind)
         if frame.intent != "mixed" and not frame.names_a_law and frame.target(cases, told):
             frame.intent = "case"  # "o outro", "o de 2023": a case the thread talked about
-        if (
-            frame.intent == "law"
-            and cases
+        # a few words naming no case and no norm, in a thread whose last answer was a case's
+        # (not the law's): maybe more on that case
+        follow_up = (
+            bool(cases)
             and not norms
             and not frame.cases
             and not frame.names_a_law
+            and len(text.split()) <= _SHORT_REPLY
+        )
+        if (
+            follow_up
+            and frame.intent == "law"
             and frame.confidence < CONFIDENT
             and frame.case_chance >= THREAD_CASE_CHANCE
-            and len(text.split()) <= _SHORT_REPLY
         ):
-            # "e q órgão foi fiscalizado": a few words the classifier is torn on, in a thread
-            # whose last answer was a case's, not the law's — a follow-up on that case
+            # "e q órgão foi fiscalizado": words the classifier is torn on — that case
             frame.intent = "case"
         elif (
-            frame.intent in ("law", "institutional")
-            and cases
-            and not norms
-            and not frame.cases
-            and not frame.names_a_law
+            follow_up
+            and frame.intent in ("law", "institutional")
             and frame.confidence < SURE_ELSEWHERE
-            and len(text.split()) <= _SHORT_REPLY
         ):
             # "quem fez a denúncia disso?" after a case's card: read as the thread goes on
             # (about "this case"), the few words are surely about the case — its parties, not
@@ -195,10 +195,10 @@ class Dispatcher:
             looked = await self._find(text, frame.aspect)
             if looked.kind == "ask" or _shows_a_case(looked):
                 return looked
-        if frame.intent == "law" and await self._registry_names(frame, text):
+        if frame.intent == "law" and (named := await self._registry_names(frame, text)):
             # an unsure search sent to the documents that names one case of the registry
             # ("o sindicato dos servidores de Soure é parte?"): that case
-            return await self._find(text, frame.aspect)
+            return await self._find(text, frame.aspect, named)
         if frame.intent in ("case", "find") and not frame.cases and not frame.about_a_case:
             # no number, no case words: a follow-up on the thread's case, else the documents
             lean = cases and frame.intent == "case" and not frame.names_a_law
@@ -261,10 +261,12 @@ class Dispatcher:
             found = await self._find(described, frame.aspect)
             if _shows_a_case(found) or (found.kind == "ask" and not law):
                 return found
-        elif target is None and not cases and await self._registry_names(frame, described):
+        elif (
+            target is None and not cases and (named := await self._registry_names(frame, described))
+        ):
             # no number, but a party, body or subject of one case of the registry named
             # ("sou parente da Célia Regina Guimarães, qual é o processo dela?")
-            return await self._find(described, frame.aspect)
+            return await self._find(described, frame.aspect, named)
         if target is None:
             ask = Decision("ask", question=ASK_CASE, aspect=frame.aspect, law=law)
             ask.expects = "expediente" if "expediente" in fold(frame.text) else "process"
@@ -313,9 +315,11 @@ class Dispatcher:
         decision.tools = used
         return decision
 
-    async def _find(self, text: str, aspect: str) -> Decision:
+    async def _find(self, text: str, aspect: str, found: dict[str, Any] | None = None) -> Decision:
         # the frame read a search for a case: its words describe one, even those no case uses
-        found = await search_cases(self.registry, text, today=self.today, loose=True)
+        # (``found``: that search, when it was already made)
+        if found is None:
+            found = await search_cases(self.registry, text, today=self.today, loose=True)
         searched: list[tuple[str, dict[str, Any]]] = [("search_cases", {"query": text})]
         listed = [str(c["number"]) for c in found.get("cases") or []]
         winner = str(found["number"]) if found.get("status") == "found" else None
@@ -335,21 +339,20 @@ class Dispatcher:
         decision.tools = searched + decision.tools
         return decision
 
-    async def _registry_names(self, frame: TurnFrame, text: str) -> bool:
-        """Whether ``text`` — a turn without a number that the classifier read as about a
-        case (or a search for one), or a mixed question's case part — names exactly one case
-        of the registry: a description searched as the registry ranks it, with one clear
-        winner holding two of its words or more. Not a norm named, not a list: those stay
-        with the documents or ask which case."""
+    async def _registry_names(self, frame: TurnFrame, text: str) -> dict[str, Any] | None:
+        """The registry's search of ``text`` — a turn without a number that the classifier
+        read as about a case (or a search for one), or a mixed question's case part — when it
+        names exactly one case: a description searched as the registry ranks it, with one
+        clear winner holding two of its words or more; else ``None``. Not a norm named, not
+        a list: those stay with the documents or ask which case."""
         if frame.cases:
-            return False
+            return None
         if frame.intent != "mixed" and (frame.names_a_law or frame.read_as not in ("case", "find")):
-            return False
-        terms = query_terms(text)
-        if len(terms) < 2:
-            return False
+            return None
+        if len(query_terms(text)) < 2:
+            return None
         found = await search_cases(self.registry, text, today=self.today, loose=True)
-        return found.get("status") == "found"
+        return found if found.get("status") == "found" else None
 
     async def _named_party(self, text: str, listed: Sequence[str]) -> str | None:
         """The one listed case with a party whose whole name the person typed (a search

@@ -371,9 +371,10 @@ def _questions_apart(text: str) -> tuple[str, str] | None:
     return " ".join(case), " ".join(law)
 
 
-def _without_refs(text: str, refs: Sequence[CaseRef]) -> str:
+def _without_refs(text: str, refs: Sequence[CaseRef], by: str = " ") -> str:
+    """``text`` with each case reference typed in it replaced ``by`` a word (or a space)."""
     for ref in refs:
-        text = text.replace(ref.typed, " ")
+        text = text.replace(ref.typed, by)
     return " ".join(text.split())
 
 
@@ -395,10 +396,7 @@ def _law_query(text: str, case_part: str, law_part: str, refs: Sequence[CaseRef]
     short = len(law_part.split()) < _LAW_PART_WORDS
     back = _BACK.search(_fold(law_part)) or _BACK.search(_fold(case_part))
     query = text if law_part == text or short or back else law_part
-    for ref in refs:
-        query = query.replace(ref.typed, "processo")
-    query = " ".join(query.split()).strip(" ,;.-")
-    return query or law_part
+    return _without_refs(query, refs, by="processo").strip(" ,;.-") or law_part
 
 
 def read_frame(

@@ -10,7 +10,6 @@ here imports LangGraph.
 from __future__ import annotations
 
 import operator
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,7 +20,7 @@ from colmeia.apps.assistant.court_rules import local_case
 from colmeia.apps.assistant.dispatch import Decision
 from colmeia.apps.assistant.graph_rules import _FOLLOW
 from colmeia.apps.assistant.graph_state import AssistantState, Flags, _add_list, fresh_turn_state
-from colmeia.apps.assistant.offline import OFFLINE_MODEL
+from colmeia.apps.assistant.offline import EMAIL_ADDRESS, OFFLINE_MODEL
 from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.errors import ColmeiaError
 from colmeia.graphs.messages import ChatMessage, merge_messages
@@ -40,8 +39,6 @@ __all__ = [
 ]
 
 Step = tuple[str, dict[str, Any]]
-
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 # The state's channels that merge an update instead of replacing it (AssistantState's
 # Annotated reducers, as LangGraph applies them).
@@ -72,7 +69,7 @@ def frame_routes(flags: Flags, attachments: Sequence[str], text: str, *, web_sea
         return False
     if flags.enable_web_search and web_search:
         return False
-    if _EMAIL.search(text):
+    if EMAIL_ADDRESS.search(text):
         return False
     return not (_FOLLOW.search(text) and read_case_refs(text))
 

@@ -68,7 +68,7 @@ _WEB = re.compile(
     re.IGNORECASE,
 )
 _SUBSCRIBE = re.compile(r"\b(acompanhar|avis\w+|notifi\w+|alert\w+|inscrev\w+)\b", re.IGNORECASE)
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+EMAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # "não sei o número", "sem o número": a case to find by what the person knows about it
 _NO_NUMBER = re.compile(
     r"\b(n[aã]o\s+(?:sei|tenho|lembro|encontro|achei)\b.{0,25}\bn[uú]mero|sem\s+o\s+n[uú]mero|"
@@ -273,7 +273,7 @@ class RulesModel:
         if _WEB.search(text) and "web_search" in names:
             return "", [_call("web_search", query=text, max_results=5)]
         if ids and _SUBSCRIBE.search(text) and "subscribe_updates" in names:
-            email = _EMAIL.search(text)
+            email = EMAIL_ADDRESS.search(text)
             first = ids[0]
             number = first.canonical if hasattr(first, "canonical") else first.text
             contact = email.group(0) if email else ""

@@ -169,13 +169,6 @@ _DECISION = re.compile(
     r"tribunal decidiu|entendimento do tribunal|precedente)",
     re.IGNORECASE,
 )
-# the Constitution named ("constituição", "CF", "carta magna") — not a state's or a
-# town's own charter — or its transitional acts
-_CHARTER = re.compile(
-    r"\b(?:(?P<adct>adct|disposicoes constitucionais transitorias)|"
-    r"(?:constituicao|carta magna)(?! (?:estadual|do estado|dos estados|de \w+ estado))|"
-    r"cf(?:/88|/1988)?|crfb)\b"
-)
 _LAW_NUMBER = re.compile(r"\blei\s*(?:complementar\s*)?(?:n[º°o.]*\s*)?(\d{1,2}\.?\d{3})\b", re.I)
 _ARTICLE = re.compile(r"\bart(?:igo)?\.?\s*(\d+)", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:de|em)\s+((?:19|20)\d{2})\b")
@@ -226,13 +219,15 @@ def analyze_query(question: str) -> dict[str, Any]:
     filters: dict[str, Any] = {}
     law = _LAW_NUMBER.search(question)
     alias = _ALIAS_RE.search(folded)
-    bare = [n for n in named_norms(question) if n.kind == "Lei"]
-    charter = _CHARTER.search(folded)
+    named = named_norms(question)
+    bare = [n for n in named if n.kind == "Lei"]
+    # the Constitution and its ADCT, named without a number ("o art. 71 da CF", "o art. 27
+    # do ADCT"; not a state's constitution): keys of their own (legal.law_key)
+    charter = [n for n in named if not n.number]
     if law:
         filters["law_number"] = law.group(1).replace(".", "")
     elif charter:
-        # "o art. 71 da Constituição", "o art. 27 do ADCT": keys of their own (legal.law_key)
-        filters["law_number"] = "ADCT" if charter.group("adct") else "CF"
+        filters["law_number"] = law_key(charter[0].kind)
     elif alias:
         filters["law_number"] = _ALIASES[alias.group(1)][0]
     elif bare:
@@ -653,7 +648,7 @@ class RagPipeline:
             local
             and not filters.get("law_number")
             and is_procedural(question, str(analysis.get("relation")))
-            and any(re.sub(r"\D", "", n) == FEDERAL_PROCEDURE for _, n in catalogue.norms)
+            and any(law_key(number) == FEDERAL_PROCEDURE for _, number in catalogue.norms)
         ):
             # "tem prazo pra isso?" in a case's thread asks the administrative process: the
             # federal rule the court-rules note compares with is the process law's, searched
