@@ -3,10 +3,12 @@
 Lay questions use everyday words ("quanto tempo tenho pra devolver"); the articles use the
 law's ("direito de arrependimento", "prazo de reflexão"). A local model reads each article
 and writes the questions a citizen would ask that it answers; they are shipped as data
-(``colmeia/rag/index/data/lay_questions.jsonl``) and indexed as an expansion field of the
-article's passages (:mod:`colmeia.rag.expansion`), so a lay question matching an article's
+(``colmeia/rag/index/data/lay_questions.jsonl``, through ``data/laws/lay_questions/build.py``)
+and indexed as an expansion field of the article's passages (:mod:`colmeia.rag.expansion`), so a lay question matching an article's
 generated questions lifts the article. No evaluation question is read here: the only inputs
-are the LexML CSVs of ``data/laws`` and the prompt below.
+are the LexML CSVs of ``data/laws`` and the prompt below. The output goes to
+``data/laws/lay_questions/model_generated.jsonl``; ``python data/laws/lay_questions/build.py``
+joins it with the questions written there from each article's text and ships the result.
 
 Run with a model served on loopback (docs/model-layer.md)::
 
@@ -35,7 +37,7 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "src" / "colmeia" / "rag" / "index" / "data" / "lay_questions.jsonl"
+OUT = ROOT / "data" / "laws" / "lay_questions" / "model_generated.jsonl"
 # The laws in the order they are generated: those citizens ask about most first (consumer,
 # data protection, administrative procedure, access to information), the Constitution last;
 # a run cut short leaves the rest for the next.

@@ -89,6 +89,23 @@ def main() -> int:
             print(f"colmeia {command}", file=sys.stderr, flush=True)
             subprocess.run([cli, *argv], cwd=ROOT, env=env, check=True)
             commands.append(f"colmeia {command}")
+    if not args.only or "leis" in args.only:
+        # The laws' generated lay questions (colmeia.rag.expansion) are embedded in the query
+        # form at a collection's first search: shipped too, or every fresh cache waits for them.
+        from colmeia.rag.expansion import shipped_questions
+        from colmeia.rag.index.embedders import OFFLINE_E5_NAME, OfflineE5Embedder
+        from colmeia.rag.index.vector_cache import CachedEmbedder
+
+        questions = [q for qs in shipped_questions().values() for q in qs]
+        print(f"{len(questions)} generated lay questions", file=sys.stderr, flush=True)
+        cached = CachedEmbedder(
+            OFFLINE_E5_NAME, OfflineE5Embedder, work / "cache" / "vectors.sqlite"
+        )
+        cached.embed_query(questions)
+        cached.close()
+        lay = ROOT / "src" / "colmeia" / "rag" / "index" / "data" / "lay_questions.jsonl"
+        inputs.append(lay)
+        commands.append("embed_query(colmeia.rag.expansion.shipped_questions())")
     inputs += (
         sorted((ROOT / "data" / "theses" / "pdfs").glob("*.pdf"))
         if not args.only or "teses" in args.only

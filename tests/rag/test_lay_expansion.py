@@ -22,6 +22,7 @@ from colmeia.rag.expansion import (
     article_urn,
     expansion_version,
     shipped_questions,
+    subject_of,
 )
 from colmeia.rag.index.embedders import HTTPEmbedder
 from colmeia.rag.pipeline import ingest
@@ -84,8 +85,9 @@ def test_the_article_is_found_by_its_generated_questions_words(
     store = open_store(f"sqlite:///{tmp_path / 'laws.db'}")
     try:
         ingest(store, "leis", [_write_law(tmp_path / "lexml")])
-        plain = _paths(Retriever(store, "leis"), LAY)
-        expanded = _paths(Retriever(store, "leis", expansion_weight=0.3), LAY)
+        plain = _paths(Retriever(store, "leis", expansion_weight=0), LAY)
+        # on by default: the shipped laws have their questions
+        expanded = _paths(Retriever(store, "leis"), LAY)
     finally:
         store.close()
     # "contestar" and "tempo" are words of the generated question alone
@@ -103,12 +105,12 @@ def test_the_vector_side_lifts_the_article_whose_questions_lie_nearest(
     try:
         ingest(store, "leis", [_write_law(tmp_path / "lexml")], embedder=embedder)
         query = "o que fazem com os papeis quando termina?"
-        plain = Retriever(store, "leis", embedder=embedder, expansion_dense_weight=0).search(
-            query, k=5
-        )
-        lifted = Retriever(store, "leis", embedder=embedder, expansion_dense_weight=0.5).search(
-            query, k=5
-        )
+        plain = Retriever(
+            store, "leis", embedder=embedder, expansion_weight=0, expansion_dense_weight=0
+        ).search(query, k=5)
+        lifted = Retriever(
+            store, "leis", embedder=embedder, expansion_weight=0, expansion_dense_weight=0.5
+        ).search(query, k=5)
     finally:
         store.close()
     assert not plain[0].citation.path.endswith("Art. 60")
@@ -149,6 +151,9 @@ def test_passages_are_aligned_with_their_articles_questions() -> None:
     assert article_urn(f"{URN}!art59_par1u") == f"{URN}!art59"
     assert article_urn(f"{URN}!art5-a_cpt_inc2") == f"{URN}!art5-a"
     assert article_urn(f"{URN}!art59") == f"{URN}!art59"
+    cf = "urn:lex:br:federal:constituicao:1988-10-05;1988"
+    assert article_urn(f"{cf}!adct_art2_par1") == f"{cf}!adct_art2"
+    assert article_urn(f"{cf}!art2_cpt") == f"{cf}!art2"
     assert article_urn("relatorio.pdf") == ""
     table = {f"{URN}!art59": ("a?", "b?"), f"{URN}!art60": ("c?",)}
     docs = [f"{URN}!art60_cpt", "other", f"{URN}!art59_cpt", f"{URN}!art59_par1"]
@@ -158,6 +163,9 @@ def test_passages_are_aligned_with_their_articles_questions() -> None:
     assert exp.questions == ["c?", "a?", "b?"]
     assert exp.owners.tolist() == [0, 1, 1]
     np.testing.assert_allclose(exp.per_passage(np.array([2.0, 5.0])), [2.0, 0.0, 5.0, 5.0])
+    # an article is as near as its nearest question: words matched across several of its
+    # questions do not add up
+    np.testing.assert_allclose(exp.best_of([0.5, 0.25, 0.75]), [0.5, 0.75])
 
 
 def test_the_shipped_questions_name_articles_of_the_shipped_laws(
@@ -171,6 +179,56 @@ def test_the_shipped_questions_name_articles_of_the_shipped_laws(
         with path.open(encoding="utf-8", newline="") as fh:
             articles.update(article_urn(row.get("urn", "")) for row in csv.DictReader(fh))
     assert set(shipped) <= articles
+    # every article has its questions but those whose whole text was revoked or vetoed
+    assert len(shipped) >= 0.95 * len(articles - {""})
     for questions in shipped.values():
-        assert 1 <= len(questions) <= 3
-        assert all(len(q) <= 200 and re.search(r"\w", q) for q in questions)
+        assert 1 <= len(questions) <= 12
+        assert all(len(q) <= 250 and re.search(r"\w", q) for q in questions)
+    # the norm a question names is left out (the assistant reads it from the user's question):
+    # "o que diz o art. 49 da lei 9.784?" must not match every question that said "Lei 9.784"
+    named = re.compile(r"\b(?:lei|decreto-lei)\s*(?:n[º°o]\.?\s*)?\d|\b(?:lgpd|cdc|lai)\b", re.I)
+    assert not [q for qs in shipped.values() for q in qs if named.search(q)]
+    cdc = "urn:lex:br:federal:lei:1990-09-11;8078"
+    # the right of withdrawal, asked in everyday words, is among its article's questions
+    assert any("devolv" in q.lower() for q in shipped[f"{cdc}!art49"])
+
+
+def test_each_passage_gets_its_articles_nearest_question_for_the_ranking(
+    tmp_path: Path, questions: Path, embedder: HTTPEmbedder
+) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'laws.db'}")
+    try:
+        ingest(store, "leis", [_write_law(tmp_path / "lexml")], embedder=embedder)
+        retriever = Retriever(store, "leis", embedder=embedder)
+        ids = {
+            h.citation.path: h.chunk_id
+            for h in retriever.search("prazo recurso autos autoridade", k=10)
+        }
+        near = retriever.expansion_similarity(
+            "o que fazem com os papeis quando termina?", list(ids.values())
+        )
+    finally:
+        store.close()
+    by_path = {path: near.get(cid) for path, cid in ids.items()}
+    # Art. 61 has no questions; both of Art. 59's passages share its question's cosine
+    assert "Lei 9.999/2020, Art. 61" in by_path and by_path["Lei 9.999/2020, Art. 61"] is None
+    assert by_path["Lei 9.999/2020, Art. 59"] == by_path["Lei 9.999/2020, Art. 59, § 1º"]
+    # the question is Art. 60's own: nearest of all
+    assert by_path["Lei 9.999/2020, Art. 60"] == max(v for v in by_path.values() if v is not None)
+    assert by_path["Lei 9.999/2020, Art. 60"] > 0.99
+
+
+def test_the_questions_are_matched_by_what_a_query_asks_not_by_the_norm_it_names() -> None:
+    # the shipped questions name no norm: a norm named is the assistant's filter, and a query
+    # naming an article asks that article's own text
+    assert subject_of("a lei 9784 fala algo sobre prazo pra decidir?") == (
+        "a fala algo sobre prazo pra decidir?"
+    )
+    assert subject_of("o que a CF diz sobre o tribunal de contas?") == (
+        "o que a diz sobre o tribunal de contas?"
+    )
+    assert subject_of("o que diz o art. 49 da lei 9.784?") == ""
+    assert subject_of("me explica o artigo 2 da lei 9784") == ""
+    assert subject_of("posso devolver uma compra feita pela internet?") == (
+        "posso devolver uma compra feita pela internet?"
+    )

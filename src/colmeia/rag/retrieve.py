@@ -25,7 +25,13 @@ import numpy.typing as npt
 
 from colmeia.errors import ConfigurationError, QueryError
 from colmeia.rag.context_terms import CONTEXT_VERSION, context_terms
-from colmeia.rag.expansion import ArticleExpansion, expansion_version, shipped_questions
+from colmeia.rag.expansion import (
+    EXPANSION_FORM,
+    ArticleExpansion,
+    expansion_version,
+    shipped_questions,
+    subject_of,
+)
 from colmeia.rag.index.lexical import LexicalConfig, LexicalIndex, fold_accents, top_k
 from colmeia.store.base import Store, StoredChunk
 
@@ -320,17 +326,18 @@ _MEMORY_LOCK = threading.Lock()
 # and the formal set lost a first place at each (docs/assistant.md, issue 32).
 DEFAULT_CONTEXT_WEIGHT = 0.0
 # The weights of an article's generated lay questions (:mod:`colmeia.rag.expansion`): the
-# question's best cosine to them as a third list of the fusion (vectors), and their BM25 score
-# added to the passage's own (words). On the lay development questions, with questions for the
-# CDC's first 56 articles only (docs/rag.md), the vector list at 0 / 0.2 / 0.3 / 0.5 gave hit@1
-# 0.581 / 0.581 / 0.621 / 0.589 (the CDC's 28: 0.571 / 0.607 / 0.643 / 0.643), the formal set
-# unchanged at 0.3; the words at 0.3 moved nothing and at 1.0 lifted the CDC's questions but
-# cost the other laws' first places (the CDC's questions pulled its articles in): off until
-# every law has its questions. The vector list is off by default too: at 0.3 the frozen lay
-# sets, read once, did not follow lay-dev (lay-test2 hit@5 0.550 -> 0.525, lay-test hit@1
-# 0.423 -> 0.404), and 56 of 853 articles have questions; measure again when all have them.
-DEFAULT_EXPANSION_WEIGHT = 0.0
-DEFAULT_EXPANSION_DENSE_WEIGHT = 0.0
+# question's best cosine to them as a third list of the fusion (vectors), and the BM25 score of
+# the best matching one added to the passage's own (words). With every article of the shipped
+# laws expanded (issue 32, seventh round; docs/rag.md), lay questions only, on the lay
+# development set (hit@1 / hit@5 of the assistant's answer): none 0.581 / 0.815; vectors 0.3
+# 0.629 / 0.911, 0.5 0.637 / 0.935; with the words at 1.0: vectors 0.3 0.645 / 0.960, 0.5 0.677
+# / 0.960, 0.7 0.702 / 0.952; words 2.0: 0.5 0.710 / 0.952, 0.7 0.726 / 0.952; words 3.0 with
+# 0.7: 0.742 / 0.960. With the questions in the law's own terms added and the ranking's bonus
+# (rag_agent._ASKED_WEIGHT 0.2): vectors / words 0.5 / 1.0 0.758 / 0.968, 0.5 / 2.0 0.774 /
+# 0.968, 0.7 / 3.0 0.806 / 0.976 (each question scored alone; 0.806 / 0.968 with an article's
+# questions as one text). The formal set: 0.883-0.950 / 1.0 throughout (0.900 / 0.983 before).
+DEFAULT_EXPANSION_WEIGHT = 3.0
+DEFAULT_EXPANSION_DENSE_WEIGHT = 0.7
 
 
 def index_text(chunk: StoredChunk) -> str:
@@ -352,7 +359,7 @@ def _load_or_build(
     folder = _folder(store, collection)
     # The key also names what the index text holds, so an index saved before a change of
     # the context words is rebuilt, not reused.
-    key = f"{config.key()}|context{CONTEXT_VERSION}|expansion{expansion_version()}"
+    key = f"{config.key()}|context{CONTEXT_VERSION}|expansion{expansion_version()}/{EXPANSION_FORM}"
     tag = f"g{generation}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
     target = folder / tag
     positions = target / "positions.json"
@@ -387,7 +394,9 @@ def _load_or_build(
     lexical = LexicalIndex.build((index_text(c) for c in chunks), config)
     context_index = LexicalIndex.build(contexts, config) if any(contexts) else None
     aligned = ArticleExpansion([c.doc_id for c in chunks], shipped_questions())
-    expanded = LexicalIndex.build(aligned.texts, config) if aligned else None
+    # One entry per question, not per article: an article is as near as its nearest question
+    # (as on the vector side), so words matched across several of its questions do not add up.
+    expanded = LexicalIndex.build(aligned.questions, config) if aligned else None
     built_expansion = aligned if expanded is not None else None
     built = _CollectionIndex(
         generation,
@@ -674,6 +683,30 @@ class Retriever:
             out.update({cid: rows[i] for i, (cid, _) in enumerate(found)})
         return out
 
+    def expansion_similarity(self, query: str, chunk_ids: Sequence[str]) -> dict[str, float]:
+        """For each of these passages whose article has generated lay questions
+        (:mod:`colmeia.rag.expansion`), the query's best cosine to those questions; passages
+        without questions are left out, and so is everything without an embedder."""
+        out: dict[str, float] = {}
+        subject = subject_of(query)
+        if self.embedder is None or not chunk_ids or not subject:
+            return out
+        qvec: npt.NDArray[np.float32] | None = None
+        for name in self.collections:
+            idx = _collection_index(self.store, name, self.lexical)
+            if idx.expansion is None:
+                continue
+            qvec = self.embed_query(subject) if qvec is None else qvec
+            best = self._expansion_best(idx, qvec)
+            if best is None:
+                continue
+            per_passage = idx.expansion.per_passage(best)
+            for cid in chunk_ids:
+                pos = idx.position(cid)
+                if cid not in out and pos is not None and idx.expansion.rows[pos] >= 0:
+                    out[cid] = float(per_passage[pos])
+        return out
+
     def _expansion_best(
         self, idx: _CollectionIndex, qvec: npt.NDArray[np.float32]
     ) -> npt.NDArray[np.float64] | None:
@@ -830,17 +863,30 @@ class Retriever:
             ], full
         assert qvec is not None
         over = min(depth * 4, n) if mask is not None else depth
+        asked = self._subject_vector(idx, q, qvec)
         fused, dense_full = self._fuse_dense(
-            dense, qvec, lex_pos, lex_scores, depth, over, mask, idx
+            dense, qvec, lex_pos, lex_scores, depth, over, mask, idx, asked
         )
         if self.feedback_passages and fused and self._keyword(q):
             top = np.asarray([p for p, _, _ in fused[: self.feedback_passages]], np.int64)
             moved = qvec + self.feedback_weight * dense.vectors(top).mean(axis=0)
             fused, dense_full = self._fuse_dense(
-                dense, _unit(moved), lex_pos, lex_scores, depth, over, mask, idx
+                dense, _unit(moved), lex_pos, lex_scores, depth, over, mask, idx, asked
             )
         full = full or (dense_full and over < n)
         return [(score, name, p, ranks[0], ranks[1]) for p, score, ranks in fused], full
+
+    def _subject_vector(
+        self, idx: _CollectionIndex, q: str, qvec: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32] | None:
+        """The vector matched against the articles' questions: the query's own, or that of its
+        subject when it names a norm or a dispositivo (:func:`subject_of`); None without one."""
+        if idx.expansion is None or self.expansion_dense_weight <= 0:
+            return None
+        subject = subject_of(q)
+        if not subject:
+            return None
+        return qvec if subject == " ".join(q.split()) else self.embed_query(subject)
 
     def _lexical_search(
         self,
@@ -861,8 +907,11 @@ class Retriever:
             scores = scores + self.context_weight * idx.context.scores(q)
         if expanded:
             assert idx.expansion is not None and idx.expansion_lexical is not None
-            per_article = idx.expansion_lexical.scores(q)
-            scores = scores + self.expansion_weight * idx.expansion.per_passage(per_article)
+            subject = subject_of(q)
+            if subject:
+                per_question = idx.expansion_lexical.scores(subject)
+                per_article = idx.expansion.best_of(per_question)
+                scores = scores + self.expansion_weight * idx.expansion.per_passage(per_article)
         if mask is not None:
             scores[~mask] = 0.0
         return top_k(scores, depth)
@@ -877,6 +926,7 @@ class Retriever:
         over: int,
         mask: npt.NDArray[np.bool_] | None,
         idx: _CollectionIndex | None = None,
+        asked: npt.NDArray[np.float32] | None = None,
     ) -> tuple[list[tuple[int, float, list[int | None]]], bool]:
         """Vector candidates for ``qvec`` fused with the lexical ones (and with the passages
         whose article's generated questions lie nearest ``qvec``), and whether the vector
@@ -892,7 +942,7 @@ class Retriever:
             (dense_pos.tolist(), dense_scores.tolist()),
         ]
         weights = [1.0 - self.dense_weight, self.dense_weight]
-        near = self._expansion_candidates(idx, qvec, depth, mask)
+        near = self._expansion_candidates(idx, asked, depth, mask) if asked is not None else None
         if near is not None:
             lists.append(near)
             weights.append(self.expansion_dense_weight)

@@ -1,5 +1,6 @@
 """The first passage the RAG pipeline ranks for a question, on a words-only store of the
-shipped laws: the probe of the tests that check which article a kind of question reaches.
+shipped laws without the articles' generated questions (:mod:`colmeia.rag.expansion`): the
+probe of the tests that check which article a kind of question reaches by the law's drafting.
 
 Imported by name (``from first_ranked import …``).
 """
@@ -7,10 +8,12 @@ Imported by name (``from first_ranked import …``).
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
 from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.rag.expansion import ENV as EXPANSION_ENV
 from colmeia.rag.pipeline import ingest
 from colmeia.store import Store, open_store
 
@@ -36,4 +39,12 @@ def first_ranked(store: Store, question: str) -> tuple[str, dict[str, Any]]:
         state.update(await rag.grade(state))  # type: ignore[arg-type]
         return state["ranked"][0].citation.path, state["analysis"]
 
-    return asyncio.run(run())
+    before = os.environ.get(EXPANSION_ENV)
+    os.environ[EXPANSION_ENV] = "off"
+    try:
+        return asyncio.run(run())
+    finally:
+        if before is None:
+            os.environ.pop(EXPANSION_ENV, None)
+        else:
+            os.environ[EXPANSION_ENV] = before

@@ -31,8 +31,8 @@ QUESTIONS = [
     ("Qual o prazo para interpor recurso administrativo?", GoldCitation("9784", "59")),
     # its gold ranked second offline: the case where a model could push it down
     (
-        "Quais são as formas de extinção da concessão de serviço público?",
-        GoldCitation("8987", "35"),
+        "O que caracteriza um serviço público adequado na concessão?",
+        GoldCitation("8987", "6"),
     ),
 ]
 

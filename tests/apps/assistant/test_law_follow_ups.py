@@ -31,7 +31,8 @@ async def test_the_same_question_in_a_new_thread_is_searched_in_the_whole_collec
 ) -> None:
     bot = await assistant(None)
     alone = await bot.ask("t2", "e se a loja nao devolver o dinheiro?")
-    assert alone.citations and alone.citations[0]["law"] != CDC
+    # the consumer code may well answer it, but among the whole collection's passages
+    assert alone.citations and {c["law"] for c in alone.citations} != {CDC}
 
 
 async def test_a_follow_up_naming_another_norm_is_about_that_norm(assistant: Any) -> None:

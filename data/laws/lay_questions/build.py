@@ -1,0 +1,170 @@
+"""Build the lay questions shipped for the shipped laws (``colmeia/rag/index/data/lay_questions.*``).
+
+Two sources, both written from the articles' own text and nothing else (no evaluation set):
+
+* ``written/lay_*.jsonl`` and ``written/formal_*.jsonl`` — questions written for every article
+  of the nine laws, the Constitution and the ADCT by language-model sessions of the team, each
+  given only a shard of the articles (text cut at 2,000 characters, 800 for the ADCT) and a
+  brief: ``BRIEF.md`` for the lay ones (everyday words rather than the law's terms of art, a
+  third typed informally, 3 to 8 questions by the article's length), ``BRIEF_FORMAL.md`` for
+  two more in the law's own terms, as a civil servant or a lawyer asks. One line per article:
+  ``{"id": "lei_8078_19900911|Art. 49", "questions": [...]}``.
+* ``model_generated.jsonl`` — what the local 1.5B model wrote (``bench/doc2query.py``; its
+  manifest ``model_generated.json``): two questions for each of the CDC's first 56 articles.
+
+Each id is checked against the LexML CSVs of ``data/laws`` (an unknown id, an empty or overlong
+question is an error naming the file and line); the articles' questions are joined, duplicates
+dropped, and written by LexML URN with a manifest of where each came from::
+
+    python data/laws/lay_questions/build.py
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+OUT = ROOT / "src" / "colmeia" / "rag" / "index" / "data"
+MAX_CHARS = 250
+_ARTICLE = re.compile(r"^(urn:lex:[^!]+!(?:adct_)?art[^_#]+)")
+_LABEL = re.compile(r"^[^,]+, (Art\. [^,]+)")
+
+
+def _key(stem: str, label: str) -> str:
+    return f"{stem}|{label.rstrip('.').strip()}"
+
+
+def article_urns() -> tuple[dict[str, str], list[str]]:
+    """``stem|Art. N`` → the article's URN, and the CSVs read."""
+    out: dict[str, str] = {}
+    files = sorted((ROOT / "data" / "laws").rglob("lexml/*.csv"))
+    for path in files:
+        with path.open(encoding="utf-8", newline="") as fh:
+            for row in csv.DictReader(fh):
+                label = _LABEL.match(row["Rotulo"])
+                urn = _ARTICLE.match(row.get("urn") or "")
+                if label and urn:
+                    out.setdefault(_key(path.stem, label.group(1)), urn.group(1))
+    return out, [str(f.relative_to(ROOT)) for f in files]
+
+
+# How the questions name the norm they are about ("segundo a Lei 9.784/1999", "na LGPD", "pela
+# constituição"). Dropped from what ships: a norm named is read by the assistant's scope rules
+# (it filters the search), and left in a question it ties that question to every question about
+# the norm — "o que diz o art. 49 da lei 9.784?" found the Lei 14.129 article whose question said
+# "Lei 9.784/1999" instead of Art. 49. What is left says what the article is about.
+_LEAD = (
+    r"(?:(?:segundo|conforme|de acordo com|pel[ao]s?|d[aoe]s?|n[ao]s?|em)\s+)?"
+    r"(?:(?:a|o)\s+)?"
+)
+_NUMBERED = (
+    r"(?:lei complementar|decreto-lei|lei|lc)\s*(?:n[º°o]\.?\s*)?\d[\d.]*"
+    r"(?:\s*/\s*\d{2,4}|,?\s+de\s+(?:\d{1,2}\s+de\s+\w+\s+de\s+)?\d{4})?"
+)
+_NAMES = (
+    r"lgpd|cdc|lai|lindb|adct|"
+    r"lei geral de prote[çc][ãa]o de dados(?: pessoais)?|"
+    r"c[óo]digo de defesa do consumidor|"
+    r"lei de acesso [àa] informa[çc][ãa]o|"
+    r"lei das estatais|lei (?:geral )?de concess[õo]es|lei do governo digital|"
+    r"lei de introdu[çc][ãa]o [àa]s normas do direito brasileiro|"
+    r"lei do processo administrativo(?: federal)?|"
+    r"constitui[çc][ãa]o(?: federal)?(?: de 1988| de 88)?|cf(?:/88)?"
+)
+_NORM = re.compile(rf"{_LEAD}\b(?:{_NUMBERED}|(?:{_NAMES})\b)", re.IGNORECASE)
+
+
+def without_norm(question: str) -> str:
+    """The question without the norm it names: "O que é legítimo interesse na LGPD?" → "O que
+    é legítimo interesse?"."""
+    text = _NORM.sub(" ", question)
+    text = re.sub(r"\s+([?,.!;:])", r"\1", " ".join(text.split()))
+    text = re.sub(r"[,;:]+(?=[?.!])|^[,;:\s]+|(?<=[?,.!;:])[,;:]+", "", text)
+    return text.strip()
+
+
+def _questions(raw: object, where: str) -> list[str]:
+    if not isinstance(raw, list) or not raw:
+        raise SystemExit(f"{where}: 'questions' must be a non-empty list")
+    out = []
+    for q in raw:
+        text = " ".join(str(q).split())
+        if not text or len(text) > MAX_CHARS:
+            raise SystemExit(f"{where}: question {q!r} is empty or longer than {MAX_CHARS}")
+        out.append(text)
+    return out
+
+
+def main() -> int:
+    urns, inputs = article_urns()
+    known = set(urns.values())
+    table: dict[str, list[str]] = {}
+    counts: dict[str, int] = {}
+    for path in sorted((HERE / "written").glob("*.jsonl")):
+        for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            where = f"{path.relative_to(ROOT)} line {n}"
+            row = json.loads(line)
+            stem, _, label = str(row.get("id", "")).partition("|")
+            urn = urns.get(_key(stem, label))
+            if urn is None:
+                raise SystemExit(f"{where}: no article {row.get('id')!r} in data/laws")
+            table.setdefault(urn, []).extend(_questions(row.get("questions"), where))
+            kind = path.stem.split("_")[0]  # lay_N or formal_N
+            counts[kind] = counts.get(kind, 0) + 1
+    model = HERE / "model_generated.jsonl"
+    for n, line in enumerate(model.read_text("utf-8").splitlines(), start=1):
+        if line.strip():
+            row = json.loads(line)
+            if row["article"] not in known:
+                raise SystemExit(f"{model.name} line {n}: no article {row['article']!r}")
+            table.setdefault(row["article"], []).extend(_questions(row["questions"], model.name))
+            counts["model_generated"] = counts.get("model_generated", 0) + 1
+    rows = []
+    for urn in sorted(table, key=lambda u: list(urns.values()).index(u)):
+        # a question that was little more than the norm's name ("o que diz a LGPD?") goes
+        questions = [q for q in map(without_norm, table[urn]) if len(q.split()) >= 3]
+        questions = list(dict.fromkeys(questions))
+        rows.append(json.dumps({"article": urn, "questions": questions}, ensure_ascii=False))
+    body = "\n".join(rows) + "\n"
+    (OUT / "lay_questions.jsonl").write_text(body, encoding="utf-8")
+    manifest = {
+        "built_by": "data/laws/lay_questions/build.py",
+        "sources": {
+            "lay": "data/laws/lay_questions/written/lay_*.jsonl, from each article's text "
+            "alone by the team's language-model sessions (data/laws/lay_questions/BRIEF.md)",
+            "formal": "data/laws/lay_questions/written/formal_*.jsonl, the same, in the law's "
+            "own terms (data/laws/lay_questions/BRIEF_FORMAL.md)",
+            "model_generated": "data/laws/lay_questions/model_generated.jsonl, "
+            "bench/doc2query.py with the local 1.5B model (model_generated.json)",
+        },
+        "article_rows": counts,
+        "articles": len(rows),
+        "articles_in_laws": len(known),
+        "questions": sum(len(json.loads(r)["questions"]) for r in rows),
+        "inputs": {
+            f: hashlib.sha256((ROOT / f).read_bytes()).hexdigest()[:16]
+            for f in [
+                *inputs,
+                "data/laws/lay_questions/BRIEF.md",
+                "data/laws/lay_questions/BRIEF_FORMAL.md",
+            ]
+        },
+        "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
+    }
+    (OUT / "lay_questions.json").write_text(
+        json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
+    print(json.dumps({k: manifest[k] for k in ("articles", "articles_in_laws", "questions")}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
