@@ -15,6 +15,7 @@ from colmeia.apps.literature.evaluate import (
 )
 from colmeia.config import EmbeddingsSettings
 from colmeia.rag.index.embedders import default_embedder
+from colmeia.rag.retrieve import Retriever
 from colmeia.store import open_store
 from shared_data import DATA_DIR
 
@@ -46,8 +47,9 @@ def test_paraphrased_questions_find_their_thesis_first_after_the_offline_rerank(
     reranked, hybrid = report.variants["reranked"], report.variants["hybrid"]
     # 23 of 26 first (equal weights on search, words and the record's vector gave 22; hybrid
     # alone 21); the best two sentences instead of the record's vector keep 23, MRR 0.927 → 0.931
-    assert float(reranked["p@1"]) >= 0.88  # type: ignore[arg-type]
-    assert float(reranked["p@1"]) > float(hybrid["p@1"])  # type: ignore[arg-type]
+    # with each work's shipped questions (colmeia.rag.expansion) 24 of 26, hybrid and reranked
+    assert float(reranked["p@1"]) >= 0.92  # type: ignore[arg-type]
+    assert float(reranked["p@1"]) >= float(hybrid["p@1"])  # type: ignore[arg-type]
 
 
 @pytest.mark.default_embedder
@@ -68,3 +70,19 @@ def test_asking_for_works_about_a_subject_ranks_as_asking_the_subject(teses) -> 
 
     # Without the opening taken off, 2 of the 26 questions lost their first place.
     assert reranked(asked) == reranked(bare)
+
+
+@pytest.mark.default_embedder
+def test_a_work_is_found_by_the_questions_shipped_for_it_in_other_words(teses) -> None:  # type: ignore[no-untyped-def]
+    store, embedder = teses
+    # A discourse analysis of the "Escola Sem Partido" bill, asked without any of the words
+    # that name it; the catalogue holds a dozen works on the movement.
+    target = "rec:691196ed91fd64d4"
+    question = "movimento que quer proibir professor de falar de política na sala de aula"
+
+    def works(**weights: float) -> list[str]:
+        hits = Retriever(store, "teses", embedder=embedder, **weights).search(question, k=20)
+        return list(dict.fromkeys(h.doc_id for h in hits))
+
+    assert target not in works(expansion_weight=0, expansion_dense_weight=0)[:3]
+    assert works()[0] == target

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from colmeia.apps.literature.records import read_csv
 from colmeia.errors import ConfigurationError
 from colmeia.rag.expansion import (
     ENV,
@@ -168,7 +169,7 @@ def test_passages_are_aligned_with_their_articles_questions() -> None:
     np.testing.assert_allclose(exp.best_of([0.5, 0.25, 0.75]), [0.5, 0.75])
 
 
-def test_the_shipped_questions_name_articles_of_the_shipped_laws(
+def test_the_shipped_questions_name_articles_of_the_shipped_laws_and_works_of_the_catalogue(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv(ENV, raising=False)
@@ -178,9 +179,12 @@ def test_the_shipped_questions_name_articles_of_the_shipped_laws(
     for path in (ROOT / "data" / "laws").rglob("lexml/*.csv"):
         with path.open(encoding="utf-8", newline="") as fh:
             articles.update(article_urn(row.get("urn", "")) for row in csv.DictReader(fh))
-    assert set(shipped) <= articles
+    works = {r.id for r in read_csv(ROOT / "data" / "theses" / "capes_resumos.csv")[0]}
+    laws = {key for key in shipped if key.startswith("urn:")}
+    assert laws <= articles
+    assert set(shipped) - laws == works  # every work of the catalogue has its questions
     # every article has its questions but those whose whole text was revoked or vetoed
-    assert len(shipped) >= 0.95 * len(articles - {""})
+    assert len(laws) >= 0.95 * len(articles - {""})
     for questions in shipped.values():
         assert 1 <= len(questions) <= 12
         assert all(len(q) <= 250 and re.search(r"\w", q) for q in questions)

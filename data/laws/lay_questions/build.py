@@ -31,6 +31,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 OUT = ROOT / "src" / "colmeia" / "rag" / "index" / "data"
+THESES = ROOT / "data" / "theses" / "questions"
+CATALOGUE = ROOT / "data" / "theses" / "capes_resumos.csv"
 MAX_CHARS = 250
 _ARTICLE = re.compile(r"^(urn:lex:[^!]+!(?:adct_)?art[^_#]+)")
 _LABEL = re.compile(r"^[^,]+, (Art\. [^,]+)")
@@ -127,8 +129,24 @@ def main() -> int:
                 raise SystemExit(f"{model.name} line {n}: no article {row['article']!r}")
             table.setdefault(row["article"], []).extend(_questions(row["questions"], model.name))
             counts["model_generated"] = counts.get("model_generated", 0) + 1
+    # The catalogue's works (data/theses/questions): named by their record id, as imported.
+    from colmeia.apps.literature.records import read_csv
+
+    records, _ = read_csv(CATALOGUE)
+    record_ids = [r.id for r in records]
+    for path in sorted((THESES / "written").glob("*.jsonl")):
+        for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            where = f"{path.relative_to(ROOT)} line {n}"
+            row = json.loads(line)
+            if row.get("id") not in record_ids:
+                raise SystemExit(f"{where}: no work {row.get('id')!r} in {CATALOGUE.name}")
+            table.setdefault(row["id"], []).extend(_questions(row.get("questions"), where))
+            counts["theses"] = counts.get("theses", 0) + 1
+    order = {key: i for i, key in enumerate([*urns.values(), *record_ids])}
     rows = []
-    for urn in sorted(table, key=lambda u: list(urns.values()).index(u)):
+    for urn in sorted(table, key=lambda u: order[u]):
         # a question that was little more than the norm's name ("o que diz a LGPD?") goes
         questions = [q for q in map(without_norm, table[urn]) if len(q.split()) >= 3]
         questions = list(dict.fromkeys(questions))
@@ -144,9 +162,13 @@ def main() -> int:
             "own terms (data/laws/lay_questions/BRIEF_FORMAL.md)",
             "model_generated": "data/laws/lay_questions/model_generated.jsonl, "
             "bench/doc2query.py with the local 1.5B model (model_generated.json)",
+            "theses": "data/theses/questions/written/*.jsonl, a researcher's questions for "
+            "each work of the catalogue from its title, keywords and abstract alone "
+            "(data/theses/questions/BRIEF.md)",
         },
         "article_rows": counts,
-        "articles": len(rows),
+        "articles": sum(1 for r in rows if r.startswith('{"article": "urn:')),
+        "works": sum(1 for r in rows if r.startswith('{"article": "rec:')),
         "articles_in_laws": len(known),
         "questions": sum(len(json.loads(r)["questions"]) for r in rows),
         "inputs": {
@@ -155,6 +177,8 @@ def main() -> int:
                 *inputs,
                 "data/laws/lay_questions/BRIEF.md",
                 "data/laws/lay_questions/BRIEF_FORMAL.md",
+                "data/theses/capes_resumos.csv",
+                "data/theses/questions/BRIEF.md",
             ]
         },
         "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
@@ -162,7 +186,7 @@ def main() -> int:
     (OUT / "lay_questions.json").write_text(
         json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
     )
-    print(json.dumps({k: manifest[k] for k in ("articles", "articles_in_laws", "questions")}))
+    print(json.dumps({k: manifest[k] for k in ("articles", "articles_in_laws", "works", "questions")}))
     return 0
 
 

@@ -1,19 +1,21 @@
-"""Document expansion from generated lay questions (doc2query) for the shipped laws.
+"""Document expansion (doc2query): the questions people ask that each shipped document answers.
 
 A citizen asks "quanto tempo tenho pra devolver uma compra feita pela internet?"; the article
 that answers says "o consumidor pode desistir do contrato, no prazo de 7 dias". Few of the
-question's words are the law's. A local model read each article of the shipped legal
-collection once, at build time, and wrote the questions a citizen would ask that it answers
-(``bench/doc2query.py``; model, settings and inputs in ``data/lay_questions.json``). They are
-shipped as data and indexed as a field of their own beside the passages: every passage of an
-article gets its article's questions, so a question in lay words that matches them lifts the
-article, while the passage's own words still decide between siblings.
+question's words are the law's. A researcher asks for "estudos sobre docentes do ensino
+médio"; the abstract says "professores da educação básica". So each document of the shipped
+corpora comes with the questions people ask that it answers, written once from its own text
+(``data/laws/lay_questions/``, ``data/theses/questions/``; the build and its sources in
+``data/lay_questions.json``). They are shipped as data and indexed beside the passages: every
+passage of a document gets its document's questions, so a question in other words that
+matches them lifts the document, while the passage's own words still decide between siblings.
 
-Articles are named by their LexML URN (``urn:lex:br:federal:lei:1990-09-11;8078!art49``), the
-passage's document id up to its article: a collection of other documents gets no expansion,
-and the laws ingested under any collection name get it. ``COLMEIA_LAY_QUESTIONS`` names another
-file of the same form (questions generated for your own norms with ``bench/doc2query.py``),
-or ``off``.
+A law's questions are its articles', named by LexML URN (``…;8078!art49``, the passage's
+document id up to its article); any other document's are named by its document id (a
+catalogue record's ``rec:…``). A collection of other documents gets no expansion; the shipped
+documents get it under any collection name. ``COLMEIA_LAY_QUESTIONS`` names another file of the
+same form (questions written or generated for your own documents, ``bench/doc2query.py``), or
+``off``.
 """
 
 from __future__ import annotations
@@ -136,10 +138,11 @@ def expansion_version() -> str:
 
 
 class ArticleExpansion:
-    """The generated questions of a collection's articles, aligned with its passages.
+    """The questions of a collection's articles (or, outside the laws, its documents), aligned
+    with its passages.
 
     ``texts`` holds one entry per article that has questions; ``rows[i]`` is the entry of
-    passage ``i``'s article, or -1; ``questions`` and ``owners`` list every question with the
+    passage ``i``'s article (or document), or -1; ``questions`` and ``owners`` list every question with the
     entry it belongs to (for the vector side)."""
 
     def __init__(self, doc_ids: Sequence[str], table: dict[str, tuple[str, ...]]) -> None:
@@ -150,8 +153,8 @@ class ArticleExpansion:
         entry: dict[str, int] = {}
         rows: list[int] = []
         for doc_id in doc_ids:
-            urn = article_urn(doc_id)
-            if urn and urn in table:
+            urn = article_urn(doc_id) or doc_id
+            if urn in table:
                 rows.append(entry.setdefault(urn, len(entry)))
             else:
                 rows.append(-1)

@@ -38,6 +38,11 @@ _ABSTRACT_CHARS = 2500
 #: sentences took the record vector's place at the same weight (issue 35).
 _WEIGHTS_WITH_VECTORS = (0.25, 0.25, 0.5)
 _PASSAGE_CHARS = 700
+#: The question's best cosine to the questions shipped for each work (:mod:`colmeia.rag.expansion`:
+#: a researcher's questions in other words than the abstract's), a fourth list. On the
+#: development paraphrases, 0 / 0.25 / 0.5 / 1.0 gave P@1 0.923 / 0.923 / 0.923 / 0.885 and MRR
+#: 0.955 / 0.962 / 0.962 / 0.936 (the expansion's own lift is in the search list already).
+_ASKED_WEIGHT = 0.25
 
 
 def work_vectors(
@@ -98,7 +103,26 @@ def rerank_works(
             sims[missing] = fresh @ q
         lists.append((order, sims.tolist()))
     weights = [0.5, 0.5] if len(lists) == 2 else list(_WEIGHTS_WITH_VECTORS)
+    asked = _asked(retriever, question, docs)
+    if asked is not None:
+        lists.append((order, asked))
+        weights.append(_ASKED_WEIGHT)
     return [p for p, _, _ in score_fuse(lists, weights)]
+
+
+def _asked(
+    retriever: Retriever | None, question: str, docs: Sequence[StoredDocument]
+) -> list[float] | None:
+    """Each work's nearness to the question through the questions shipped for it (the best
+    cosine; :mod:`colmeia.rag.expansion`); None when no work here has any."""
+    if retriever is None or _ASKED_WEIGHT <= 0:
+        return None
+    ids = [f"{d.doc_id}#0" for d in docs]
+    near = retriever.expansion_similarity(question, ids)
+    if not near:
+        return None
+    floor = min(near.values())
+    return [near.get(cid, floor) for cid in ids]
 
 
 def work_text(doc: StoredDocument, passages: Sequence[str] = ()) -> str:
