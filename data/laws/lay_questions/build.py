@@ -26,7 +26,9 @@ import hashlib
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -103,47 +105,46 @@ def _questions(raw: object, where: str) -> list[str]:
     return out
 
 
+def _rows(paths: list[Path]) -> Iterator[tuple[Path, str, dict[str, Any]]]:
+    """Each JSON line of these files: its file, where it stands (for errors) and its row."""
+    for path in paths:
+        for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+            if line.strip():
+                yield path, f"{path.relative_to(ROOT)} line {n}", json.loads(line)
+
+
 def main() -> int:
     urns, inputs = article_urns()
     known = set(urns.values())
     table: dict[str, list[str]] = {}
     counts: dict[str, int] = {}
-    for path in sorted((HERE / "written").glob("*.jsonl")):
-        for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = f"{path.relative_to(ROOT)} line {n}"
-            row = json.loads(line)
-            stem, _, label = str(row.get("id", "")).partition("|")
-            urn = urns.get(_key(stem, label))
-            if urn is None:
-                raise SystemExit(f"{where}: no article {row.get('id')!r} in data/laws")
-            table.setdefault(urn, []).extend(_questions(row.get("questions"), where))
-            kind = path.stem.split("_")[0]  # lay_N or formal_N
-            counts[kind] = counts.get(kind, 0) + 1
-    model = HERE / "model_generated.jsonl"
-    for n, line in enumerate(model.read_text("utf-8").splitlines(), start=1):
-        if line.strip():
-            row = json.loads(line)
-            if row["article"] not in known:
-                raise SystemExit(f"{model.name} line {n}: no article {row['article']!r}")
-            table.setdefault(row["article"], []).extend(_questions(row["questions"], model.name))
-            counts["model_generated"] = counts.get("model_generated", 0) + 1
+
+    def add(key: str, raw: object, where: str, kind: str) -> None:
+        table.setdefault(key, []).extend(_questions(raw, where))
+        counts[kind] = counts.get(kind, 0) + 1
+
+    for path, where, row in _rows(sorted((HERE / "written").glob("*.jsonl"))):
+        stem, _, label = str(row.get("id", "")).partition("|")
+        urn = urns.get(_key(stem, label))
+        if urn is None:
+            raise SystemExit(f"{where}: no article {row.get('id')!r} in data/laws")
+        add(urn, row.get("questions"), where, path.stem.split("_")[0])  # lay_N or formal_N
+    for _, where, row in _rows([HERE / "model_generated.jsonl"]):
+        if row.get("article") not in known:
+            raise SystemExit(f"{where}: no article {row.get('article')!r}")
+        add(row["article"], row.get("questions"), where, "model_generated")
     # The catalogue's works (data/theses/questions): named by their record id, as imported.
     from colmeia.apps.literature.records import read_csv
 
-    records, _ = read_csv(CATALOGUE)
-    record_ids = [r.id for r in records]
-    for path in sorted((THESES / "written").glob("*.jsonl")):
-        for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = f"{path.relative_to(ROOT)} line {n}"
-            row = json.loads(line)
-            if row.get("id") not in record_ids:
-                raise SystemExit(f"{where}: no work {row.get('id')!r} in {CATALOGUE.name}")
-            table.setdefault(row["id"], []).extend(_questions(row.get("questions"), where))
-            counts["theses"] = counts.get("theses", 0) + 1
+    titles = {r.id: r.title for r in read_csv(CATALOGUE)[0]}
+    record_ids = list(titles)
+    for _, where, row in _rows(sorted((THESES / "written").glob("*.jsonl"))):
+        if row.get("id") not in titles:
+            raise SystemExit(f"{where}: no work {row.get('id')!r} in {CATALOGUE.name}")
+        # The title too: the questions were written in other words than the work's own, so
+        # without it every other work's questions could match a query of the title's words
+        # better than this work's — and lift them above the work the query names.
+        add(row["id"], [titles[row["id"]], *row.get("questions", [])], where, "theses")
     order = {key: i for i, key in enumerate([*urns.values(), *record_ids])}
     rows = []
     for urn in sorted(table, key=lambda u: order[u]):
