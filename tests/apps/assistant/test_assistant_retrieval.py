@@ -280,3 +280,26 @@ async def test_defining_passages_go_first_the_most_specific_first(tmp_path: Path
     assert sorted(firsts) == sorted(defining)
     assert firsts[0].endswith("art5_cpt_inc2#0")
     assert _first(result) == ("Lei 13.709/2018", "5", "", "II")
+
+
+@pytest.mark.default_embedder
+async def test_an_article_whose_shipped_questions_match_is_relevant_though_its_words_differ(
+    tmp_path: Path,
+) -> None:
+    # "a instrução acabou … tem prazo pra eles decidirem?": the ranking puts Lei 9.784 Art. 49
+    # first ("Concluída a instrução…, a Administração tem o prazo de até trinta dias para
+    # decidir"), but its words cover little of the question. Red when only word coverage and
+    # the passage's own vector can make it relevant: the answer quotes the LAI's Art. 11
+    # § 1º (a request answered in 20 days), which covers "pedido", "órgão" and "prazo".
+    embedder = default_embedder(EmbeddingsSettings())
+    store = open_store(f"sqlite:///{tmp_path / 'leis.db'}")
+    laws = [LAWS / "lei_9784_19990129.csv", LAWS / "lei_12527_20111118.csv"]
+    ingest(store, "leis", laws, embedder=embedder)
+    try:
+        result = await RagPipeline(store, "leis", embedder=embedder).run(
+            "entrei com um pedido num orgao federal, a instrucao acabou faz 2 meses e nada de "
+            "decisao, tem prazo pra eles decidirem?"
+        )
+    finally:
+        store.close()
+    assert _first(result)[:2] == ("Lei 9.784/1999", "49")
