@@ -29,7 +29,7 @@ from colmeia.rag.index.embedders import HTTPEmbedder
 from colmeia.rag.pipeline import ingest
 from colmeia.rag.retrieve import Retriever
 from colmeia.sim.engine import SimulatedModel
-from colmeia.store import open_store
+from colmeia.store import Store, open_store
 
 URN = "urn:lex:br:federal:lei:2020-01-01;9999"
 ROWS = [
@@ -76,6 +76,15 @@ def embedder(sim_server) -> Iterator[HTTPEmbedder]:  # type: ignore[no-untyped-d
         yield emb
 
 
+@pytest.fixture
+def law_with_vectors(tmp_path: Path, questions: Path, embedder: HTTPEmbedder) -> Iterator[Store]:
+    """The sample law with its questions, ingested with the simulated server's vectors."""
+    store = open_store(f"sqlite:///{tmp_path / 'laws.db'}")
+    ingest(store, "leis", [_write_law(tmp_path / "lexml")], embedder=embedder)
+    yield store
+    store.close()
+
+
 def _paths(retriever: Retriever, query: str) -> list[str]:
     return [hit.citation.path for hit in retriever.search(query, k=5)]
 
@@ -100,20 +109,16 @@ def test_the_article_is_found_by_its_generated_questions_words(
 
 
 def test_the_vector_side_lifts_the_article_whose_questions_lie_nearest(
-    tmp_path: Path, questions: Path, embedder: HTTPEmbedder
+    law_with_vectors: Store, embedder: HTTPEmbedder
 ) -> None:
-    store = open_store(f"sqlite:///{tmp_path / 'laws.db'}")
-    try:
-        ingest(store, "leis", [_write_law(tmp_path / "lexml")], embedder=embedder)
-        query = "o que fazem com os papeis quando termina?"
-        plain = Retriever(
-            store, "leis", embedder=embedder, expansion_weight=0, expansion_dense_weight=0
-        ).search(query, k=5)
-        lifted = Retriever(
-            store, "leis", embedder=embedder, expansion_weight=0, expansion_dense_weight=0.5
-        ).search(query, k=5)
-    finally:
-        store.close()
+    store = law_with_vectors
+    query = "o que fazem com os papeis quando termina?"
+    plain = Retriever(
+        store, "leis", embedder=embedder, expansion_weight=0, expansion_dense_weight=0
+    ).search(query, k=5)
+    lifted = Retriever(
+        store, "leis", embedder=embedder, expansion_weight=0, expansion_dense_weight=0.5
+    ).search(query, k=5)
     assert not plain[0].citation.path.endswith("Art. 60")
     assert lifted[0].citation.path.endswith("Art. 60")
     # the third list is one more rank beside the words' and the vectors'
@@ -198,21 +203,16 @@ def test_the_shipped_questions_name_articles_of_the_shipped_laws_and_works_of_th
 
 
 def test_each_passage_gets_its_articles_nearest_question_for_the_ranking(
-    tmp_path: Path, questions: Path, embedder: HTTPEmbedder
+    law_with_vectors: Store, embedder: HTTPEmbedder
 ) -> None:
-    store = open_store(f"sqlite:///{tmp_path / 'laws.db'}")
-    try:
-        ingest(store, "leis", [_write_law(tmp_path / "lexml")], embedder=embedder)
-        retriever = Retriever(store, "leis", embedder=embedder)
-        ids = {
-            h.citation.path: h.chunk_id
-            for h in retriever.search("prazo recurso autos autoridade", k=10)
-        }
-        near = retriever.expansion_similarity(
-            "o que fazem com os papeis quando termina?", list(ids.values())
-        )
-    finally:
-        store.close()
+    retriever = Retriever(law_with_vectors, "leis", embedder=embedder)
+    ids = {
+        h.citation.path: h.chunk_id
+        for h in retriever.search("prazo recurso autos autoridade", k=10)
+    }
+    near = retriever.expansion_similarity(
+        "o que fazem com os papeis quando termina?", list(ids.values())
+    )
     by_path = {path: near.get(cid) for path, cid in ids.items()}
     # Art. 61 has no questions; both of Art. 59's passages share its question's cosine
     assert "Lei 9.999/2020, Art. 61" in by_path and by_path["Lei 9.999/2020, Art. 61"] is None

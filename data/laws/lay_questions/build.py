@@ -30,13 +30,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from colmeia.rag.expansion import article_urn
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 OUT = ROOT / "src" / "colmeia" / "rag" / "index" / "data"
 THESES = ROOT / "data" / "theses" / "questions"
 CATALOGUE = ROOT / "data" / "theses" / "capes_resumos.csv"
 MAX_CHARS = 250
-_ARTICLE = re.compile(r"^(urn:lex:[^!]+!(?:adct_)?art[^_#]+)")
 _LABEL = re.compile(r"^[^,]+, (Art\. [^,]+)")
 
 
@@ -52,9 +53,9 @@ def article_urns() -> tuple[dict[str, str], list[str]]:
         with path.open(encoding="utf-8", newline="") as fh:
             for row in csv.DictReader(fh):
                 label = _LABEL.match(row["Rotulo"])
-                urn = _ARTICLE.match(row.get("urn") or "")
+                urn = article_urn(row.get("urn") or "")
                 if label and urn:
-                    out.setdefault(_key(path.stem, label.group(1)), urn.group(1))
+                    out.setdefault(_key(path.stem, label.group(1)), urn)
     return out, [str(f.relative_to(ROOT)) for f in files]
 
 

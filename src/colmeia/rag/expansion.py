@@ -141,9 +141,9 @@ class ArticleExpansion:
     """The questions of a collection's articles (or, outside the laws, its documents), aligned
     with its passages.
 
-    ``texts`` holds one entry per article that has questions; ``rows[i]`` is the entry of
-    passage ``i``'s article (or document), or -1; ``questions`` and ``owners`` list every question with the
-    entry it belongs to (for the vector side)."""
+    ``rows[i]`` is the entry of passage ``i``'s article (or document), or -1; ``questions`` and
+    ``owners`` list every question with the entry it belongs to (indexed one question at a time
+    on the word side, embedded one at a time on the vector side)."""
 
     def __init__(self, doc_ids: Sequence[str], table: dict[str, tuple[str, ...]]) -> None:
         # Every passage of an article gets its questions (caput, §§, incisos). Given to the
@@ -160,7 +160,6 @@ class ArticleExpansion:
                 rows.append(-1)
         self.articles = list(entry)
         self.rows: npt.NDArray[np.int64] = np.asarray(rows, dtype=np.int64)
-        self.texts = ["\n".join(table[urn]) for urn in self.articles]
         self.questions = [q for urn in self.articles for q in table[urn]]
         self.owners: npt.NDArray[np.int64] = np.asarray(
             [i for i, urn in enumerate(self.articles) for _ in table[urn]], dtype=np.int64

@@ -8,6 +8,7 @@ several parts outranks a single passage that repeats the question's words; a cit
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from assistant_helpers import LAWS
@@ -26,6 +27,18 @@ from colmeia.rag.index.embedders import default_embedder
 from colmeia.rag.pipeline import ingest
 from colmeia.rag.retrieve import Citation, Hit
 from colmeia.store import Store, open_store
+
+
+async def _answer_as_shipped(tmp_path: Path, laws: list[str], question: str) -> dict[str, Any]:
+    """The RAG answer over these shipped laws searched as shipped: words and the default
+    offline vectors (each test ingests its own store)."""
+    embedder = default_embedder(EmbeddingsSettings())
+    store = open_store(f"sqlite:///{tmp_path / 'leis.db'}")
+    ingest(store, "leis", [LAWS / name for name in laws], embedder=embedder)
+    try:
+        return await RagPipeline(store, "leis", embedder=embedder).run(question)
+    finally:
+        store.close()
 
 
 def _first(result: dict[str, object]) -> tuple[str, str, str, str]:
@@ -215,15 +228,11 @@ async def test_the_requirements_of_dispensa_in_state_companies_are_the_cases_of_
     # Lei 13.303 searched as shipped (words + vectors). Red without the windows: the long
     # Art. 29 (its caput and sixty cases in one chunk) is graded down for its length and
     # Art. 17 § 5º ("os requisitos … poderão ser dispensados", about board members) is first.
-    embedder = default_embedder(EmbeddingsSettings())
-    store = open_store(f"sqlite:///{tmp_path / 'estatais.db'}")
-    ingest(store, "leis", [LAWS / "lei_13303_20160630.csv"], embedder=embedder)
-    try:
-        result = await RagPipeline(store, "leis", embedder=embedder).run(
-            "Quais os requisitos para dispensa de licitação em empresas estatais?"
-        )
-    finally:
-        store.close()
+    result = await _answer_as_shipped(
+        tmp_path,
+        ["lei_13303_20160630.csv"],
+        "Quais os requisitos para dispensa de licitação em empresas estatais?",
+    )
     assert _first(result)[:2] == ("Lei 13.303/2016", "29")
 
 
@@ -235,15 +244,11 @@ async def test_a_lay_question_the_vectors_vouch_for_is_answered_though_it_shares
     # "anúncio", "verdade", "obrigação de provar": the CDC says "ônus da prova da veracidade
     # … publicitária" (Art. 38). Red when only word coverage makes a passage relevant: no
     # passage reaches the threshold and the answer is "não encontrei".
-    embedder = default_embedder(EmbeddingsSettings())
-    store = open_store(f"sqlite:///{tmp_path / 'cdc.db'}")
-    ingest(store, "leis", [LAWS / "lei_8078_19900911.csv"], embedder=embedder)
-    try:
-        result = await RagPipeline(store, "leis", embedder=embedder).run(
-            "De quem é a obrigação de provar que um anúncio diz a verdade?"
-        )
-    finally:
-        store.close()
+    result = await _answer_as_shipped(
+        tmp_path,
+        ["lei_8078_19900911.csv"],
+        "De quem é a obrigação de provar que um anúncio diz a verdade?",
+    )
     cited = [(c["law"], c["article"]) for c in result["citations"]]  # type: ignore[union-attr]
     assert ("Lei 8.078/1990", "38") in cited
 
@@ -291,15 +296,10 @@ async def test_an_article_whose_shipped_questions_match_is_relevant_though_its_w
     # decidir"), but its words cover little of the question. Red when only word coverage and
     # the passage's own vector can make it relevant: the answer quotes the LAI's Art. 11
     # § 1º (a request answered in 20 days), which covers "pedido", "órgão" and "prazo".
-    embedder = default_embedder(EmbeddingsSettings())
-    store = open_store(f"sqlite:///{tmp_path / 'leis.db'}")
-    laws = [LAWS / "lei_9784_19990129.csv", LAWS / "lei_12527_20111118.csv"]
-    ingest(store, "leis", laws, embedder=embedder)
-    try:
-        result = await RagPipeline(store, "leis", embedder=embedder).run(
-            "entrei com um pedido num orgao federal, a instrucao acabou faz 2 meses e nada de "
-            "decisao, tem prazo pra eles decidirem?"
-        )
-    finally:
-        store.close()
+    result = await _answer_as_shipped(
+        tmp_path,
+        ["lei_9784_19990129.csv", "lei_12527_20111118.csv"],
+        "entrei com um pedido num orgao federal, a instrucao acabou faz 2 meses e nada de "
+        "decisao, tem prazo pra eles decidirem?",
+    )
     assert _first(result)[:2] == ("Lei 9.784/1999", "49")
