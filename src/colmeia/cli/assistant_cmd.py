@@ -463,7 +463,7 @@ def eval_assistant(
         "laws",
         "--set",
         help=(
-            "laws (shipped laws, gold articles), lay-dev / lay-test / lay-test2 / lay-test3 (laws asked in lay "
+            "laws (shipped laws, gold articles), lay-dev / lay-dev2 / lay-test / lay-test2 / lay-test3 (laws asked in lay "
             "words), faquad, conversations (multi-turn), the generated-dev / generated-test / "
             "generated-test2 conversations (colmeia.apps.assistant.turngen), independent / "
             "independent2 / independent3 (hand-written apart from the code, on an imported "

@@ -67,5 +67,8 @@ def test_the_command_prints_the_figures_as_json(monkeypatch: pytest.MonkeyPatch)
     bad = CliRunner().invoke(app, ["eval", "assistant", "--set", "nope", "--data", str(DATA_DIR)])
     assert bad.exit_code == 2
     said = " ".join(bad.output.split())
-    assert "unknown evaluation set 'nope': use laws, lay-dev, lay-test, lay-test2, lay-test3, faquad," in said
+    assert (
+        "unknown evaluation set 'nope': use laws, lay-dev, lay-dev2, lay-test, lay-test2, lay-test3,"
+        in said
+    )
     assert "conversations, generated-dev, generated-test" in said

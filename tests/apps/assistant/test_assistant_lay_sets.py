@@ -83,15 +83,22 @@ def test_the_second_frozen_test_set_is_apart_and_points_at_real_articles() -> No
 
 def test_the_third_frozen_test_set_is_apart_and_points_at_real_articles() -> None:
     third, problems = load_questions(DATA / "assistant" / QUESTION_FILES["lay-test3"])
+    dev2, dev2_problems = load_questions(DATA / "assistant" / QUESTION_FILES["lay-dev2"])
     others = [
         q
         for name in ("lay-dev", "lay-test", "lay-test2")
         for q in load_questions(DATA / "assistant" / QUESTION_FILES[name])[0]
     ]
-    assert problems == [] and len(third) == 60
-    assert not {q.question for q in third} & {q.question for q in others}
+    assert problems == dev2_problems == [] and len(third) == 60 and len(dev2) == 100
+    assert not {q.question for q in third} & {q.question for q in [*others, *dev2]}
+    # the second development set asks about none of the frozen set's articles
+    asked = {(g.law, g.article) for item in third for g in item.gold}
+    assert not asked & {(g.law, g.article) for item in dev2 for g in item.gold}
     articles = _shipped_with_constitution()
     assert sum(g.law == "CF" for item in third for g in item.gold) == 11
+    for item in dev2:
+        for g in item.gold:
+            assert (g.law, g.article) in articles, (item.id, g.law, g.article)
     for item in third:
         assert item.gold, item.id
         for g in item.gold:

@@ -374,12 +374,13 @@ async def evaluate(
 QUESTION_FILES = {
     "laws": "questions.jsonl",
     "lay-dev": "lay_dev.jsonl",
+    "lay-dev2": "lay_dev2.jsonl",
     "lay-test": "lay_test.jsonl",
     "lay-test2": "lay_test2.jsonl",
     "lay-test3": "lay_test3.jsonl",
 }
 # Sets whose questions reach beyond the nine laws: the Constitution is ingested beside them.
-WITH_CONSTITUTION = frozenset({"lay-test2", "lay-test3"})
+WITH_CONSTITUTION = frozenset({"lay-dev2", "lay-test2", "lay-test3"})
 SETS = (*QUESTION_FILES, "faquad", "conversations")
 
 DEFAULT_REGISTRY = (2000, 500, 7, AS_OF.isoformat())
