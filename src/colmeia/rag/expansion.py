@@ -132,6 +132,12 @@ def shipped_questions() -> dict[str, tuple[str, ...]]:
     return _loaded(_source())[1]
 
 
+def packaged_questions() -> dict[str, tuple[str, ...]]:
+    """The questions shipped with colmeia, whatever ``COLMEIA_LAY_QUESTIONS`` says: the turn
+    classifier learns from them what a question about the law sounds like."""
+    return _loaded("")[1]
+
+
 def expansion_version() -> str:
     """A short hash of the questions in use: saved indexes are keyed on it."""
     return _loaded(_source())[0]

@@ -1,10 +1,13 @@
 """What a turn asks, predicted by a small classifier learnt from generated conversations.
 
-Two heads over TF-IDF character n-grams and word uni- and bigrams (two blocks, each
+Heads over TF-IDF character n-grams and word uni- and bigrams (two blocks, each
 l2-normalised): the intent (``case``, ``find``, ``law``, ``mixed``,
 ``scope``, ``institutional``, ``greeting``) and the aspect of a case asked about (``status``,
 ``rapporteur``, ``parties``, ``location``, ``since``, ``movements``, ``judgement``,
-``archive``, ``documents``, ``deadlines``). The weights are a small shipped artefact
+``archive``, ``documents``, ``deadlines``); and ``scope_law``, which tells a question about
+the law from an out-of-scope request, learnt from the templates' law and scope turns and from
+the questions shipped with each article of the laws (read only where the intent head says out
+of scope: :func:`colmeia.apps.assistant.frame.read_frame`). The weights are a small shipped artefact
 (``data/turn_model.npz``) trained by :mod:`colmeia.apps.assistant.turngen.train` from the
 generator's training corpus; inference is numpy alone (a few hundred microseconds).
 
@@ -167,7 +170,8 @@ class TurnClassifier:
                     z[f"{head}_coef"].astype(np.float64),
                     z[f"{head}_intercept"].astype(np.float64),
                 )
-                for head in ("intent", "aspect")
+                for head in ("intent", "aspect", "scope_law")
+                if f"{head}_classes" in z.files
             }
 
     def vector(self, text: str) -> tuple[np.ndarray, np.ndarray]:
@@ -177,6 +181,10 @@ class TurnClassifier:
         ci, cx = _block(_ngrams(ready), self.index, self.idf, 0)
         wi, wx = _block(_word_ngrams(ready), self.word_index, self.word_idf, len(self.index))
         return np.concatenate([ci, wi]), np.concatenate([cx, wx])
+
+    def has(self, head: str) -> bool:
+        """Whether the artefact holds ``head``."""
+        return head in self.heads
 
     def scores(self, text: str, head: str) -> dict[str, float]:
         classes, coef, intercept = self.heads[head]

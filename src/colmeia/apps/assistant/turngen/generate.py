@@ -45,6 +45,7 @@ from colmeia.apps.assistant.turngen.trainlex import (
     VAGUE_CASE,
     VISIT,
 )
+from colmeia.rag.expansion import packaged_questions
 
 __all__ = ["AS_OF", "REGISTRY", "SEEDS", "Labelled", "generate_set", "training_corpus"]
 
@@ -448,6 +449,8 @@ class Labelled:
     text: str
     intent: str
     aspect: str
+    # a question shipped with an article of the laws: learnt by the scope-or-law head only
+    asked: bool = False
 
 
 def training_corpus(seed: int | None = None, conversations: int = 1500) -> list[Labelled]:
@@ -474,6 +477,27 @@ def training_corpus(seed: int | None = None, conversations: int = 1500) -> list[
             label = {"injection": "case", "missing_norm": "law"}.get(intent, intent)
             out.append(Labelled(turn["user"], label, aspect or "status"))
     out += _combined(w, _cases(SEEDS["train"] if seed is None else seed), conversations // 3)
+    out += _asked_of_the_laws(random.Random(SEEDS["train"] if seed is None else seed))
+    return out
+
+
+# how many of each article's shipped questions the classifier learns from
+_ASKED_PER_ARTICLE = 2
+
+
+def _asked_of_the_laws(rng: random.Random) -> list[Labelled]:
+    """Law questions as people ask them, from the questions shipped with each article of the
+    laws and the Constitution (:func:`colmeia.rag.expansion.packaged_questions`: written from
+    each article's text by many hands, in everyday words and in the law's terms). The
+    templates above know a few dozen situations; these are thousands — a purchase gone wrong,
+    a fine, a pension, a public office that does not answer —, so what makes a question the
+    law's is the right asked about, not a situation the templates happen to hold."""
+    table = packaged_questions()
+    out: list[Labelled] = []
+    for key in sorted(k for k in table if k.startswith("urn:lex:")):
+        questions = sorted(table[key])
+        for text in rng.sample(questions, min(_ASKED_PER_ARTICLE, len(questions))):
+            out.append(Labelled(text, "law", "status", asked=True))
     return out
 
 

@@ -1,4 +1,4 @@
-"""Train the turn classifier (intent, aspect) on the generated training corpus.
+"""Train the turn classifier (intent, aspect, scope or law) on the generated training corpus.
 
 scikit-learn (a development dependency) fits two TF-IDF blocks — character n-grams inside words
 (robust to typos and missing accents) and word uni- and bigrams (the order of a few words:
@@ -51,6 +51,9 @@ def train(conversations: int = 1500) -> dict[str, Any]:
 
     corpus = training_corpus(conversations=conversations)
     texts = [prepare(x.text) for x in corpus]
+    # the features are the templates' (what the intent and aspect heads read is as without
+    # the shipped questions); those questions are read through them by the scope-or-law head
+    templated = [t for t, x in zip(texts, corpus, strict=True) if not x.asked]
     char_params: dict[str, Any] = {"analyzer": "char_wb", "ngram_range": NGRAMS, "lowercase": False}
     word_params: dict[str, Any] = {
         "analyzer": "word",
@@ -60,32 +63,37 @@ def train(conversations: int = 1500) -> dict[str, Any]:
     }
     vec = TfidfVectorizer(
         **char_params,
-        vocabulary=_top_terms(char_params, texts, MAX_FEATURES),
+        vocabulary=_top_terms(char_params, templated, MAX_FEATURES),
         sublinear_tf=True,
         dtype=np.float64,
     )
     words = TfidfVectorizer(
         **word_params,
-        vocabulary=_top_terms(word_params, texts, MAX_WORD_FEATURES),
+        vocabulary=_top_terms(word_params, templated, MAX_WORD_FEATURES),
         sublinear_tf=True,
         dtype=np.float64,
     )
     # the two blocks side by side, each normalised on its own (as intents.vector reads them)
-    x = FeatureUnion([("chars", vec), ("words", words)]).fit_transform(texts)
+    union = FeatureUnion([("chars", vec), ("words", words)]).fit(templated)
+    x = union.transform(texts)
     out: dict[str, Any] = {
         "vocabulary": np.array([str(v) for v in vec.get_feature_names_out()], dtype=str),
         "idf": vec.idf_.astype(np.float32),
         "word_vocabulary": np.array([str(v) for v in words.get_feature_names_out()], dtype=str),
         "word_idf": words.idf_.astype(np.float32),
     }
+    templates = np.array([not c.asked for c in corpus])
+    either = np.array([c.intent in ("law", "scope") for c in corpus])
     heads = {
-        "intent": [c.intent for c in corpus],
+        "intent": ([c.intent for c in corpus], templates),
         # the aspect is learnt from the turns that ask about a case
-        "aspect": [c.aspect for c in corpus],
+        "aspect": ([c.aspect for c in corpus], templates),
+        # out of scope or a question about the law, with the questions shipped with the laws
+        "scope_law": ([c.intent for c in corpus], either),
     }
-    for head, labels in heads.items():
+    for head, (labels, rows) in heads.items():
         clf = LogisticRegression(C=8.0, max_iter=2000)
-        clf.fit(x, labels)
+        clf.fit(x[rows], np.array(labels)[rows])
         out[f"{head}_classes"] = np.array([str(c) for c in clf.classes_], dtype=str)
         out[f"{head}_coef"] = clf.coef_.astype(np.float32)
         out[f"{head}_intercept"] = clf.intercept_.astype(np.float32)
