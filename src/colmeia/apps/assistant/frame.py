@@ -276,6 +276,11 @@ def _looks_up(text: str, predicted: Prediction) -> bool:
     )
 
 
+# a turn that asks something: a question mark, or the words a question opens with
+_ASKS = re.compile(
+    r"\?|^\s*(?:e\s+)?(?:posso|pode\w*|tenho|tem|como|quando|quanto\w*|qual|quais|quem|onde|"
+    r"o\s+que|oq|por\s*que|pq|se|sou|e\s+verdade|existe|da\s+pra|preciso|devo)\b"
+)
 # how sure the scope-or-law head must be that an out-of-scope reading asks the law
 ASKS_THE_LAW = 0.5
 
@@ -285,6 +290,8 @@ def _asks_the_law(text: str) -> bool:
     head, learnt from the templates' law and scope turns and from the thousands of questions
     shipped with the laws' articles (a purchase gone wrong, a fine, a pension, a public office
     that does not answer), tells a right asked about from a request nothing here answers."""
+    if not _ASKS.search(_fold(text)):
+        return False  # "faz minha redação sobre corrupção": a task asked, not a question
     scores = classifier().scores(text, "scope_law") if classifier().has("scope_law") else {}
     return scores.get("law", 0.0) >= ASKS_THE_LAW
 
