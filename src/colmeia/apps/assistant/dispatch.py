@@ -406,6 +406,19 @@ class Dispatcher:
         case_decision, rag = await asyncio.gather(
             self._case(frame, cases, law=law_part, told=told), self._law(law_part)
         )
+        if (
+            case_decision.kind == "ask"
+            and not case_decision.options
+            and not cases
+            and not frame.cases
+            and not RESTRICTED.search(fold(frame.case_part or frame.text))
+        ):
+            # no case typed, described or talked about (a pointer, "dela", has no case of the
+            # thread to point at): "ganhei um processo contra
+            # o estado… tenho preferência?", "…a estatal tem que pagar? é verdade?" tell a
+            # situation and ask the law; asking which case first would leave the question
+            # waiting on a number the person never had in mind
+            return Decision("law", law=frame.text)
         if case_decision.kind != "answer" or case_decision.answer is None:
             return case_decision  # which case? asked first; the law part waits in the pending
         both = Decision("answer", self.both(case_decision.answer, rag, frame.case_part, law_part))
