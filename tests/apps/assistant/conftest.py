@@ -111,3 +111,17 @@ async def assistant(
 
     yield make
     await stack.aclose()
+
+
+@pytest.fixture
+async def para_bot(laws_store: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
+    """The assistant offline on the shipped laws and the small fictitious registry of
+    ``data/registry_para`` (imported from its CSV files into a real SQLite store)."""
+    from registry_sets_helpers import para_registry
+
+    registry = para_registry(tmp_path)
+    async with open_assistant(
+        store=laws_store, model=None, registry=registry, home=tmp_path, today=AS_OF
+    ) as bot:
+        yield bot
+    registry.close_sync()

@@ -8,26 +8,15 @@ ones; no model (offline)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
-from assistant_helpers import AS_OF
-from registry_sets_helpers import para_registry
 
 from colmeia.apps.assistant.frame import read_frame
-from colmeia.apps.assistant.session import Assistant, open_assistant
-from colmeia.store import Store
+from colmeia.apps.assistant.session import Assistant
 
 
 @pytest.fixture
-async def bot(laws_store: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
-    registry = para_registry(tmp_path)
-    async with open_assistant(
-        store=laws_store, model=None, registry=registry, home=tmp_path, today=AS_OF
-    ) as assistant:
-        yield assistant
-    registry.close_sync()
+def bot(para_bot: Assistant) -> Assistant:
+    return para_bot
 
 
 @pytest.mark.parametrize(
