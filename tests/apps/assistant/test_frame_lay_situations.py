@@ -31,6 +31,9 @@ def test_a_right_asked_about_a_situation_is_a_law_question(text: str) -> None:
         "qual o melhor restaurante perto do tribunal?",
         "me indica um filme bom pra hoje",
         "quero saber se vai chover amanha",
+        # asked in the forms of a question about the law, about anything else
+        "qual a distancia da terra a lua?",
+        "Como ficou conhecida a primeira universidade moderna?",
     ],
 )
 def test_requests_nothing_here_answers_stay_out_of_scope(text: str) -> None:

@@ -32,6 +32,7 @@ from colmeia.apps.assistant.turngen.trainlex import (
     FIND_BY_RAPPORTEUR,
     FIND_LOOSE,
     FOLLOW_UP,
+    GENERAL_KNOWLEDGE,
     INSTITUTIONAL,
     LAW_COURT,
     LAW_LAY,
@@ -498,6 +499,16 @@ def _asked_of_the_laws(rng: random.Random) -> list[Labelled]:
         questions = sorted(table[key])
         for text in rng.sample(questions, min(_ASKED_PER_ARTICLE, len(questions))):
             out.append(Labelled(text, "law", "status", asked=True))
+    # and what is asked in the same forms about anything else (every frame × subject, typed
+    # as people type at times): the form of a question is not what makes it the law's
+    groups = GENERAL_KNOWLEDGE
+    for frames, subjects in zip(groups[::2], groups[1::2], strict=True):
+        for frame in frames:
+            for subject in subjects:
+                text = frame.format(x=subject)
+                if rng.random() < 0.3:
+                    text = _abbreviate(rng, _fold(text))
+                out.append(Labelled(text, "scope", "status", asked=True))
     return out
 
 

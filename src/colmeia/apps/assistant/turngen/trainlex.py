@@ -217,6 +217,74 @@ LAW_COURT: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = (
     ),
 )
 
+# questions of general knowledge (history, geography, science, people, culture), asked in the
+# same forms as questions about the law ("quem…", "qual…", "quando…", "como…?") — what sets
+# them apart is their subject: (frames, subjects). Read by the scope-or-law head only (the
+# intent head learns scope from the templates above), beside the questions shipped with the
+# laws' articles, so that a question's form does not make it the law's.
+GENERAL_KNOWLEDGE: tuple[tuple[str, ...], tuple[str, ...]] = (
+    (
+        "quem {x}?",
+        "vc sabe quem {x}?",
+        "me diz quem {x}",
+        "é verdade que foi o brasileiro que {x}?",
+    ),
+    (
+        "descobriu o brasil",
+        "inventou o avião",
+        "pintou a mona lisa",
+        "escreveu dom casmurro",
+        "foi o primeiro presidente do brasil",
+        "ganhou a copa de 1970",
+        "descobriu a penicilina",
+        "compôs a nona sinfonia",
+        "foi o primeiro homem a pisar na lua",
+        "criou a teoria da relatividade",
+        "fundou a cidade de são paulo",
+        "é o maior artilheiro da seleção",
+    ),
+    (
+        "qual {x}?",
+        "sabe me dizer qual {x}?",
+        "qual é {x}, alguém sabe?",
+        "me fala qual {x}",
+    ),
+    (
+        "a capital da austrália",
+        "o maior rio do mundo",
+        "a montanha mais alta do brasil",
+        "a distância da terra até a lua",
+        "o planeta mais perto do sol",
+        "a língua mais falada do mundo",
+        "o maior estado do brasil",
+        "a fórmula da água",
+        "a velocidade da luz",
+        "o animal mais rápido do mundo",
+        "a moeda do japão",
+        "o livro mais vendido da história",
+    ),
+    (
+        "quando {x}?",
+        "em que ano {x}?",
+        "como {x}?",
+        "por que {x}?",
+    ),
+    (
+        "acabou a segunda guerra mundial",
+        "caiu o muro de berlim",
+        "os dinossauros foram extintos",
+        "surgiu a internet",
+        "foi construída a torre eiffel",
+        "começou o império romano",
+        "o arco-íris se forma",
+        "o céu fica azul",
+        "funciona a fotossíntese",
+        "a lua muda de fase",
+        "chove granizo",
+        "ficou conhecida a cidade maravilhosa",
+    ),
+)
+
 # things people ask how to do that are no business of the court: said with the same frames as
 # the institutional actions ("como faço pra …"), so that the frame is not what decides the kind
 SCOPE_ACTIONS: tuple[str, ...] = (
