@@ -219,10 +219,10 @@ LAW_COURT: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = (
 
 # questions of general knowledge (history, geography, science, people, culture), asked in the
 # same forms as questions about the law ("quem…", "qual…", "quando…", "como…?") — what sets
-# them apart is their subject: (frames, subjects). Read by the scope-or-law head only (the
+# them apart is their subject: (frames, subjects) pairs, one after the other. Read by the scope-or-law head only (the
 # intent head learns scope from the templates above), beside the questions shipped with the
 # laws' articles, so that a question's form does not make it the law's.
-GENERAL_KNOWLEDGE: tuple[tuple[str, ...], tuple[str, ...]] = (
+GENERAL_KNOWLEDGE: tuple[tuple[str, ...], ...] = (
     (
         "quem {x}?",
         "vc sabe quem {x}?",
