@@ -71,11 +71,16 @@ def test_the_edit_verdict_is_given_in_the_browser(
     records = json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text("utf-8"))[:4]
     h = {"X-API-Key": server.key}
     files = [("files", ("lote.json", json.dumps(records).encode(), "application/json"))]
-    job = httpx.post(f"{server.url}/v1/moderation/jobs", files=files, headers=h).json()
-    deadline = time.monotonic() + 60
-    while httpx.get(f"{server.url}/v1/jobs/{job['id']}", headers=h).json()["status"] != "succeeded":
-        assert time.monotonic() < deadline
+    # a generous timeout per request and a bounded number of polls, not a clock: on a busy
+    # machine the job's answers came after httpx's default 5 s
+    api = httpx.Client(headers=h, timeout=60)
+    job = api.post(f"{server.url}/v1/moderation/jobs", files=files).json()
+    for _ in range(600):
+        if api.get(f"{server.url}/v1/jobs/{job['id']}").json()["status"] == "succeeded":
+            break
         time.sleep(0.3)
+    else:
+        pytest.fail(f"job {job['id']} not done after 600 polls")
     page.goto(f"{server.url}/ui/moderation/{job['id']}")
     item = page.locator("#review-queue article.review-item").first
     key = item.get_attribute("data-key")
@@ -89,7 +94,8 @@ def test_the_edit_verdict_is_given_in_the_browser(
     page.screenshot(path=str(screenshots / "moderation-edit-verdict.png"), full_page=True)
     page.reload()  # stored, not only shown
     page.locator(f'article.review-item[data-key="{key}"][data-verdict="edit"]').wait_for()
-    queue = httpx.get(f"{server.url}/v1/moderation/jobs/{job['id']}/review", headers=h).json()
+    queue = api.get(f"{server.url}/v1/moderation/jobs/{job['id']}/review").json()
+    api.close()
     verdict = next(i["verdict"] for i in queue["items"] if i["key"] == key)
     assert verdict["verdict"] == "edit" and verdict["edited_answer"] == edited
 

@@ -180,6 +180,9 @@ def test_verdicts_survive_a_kill_of_the_reviewer(results: Path) -> None:
     finally:
         proc.send_signal(signal.SIGKILL)  # no chance to flush or clean up anything
         proc.wait(timeout=10)
+        # the reader ends at the pipe's end of file; closing the pipe under its readline
+        # raised in its thread on a busy machine
+        reader.join(timeout=10)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream:
                 stream.close()
