@@ -159,10 +159,8 @@ class Assistant:
                         )
                         yield chunk
                     continue
-                for node, update in chunk.items():
-                    if node == "__interrupt__":
-                        continue
-                    for event in _events(node, update):
+                for update in chunk.values():
+                    for event in _events(update):
                         if event["type"] == "answer":
                             fix = settle(str(event["text"]), str(event.get("agent", "")))
                             if fix is not None:
@@ -219,8 +217,8 @@ class Assistant:
         snapshot = await self._g.aget_state(self._config(thread_id))
         for task in snapshot.tasks:
             for intr in task.interrupts:
-                value = intr.value
-                return dict(value) if isinstance(value, dict) else {"value": value}
+                # the graph's two interrupts (colmeia.graphs.hitl) both send a dict
+                return dict(intr.value)
         return None
 
     async def _result(self, thread_id: str, usage: dict[str, Any]) -> TurnResult:
@@ -284,17 +282,17 @@ class Assistant:
         return await delete_thread(self.checkpointer, check_thread(thread_id))
 
 
-def _events(node: str, update: Any) -> list[dict[str, Any]]:
-    if not isinstance(update, dict):
+def _events(update: Any) -> list[dict[str, Any]]:
+    if not isinstance(update, dict):  # "__interrupt__"'s is a tuple of interrupts: no event
         return []
     out: list[dict[str, Any]] = []
-    for h in update.get("handoffs", []) or []:
+    for h in update.get("handoffs") or []:
         out.append({"type": "handoff", **h})
-    for t in update.get("tool_log", []) or []:
+    for t in update.get("tool_log") or []:
         out.append({"type": "tool", **t})
     answer = update.get("answer")
     if isinstance(answer, dict) and answer.get("text"):
-        out.append({"type": "answer", "node": node, **answer})
+        out.append({"type": "answer", **answer})
     return out
 
 
