@@ -108,7 +108,7 @@ async def test_the_history_is_the_conversation_as_the_person_saw_it(
     bot = await assistant(scripted(roles))
     await bot.ask("t1", "Olá")
     await bot.ask("t1", "como está meu processo?")
-    await bot.ask("t1", "TC 32/2023")
+    await bot.ask("t1", "é este: TC 32/2023")
     history = await bot.history("t1")
     assert [(m["turn"], m["role"], m.get("agent")) for m in history] == [
         (1, "user", None),
@@ -124,9 +124,23 @@ async def test_the_history_is_the_conversation_as_the_person_saw_it(
         "como está meu processo?",
         "Qual é o número do processo?",
     ]
-    # the reply as the person typed it, with how the assistant read it
-    assert history[4]["text"] == "TC 32/2023 (lido como processo TC/000032/2023)"
+    # the reply as the person typed it (a colon of theirs kept), with how the assistant read it
+    assert history[4]["text"] == "é este: TC 32/2023 (lido como processo TC/000032/2023)"
     assert history[5]["text"].startswith(CARD_START)
+
+
+async def test_the_history_shows_the_question_asked_when_the_model_gave_none(
+    scripted: Any, assistant: Any
+) -> None:
+    roles = Roles(main=[call("transfer_to_search", reason="andamento")], search=[call("ask_user")])
+    bot = await assistant(scripted(roles))
+    asked = await bot.ask("t1", "como está meu processo?")
+    assert (asked.status, asked.answer) == ("waiting_clarification", "Pode dar mais detalhes?")
+    history = await bot.history("t1")
+    assert [(m["role"], m["text"]) for m in history] == [
+        ("user", "como está meu processo?"),
+        ("assistant", "Pode dar mais detalhes?"),
+    ]
 
 
 async def test_the_history_of_an_offline_turn_shows_the_question_asked_back(

@@ -21,6 +21,7 @@ from langgraph.types import Command
 from colmeia.apps.assistant.fast_threads import adoptable, forget, prepare
 from colmeia.apps.assistant.frame_turn import turn_input
 from colmeia.apps.assistant.graph import AssistantGraph, Flags, GraphConfig
+from colmeia.apps.assistant.graph_tools import ASKED_WITHOUT_A_QUESTION
 from colmeia.apps.assistant.offline import OFFLINE_MODEL
 from colmeia.apps.assistant.parts import case_registry, graph_config, rag_pipeline
 from colmeia.apps.assistant.rag_agent import RagConfig, RagPipeline
@@ -152,21 +153,17 @@ class Assistant:
             async for mode, chunk in self._g.astream(
                 payload, config, stream_mode=["updates", "custom"]
             ):
-                if mode == "custom":
-                    if isinstance(chunk, dict) and chunk.get("type") in ("token", "replace"):
-                        shown = (
-                            chunk["text"] if chunk["type"] == "replace" else shown + chunk["text"]
-                        )
-                        yield chunk
+                if mode == "custom":  # a token or a replace (TokenStream is the only writer)
+                    shown = chunk["text"] if chunk["type"] == "replace" else shown + chunk["text"]
+                    yield chunk
                     continue
                 for update in chunk.values():
                     for event in _events(update):
                         if event["type"] == "answer":
                             fix = settle(str(event["text"]), str(event.get("agent", "")))
                             if fix is not None:
-                                shown = (
-                                    fix["text"] if fix["type"] == "replace" else shown + fix["text"]
-                                )
+                                # a token when nothing was shown, else a replace: shown is its text
+                                shown = fix["text"]
                                 yield fix
                         yield event
         result = await self._result(thread_id, tracker.usage.as_dict())
@@ -265,7 +262,7 @@ class Assistant:
             elif m.role == "assistant":
                 for c in m.tool_calls:
                     if c["name"] == "ask_user":
-                        q = str(c.get("arguments", {}).get("question", ""))
+                        q = str(c["arguments"].get("question") or ASKED_WITHOUT_A_QUESTION)
                         out.append(
                             {"turn": m.turn, "role": "assistant", "agent": m.agent, "text": q}
                         )
