@@ -55,6 +55,7 @@ async def test_a_turn_waiting_for_an_approval_says_what_and_only_what_this_turn_
     # turn 1's handoff and lookup are not this turn's
     assert waiting.handoffs == [] and waiting.tools == []
     assert (waiting.mode, waiting.settings) == ("model", {"temperature": 0.3})
+    assert waiting.usage["calls"] >= 1  # the model calls the turn made before it paused
     done = await bot.resume("t1", {"action": "approve"})
     assert (done.turn, done.status) == (2, "answered")
     assert [(t["tool"], t["turn"], t["decision"]) for t in done.tools] == [
@@ -149,6 +150,7 @@ async def test_the_history_of_an_offline_turn_shows_the_question_asked_back(
     bot = await assistant(None)
     asked = await bot.ask("t1", "como está meu processo?")
     assert asked.status == "waiting_clarification"
+    assert (asked.mode, asked.settings) == (OFFLINE_MODEL, {})
     await bot.ask("t1", "TC 32/2023")
     history = await bot.history("t1")
     assert [(m["turn"], m["role"], m.get("agent")) for m in history] == [
