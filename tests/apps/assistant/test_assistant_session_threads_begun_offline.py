@@ -67,3 +67,22 @@ async def test_a_fast_copy_left_by_a_crash_does_not_overwrite_the_graphs_thread(
     # the thread goes on from its second turn, not from the copy's first
     third = await bot.ask("f1", "O que é produto segundo o CDC?")
     assert third.turn == 3
+
+
+async def test_a_thread_begun_offline_is_deleted_or_streamed_without_taking_over_the_others(
+    assistant: Any, laws_store: Store, registry: SQLiteCaseRegistry, tmp_path: Path
+) -> None:
+    db = tmp_path / "threads.db"
+    fast = FastThreads(db)
+    turns = FrameTurns(registry, RagPipeline(laws_store, "leis"), GraphConfig(today=AS_OF))
+    for thread in ("gone", "streamed", "other"):
+        assert await ask_without_graph(fast, turns, thread, SUPPLIER) is not None
+    bot = await assistant(checkpoints=f"sqlite:///{db}")
+    # deleted for good: not left behind on the fast path to come back later
+    assert await bot.delete("gone") is True
+    assert fast.load("gone") is None and await bot.delete("gone") is False
+    events = [e async for e in bot.events("streamed", bot.make_input(CONSUMER))]
+    assert events[-1]["result"].turn == 2  # the stream went on from the offline turn
+    # the thread neither deleted nor streamed still goes on without the graph
+    assert fast.load("other") is not None
+    assert {t.thread_id for t in await bot.threads()} == {"streamed", "other"}
