@@ -84,26 +84,29 @@ def article_urn(doc_id: str) -> str:
     return match.group(1) if match else ""
 
 
-def _raw(source: str) -> bytes:
-    if source:
-        try:
-            return Path(source).read_bytes()
-        except OSError as exc:
-            raise ConfigurationError(
-                f"{ENV}={source!r} cannot be read ({exc.strerror}): point it at a JSONL of "
-                "generated questions (bench/doc2query.py writes one) or set it to 'off'"
-            ) from exc
-    try:
-        return (resources.files("colmeia.rag.index") / "data" / _DATA).read_bytes()
-    except OSError:
-        return b""
+def _source() -> str:
+    """The file of questions in use: the one ``COLMEIA_LAY_QUESTIONS`` names (or ``off``), else
+    the shipped one. The table is cached by this path, so each file is read once."""
+    named = os.environ.get(ENV, "").strip()
+    return named or str(resources.files("colmeia.rag.index") / "data" / _DATA)
 
 
 @lru_cache(maxsize=4)
 def _loaded(source: str) -> tuple[str, dict[str, tuple[str, ...]]]:
+    # the reading is _read's: a decorated function is left out of mutation testing
+    return _read(source)
+
+
+def _read(source: str) -> tuple[str, dict[str, tuple[str, ...]]]:
     if source.lower() == "off":
         return "off", {}
-    raw = _raw(source)
+    try:
+        raw = Path(source).read_bytes()
+    except OSError as exc:
+        raise ConfigurationError(
+            f"the generated questions {source!r} cannot be read ({exc.strerror}): point {ENV} "
+            "at a JSONL of generated questions (bench/doc2query.py writes one) or set it to 'off'"
+        ) from exc
     out: dict[str, tuple[str, ...]] = {}
     for n, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
         if not line.strip():
@@ -114,16 +117,12 @@ def _loaded(source: str) -> tuple[str, dict[str, tuple[str, ...]]]:
             questions = tuple(str(q) for q in row.get("questions", []) if str(q).strip())
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ConfigurationError(
-                f"line {n} of the generated questions ({source or _DATA}) is not "
+                f"line {n} of the generated questions ({source}) is not "
                 '{"article": URN, "questions": [...]}: fix or regenerate the file'
             ) from exc
         if questions:
             out[article] = questions
     return hashlib.sha256(raw).hexdigest()[:12], out
-
-
-def _source() -> str:
-    return os.environ.get(ENV, "").strip()
 
 
 def shipped_questions() -> dict[str, tuple[str, ...]]:
@@ -176,13 +175,13 @@ class ArticleExpansion:
 
     def best_of(self, per_question: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """Each article's best score among its questions (rows of :attr:`questions`)."""
-        best = np.zeros(len(self.articles), dtype=np.float64)
-        np.maximum.at(best, self.owners, np.asarray(per_question, dtype=np.float64))
+        best = np.zeros(len(self.articles))
+        np.maximum.at(best, self.owners, per_question)
         return best
 
     def per_passage(self, per_article: npt.ArrayLike) -> npt.NDArray[np.float32]:
         """Scores by article spread to the passages (0 for passages without questions)."""
         out = np.zeros(len(self.rows), dtype=np.float32)
         has = self.rows >= 0
-        out[has] = np.asarray(per_article, dtype=np.float32)[self.rows[has]]
+        out[has] = np.asarray(per_article)[self.rows[has]]
         return out

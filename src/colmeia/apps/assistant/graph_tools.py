@@ -58,6 +58,9 @@ from colmeia.llm.base import ToolCall, ToolSpec
 
 log = logging.getLogger(__name__)
 
+# What the person is asked when the model calls ask_user without a question (the history shows it)
+ASKED_WITHOUT_A_QUESTION = "Pode dar mais detalhes?"
+
 
 class ToolNodes(Delivery):
     def tools_for(self, agent: str, flags: Flags) -> list[ToolSpec]:
@@ -194,7 +197,7 @@ class ToolNodes(Delivery):
             update["pending"] = {
                 "type": "clarification",
                 "agent": agent,
-                "question": text or "Pode dar mais detalhes?",
+                "question": text or ASKED_WITHOUT_A_QUESTION,
                 "call_id": call.id,
                 "expects": _expected_kind(text),
                 "options": options,

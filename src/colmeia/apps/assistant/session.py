@@ -21,6 +21,7 @@ from langgraph.types import Command
 from colmeia.apps.assistant.fast_threads import adoptable, forget, prepare
 from colmeia.apps.assistant.frame_turn import turn_input
 from colmeia.apps.assistant.graph import AssistantGraph, Flags, GraphConfig
+from colmeia.apps.assistant.graph_tools import ASKED_WITHOUT_A_QUESTION
 from colmeia.apps.assistant.offline import OFFLINE_MODEL
 from colmeia.apps.assistant.parts import case_registry, graph_config, rag_pipeline
 from colmeia.apps.assistant.rag_agent import RagConfig, RagPipeline
@@ -152,23 +153,17 @@ class Assistant:
             async for mode, chunk in self._g.astream(
                 payload, config, stream_mode=["updates", "custom"]
             ):
-                if mode == "custom":
-                    if isinstance(chunk, dict) and chunk.get("type") in ("token", "replace"):
-                        shown = (
-                            chunk["text"] if chunk["type"] == "replace" else shown + chunk["text"]
-                        )
-                        yield chunk
+                if mode == "custom":  # a token or a replace (TokenStream is the only writer)
+                    shown = chunk["text"] if chunk["type"] == "replace" else shown + chunk["text"]
+                    yield chunk
                     continue
-                for node, update in chunk.items():
-                    if node == "__interrupt__":
-                        continue
-                    for event in _events(node, update):
+                for update in chunk.values():
+                    for event in _events(update):
                         if event["type"] == "answer":
                             fix = settle(str(event["text"]), str(event.get("agent", "")))
                             if fix is not None:
-                                shown = (
-                                    fix["text"] if fix["type"] == "replace" else shown + fix["text"]
-                                )
+                                # a token when nothing was shown, else a replace: shown is its text
+                                shown = fix["text"]
                                 yield fix
                         yield event
         result = await self._result(thread_id, tracker.usage.as_dict())
@@ -219,8 +214,8 @@ class Assistant:
         snapshot = await self._g.aget_state(self._config(thread_id))
         for task in snapshot.tasks:
             for intr in task.interrupts:
-                value = intr.value
-                return dict(value) if isinstance(value, dict) else {"value": value}
+                # the graph's two interrupts (colmeia.graphs.hitl) both send a dict
+                return dict(intr.value)
         return None
 
     async def _result(self, thread_id: str, usage: dict[str, Any]) -> TurnResult:
@@ -267,7 +262,7 @@ class Assistant:
             elif m.role == "assistant":
                 for c in m.tool_calls:
                     if c["name"] == "ask_user":
-                        q = str(c.get("arguments", {}).get("question", ""))
+                        q = str(c["arguments"].get("question") or ASKED_WITHOUT_A_QUESTION)
                         out.append(
                             {"turn": m.turn, "role": "assistant", "agent": m.agent, "text": q}
                         )
@@ -284,17 +279,17 @@ class Assistant:
         return await delete_thread(self.checkpointer, check_thread(thread_id))
 
 
-def _events(node: str, update: Any) -> list[dict[str, Any]]:
-    if not isinstance(update, dict):
+def _events(update: Any) -> list[dict[str, Any]]:
+    if not isinstance(update, dict):  # "__interrupt__"'s is a tuple of interrupts: no event
         return []
     out: list[dict[str, Any]] = []
-    for h in update.get("handoffs", []) or []:
+    for h in update.get("handoffs") or []:
         out.append({"type": "handoff", **h})
-    for t in update.get("tool_log", []) or []:
+    for t in update.get("tool_log") or []:
         out.append({"type": "tool", **t})
     answer = update.get("answer")
     if isinstance(answer, dict) and answer.get("text"):
-        out.append({"type": "answer", "node": node, **answer})
+        out.append({"type": "answer", **answer})
     return out
 
 
