@@ -88,7 +88,11 @@ def _source() -> str:
     """The file of questions in use: the one ``COLMEIA_LAY_QUESTIONS`` names (or ``off``), else
     the shipped one. The table is cached by this path, so each file is read once."""
     named = os.environ.get(ENV, "").strip()
-    return named or str(resources.files("colmeia.rag.index") / "data" / _DATA)
+    return named or _shipped_path()
+
+
+def _shipped_path() -> str:
+    return str(resources.files("colmeia.rag.index") / "data" / _DATA)
 
 
 @lru_cache(maxsize=4)
@@ -134,7 +138,7 @@ def shipped_questions() -> dict[str, tuple[str, ...]]:
 def packaged_questions() -> dict[str, tuple[str, ...]]:
     """The questions shipped with colmeia, whatever ``COLMEIA_LAY_QUESTIONS`` says: the turn
     classifier learns from them what a question about the law sounds like."""
-    return _loaded("")[1]
+    return _loaded(_shipped_path())[1]
 
 
 def expansion_version() -> str:
