@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from assistant_helpers import AS_OF
 
 from colmeia.apps.assistant.fast_threads import FastThreads, encode_state
@@ -18,16 +19,25 @@ from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.store import Store
 
+Offline = tuple[Path, FastThreads, FrameTurns]
+
+
+@pytest.fixture
+def offline(laws_store: Store, registry: SQLiteCaseRegistry, tmp_path: Path) -> Offline:
+    """The threads file the assistant checkpoints in, and the turns asked without the graph."""
+    db = tmp_path / "threads.db"
+    turns = FrameTurns(registry, RagPipeline(laws_store, "leis"), GraphConfig(today=AS_OF))
+    return db, FastThreads(db), turns
+
+
 SUPPLIER = "O que é fornecedor segundo o CDC?"
 CONSUMER = "O que é consumidor segundo o CDC?"
 
 
 async def test_a_thread_begun_without_the_graph_is_listed_read_and_continued(
-    assistant: Any, laws_store: Store, registry: SQLiteCaseRegistry, tmp_path: Path
+    assistant: Any, offline: Offline
 ) -> None:
-    db = tmp_path / "threads.db"
-    fast = FastThreads(db)
-    turns = FrameTurns(registry, RagPipeline(laws_store, "leis"), GraphConfig(today=AS_OF))
+    db, fast, turns = offline
     assert await ask_without_graph(fast, turns, "f1", SUPPLIER) is not None
     assert await ask_without_graph(fast, turns, "f2", SUPPLIER) is not None
     bot = await assistant(checkpoints=f"sqlite:///{db}")
@@ -48,11 +58,9 @@ async def test_a_thread_begun_without_the_graph_is_listed_read_and_continued(
 
 
 async def test_a_fast_copy_left_by_a_crash_does_not_overwrite_the_graphs_thread(
-    assistant: Any, laws_store: Store, registry: SQLiteCaseRegistry, tmp_path: Path
+    assistant: Any, offline: Offline
 ) -> None:
-    db = tmp_path / "threads.db"
-    fast = FastThreads(db)
-    turns = FrameTurns(registry, RagPipeline(laws_store, "leis"), GraphConfig(today=AS_OF))
+    db, fast, turns = offline
     assert await ask_without_graph(fast, turns, "f1", SUPPLIER) is not None
     kept = fast.load("f1")
     assert kept is not None
@@ -70,11 +78,9 @@ async def test_a_fast_copy_left_by_a_crash_does_not_overwrite_the_graphs_thread(
 
 
 async def test_a_thread_begun_offline_is_deleted_or_streamed_without_taking_over_the_others(
-    assistant: Any, laws_store: Store, registry: SQLiteCaseRegistry, tmp_path: Path
+    assistant: Any, offline: Offline
 ) -> None:
-    db = tmp_path / "threads.db"
-    fast = FastThreads(db)
-    turns = FrameTurns(registry, RagPipeline(laws_store, "leis"), GraphConfig(today=AS_OF))
+    db, fast, turns = offline
     for thread in ("gone", "streamed", "other"):
         assert await ask_without_graph(fast, turns, thread, SUPPLIER) is not None
     bot = await assistant(checkpoints=f"sqlite:///{db}")
