@@ -292,8 +292,7 @@ def _asks_the_law(text: str) -> bool:
     that does not answer), tells a right asked about from a request nothing here answers."""
     if not _ASKS.search(_fold(text)):
         return False  # "faz minha redação sobre corrupção": a task asked, not a question
-    scores = classifier().scores(text, "scope_law") if classifier().has("scope_law") else {}
-    return scores.get("law", 0.0) >= ASKS_THE_LAW
+    return classifier().scores(text, "scope_law")["law"] >= ASKS_THE_LAW
 
 
 def split_parts(text: str, refs: Sequence[CaseRef]) -> tuple[str, str]:

@@ -171,7 +171,6 @@ class TurnClassifier:
                     z[f"{head}_intercept"].astype(np.float64),
                 )
                 for head in ("intent", "aspect", "scope_law")
-                if f"{head}_classes" in z.files
             }
 
     def vector(self, text: str) -> tuple[np.ndarray, np.ndarray]:
@@ -181,10 +180,6 @@ class TurnClassifier:
         ci, cx = _block(_ngrams(ready), self.index, self.idf, 0)
         wi, wx = _block(_word_ngrams(ready), self.word_index, self.word_idf, len(self.index))
         return np.concatenate([ci, wi]), np.concatenate([cx, wx])
-
-    def has(self, head: str) -> bool:
-        """Whether the artefact holds ``head``."""
-        return head in self.heads
 
     def scores(self, text: str, head: str) -> dict[str, float]:
         classes, coef, intercept = self.heads[head]

@@ -450,7 +450,8 @@ class Labelled:
     text: str
     intent: str
     aspect: str
-    # a question shipped with an article of the laws: learnt by the scope-or-law head only
+    # learnt by the scope-or-law head only: a question shipped with an article of the laws, or
+    # one of general knowledge asked in the same forms
     asked: bool = False
 
 
