@@ -167,3 +167,24 @@ def test_documents_without_questions_score_nothing() -> None:
     empty = ArticleExpansion([], table)
     assert not empty
     assert empty.per_passage(empty.best_of([])).tolist() == []
+
+
+def test_a_change_of_questions_in_a_running_process_is_searched_not_the_index_held_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the same store and collection searched before and after COLMEIA_LAY_QUESTIONS changes
+    # (a service reconfigured in place, a trainer asking one half of the questions): the
+    # index held in memory is the one built for the questions in use
+    first = _write(tmp_path / "first.jsonl", {"article": f"{URN}!art61", "questions": [ASKED]})
+    second = _write(tmp_path / "second.jsonl", {"article": f"{URN}!art59", "questions": [ASKED]})
+    store = open_store(f"sqlite:///{tmp_path / 'laws.db'}")
+    try:
+        ingest(store, "leis", [_law(tmp_path / "lexml")])
+        found = []
+        for path in (first, second):
+            monkeypatch.setenv(ENV, str(path))
+            hits = Retriever(store, "leis").search("quanto tempo tenho pra contestar", k=3)
+            found.append(hits[0].citation.path)
+    finally:
+        store.close()
+    assert found == ["Lei 9.999/2020, Art. 61", "Lei 9.999/2020, Art. 59"]

@@ -453,7 +453,9 @@ def _collection_index(store: Store, collection: str, config: LexicalConfig) -> _
             "ingest documents first (`colmeia ingest PATH --collection NAME`) "
             "or see `colmeia collections`"
         )
-    key = (store.url, collection, config.key())
+    # the questions in use are part of what the index holds (COLMEIA_LAY_QUESTIONS may change
+    # in a running process): another file of questions is another index
+    key = (store.url, collection, f"{config.key()}|expansion{expansion_version()}")
     with _MEMORY_LOCK:
         cached = _MEMORY.get(key)
         if cached is not None and cached.generation == info.generation:
