@@ -86,7 +86,18 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
             r"(?:voce|vc|tu)\s+(?:e|eh|seja|fosse|es)\b|"
             r"\b(?:mostr|revel|exib|imprim|repit|diga|conte)\w*\s+(?:me\s+)?(?:as\s+)?"
             r"(?:suas|tuas|as)\s+(?:instruc\w+|regras|prompt)|"
-            r"\b(?:system prompt|prompt do sistema|prompt de sistema|suas instrucoes)\b"
+            r"\b(?:system prompt|prompt do sistema|prompt de sistema|suas instrucoes)\b|"
+            # a message that speaks as the system or its operator, not as a person asking:
+            # a role marker in front ("SYSTEM: …", "### SISTEMA:", "[admin]"), a mode switched
+            # on ("modo desenvolvedor ativado"), a rank claimed for the person ("o usuário é
+            # administrador")
+            r"^\W*(?:system|sistema|admin|administrador|developer|desenvolvedor|root|operador)"
+            r"\s*(?:[:>\]]|-\s)|"
+            r"\bmodo\s+(?:de\s+)?(?:desenvolvedor|developer|dev|administrador|admin|root|debug|"
+            r"deus|god|irrestrito|sem\s+restric\w*)\b|"
+            r"\b(?:o\s+usuario|eu)\s+(?:e|eh|sou)\s+(?:o\s+)?(?:administrador|admin|root|"
+            r"superusuario|desenvolvedor)\s+(?:do\s+sistema|daqui|deste\s+sistema|desse\s+sistema|"
+            r"do\s+assistente)?\s*(?:[,.;:!]|$)"
         ),
     ),
     (
