@@ -45,6 +45,9 @@ def numbers(text: str) -> list[tuple[int, int | None, str | None]]:
         ("expediente 123/2024", [(123, 2024, "expediente")]),
         ("EXP-2024-00123", [(123, 2024, "expediente")]),
         ("quatro mil quinhentos e seis de dois mil e vinte e três", [(4506, 2023, None)]),
+        # a pause typed as a comma before the year, in words or in figures
+        ("onze mil cento e sessenta e cinco, de 2022", [(11165, 2022, None)]),
+        ("processo 4506, de 2023", [(4506, 2023, "process")]),
         ("4506/2023 e 11165/2022", [(4506, 2023, None), (11165, 2022, None)]),
     ],
 )

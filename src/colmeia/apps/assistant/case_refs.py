@@ -45,7 +45,7 @@ _PREFIX = (
     r"(?:(?P<tc>tc|proc(?:esso)?|autos)|(?P<exp>exp(?:ediente)?))\.?\s*"
     r"(?:(?:n(?:[º°o]|umero|úmero)?\.?|#)\s*)?(?:(?:[ée]|eh)\s+(?:o\s+)?)?"
 )
-_SEP = r"\s*(?:/|\\|-|\s+de\s+|\s+do\s+ano\s+(?:de\s+)?|\s+barra\s+)\s*"
+_SEP = r"\s*(?:/|\\|-|,?\s+de\s+|,\s*de\s+|\s+do\s+ano\s+(?:de\s+)?|\s+barra\s+)\s*"
 # "TC 012.345/2023-1", "processo 4506 de 2023", "4506/23", "11165 barra 22"
 _WITH_YEAR = re.compile(
     rf"(?<![\w/.,-])(?:{_PREFIX}[-/\s]*)?(?P<num>{_NUM}){_SEP}(?P<year>\d{{4}}|\d{{2}})"
