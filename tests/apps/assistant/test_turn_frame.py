@@ -92,6 +92,22 @@ async def test_unsure_between_out_of_scope_and_the_court_is_still_not_a_law_ques
     assert tip.citations == [] and "fora do que posso responder" in tip.answer
 
 
+async def test_a_reading_about_the_court_that_its_file_does_not_answer_is_not_a_law_question(
+    assistant: Any,
+) -> None:
+    # read as about the court (it names the tribunal, and asks where), but the court's file
+    # has no entry for it and the scope-or-law head does not read a right asked about:
+    # nothing here answers it, and law passages about "tribunal" are no answer
+    text = "qual restaurante bom perto do tribunal pra almocar"
+    assert read_frame(text).intent == "institutional"
+    bot = await assistant(None)
+    tip = await bot.ask("a", text)
+    assert tip.citations == [] and "fora do que posso responder" in tip.answer
+    # a question about the court the file answers is still answered from it
+    hours = await bot.ask("b", "qual o horario do tribunal pra atendimento?")
+    assert hours.agent == "institutional" and "horário" in hours.answer.lower()
+
+
 async def test_a_law_question_beside_a_pointer_at_the_threads_case_gets_both(
     assistant: Any,
 ) -> None:
