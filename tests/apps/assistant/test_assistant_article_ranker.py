@@ -1,15 +1,18 @@
 """The article ranker's features: each candidate article read in its context — which law the
 first candidates are about, whether the vectors found it, whether its rule is limited to bodies
-the question does not name (lex specialis) — and the shipped weights learned from
-questions generated from the laws."""
+the question does not name (lex specialis) — the shipped weights learned from the lay questions
+shipped with the laws, and the assistant's articles in the learned order when it is chosen."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from colmeia.apps.assistant.article_ranker import (
     FEATURES,
     ArticleRanker,
     article_candidates,
 )
+from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.rag.retrieve import Citation, Hit
 
 
@@ -111,3 +114,32 @@ def test_words_only_the_heading_or_the_caput_hold_are_context_features() -> None
     # "consumidor" is in the caput too, but the paragraph says it itself: no context needed
     said = _by_key("os valores pagos ao consumidor são devolvidos?", [paragraph])
     assert next(iter(said.values()))["parent"] == next(iter(said.values()))["section"] == 0.0
+
+
+async def test_the_learned_ranker_orders_the_assistants_articles_from_the_hand_rankings_signals(
+    laws_store: Any,
+) -> None:
+    # the learned path gets the hand-set ranking's place and score and the vector signals as
+    # features of every candidate, and its order is the one the answer is built from: a ranker
+    # that trusts only the hand-set place leads with the hand-set first article, one that
+    # trusts it backwards leads with another. Red when the learned order is not applied, or
+    # the features are not filled in.
+    question = "qual o prazo para recorrer de uma decisão administrativa?"
+    state: dict[str, Any] = {"question": question}
+
+    async def first(ranker: ArticleRanker | None) -> tuple[str, list[Any]]:
+        rag = RagPipeline(laws_store, "leis", None, article_ranker=ranker)
+        state.update(await rag.analyze(state))  # type: ignore[arg-type]
+        state.update(await rag.retrieve(state))  # type: ignore[arg-type]
+        graded = await rag.grade(state)  # type: ignore[arg-type]
+        grades = dict(graded["grades"])
+        ranked, near, asked = rag.hand_ranking(state, grades)  # type: ignore[arg-type]
+        found = rag.learned_candidates(state, grades, ranked, near, asked)  # type: ignore[arg-type]
+        return graded["ranked"][0].citation.path, found
+
+    hand_first, found = await first(None)
+    assert all({"hand", "hand_score", "near", "asked"} <= set(c.features) for c in found)
+    assert max(c.features["hand"] for c in found) == 1.0
+    trusting, _ = await first(ArticleRanker({"hand": 10.0}))
+    against, _ = await first(ArticleRanker({"hand": -10.0}))
+    assert trusting == hand_first and against != hand_first

@@ -3,11 +3,11 @@ context, scored by a logistic model over retrieval features.
 
 :func:`colmeia.apps.assistant.ranking.rank_articles` adds hand-set weights; here the same
 signals and a few more are features of each candidate *article* (its chunks grouped by law and
-article), and the weights are learned from questions generated from the shipped laws' own
-articles by templates (never from an evaluation set), see ``bench/train_article_ranker.py``.
-Measured on the lay development set it does not beat the hand-set weights at the first place
-(with the context features: hit@1 0.492 vs 0.548, hit@5 0.798 vs 0.790, the trainer's own
-measure; 0.484 vs 0.548 before them), so it stays opt-in (``COLMEIA_ASSISTANT_RANKER=learned``):
+article), and the weights are learned from the lay questions shipped with the articles, each
+asked of a collection expanded with the other half of them (never from an evaluation set), see
+``bench/train_article_ranker.py``. On the development sets it does not beat the hand-set
+weights at the first place (laws 0.917 vs 0.867, lay-dev 0.782 vs 0.831, lay-dev2 0.63 both,
+the trainer's own measure), so it stays opt-in (``COLMEIA_ASSISTANT_RANKER=learned``):
 
 * ``retrieval`` — reciprocal position of the article's best chunk in the fused list;
 * ``grade`` — the best chunk's relevance grade (question coverage, idf-weighted);
@@ -32,7 +32,11 @@ measure; 0.484 vs 0.548 before them), so it stays opt-in (``COLMEIA_ASSISTANT_RA
   Proteção Contratual"), and the rule an inciso or alínea completes (its parent's text,
   which LexML gives it in place of the titles and the ingestion keeps as its heading). A lay
   question often shares its words with the heading and the caput while the dispositivo that
-  answers it says none of them.
+  answers it says none of them;
+* ``hand`` / ``hand_score`` — the hand-set ranking's place (reciprocal) and score (in standard
+  deviations from the candidates' mean): the model learns how far to move from it;
+* ``near`` / ``asked`` — how near the question the article's nearest passage (less its
+  hubness) and its nearest shipped question lie, in standard deviations.
 """
 
 from __future__ import annotations
@@ -71,6 +75,10 @@ FEATURES = (
     "cosine",
     "section",
     "parent",
+    "hand",
+    "hand_score",
+    "near",
+    "asked",
 )
 _LAW_WINDOW = 20
 _MAX_CHUNKS = 4

@@ -916,6 +916,72 @@ class RagPipeline:
             return {}
         return {cid: float(vec @ query) for cid, vec in vectors.items()}
 
+    def hand_ranking(
+        self, state: RagState, grades: dict[str, float]
+    ) -> tuple[list[RankedArticle], dict[str, float], dict[str, float]]:
+        """The articles by the hand-set weights of :func:`rank_articles`, with each passage's
+        nearness to the question (its cosine less part of its hubness) and the nearness of its
+        article's shipped questions, both in standard deviations from the candidates' mean."""
+        analysis = state.get("analysis", {})
+        question = state["question"]
+        hits = state.get("hits", [])
+        relation = analysis.get("relation", "other")
+        weights: dict[str, float] = analysis.get("definition_weights", {})
+        # each cosine less part of the passage's hubness: near this question, not near
+        # every question (:mod:`.hubness`)
+        cosines = self._similarity(question, hits)
+        hubs = hubness(self.store, self.collection) if cosines else {}
+        near = standardised(
+            {cid: cos - _HUB_FACTOR * hubs.get(cid, 0.0) for cid, cos in cosines.items()}
+        )
+        asked = standardised(
+            self.retriever.expansion_similarity(question, [h.chunk_id for h in hits])
+            if _ASKED_WEIGHT > 0
+            else {}
+        )
+
+        def boost(hit: Hit) -> float:
+            # how near the question the passage lies in the vector space, for every
+            # candidate (not only those the vector search returned)
+            nearness = _NEARNESS_WEIGHT * near.get(hit.chunk_id, 0.0)
+            nearness += _ASKED_WEIGHT * asked.get(hit.chunk_id, 0.0)
+            if relation != "definition":
+                return nearness
+            return nearness + _DEFINITION_BOOST * weights.get(hit.chunk_id, 0.0)
+
+        ranked = rank_articles(hits, grades, relation, boost=boost)
+        if not names_a_body(question):
+            # lex specialis: an article whose rule is for some bodies only (any of its
+            # passages found says so, its caput or an inciso under it) gives way to the
+            # general rule when the question names none of them
+            for article in ranked:
+                if any(limited_to_some_bodies(f"{h.heading} {h.text}") for h in article.hits):
+                    article.score -= _SPECIALIS_PENALTY
+            ranked.sort(key=lambda a: -a.score)
+        return ranked, near, asked
+
+    def learned_candidates(
+        self,
+        state: RagState,
+        grades: dict[str, float],
+        ranked: Sequence[RankedArticle],
+        near: dict[str, float],
+        asked: dict[str, float],
+    ) -> list[ArticleCandidate]:
+        """The candidate articles with the learned ranker's features: the retrieval's and the
+        ranking's own signals (:func:`article_candidates`), the hand-set ranking's place and
+        score, and how near the question the article's passages and shipped questions lie."""
+        found, _ = self.candidates(state, grades)
+        place = {a.key: n for n, a in enumerate(ranked)}
+        score = standardised({a.key: a.score for a in ranked})
+        for c in found:
+            cids = [h.chunk_id for h in c.hits]
+            c.features["hand"] = 1.0 / (1.0 + place.get(c.key, len(place)))
+            c.features["hand_score"] = score.get(c.key, 0.0)
+            c.features["near"] = max((near.get(i, 0.0) for i in cids), default=0.0)
+            c.features["asked"] = max((asked.get(i, 0.0) for i in cids), default=0.0)
+        return found
+
     async def grade(self, state: RagState) -> RagState:
         """Grade each passage's relevance, rank them as parts of their articles, keep the
         best passage of each article whose grade reaches the threshold (best article first).
@@ -929,48 +995,11 @@ class RagPipeline:
         hits = state.get("hits", [])
         for hit in hits:
             grades[hit.chunk_id] = grade_passage(question, hit, analysis, stats.idf)
-        near: dict[str, float] = {}
-        asked: dict[str, float] = {}
+        ranked, near, asked = self.hand_ranking(state, grades)
         if self.article_ranker is not None:
-            found, _ = self.candidates(state, grades)
-            ranked = [
-                RankedArticle(c.key, score, c.hits) for score, c in self.article_ranker.rank(found)
-            ]
-        else:
-            relation = analysis.get("relation", "other")
-            weights: dict[str, float] = analysis.get("definition_weights", {})
-
-            # each cosine less part of the passage's hubness: near this question, not near
-            # every question (:mod:`.hubness`)
-            cosines = self._similarity(question, hits)
-            hubs = hubness(self.store, self.collection) if cosines else {}
-            near = standardised(
-                {cid: cos - _HUB_FACTOR * hubs.get(cid, 0.0) for cid, cos in cosines.items()}
-            )
-            asked = standardised(
-                self.retriever.expansion_similarity(question, [h.chunk_id for h in hits])
-                if _ASKED_WEIGHT > 0
-                else {}
-            )
-
-            def boost(hit: Hit) -> float:
-                # how near the question the passage lies in the vector space, for every
-                # candidate (not only those the vector search returned)
-                nearness = _NEARNESS_WEIGHT * near.get(hit.chunk_id, 0.0)
-                nearness += _ASKED_WEIGHT * asked.get(hit.chunk_id, 0.0)
-                if relation != "definition":
-                    return nearness
-                return nearness + _DEFINITION_BOOST * weights.get(hit.chunk_id, 0.0)
-
-            ranked = rank_articles(hits, grades, relation, boost=boost)
-            if not names_a_body(question):
-                # lex specialis: an article whose rule is for some bodies only (any of its
-                # passages found says so, its caput or an inciso under it) gives way to the
-                # general rule when the question names none of them
-                for article in ranked:
-                    if any(limited_to_some_bodies(f"{h.heading} {h.text}") for h in article.hits):
-                        article.score -= _SPECIALIS_PENALTY
-                ranked.sort(key=lambda a: -a.score)
+            found = self.learned_candidates(state, grades, ranked, near, asked)
+            order = {c.key: n for n, (_, c) in enumerate(self.article_ranker.rank(found))}
+            ranked.sort(key=lambda a: order.get(a.key, len(order)))
         if self.model_reranker is not None and len(ranked) > 1:
             ranked = await self._model_order(question, ranked)
         clauses = set(analysis.get("in_force", []))
@@ -991,6 +1020,14 @@ class RagPipeline:
             # or the questions people ask that the article answers lie nearest this one
             or any(asked.get(c.chunk_id, 0.0) >= _NEAR_RELEVANT for c in article.hits)
         ]
+        if relevant and relevant[0] is not ranked[0].best:
+            # The gate says whether there is an answer and which articles join it, not which
+            # comes first: the article the ranking put first leads whenever any passes. Left
+            # out, a lower article with more of the question's words led instead (the
+            # instalments a buyer loses on withdrawal, CDC Art. 53, behind Lei 9.784's
+            # withdrawal of a request): on the development sets the ranking's first place was
+            # the right one ten times where the gate's was six (words only).
+            relevant = [ranked[0].best, *[h for h in relevant if h is not ranked[0].best]]
         if not relevant and ranked and hits:
             # Nothing reaches the threshold: the passage retrieval put first still stands if
             # its article also ranks first (both signals agree on it); so does the article

@@ -36,7 +36,7 @@ class AssistantSettings(BaseSettings):
     ranker: Literal["learned", "hand"] = Field(
         default="hand",
         description="How candidate articles are ordered: hand-set weights, or the learned"
-        " ranker (better on lay questions, slightly worse on the formal set: docs/assistant.md).",
+        " ranker (opt-in: it does not beat the hand-set weights on the lay sets; docs/assistant.md).",
     )
     model_rerank: bool = Field(
         default=False,
