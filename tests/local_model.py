@@ -20,6 +20,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -187,3 +188,12 @@ def start_local_model(
         log=errors,
         pumps=pumps,
     )
+
+
+def told(result: Any) -> str:
+    """A turn's result as one JSON string, for an assertion's message: what a real model did
+    (its handoffs and tool calls with their arguments) is what a failure must show whole —
+    pytest cuts a dict's repr short, not a string."""
+    import json
+
+    return json.dumps(result.as_dict(), ensure_ascii=False, default=str)

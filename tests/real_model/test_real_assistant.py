@@ -34,7 +34,7 @@ from colmeia.llm import OpenAIChatModel
 from colmeia.rag.index.lexical import Analyzer
 from colmeia.rag.pipeline import ingest
 from colmeia.store import open_store
-from local_model import REAL_MODEL, LocalModel
+from local_model import REAL_MODEL, LocalModel, told
 from shared_data import DATA_DIR
 
 pytestmark = REAL_MODEL
@@ -55,7 +55,7 @@ async def _stream(bot: Any, payload: Any) -> tuple[list[dict[str, Any]], Any]:
     result = events[-1]["result"]
     # the stream ends on the answer; a turn that waits for a person streams no answer
     expected = "" if result.waiting is not None else result.answer
-    assert shown == expected, (shown, result.as_dict())
+    assert shown == expected, (shown, told(result))
     return events, result
 
 
@@ -66,7 +66,7 @@ async def _turn(bot: Any, text: str) -> tuple[list[dict[str, Any]], Any]:
             break
         # The small model sometimes offers to subscribe the person to the case's updates, an
         # action that waits for approval (as it must: nothing ran). The person only asked: no.
-        assert result.waiting["tool"] == "subscribe_updates", result.as_dict()
+        assert result.waiting["tool"] == "subscribe_updates", told(result)
         refusal = {"action": "reject", "reason": "Não pedi aviso; só quero a informação."}
         events, result = await _stream(bot, await bot.resume_command("real", refusal))
     return events, result
@@ -98,7 +98,7 @@ async def test_one_handoff_each_way_ends_correctly(local_llm: LocalModel, tmp_pa
             rag_config=RagConfig(max_rewrites=0, max_quality_retries=0, max_passages=4),
         ) as bot:
             _, case = await _turn(bot, "Onde está o processo TC/000032/2023 e desde quando?")
-            assert case.status == "answered", case.as_dict()
+            assert case.status == "answered", told(case)
             assert case.agent == "search"
             assert ("main", "search") in [(h["from"], h["to"]) for h in case.handoffs]
             assert [f["number"] for f in case.facts if f["status"] == "found"] == ["TC/000032/2023"]
@@ -108,13 +108,13 @@ async def test_one_handoff_each_way_ends_correctly(local_llm: LocalModel, tmp_pa
             events, legal = await _turn(
                 bot, "Obrigado. Outra dúvida: o que a LGPD diz sobre dados pessoais de crianças?"
             )
-            assert legal.status == "answered", legal.as_dict()
+            assert legal.status == "answered", told(legal)
             moves = [(h["from"], h["to"]) for h in legal.handoffs]
             # a question naming a norm goes to the documents by the rules, whichever agent
             # was active (apps/assistant/routing.py): no model decides this move
             assert moves == [("main", "rag"), ("rag", "main")], moves
             assert legal.handoffs[0]["by"] == "rules"
-            assert legal.agent == "rag", legal.as_dict()
+            assert legal.agent == "rag", told(legal)
             if legal.citations:
                 for c in legal.citations:
                     chunk = store.get_chunks("leis", [c["chunk_id"]]).get(c["chunk_id"])
@@ -134,7 +134,7 @@ async def test_one_handoff_each_way_ends_correctly(local_llm: LocalModel, tmp_pa
             else:
                 # the 0.5B model sometimes fails the quality gate: an answer without support
                 # must then say so rather than state anything uncited
-                assert legal.answer.startswith("Não encontrei"), legal.as_dict()
+                assert legal.answer.startswith("Não encontrei"), told(legal)
             history = await bot.history("real")
             assert [m["role"] for m in history if m["role"] == "user"] == ["user", "user"]
             assert history[-1]["role"] == "assistant" and history[-1]["text"] == legal.answer

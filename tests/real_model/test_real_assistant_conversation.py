@@ -26,7 +26,7 @@ from colmeia.apps.assistant.synthetic import generate_registry
 from colmeia.llm import OpenAIChatModel
 from colmeia.rag.pipeline import ingest
 from colmeia.store import open_store
-from local_model import REAL_MODEL, LocalModel
+from local_model import REAL_MODEL, LocalModel, told
 from shared_data import DATA_DIR
 
 pytestmark = REAL_MODEL
@@ -46,7 +46,7 @@ async def _say(bot: Any, text: str) -> Any:
     for _ in range(2):
         if result.status != "waiting_approval":
             break
-        assert result.waiting["tool"] == "subscribe_updates", result.as_dict()
+        assert result.waiting["tool"] == "subscribe_updates", told(result)
         result = await bot.resume("real", {"action": "reject", "reason": "Só quero a informação."})
     return result
 
@@ -85,17 +85,17 @@ async def test_clarification_follow_up_and_mixed_question(
             rag_config=RagConfig(max_rewrites=0, max_quality_retries=0, max_passages=4),
         ) as bot:
             first = await _say(bot, "Preciso saber do andamento do meu processo")
-            assert first.status in ("waiting_clarification", "answered"), first.as_dict()
+            assert first.status in ("waiting_clarification", "answered"), told(first)
             assert _found(first) == [] and first.citations == []  # no law passages, no guess
             number = await _say(bot, "32/2023")
-            assert number.status == "answered", number.as_dict()
-            assert _found(number) == [CASE], number.as_dict()
+            assert number.status == "answered", told(number)
+            assert _found(number) == [CASE], told(number)
             assert check_case_answer(number.answer, number.facts) == []
 
             parties_turn = await _say(bot, "E quem são as partes?")
-            assert parties_turn.status == "answered", parties_turn.as_dict()
-            assert parties_turn.citations == [], parties_turn.as_dict()
-            assert _found(parties_turn) == [CASE], parties_turn.as_dict()
+            assert parties_turn.status == "answered", told(parties_turn)
+            assert parties_turn.citations == [], told(parties_turn)
+            assert _found(parties_turn) == [CASE], told(parties_turn)
             assert check_case_answer(parties_turn.answer, [record]) == []
             assert any(name in parties_turn.answer for name in parties), parties_turn.answer
 
@@ -103,7 +103,7 @@ async def test_clarification_follow_up_and_mixed_question(
                 bot,
                 f"Qual a situação do processo {CASE} e o que a LGPD diz sobre dados de crianças?",
             )
-            assert mixed.status == "answered", mixed.as_dict()
+            assert mixed.status == "answered", told(mixed)
             moves = [(h["from"], h["to"]) for h in mixed.handoffs]
             assert ("search", "rag") in moves and moves[-1] == ("rag", "main"), moves
             assert _found(mixed) == [CASE]
