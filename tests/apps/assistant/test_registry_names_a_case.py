@@ -81,8 +81,30 @@ def test_only_a_request_to_follow_a_named_case_leaves_the_frame_route() -> None:
     for text in [
         "quero acompanhar o processo 4506/2023",
         "me avisa por email quando andar: maria@exemplo.com.br",
+        "avise-me quando o 4506/2023 mudar",
+        "pode me avisar quando o processo 812/2024 andar?",
+        "quero receber notificações do 4506/2023",
+        "acompanha o 4506/2023 pra mim",
     ]:
         assert not frame_routes(on, [], text, web_search=False), text
+    # the duty to have told someone is a law question beside the case, not a request to
+    # follow it: red before, the turn left the frame and its case part was dropped
+    for text in [
+        "qual a fase do 4506/2023 e a empresa q vazou meus dados tinha q ter me avisado?",
+        "o 812/2024 ta parado e ninguem me avisou, pode isso?",
+        "no processo 4506/2023 o orgao tinha que me notificar da decisao?",
+        "o 4506/2023 é um processo q eu acompanho, ta em q fase?",
+    ]:
+        assert frame_routes(on, [], text, web_search=False), text
+
+
+async def test_a_case_asked_beside_a_duty_to_have_warned_gets_both_parts(bot: Assistant) -> None:
+    result = await bot.ask(
+        "t7", "qual a fase do 4506/2023 e a empresa q vazou meus dados tinha q ter me avisado?"
+    )
+    # red before: only the law part was answered (the turn was taken for a request to follow)
+    assert _found(result) == ["TC/004506/2023"]
+    assert result.citations and result.citations[0]["law"] == "Lei 13.709/2018"
 
 
 async def test_one_of_the_threads_cases_described_is_that_one_not_the_last(

@@ -18,9 +18,8 @@ from colmeia.apps.assistant.cases import evidence_cards
 from colmeia.apps.assistant.conversation import remember
 from colmeia.apps.assistant.court_rules import local_case
 from colmeia.apps.assistant.dispatch import Decision
-from colmeia.apps.assistant.graph_rules import _FOLLOW
 from colmeia.apps.assistant.graph_state import AssistantState, Flags, _add_list, fresh_turn_state
-from colmeia.apps.assistant.offline import EMAIL_ADDRESS, OFFLINE_MODEL
+from colmeia.apps.assistant.offline import EMAIL_ADDRESS, OFFLINE_MODEL, asks_for_updates
 from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.errors import ColmeiaError
 from colmeia.graphs.messages import ChatMessage, merge_messages
@@ -71,7 +70,7 @@ def frame_routes(flags: Flags, attachments: Sequence[str], text: str, *, web_sea
         return False
     if EMAIL_ADDRESS.search(text):
         return False
-    return not (_FOLLOW.search(text) and read_case_refs(text))
+    return not (asks_for_updates(text) and read_case_refs(text))
 
 
 def remembered(state: AssistantState, evidence: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -4,7 +4,6 @@ person (:mod:`colmeia.apps.assistant.graph`)."""
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -33,13 +32,6 @@ class _Split(BaseModel):
 
 _REGISTRY_TOOLS = frozenset({"lookup_case", "case_movements", "subscribe_updates"})
 _PICK = "\n\nQual deles? Responda com o número do caso ou a posição na lista (1, 2, …)."
-
-
-# a request to be told of a case's news (an address to write to, "acompanhar", "avise-me")
-_FOLLOW = re.compile(
-    r"[\w.+-]+@[\w-]+\.[\w.]+|\b(?:acompanh\w*|avis[ea]\w*|notifi\w*|inscrev\w*)\b",
-    re.IGNORECASE,
-)
 
 
 def _expected_kind(question: str) -> str | None:

@@ -35,6 +35,7 @@ from colmeia.llm.base import (
     ToolSpec,
     Usage,
 )
+from colmeia.rag.index.lexical import fold_accents
 
 __all__ = [
     "ASK_NUMBER",
@@ -67,7 +68,27 @@ _WEB = re.compile(
     r"\b(pesquis[ae]\w*|busque|procure|procura)\b.{0,40}\b(internet|web|not[ií]cias?|sites?)\b",
     re.IGNORECASE,
 )
-_SUBSCRIBE = re.compile(r"\b(acompanhar|avis\w+|notifi\w+|alert\w+|inscrev\w+)\b", re.IGNORECASE)
+# A request to be told of a case's movements from now on: said to the assistant (an order, "me
+# avisa quando andar", "avise-me", "pode inscrever") or as a wish ("quero ser avisada das
+# movimentações", "queria acompanhar"). Not the duty to have told someone, which is a law
+# question ("a empresa tinha que ter me avisado?", "cortaram a luz sem avisar", "tem prazo pra
+# eles me avisarem?"), nor a case the person follows ("um processo que eu acompanho").
+# Matched on the folded text (lower case, no accents).
+_TELL = r"(?:avis[ae]|notifiqu?e|notifica|alert[ae]|inscrev[ae]|inscrevam?)"
+_SUBSCRIBE = re.compile(
+    rf"\bme\s+{_TELL}\b|\b{_TELL}-me\b|"
+    rf"\b(?:avis[ae]|notifiqu?e|notifica)\s+(?:\S+@\S+|por\s+e-?mail|quando|sempre\s+que|"
+    r"(?:d[aeo]s?|sobre)\s+(?:as\s+|os\s+)?(?:movimenta|andamento|novidade|mudanca))|"
+    r"\b(?:quero|queria|gostaria\s+de|desejo|preciso|posso|como\s+(?:faco|posso)\s+(?:pra|para))\s+"
+    r"(?:ser\s+(?:avisad|notificad|alertad|informad)\w*|receber\s+(?:os\s+|as\s+)?(?:avisos?|"
+    r"notificac\w+|alertas?|atualizac\w+|novidades)|acompanhar|me\s+inscrever|inscrever)|"
+    r"\breceber\s+(?:os\s+|as\s+)?(?:avisos?|notificac\w+|alertas?|atualizac\w+)\s+"
+    r"(?:d[aeo]s?|sobre)\s+(?:as\s+|os\s+)?(?:movimenta|andamento|processo|novidade)|"
+    r"\b(?:pode|podes|poderia|consegue|da\s+pra)\s+(?:me\s+)?(?:inscrever|avisar|notificar|"
+    r"alertar)\b|"
+    r"\b(?:acompanh[ae]|acompanhar)\s+(?:o|esse|este|aquele|ele|meu|pra\s+mim|por\s+mim)\b(?!\s+que)|"
+    r"\binscrev\w*\s+(?:nas?|para|pra)\s+(?:as\s+)?(?:atualizac|avisos?|notificac|movimenta)"
+)
 EMAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # "não sei o número", "sem o número": a case to find by what the person knows about it
 _NO_NUMBER = re.compile(
@@ -162,7 +183,7 @@ def asks_about_unnumbered_case(text: str) -> bool:
 def asks_for_updates(text: str) -> bool:
     """Whether ``text`` asks to be told of a case's movements ("quero ser avisado",
     "acompanhar", "notificações"): the only reason to call ``subscribe_updates``."""
-    return bool(_SUBSCRIBE.search(text))
+    return bool(_SUBSCRIBE.search(fold_accents(text.lower())))
 
 
 def describes_a_case(text: str) -> bool:
@@ -272,7 +293,7 @@ class RulesModel:
         ids = find_case_ids(text)
         if _WEB.search(text) and "web_search" in names:
             return "", [_call("web_search", query=text, max_results=5)]
-        if ids and _SUBSCRIBE.search(text) and "subscribe_updates" in names:
+        if ids and asks_for_updates(text) and "subscribe_updates" in names:
             email = EMAIL_ADDRESS.search(text)
             first = ids[0]
             number = first.canonical if hasattr(first, "canonical") else first.text
