@@ -100,7 +100,11 @@ async def test_a_norm_not_in_the_collection_is_named_with_what_the_collection_ho
 
 
 def test_named_norms_and_the_collections_catalogue(laws_store: Store) -> None:
-    assert [n.label() for n in named_norms("a lei nº 14.133, de 2021, e a LC 95")] == ["Lei 14.133"]
+    # "LC 95" is how people write a complementary law's name (red before: it named nothing)
+    assert [n.label() for n in named_norms("a lei nº 14.133, de 2021, e a LC 95")] == [
+        "Lei 14.133",
+        "Lei Complementar 95",
+    ]
     assert [n.label() for n in named_norms("Lei Complementar 101/2000")] == [
         "Lei Complementar 101/2000"
     ]
@@ -108,6 +112,9 @@ def test_named_norms_and_the_collections_catalogue(laws_store: Store) -> None:
     assert len(catalogue.labels()) == 9 and catalogue.only_federal
     assert missing_norm("o que diz a Lei 13.709 sobre crianças?", catalogue) is None
     assert missing_norm("art. 59 da lei 9784/99", catalogue) is None
+    assert missing_norm("a LC 95 exige ementa?", catalogue) is None
+    missing = missing_norm("o que a LC 101/2000 diz sobre gasto com pessoal?", catalogue)
+    assert missing is not None and "Lei Complementar 101/2000" in missing
     assert jurisdiction_note("prazo de recurso no processo administrativo", catalogue) is None
     assert jurisdiction_note("segundo a lei estadual do Pará", catalogue) is not None
 

@@ -229,7 +229,7 @@ def analyze_query(question: str) -> dict[str, Any]:
     law = _LAW_NUMBER.search(question)
     alias = _ALIAS_RE.search(folded)
     named = named_norms(question)
-    bare = [n for n in named if n.kind == "Lei"]
+    bare = [n for n in named if n.kind in ("Lei", "Lei Complementar") and n.number]
     # the Constitution and its ADCT, named without a number ("o art. 71 da CF", "o art. 27
     # do ADCT"; not a state's constitution): keys of their own (legal.law_key)
     charter = [n for n in named if not n.number]
@@ -819,12 +819,16 @@ class RagPipeline:
             found = self.store.get_chunks(self.collection, wanted) if wanted else {}
             first = [_hit(found[c], self.collection) for c in wanted if c in found]
             hits = first + [h for h in hits if h.chunk_id not in set(wanted)]
-        if _VIGENCIA_Q.search(_fold(state["question"])):
+        named_law = str(analysis.get("filters", {}).get("law_number", ""))
+        folded = _fold(state["question"])
+        if _VIGENCIA_Q.search(folded) or (named_law and _VIGENCIA_NAMED.search(folded)):
             # "quando a LGPD entrou em vigor?": the answer is the norm's own vigência clause,
-            # whatever words it shares with the question; the norms are those the first
-            # passages come from (the one the question names comes first there).
+            # whatever words it shares with the question — the named norm's (wherever its
+            # passages came), else those of the norms the first passages come from
             norms = list(dict.fromkeys(h.citation.path.split(",")[0].strip() for h in hits[:5]))
-            wanted = [cid for n in norms[:2] for cid in index.in_force.get(n, [])]
+            named_norm = _named(index.in_force, named_law)
+            norms = named_norm or norms[:2]  # the norm named, else those the search found
+            wanted = [cid for n in norms for cid in index.in_force.get(n, [])]
             have = {h.chunk_id for h in hits}
             found = self.store.get_chunks(self.collection, [c for c in wanted if c not in have])
             clauses = [_hit(found[c], self.collection) for c in wanted if c in found]
@@ -837,9 +841,8 @@ class RagPipeline:
             # front of the candidates — the lay words ("quem tem que cumprir") are not the
             # law's; which clause answers is left to the ranking (the relation's bonus).
             norms = list(dict.fromkeys(h.citation.path.split(",")[0].strip() for h in hits[:5]))
-            named_law = str(analysis.get("filters", {}).get("law_number", ""))
             if named_law:  # the norm the question names, wherever its passages came
-                named_norm = [n for n in index.scope if named_law in re.sub(r"\D", "", n)]
+                named_norm = _named(index.scope, named_law)
                 norms = list(dict.fromkeys([*named_norm, *norms]))
             wanted = [cid for n in norms[:_SCOPE_NORMS] for cid in index.scope.get(n, [])]
             by_id = {h.chunk_id: h for h in hits}
@@ -1510,6 +1513,18 @@ _VIGENCIA_Q = re.compile(
     r"\b(?:entr\w* em vigor|em vigor|vigor\w*|vigencia|come[cç]\w* a (?:valer|vigorar)"
     r"|passou a valer|vale a partir|quando (?:\w+ )?val(?:e|eu)|a partir de quando val\w*)\b"
 )
+# said of a norm the question names ("a LAI vale desde quando?", "a lei das estatais já vale?")
+_VIGENCIA_NAMED = re.compile(
+    r"\b(?:val\w* desde quando|desde quando (?:\w+ )?val\w*|ja (?:esta )?val(?:e|endo))\b"
+)
+
+
+def _named(norms: Collection[str], number: str) -> list[str]:
+    """The norms (labels such as "Lei Complementar 95/1998") whose number is ``number`` (the
+    number before the year: "95" is not Lei 8.987/1995)."""
+    if not number:
+        return []
+    return [n for n in norms if re.sub(r"\D", "", n.split("/")[0]) == number]
 
 
 def neighbour_terms(question: str, hits: Sequence[Hit], idf: Callable[[str], float], n: int) -> str:

@@ -175,13 +175,15 @@ def out_of_scope(question: str) -> ScopeAnswer | None:
 
 # ------------------------------------------------------------------ norms of the collection
 _NORM = re.compile(
-    r"\b(?P<kind>lei complementar|lei|decreto-lei|decreto lei|decreto|medida provisoria|"
+    r"\b(?P<kind>lei complementar|lc|lei|decreto-lei|decreto lei|decreto|medida provisoria|mp|"
     r"resolucao|instrucao normativa|portaria)\s*(?:federal\s+|estadual\s+|municipal\s+)?"
     r"(?:n(?:[.ºo°]|um(?:ero)?\.?)?\s*)?(?P<number>\d{1,3}(?:\.\d{3})+|\d+)(?![\d.]\d)"
     r"(?:\s*/\s*(?P<year>\d{2,4}))?",
 )
 _KINDS = {
     "lei complementar": "Lei Complementar",
+    "lc": "Lei Complementar",
+    "mp": "Medida Provisória",
     "lei": "Lei",
     "decreto-lei": "Decreto-Lei",
     "decreto lei": "Decreto-Lei",

@@ -1,0 +1,44 @@
+"""A question about when a norm took effect is answered by that norm's own vigência clause when
+the question names the norm — in every way people say it ("vale desde quando?", "já vale?") and
+by every name (its number, its acronym, "LC 95") — and by no other norm's clause."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from colmeia.apps.assistant.frame import read_frame
+from colmeia.apps.assistant.rag_agent import _named, analyze_query
+
+
+@pytest.mark.parametrize(
+    ("question", "law", "article"),
+    [
+        ("a lei de acesso a informacao vale desde quando?", "Lei 12.527/2011", "47"),
+        ("desde quando vale a lei 14.129?", "Lei 14.129/2021", "55"),
+        ("a LC 95 entrou em vigor quando?", "Lei Complementar 95/1998", "19"),
+    ],
+)
+async def test_the_named_norms_own_clause_answers_when_it_took_effect(
+    assistant: Any, question: str, law: str, article: str
+) -> None:
+    bot = await assistant(None)
+    result = await bot.ask("t", question)
+    cited = [(c["law"], c["article"]) for c in result.citations]
+    # red before: "vale desde quando" was no vigência question (LAI Art. 11, on access
+    # deadlines, came first), "LC 95" named no norm, and another norm's clause came along
+    assert (law, article) in cited, cited
+    assert all(c_law == law for c_law, _ in cited), cited
+
+
+def test_a_complementary_law_named_by_its_short_form_is_the_law_asked_about() -> None:
+    assert analyze_query("a lc 95 entrou em vigor quando?")["filters"]["law_number"] == "95"
+    frame = read_frame("a LC 95 entrou em vigor quando?")
+    assert frame.names_a_law and [n.label() for n in frame.norms] == ["Lei Complementar 95"]
+
+
+def test_a_norms_number_is_matched_whole_not_inside_a_year() -> None:
+    norms = ["Lei Complementar 95/1998", "Lei 8.987/1995", "Lei 13.709/2018"]
+    assert _named(norms, "95") == ["Lei Complementar 95/1998"]
+    assert _named(norms, "13709") == ["Lei 13.709/2018"] and _named(norms, "") == []
