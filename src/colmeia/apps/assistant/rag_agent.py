@@ -157,6 +157,17 @@ _ALIASES: dict[str, tuple[str, str]] = {
     "lei de concessoes": ("8987", "concessão permissão serviço público"),
     "lei do processo administrativo": ("9784", "processo administrativo"),
 }
+# words a question naming a law by its alias needs to be searched by its own subject, besides
+# those that only ask what the law says or since when it holds (_SAYS: "o que a LGPD diz
+# sobre…", "a LAI vale desde quando?")
+_OWN_SUBJECT = 2
+_SAYS = frozenset(
+    content_terms(
+        "diz dizem fala falam sobre trata prevê regula dispõe estabelece determina manda pode "
+        # and when it took effect: the law itself is asked about
+        "vale valer valendo vigor vigência entrou entra começou desde quando"
+    )
+)
 _ALIAS_RE = re.compile(r"\b(" + "|".join(re.escape(a) for a in _ALIASES) + r")\b")
 _REFERENCE = re.compile(
     r"\b(?:segundo|conforme|de acordo com|nos termos d[aeo]s?|previst[oa]s? n[ao]s?|n[ao]s?|"
@@ -252,10 +263,16 @@ def analyze_query(question: str) -> dict[str, Any]:
     if year and kind == "decision":
         filters["year"] = int(year.group(1))
     processed = _FILLER.sub("", question.strip()).strip(" ?") or question.strip()
-    if alias:  # the law's own words find its text; the acronym does not
+    if alias:  # the acronym is not in the law's text: the law is the filter, not a word
         processed = _REFERENCE.sub(" ", processed)
         processed = re.sub(rf"\b{re.escape(alias.group(1))}\b", " ", processed, flags=re.IGNORECASE)
-        processed = " ".join(f"{processed} {_ALIASES[alias.group(1)][1]}".split())
+        if len(set(content_terms(processed)) - _SAYS) < _OWN_SUBJECT:
+            # "o que diz a LGPD?" asks the law itself: its own words ("proteção de dados
+            # pessoais") find its opening articles. A question with a subject of its own ("a
+            # lei das estatais, quem pode ser diretor?") is searched by it: the law's words
+            # would pull every answer to the articles that define its subject
+            processed = f"{processed} {_ALIASES[alias.group(1)][1]}"
+        processed = " ".join(processed.split())
     # the law writes "Tribunal de Contas da União", people "o TCU": both are searched, in
     # the lexical and the dense query alike
     institutions = named_institutions(processed)
