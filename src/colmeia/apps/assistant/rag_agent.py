@@ -827,6 +827,15 @@ class RagPipeline:
             lists.insert(0, list(earlier))
             list_weights.insert(0, 1.0)
         hits = _fuse(lists, weights=list_weights)
+        asked_law = analysis.get("filters", {}).get("law_number")
+        if asked_law:
+            # "o tribunal pode multar os gestores, oq a constituição fala?": the norm named is
+            # the one asked; its passages come first among the candidates (a grade bonus alone
+            # let the CDC's sanctions lead). The others stay after them, for a question the
+            # named norm does not answer
+            own = [h for h in hits if law_key(parse_legal_path(h.citation.path).law) == asked_law]
+            if own:
+                hits = own + [h for h in hits if h not in own]
         named = analysis.get("filters", {})
         if named.get("law_number") and named.get("article"):
             # "o que diz o art. 49 da Lei 9.784?": that article's passages, looked up exactly
