@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from colmeia.apps.assistant.frame import read_frame
-from colmeia.apps.assistant.rag_agent import _named, analyze_query
+from colmeia.apps.assistant.legal import law_key
+from colmeia.apps.assistant.rag_agent import analyze_query
 
 
 @pytest.mark.parametrize(
@@ -38,6 +39,7 @@ def test_a_complementary_law_named_by_its_short_form_is_the_law_asked_about() ->
 
 
 def test_a_norms_number_is_matched_whole_not_inside_a_year() -> None:
+    # the vigência and scope clauses are picked by the norm's key (legal.law_key)
     norms = ["Lei Complementar 95/1998", "Lei 8.987/1995", "Lei 13.709/2018"]
-    assert _named(norms, "95") == ["Lei Complementar 95/1998"]
-    assert _named(norms, "13709") == ["Lei 13.709/2018"] and _named(norms, "") == []
+    assert [n for n in norms if law_key(n) == "95"] == ["Lei Complementar 95/1998"]
+    assert [n for n in norms if law_key(n) == "13709"] == ["Lei 13.709/2018"]

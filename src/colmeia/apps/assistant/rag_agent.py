@@ -852,7 +852,7 @@ class RagPipeline:
             # whatever words it shares with the question — the named norm's (wherever its
             # passages came), else those of the norms the first passages come from
             norms = list(dict.fromkeys(h.citation.path.split(",")[0].strip() for h in hits[:5]))
-            named_norm = _named(index.in_force, named_law)
+            named_norm = [n for n in index.in_force if named_law and law_key(n) == named_law]
             norms = named_norm or norms[:2]  # the norm named, else those the search found
             wanted = [cid for n in norms for cid in index.in_force.get(n, [])]
             have = {h.chunk_id for h in hits}
@@ -868,7 +868,7 @@ class RagPipeline:
             # law's; which clause answers is left to the ranking (the relation's bonus).
             norms = list(dict.fromkeys(h.citation.path.split(",")[0].strip() for h in hits[:5]))
             if named_law:  # the norm the question names, wherever its passages came
-                named_norm = _named(index.scope, named_law)
+                named_norm = [n for n in index.scope if law_key(n) == named_law]
                 norms = list(dict.fromkeys([*named_norm, *norms]))
             wanted = [cid for n in norms[:_SCOPE_NORMS] for cid in index.scope.get(n, [])]
             by_id = {h.chunk_id: h for h in hits}
@@ -1543,14 +1543,6 @@ _VIGENCIA_Q = re.compile(
 _VIGENCIA_NAMED = re.compile(
     r"\b(?:val\w* desde quando|desde quando (?:\w+ )?val\w*|ja (?:esta )?val(?:e|endo))\b"
 )
-
-
-def _named(norms: Collection[str], number: str) -> list[str]:
-    """The norms (labels such as "Lei Complementar 95/1998") whose number is ``number`` (the
-    number before the year: "95" is not Lei 8.987/1995)."""
-    if not number:
-        return []
-    return [n for n in norms if re.sub(r"\D", "", n.split("/")[0]) == number]
 
 
 def neighbour_terms(question: str, hits: Sequence[Hit], idf: Callable[[str], float], n: int) -> str:
