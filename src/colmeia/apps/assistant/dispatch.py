@@ -31,10 +31,10 @@ from colmeia.apps.assistant.case_refs import CaseResolution, resolve_case_refs
 from colmeia.apps.assistant.cases import case_card, lookup_case, search_card, search_cases
 from colmeia.apps.assistant.conversation import within_norm
 from colmeia.apps.assistant.frame import (
-    ASKS_THE_LAW,
     CONFIDENT,
     RESTRICTED,
     TurnFrame,
+    asks_a_right,
     read_frame,
     thread_reference,
 )
@@ -216,9 +216,7 @@ class Dispatcher:
             found = answer_institutional(text, sure=frame.confidence >= CONFIDENT)
             if found is not None:
                 return _answer(found.answer, "institutional", topic=found.topic)
-            if classifier().scores(text, "scope_law")["law"] < ASKS_THE_LAW and not (
-                await self._documents_answer(text, sure=False)
-            ):
+            if not asks_a_right(text) and not await self._documents_answer(text, sure=False):
                 # not in the court's file, and the scope-or-law head does not read it as a
                 # right asked about ("qual restaurante bom perto do tribunal?"): nothing here
                 # answers it — said so, not law passages about "tribunal"

@@ -39,6 +39,7 @@ __all__ = [
     "Intent",
     "ThreadRef",
     "TurnFrame",
+    "asks_a_right",
     "read_frame",
     "split_parts",
     "thread_reference",
@@ -292,6 +293,12 @@ def _asks_the_law(text: str) -> bool:
     that does not answer), tells a right asked about from a request nothing here answers."""
     if not _ASKS.search(_fold(text)):
         return False  # "faz minha redação sobre corrupção": a task asked, not a question
+    return asks_a_right(text)
+
+
+def asks_a_right(text: str) -> bool:
+    """Whether the scope-or-law head reads ``text`` as a right asked about, not a request
+    nothing here answers (at :data:`ASKS_THE_LAW`)."""
     return classifier().scores(text, "scope_law")["law"] >= ASKS_THE_LAW
 
 
