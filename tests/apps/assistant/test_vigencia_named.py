@@ -43,3 +43,40 @@ def test_a_norms_number_is_matched_whole_not_inside_a_year() -> None:
     norms = ["Lei Complementar 95/1998", "Lei 8.987/1995", "Lei 13.709/2018"]
     assert [n for n in norms if law_key(n) == "95"] == ["Lei Complementar 95/1998"]
     assert [n for n in norms if law_key(n) == "13709"] == ["Lei 13.709/2018"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "uma lei nova vale a partir de quando se ela nao fala nada sobre isso",
+        "uma lei q acabou de sair ja vale no msm dia?",
+    ],
+)
+async def test_a_question_about_laws_in_general_gets_the_general_rule_not_one_laws_clause(
+    assistant: Any, question: str
+) -> None:
+    bot = await assistant(None)
+    result = await bot.ask("t", question)
+    cited = [(c["law"], c["article"]) for c in result.citations]
+    # red before: one norm's own clause (the LGPD's Art. 65) or LINDB's transition rule (Art.
+    # 23) answered; the rule for every law is LINDB's Art. 1 (45 days after publication)
+    assert cited[0] == ("Decreto-Lei 4.657/1942", "1"), cited
+
+
+def test_only_clauses_on_laws_in_general_are_the_general_rule() -> None:
+    from colmeia.apps.assistant.definitions import _GENERAL_IN_FORCE
+
+    general = [
+        "Salvo disposição contrária, a lei começa a vigorar em todo o país quarenta e cinco dias",
+        "A vigência da lei será indicada de forma expressa e de modo a contemplar prazo razoável",
+        "Se, antes de entrar a lei em vigor, ocorrer nova publicação de seu texto",
+    ]
+    one_norm_or_kind = [
+        "Esta Lei entra em vigor na data de sua publicação.",
+        "Fica prorrogada a vigência da Lei nº 9.311, de 24 de outubro de 1996",
+        "o início da vigência da lei complementar a que se refere o art. 79",
+        "A lei que alterar o processo eleitoral entrará em vigor na data de sua publicação",
+        "Não se destinando à vigência temporária, a lei terá vigor até que outra a modifique",
+    ]
+    assert all(_GENERAL_IN_FORCE.search(t) for t in general)
+    assert not any(_GENERAL_IN_FORCE.search(t) for t in one_norm_or_kind)

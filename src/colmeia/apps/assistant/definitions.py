@@ -51,6 +51,17 @@ _IN_FORCE = re.compile(
     r"\b(?:entra|entrar[áa]|come[çc]a|come[çc]ar[áa])\s+(?:em\s+vigor|a\s+vigorar)",
     re.IGNORECASE,
 )
+# A clause on when laws in general begin to hold, not one norm's own: "a lei começa a vigorar…
+# depois de oficialmente publicada" (LINDB), "A vigência da lei será indicada…" (LC 95). "a lei"
+# followed by a number or "complementar" is one norm ("a vigência da Lei nº 9.311"), and one
+# followed by "que" is a kind of law ("A lei que alterar o processo eleitoral entrará em vigor…"),
+# not laws in general; how long a law holds ("terá vigor até…") is not when it begins.
+_ONE_LAW = r"(?!\s*(?:n[º°o.]|complementar\b|\d|que\b))"
+_GENERAL_IN_FORCE = re.compile(
+    rf"\ba\s+lei\b{_ONE_LAW}[^.;]{{0,40}}?\b(?:come[çc]a\s+a\s+vigorar|(?:entra|entrar[áa]?)"
+    rf"\s+em\s+vigor)|\bentrar\s+a\s+lei\s+em\s+vigor|\bvig[êe]ncia\s+da\s+lei\b{_ONE_LAW}",
+    re.IGNORECASE,
+)
 
 # A norm's scope clause: "Esta Lei aplica-se…", "Esta Lei não se aplica…", "Subordinam-se ao
 # regime desta Lei", "Aplicam-se as disposições desta Lei…", "O disposto nesta Lei não se
@@ -79,6 +90,7 @@ class DefinitionIndex:
         passages: int = 0,
         in_force: dict[str, list[str]] | None = None,
         scope: dict[str, list[str]] | None = None,
+        general_in_force: list[str] | None = None,
     ) -> None:
         self.terms = terms
         self.df = df or {}
@@ -89,6 +101,8 @@ class DefinitionIndex:
         # the norm's scope clauses ("Esta Lei aplica-se…", "Subordinam-se ao regime desta
         # Lei"), chunk ids per path prefix
         self.scope = scope or {}
+        # the clauses on when laws in general take effect (_GENERAL_IN_FORCE), in corpus order
+        self.general_in_force = general_in_force or []
 
     @classmethod
     def build(cls, store: Store, collection: str) -> DefinitionIndex:
@@ -96,11 +110,14 @@ class DefinitionIndex:
         df: dict[str, int] = {}
         in_force: dict[str, list[str]] = {}
         scope: dict[str, list[str]] = {}
+        general: list[str] = []
         chunks = store.chunks(collection)
         for chunk in chunks:
             norm = chunk.path.split(",")[0].strip()
             if _IN_FORCE.search(chunk.text[:400]):
                 in_force.setdefault(norm, []).append(chunk.chunk_id)
+            elif _GENERAL_IN_FORCE.search(chunk.text[:400]):
+                general.append(chunk.chunk_id)
             if _SCOPE.search(chunk.text[:400]):
                 scope.setdefault(norm, []).append(chunk.chunk_id)
             for word in set(content_terms(f"{chunk.path} {chunk.text}")):
@@ -112,7 +129,7 @@ class DefinitionIndex:
                     key = _key(m.group(1))
                     if key:
                         terms.setdefault(key, []).append(chunk.chunk_id)
-        return cls(terms, df, len(chunks), in_force, scope)
+        return cls(terms, df, len(chunks), in_force, scope, general)
 
     def idf(self, word: str) -> float:
         """How rare a stemmed word is; a word the collection never uses weighs the most."""
@@ -180,13 +197,16 @@ def _dump(index: DefinitionIndex) -> bytes:
             "passages": index.passages,
             "in_force": index.in_force,
             "scope": index.scope,
+            "general_in_force": index.general_in_force,
         }
     )
 
 
 def _load(data: bytes) -> DefinitionIndex:
     d = orjson.loads(data)
-    return DefinitionIndex(d["terms"], d["df"], d["passages"], d["in_force"], d["scope"])
+    return DefinitionIndex(
+        d["terms"], d["df"], d["passages"], d["in_force"], d["scope"], d["general_in_force"]
+    )
 
 
 # kept on disk: a new process (one CLI turn) reads it in milliseconds instead of building it

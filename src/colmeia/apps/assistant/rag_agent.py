@@ -847,7 +847,10 @@ class RagPipeline:
             hits = first + [h for h in hits if h.chunk_id not in set(wanted)]
         named_law = str(analysis.get("filters", {}).get("law_number", ""))
         folded = _fold(state["question"])
-        if _VIGENCIA_Q.search(folded) or (named_law and _VIGENCIA_NAMED.search(folded)):
+        any_law = not named_law and _ANY_LAW.search(folded) is not None
+        if _VIGENCIA_Q.search(folded) or (
+            (named_law or any_law) and _VIGENCIA_NAMED.search(folded)
+        ):
             # "quando a LGPD entrou em vigor?": the answer is the norm's own vigência clause,
             # whatever words it shares with the question — the named norm's (wherever its
             # passages came), else those of the norms the first passages come from
@@ -855,6 +858,11 @@ class RagPipeline:
             named_norm = [n for n in index.in_force if named_law and law_key(n) == named_law]
             norms = named_norm or norms[:2]  # the norm named, else those the search found
             wanted = [cid for n in norms for cid in index.in_force.get(n, [])]
+            if any_law:
+                # "uma lei nova vale a partir de quando?": no norm's own clause answers a
+                # question about laws in general, the general rule does (LINDB's "a lei começa
+                # a vigorar…", LC 95's "A vigência da lei…"); the ranking picks among them
+                wanted = list(index.general_in_force)
             have = {h.chunk_id for h in hits}
             found = self.store.get_chunks(self.collection, [c for c in wanted if c not in have])
             clauses = [_hit(found[c], self.collection) for c in wanted if c in found]
@@ -1538,6 +1546,10 @@ _ANNOTATION = re.compile(
 _VIGENCIA_Q = re.compile(
     r"\b(?:entr\w* em vigor|em vigor|vigor\w*|vigencia|come[cç]\w* a (?:valer|vigorar)"
     r"|passou a valer|vale a partir|quando (?:\w+ )?val(?:e|eu)|a partir de quando val\w*)\b"
+)
+# a question about laws in general, not one norm ("uma lei nova", "qualquer lei", "as leis")
+_ANY_LAW = re.compile(
+    r"\b(?:uma|qualquer|toda|nova|as)\s+(?:lei|norma)s?\b|\b(?:lei|norma)s?\s+novas?\b"
 )
 # said of a norm the question names ("a LAI vale desde quando?", "a lei das estatais já vale?")
 _VIGENCIA_NAMED = re.compile(
