@@ -25,7 +25,14 @@ from colmeia.apps.assistant.ids import CaseId, parse_case_id
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.errors import ConfigurationError, StoreError
 
-__all__ = ["ASPECTS", "AspectAnswer", "case_aspect", "normalize_aspect"]
+__all__ = [
+    "ASPECTS",
+    "AspectAnswer",
+    "case_aspect",
+    "events_named",
+    "named_in_record",
+    "normalize_aspect",
+]
 
 #: the aspects of a case a person asks about, by their Portuguese names
 ASPECTS = (
@@ -100,6 +107,45 @@ class AspectAnswer:
             "found": self.found,
             "rows": self.rows,
         }
+
+
+# words every record of a case uses ("Autuação do processo", "Arquivamento do processo"):
+# naming them names no event
+_RECORD_WORDS = frozenset({"process", "expedient", "cas", "tc"})
+# a question's word names a record's when one begins the other this far (stems of one word in
+# two forms differ at their ends: "autuado" → "autu", "Autuação" → "autuaca")
+_SHARED_START = 4
+
+
+def events_named(question: str, found: dict[str, Any], limit: int = 3) -> list[str]:
+    """The movements and documents of a case (``found`` with its ``movements`` and
+    ``documents``) that ``question`` names by one of their words — "quando ele foi autuado?"
+    names the autuação, "o acórdão saiu?" the acórdão —, newest first, as lines with their
+    dates: what the registry records of the event asked about, whatever aspect was read."""
+    from colmeia.apps.assistant.relations import content_terms
+
+    asked = [w for w in content_terms(question) if len(w) >= _SHARED_START]
+    asked = [w for w in asked if w not in _RECORD_WORDS]
+
+    def names(text: str) -> bool:
+        words = [w for w in content_terms(text) if w not in _RECORD_WORDS]
+        return any(
+            a[:_SHARED_START] == w[:_SHARED_START] and (a.startswith(w) or w.startswith(a))
+            for a in asked
+            for w in words
+            if len(w) >= _SHARED_START
+        )
+
+    lines: list[tuple[str, str]] = []
+    for m in found.get("movements") or []:
+        if names(str(m.get("description", ""))):
+            lines.append((str(m.get("at", "")), f"{_br(str(m['at']))} — {m['description']}"))
+    for d in found.get("documents") or []:
+        title = str(d.get("title") or d.get("kind") or "")
+        if names(f"{d.get('kind', '')} {title}"):
+            lines.append((str(d.get("date", "")), f"{_br(str(d.get('date', '')))} — {title}"))
+    lines.sort(key=lambda x: x[0], reverse=True)
+    return [line for _, line in lines[:limit]]
 
 
 def normalize_aspect(name: str) -> str | None:
@@ -264,3 +310,19 @@ async def case_aspect(
         return AspectAnswer(found["number"], aspect, case_card(found), True)
     text, rows = _answer(found, name)
     return AspectAnswer(found["number"], name, text, True, [dict(x) for x in rows])
+
+
+async def named_in_record(
+    registry: CaseRegistry, number: str, question: str, *, today: dt.date | None = None
+) -> list[str]:
+    """:func:`events_named` over every movement and document of case ``number``; [] when the
+    registry does not hold it or does not answer."""
+    try:
+        found = await lookup_case(registry, number, today=today, movements=10_000)
+        if found.get("status") != "found":
+            return []
+        ident = parse_case_id(str(found["number"]))
+        found["documents"] = [d.as_dict() for d in await registry.documents(ident, 10_000)]
+    except (StoreError, ConfigurationError):
+        return []
+    return events_named(question, found)

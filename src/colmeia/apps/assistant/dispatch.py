@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from colmeia.apps.assistant.case_aspects import case_aspect
+from colmeia.apps.assistant.case_aspects import case_aspect, named_in_record
 from colmeia.apps.assistant.case_index import fold, query_terms
 from colmeia.apps.assistant.case_refs import CaseResolution, resolve_case_refs
 from colmeia.apps.assistant.cases import case_card, lookup_case, search_card, search_cases
@@ -76,6 +76,9 @@ THREAD_CASE_CHANCE = 0.3
 # reading as continuing it must be to replace it)
 SURE_ELSEWHERE = 0.9
 _ASPECT_PT = {"judgement": "julgamento", "archive": "arquivamento"}
+# aspects answered by one field of the record (who relates it, who the parties are): the words
+# asked are the field's, not an event's ("quem é o relator?" names no "Concluso ao relator")
+_FIELD_ASPECTS = frozenset({"rapporteur", "parties", "movements", "documents"})
 _ORDINALS = {
     "primeiro": 0, "1": 0, "segundo": 1, "2": 1, "terceiro": 2, "3": 2, "quarto": 3, "4": 3,
     "quinto": 4, "5": 4, "ultimo": -1,
@@ -180,7 +183,7 @@ class Dispatcher:
             # "e aquele da merenda?": a description of one of the thread's cases picks it
             picked = await self._among(text, cases, unless_elsewhere=True)
             if picked is not None:
-                return await self.case_answer(picked, frame.aspect)
+                return await self.case_answer(picked, frame.aspect, text)
         if frame.intent == "find" and cases and not frame.cases and _definite(text):
             # "e o processo tá parado em qual órgão": the case, said with the definite article
             # and nothing that restricts it, is the one the thread is about — not a search
@@ -252,7 +255,7 @@ class Dispatcher:
                 frame.case_part or frame.text, self.registry, today=self.today
             )
             if resolved:
-                return await self._resolved(resolved[0], frame.aspect, law)
+                return await self._resolved(resolved[0], frame.aspect, law, frame.text)
         target = frame.target(cases, told)
         if target is None and len(cases) > 1 and frame.thread is None:
             # "e aquele da câmara, quem relata?": the one of the thread's cases it describes
@@ -277,11 +280,13 @@ class Dispatcher:
             ask = Decision("ask", question=ASK_CASE, aspect=frame.aspect, law=law)
             ask.expects = "expediente" if "expediente" in fold(frame.text) else "process"
             return ask
-        return await self.case_answer(target, frame.aspect)
+        return await self.case_answer(target, frame.aspect, described)
 
-    async def _resolved(self, res: CaseResolution, aspect: str, law: str = "") -> Decision:
+    async def _resolved(
+        self, res: CaseResolution, aspect: str, law: str = "", question: str = ""
+    ) -> Decision:
         if res.status == "found" and res.case is not None:
-            return await self.case_answer(res.case.canonical, aspect)
+            return await self.case_answer(res.case.canonical, aspect, question)
         if res.status == "ambiguous":
             options = [c.canonical for c in res.candidates]
             listing = "; ".join(options)
@@ -303,8 +308,22 @@ class Dispatcher:
             fact.update(kind=kind, number=CaseId(kind, res.ref.number, res.ref.year).canonical)
         return _answer(res.message or "Não encontrei esse caso no cadastro.", "search", [fact])
 
-    async def case_answer(self, number: str, aspect: str) -> Decision:
-        """The aspect asked of one case, from its rows, with the record as the turn's facts."""
+    async def case_answer(self, number: str, aspect: str, question: str = "") -> Decision:
+        """The aspect asked of one case, from its rows, with the record as the turn's facts;
+        the movements and documents ``question`` names by their words follow (an event
+        asked about — "quando foi autuado?" — is answered from its own row, whatever aspect
+        was read)."""
+        decision = await self._case_answer(number, aspect)
+        text = str(decision.answer.get("text", "")) if decision.answer else ""
+        if question and text and aspect not in _FIELD_ASPECTS:
+            named = await named_in_record(self.registry, number, question, today=self.today)
+            said = fold(text)
+            new = [line for line in named if fold(line.partition(" — ")[2]) not in said]
+            if new and decision.answer is not None:
+                decision.answer["text"] = text + "\nNo cadastro: " + "; ".join(new) + "."
+        return decision
+
+    async def _case_answer(self, number: str, aspect: str) -> Decision:
         found = await lookup_case(self.registry, number, today=self.today)
         used: list[tuple[str, dict[str, Any]]] = [("lookup_case", {"number": number})]
         if found.get("status") != "found" or aspect in ("status", "location", "since"):
@@ -331,7 +350,7 @@ class Dispatcher:
         winner = str(found["number"]) if found.get("status") == "found" else None
         winner = winner or await self._named_party(text, listed)
         if winner is not None:
-            decision = await self.case_answer(winner, aspect)
+            decision = await self.case_answer(winner, aspect, text)
         elif len(listed) > 1:
             decision = Decision(
                 "ask",

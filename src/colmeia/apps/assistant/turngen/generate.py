@@ -28,6 +28,7 @@ from colmeia.apps.assistant.turngen.lexicon import ASPECTS, LEX
 from colmeia.apps.assistant.turngen.trainlex import (
     ABBREVIATIONS,
     ADVICE,
+    CASE_EVENTS,
     DOCUMENTS_ASKED,
     FIND_BY_RAPPORTEUR,
     FIND_LOOSE,
@@ -480,6 +481,49 @@ def training_corpus(seed: int | None = None, conversations: int = 1500) -> list[
             out.append(Labelled(turn["user"], label, aspect or "status"))
     out += _combined(w, _cases(SEEDS["train"] if seed is None else seed), conversations // 3)
     out += _asked_of_the_laws(random.Random(SEEDS["train"] if seed is None else seed))
+    # drawn apart (its own generator, last): the utterances above stay as they were
+    out += _case_events(random.Random((SEEDS["train"] if seed is None else seed) + 1))
+    return out
+
+
+_PEOPLE_PER_PHRASING = 3
+
+
+def _case_events(rng: random.Random) -> list[Labelled]:
+    """What happened in a case asked of the people in it, and its decision asked by its paper
+    (:data:`turngen.trainlex.CASE_EVENTS`), each person × event; beside them the same people
+    with a right asked, a law question; and when the case was filed, which its card tells.
+    Typed as people type at times (no accents, short
+    words)."""
+    people, events, decision, rights, filing = CASE_EVENTS
+
+    def typed(text: str) -> str:
+        if rng.random() < 0.5:
+            text = _fold(text).lower()
+        return _abbreviate(rng, text) if rng.random() < 0.3 else text
+
+    def told(frame: str, person: str) -> str:
+        # "d{q}": "da empresa", "do prefeito", "deles"
+        if "d{q}" in frame:
+            head, _, rest = person.partition(" ")
+            joined = {"a": "da " + rest, "o": "do " + rest}.get(head, "d" + person)
+            return frame.replace("d{q}", joined)
+        return frame.format(q=person)
+
+    # a few people per phrasing: the phrasings are what is learnt, and a hundred of one
+    # aspect would outweigh the few dozen the templates give the others
+    out = [
+        Labelled(typed(told(e, p)), "case", "documents")
+        for e in events
+        for p in rng.sample(people, _PEOPLE_PER_PHRASING)
+    ]
+    out += [Labelled(typed(d), "case", "judgement") for d in decision]
+    out += [Labelled(typed(f), "case", "status") for f in filing]
+    out += [
+        Labelled(typed(told(r, p)), "law", "status")
+        for r in rights
+        for p in rng.sample(people, _PEOPLE_PER_PHRASING)
+    ]
     return out
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 __all__ = [
     "ABBREVIATIONS",
     "ADVICE",
+    "CASE_EVENTS",
     "DOCUMENTS_ASKED",
     "FIND_BY_RAPPORTEUR",
     "FIND_LOOSE",
@@ -728,6 +729,66 @@ FOLLOW_UP: dict[str, tuple[str, ...]] = {
         "qual a situação dele hoje?",
     ),
 }
+
+# What happened in the thread's case, asked of the people in it: "a empresa já se defendeu?",
+# "o prefeito foi citado?" — the case's documents and movements answer, not the law; and the
+# decision, asked by its paper ("o acórdão saiu com qual número?"). Beside them the same people
+# with a right asked ("a empresa pode se defender?"): what is asked is whether it happened, not
+# who it is about. (people, what happened — "{q}" the person —, the decision asked, rights,
+# the filing asked)
+CASE_EVENTS: tuple[
+    tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]
+] = (
+    (
+        "a empresa",
+        "o prefeito",
+        "o responsável",
+        "o gestor",
+        "a prefeitura",
+        "eles",
+        "o ex-secretário",
+        "a construtora",
+        "o denunciado",
+        "a fundação",
+    ),
+    (
+        "{q} já se defendeu?",
+        "{q} apresentou defesa?",
+        "{q} já mandou a defesa?",
+        "{q} respondeu a citação?",
+        "{q} entregou as justificativas?",
+        "{q} já se manifestou?",
+        "chegou a defesa d{q}?",
+    ),
+    (
+        "o acórdão saiu com qual número?",
+        "qual o número do acórdão?",
+        "já tem acórdão?",
+        "e a decisão, qual foi?",
+        "o que decidiram no julgamento?",
+        "saiu a decisão do tribunal?",
+        "qual foi o resultado do julgamento?",
+        "o acórdão já foi publicado?",
+        "teve condenação?",
+    ),
+    (
+        "{q} pode se defender?",
+        "{q} tem direito de apresentar defesa?",
+        "quanto tempo {q} tem pra se defender?",
+        "{q} é obrigado a responder a citação?",
+        "{q} pode ser multado sem ser ouvido?",
+        "{q} pode recorrer da decisão?",
+    ),
+    # when the case began, which its card tells (its filing date)
+    (
+        "foi autuado em que data?",
+        "quando deram entrada nele?",
+        "em que data foi protocolado?",
+        "quando esse processo começou?",
+        "ele entrou no tribunal quando?",
+        "qual a data de autuação?",
+    ),
+)
 
 # a message that tries to reach the assistant's machinery (its instructions, its tools, a
 # "developer mode"), often dressed as a system line: out of scope whatever it asks. (dresses,

@@ -1,0 +1,65 @@
+"""A question that names an event of a case — its filing, its archiving, the MP's opinion —
+is answered from that event's own row with its date, whatever aspect the turn was read as: the
+registry records when the case was filed even when the classifier takes "quando ele foi
+autuado?" for a question on the judgment.
+
+The registry is the small fictitious one of ``data/registry_para``; no model (offline)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from colmeia.apps.assistant.case_aspects import events_named
+from colmeia.apps.assistant.session import Assistant
+
+CASE: dict[str, Any] = {
+    "movements": [
+        {"at": "2023-09-02", "description": "Encaminhado para parecer do Ministério Público"},
+        {"at": "2023-03-20", "description": "Encaminhado para instrução técnica"},
+        {"at": "2023-03-14", "description": "Autuação do processo"},
+    ],
+    "documents": [
+        {
+            "kind": "Parecer do MPC",
+            "title": "Parecer do Ministério Público de Contas",
+            "date": "2024-02-10",
+        },
+        {"kind": "Acórdão", "title": "Acórdão 812/2024", "date": "2024-06-11"},
+    ],
+}
+
+
+def test_an_event_named_in_another_form_of_its_word_is_found_with_its_date() -> None:
+    # "autuado" and "Autuação" stem apart ("autu", "autuaca"): one begins the other
+    assert events_named("quando ele foi autuado", CASE) == ["14/03/2023 — Autuação do processo"]
+    assert events_named("e o acordao saiu com qual numero?", CASE) == [
+        "11/06/2024 — Acórdão 812/2024"
+    ]
+
+
+def test_the_movement_and_the_document_of_one_event_both_answer_newest_first() -> None:
+    assert events_named("o parecer do mp ja saiu?", CASE) == [
+        "10/02/2024 — Parecer do Ministério Público de Contas",
+        "02/09/2023 — Encaminhado para parecer do Ministério Público",
+    ]
+
+
+def test_words_every_record_uses_or_short_words_name_no_event() -> None:
+    # "processo" is in "Autuação do processo" as in every case; "foi", "mp" are too short
+    assert events_named("como esta o processo?", CASE) == []
+    assert events_named("o mp foi ouvido?", CASE) == []
+
+
+async def test_when_the_case_was_filed_is_told_from_its_filing_row(para_bot: Assistant) -> None:
+    await para_bot.ask("t", "como esta o processo 4506/2023?")
+    result = await para_bot.ask("t", "quando ele foi autuado")
+    assert "14/03/2023" in result.answer, result.answer
+    assert [f["number"] for f in result.facts] == ["TC/004506/2023"]
+
+
+async def test_a_field_asked_gets_the_field_not_the_events_sharing_its_word(
+    para_bot: Assistant,
+) -> None:
+    result = await para_bot.ask("t", "quem é o relator do processo 4506/2023?")
+    assert "Márcia Nogueira de Araújo" in result.answer
+    assert "Concluso ao relator" not in result.answer, result.answer
