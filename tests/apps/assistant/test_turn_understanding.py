@@ -16,7 +16,7 @@ from colmeia.apps.assistant.frame import CONFIDENT, read_frame
 from colmeia.apps.assistant.institutional import answer_institutional
 from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
-from colmeia.apps.assistant.scope import NormCatalogue, missing_norm, named_norms
+from colmeia.apps.assistant.scope import NormCatalogue, missing_norm, named_norms, out_of_scope
 from colmeia.rag.pipeline import ingest
 from colmeia.store import Store, open_store
 
@@ -197,6 +197,32 @@ def test_a_situation_of_ones_own_asked_as_a_right_is_a_law_question(text: str) -
 @pytest.mark.parametrize("text", ["voce acha que eu devo me separar?", "me indica um bar bom"])
 def test_personal_advice_stays_out_of_scope(text: str) -> None:
     assert read_frame(text).intent == "scope"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["conta uma piada de advogado", "faz um poema sobre o tribunal", "queria uma musica pro tce"],
+)
+async def test_a_piece_of_writing_asked_for_is_out_of_scope_whatever_its_subject(
+    laws_store: Store, registry_file: Path, text: str
+) -> None:
+    # red before: the laws hold advocates and courts (CF Art. 133, ADCT Art. 7), so the
+    # documents "covered" a joke about one and the joke got constitutional passages
+    registry = SQLiteCaseRegistry(registry_file)
+    try:
+        decision = await Dispatcher(registry, rag=RagPipeline(laws_store, "leis")).decide(
+            read_frame(text), []
+        )
+    finally:
+        registry.close_sync()
+    assert decision.kind == "answer" and decision.answer is not None
+    assert decision.answer.get("scope") == "other"
+    assert decision.answer["text"].startswith("Esse assunto está fora do que posso responder")
+
+
+def test_the_law_on_jokes_is_still_a_law_question() -> None:
+    assert out_of_scope("o que diz a lei sobre piadas racistas?") is None
+    assert out_of_scope("quero uma cópia da redação do acórdão") is None
 
 
 async def test_a_rules_question_is_read_as_one_for_the_documents(

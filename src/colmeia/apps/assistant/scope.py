@@ -111,6 +111,18 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        # a piece of writing or fun asked for — a joke, a poem, a school essay —, whatever it is
+        # about: "conta uma piada de advogado" is no question on advocates the laws answer
+        "other",
+        re.compile(
+            r"\b(?:cont[ae]|faz|fa[cç]a|escrev[ae]|cri[ae]|invent[ae]|ger[ae]|compo[eê]|"
+            r"compor|manda|quero|queria|me\s+d[aeê])\s+(?:(?:me|pra\s+mim|ai)\s+)?(?:um|uma|uns|umas|o|a)?\s*"
+            r"(?:\w+\s+)?(?:piadas?|poemas?|poesias?|historinhas?|reda[cç](?:ao|oes)|musicas?|"
+            r"can[cç](?:ao|oes)|rimas?|contos?|trocadilhos?|charadas?|adivinha[cç](?:ao|oes)|"
+            r"parodias?|limeriques?|haicais?|sonetos?)\b"
+        ),
+    ),
+    (
         "weather",
         re.compile(
             r"\b(?:previsao do tempo|(?:como (?:esta|estara|vai estar) o )?tempo (?:amanha|hoje|"
