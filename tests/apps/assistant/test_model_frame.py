@@ -117,3 +117,33 @@ def test_the_careful_stand_in_fills_the_frame_from_what_was_typed() -> None:
         "norms": [],
         "thread": "none",
     }
+
+
+async def test_the_threads_case_copied_by_the_model_does_not_make_a_follow_up_mixed(
+    scripted: Callable[[Roles], OpenAIChatModel], assistant: Any
+) -> None:
+    # A small model filled the thread's case into the frame of a follow-up and called it
+    # mixed: the case answer came with law passages nobody asked for (red before: "mixed").
+    copied = {"intent": "mixed", "aspect": "parties", "cases": [CASE], "thread": "last"}
+    roles = Roles(frame=[careful_frame(f"qual a situação do processo {CASE}?"), copied])
+    bot = await assistant(scripted(roles), frame_by_model_below=1.0)
+    first = await bot.ask("t1", f"qual a situação do processo {CASE}?")
+    assert _found(first) == [CASE]
+    result = await bot.ask("t1", "e quem fez a denuncia")
+    assert len(roles.seen["frame"]) == 2  # the model read both turns
+    assert result.status == "answered" and _found(result) == [CASE]
+    assert result.citations == [], result.answer  # the case's rows, no law passages
+
+
+async def test_a_mixed_reading_without_a_case_in_the_message_is_not_taken(
+    scripted: Callable[[Roles], OpenAIChatModel], assistant: Any
+) -> None:
+    # "qual restaurante bom perto do tribunal" read as mixed: no case typed, none pointed at
+    misread = {"intent": "mixed", "aspect": "status", "cases": [], "thread": "none"}
+    roles = Roles(frame=[misread])
+    bot = await assistant(scripted(roles), frame_by_model_below=1.0)
+    offline = await (await assistant(None)).ask("off", "qual restaurante bom perto do tribunal")
+    result = await bot.ask("t1", "qual restaurante bom perto do tribunal")
+    assert roles.seen["frame"]
+    assert (result.agent, result.answer) == (offline.agent, offline.answer)
+    assert result.facts == [] and result.citations == []

@@ -159,17 +159,27 @@ async def frame_by_model(
     checked = validate(out, text, thread, today=today)
     if checked.refused:
         log.info("the model's frame of %r: refused %s", text[:80], checked.refused)
+    # only a number the person typed is a case of this turn; one the model copied from the
+    # thread is the thread's, which the thread's own rules handle ("e quem fez a denúncia?"
+    # is not a mixed question because the thread has a case)
+    typed = [r for r in checked.cases if _typed(r, _digits(text))]
+    if out.intent == "mixed" and not read.cases and not typed and read.thread is None:
+        # a mixed reading needs a case in the message — typed, or pointed at ("dele", "o
+        # outro"): without one the model's reading is not the text's, and the classifier's
+        # stands (a small model read "qual restaurante bom perto do tribunal" as mixed)
+        log.info("the model read %r as mixed without a case in it: not taken", text[:80])
+        return FrameReading(read, "classifier", [*checked.refused, "mixed without a case"])
     # the model's reading counts as a confident one: the same rules then apply to it
     frame = read_frame(
         text,
         today=today,
         predicted=Prediction(out.intent, out.aspect, {out.intent: CONFIDENT}),
     )
-    if not frame.cases and checked.cases:
+    if not frame.cases and typed:
         # a number the parsers did not read as a case ("4506 barra 23"), typed all the same:
         # the registry resolves it as the model wrote it
-        frame.cases = checked.cases
-        frame.case_part = "; ".join(_written(r) for r in checked.cases)
+        frame.cases = typed
+        frame.case_part = "; ".join(_written(r) for r in typed)
         frame.thread = None
         frame.about_a_case = True
         if frame.intent not in ("case", "mixed"):
