@@ -220,6 +220,31 @@ async def test_a_piece_of_writing_asked_for_is_out_of_scope_whatever_its_subject
     assert decision.answer["text"].startswith("Esse assunto está fora do que posso responder")
 
 
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("o clube pode ser punido se o torcedor brigar no campeonato?", "law"),
+        ("o clube de futebol tem que seguir o codigo do consumidor na venda de ingresso?", "law"),
+        ("quem ganhou o campeonato brasileiro?", "answer"),
+        ("vai chover amanha em belem?", "answer"),
+    ],
+)
+async def test_a_sport_named_in_a_law_question_is_its_situation_not_a_request_for_results(
+    laws_store: Store, registry_file: Path, text: str, kind: str
+) -> None:
+    # red before: "campeonato" and "futebol" sent both law questions to the sports answer
+    registry = SQLiteCaseRegistry(registry_file)
+    try:
+        decision = await Dispatcher(registry, rag=RagPipeline(laws_store, "leis")).decide(
+            read_frame(text), []
+        )
+    finally:
+        registry.close_sync()
+    assert decision.kind == kind
+    if kind == "answer":
+        assert decision.answer is not None and decision.answer["scope"] in ("sport", "weather")
+
+
 def test_the_law_on_jokes_is_still_a_law_question() -> None:
     assert out_of_scope("o que diz a lei sobre piadas racistas?") is None
     assert out_of_scope("quero uma cópia da redação do acórdão") is None

@@ -76,6 +76,8 @@ THREAD_CASE_CHANCE = 0.3
 # reading as continuing it must be to replace it)
 SURE_ELSEWHERE = 0.9
 _ASPECT_PT = {"judgement": "julgamento", "archive": "arquivamento"}
+# out-of-scope kinds that are topics named (results, forecasts), not requests refused
+_TOPICS = frozenset({"sport", "weather"})
 # aspects answered by one field of the record (who relates it, who the parties are): the words
 # asked are the field's, not an event's ("quem é o relator?" names no "Concluso ao relator")
 _FIELD_ASPECTS = frozenset({"rapporteur", "parties", "movements", "documents"})
@@ -147,6 +149,11 @@ class Dispatcher:
         thread first named them ("o primeiro", "o último")."""
         text = frame.text
         listed = out_of_scope(text)
+        if listed is not None and listed.kind in _TOPICS and frame.intent == "law":
+            # "o clube pode ser punido se o torcedor brigar no campeonato?": a sport (or the
+            # weather) named in a question the classifier surely reads as the law's is the
+            # situation asked about, not a request for results or forecasts
+            listed = None if frame.confidence >= CONFIDENT else listed
         if listed is not None and not frame.cases:
             return _answer(listed.text, "main", scope=listed.kind)
         if frame.intent != "mixed" and not frame.names_a_law and frame.target(cases, told):
