@@ -44,6 +44,25 @@ def test_the_movement_and_the_document_of_one_event_both_answer_newest_first() -
     ]
 
 
+def test_the_words_describing_the_case_itself_name_no_event() -> None:
+    # "merenda" is the case's subject: the question names the case, not its representation
+    case = {
+        **CASE,
+        "record": {"subject": "Irregularidades no fornecimento de merenda escolar"},
+        "documents": [
+            {
+                "kind": "Representação",
+                "title": "Representação sobre a merenda escolar",
+                "date": "2023-03-14",
+            }
+        ],
+    }
+    assert events_named("o processo da merenda escolar, como ta?", case) == []
+    assert events_named("a representação da merenda ja chegou?", case) == [
+        "14/03/2023 — Representação sobre a merenda escolar"
+    ]
+
+
 def test_words_every_record_uses_or_short_words_name_no_event() -> None:
     # "processo" is in "Autuação do processo" as in every case; "foi", "mp" are too short
     assert events_named("como esta o processo?", CASE) == []

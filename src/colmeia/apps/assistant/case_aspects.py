@@ -124,17 +124,23 @@ def events_named(question: str, found: dict[str, Any], limit: int = 3) -> list[s
     dates: what the registry records of the event asked about, whatever aspect was read."""
     from colmeia.apps.assistant.relations import content_terms
 
+    def alike(a: str, w: str) -> bool:
+        return a[:_SHARED_START] == w[:_SHARED_START] and (a.startswith(w) or w.startswith(a))
+
+    r = found.get("record") or {}
+    # the words that describe the case itself (its subject, body, class) name the case — "o
+    # processo da merenda, como tá?" —, not one of its events
+    described = {
+        w
+        for field_ in ("subject", "audited_body", "case_class", "subclass", "type")
+        for w in content_terms(str(r.get(field_) or ""))
+    }
     asked = [w for w in content_terms(question) if len(w) >= _SHARED_START]
-    asked = [w for w in asked if w not in _RECORD_WORDS]
+    asked = [w for w in asked if w not in _RECORD_WORDS and not any(alike(w, d) for d in described)]
 
     def names(text: str) -> bool:
         words = [w for w in content_terms(text) if w not in _RECORD_WORDS]
-        return any(
-            a[:_SHARED_START] == w[:_SHARED_START] and (a.startswith(w) or w.startswith(a))
-            for a in asked
-            for w in words
-            if len(w) >= _SHARED_START
-        )
+        return any(alike(a, w) for a in asked for w in words if len(w) >= _SHARED_START)
 
     lines: list[tuple[str, str]] = []
     for m in found.get("movements") or []:
