@@ -212,9 +212,13 @@ def _archiving(head: str, r: dict[str, Any], moves: list[dict[str, Any]]) -> tup
     return f"Não consta arquivamento do {head} no cadastro. {_latest(head, r, moves)}", moves[:1]
 
 
-def _documents(head: str, docs: list[dict[str, Any]]) -> str:
+def _documents(
+    head: str, docs: list[dict[str, Any]], r: dict[str, Any], moves: list[dict[str, Any]]
+) -> str:
     if not docs:
-        return f"O cadastro não lista documentos do {head}."
+        # nothing on file answers ("a empresa já se defendeu?"): what the registry does hold
+        # — the situation ("Aguardando defesa") and the latest movement — says as much as it can
+        return f"O cadastro não lista documentos do {head}. {_latest(head, r, moves)}"
     lines = [f"Documentos do {head} no cadastro ({len(docs)}):"]
     for d in sorted(docs, key=lambda d: (d["date"], d["seq"])):
         pages = f", {d['pages']} p." if d.get("pages") else ""
@@ -255,7 +259,7 @@ def _answer(found: dict[str, Any], aspect: str) -> tuple[str, list[Any]]:
     if aspect == "arquivamento":
         return _archiving(head, r, moves)
     if aspect == "documentos":
-        return _documents(head, docs), docs
+        return _documents(head, docs, r, moves), docs or moves[:1]
     if aspect == "movimentacoes":
         return _movements(head, moves), moves[:_LIST_MOVEMENTS]
     if aspect == "prazos":
