@@ -61,6 +61,26 @@ async def test_a_question_about_laws_in_general_gets_the_general_rule_not_one_la
     # red before: one norm's own clause (the LGPD's Art. 65) or LINDB's transition rule (Art.
     # 23) answered; the rule for every law is LINDB's Art. 1 (45 days after publication)
     assert cited[0] == ("Decreto-Lei 4.657/1942", "1"), cited
+    # the caput's rule first, not its § 3 on a text published again
+    assert "quarenta e cinco dias" in result.answer.split("\n")[0], result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "law", "article"),
+    [
+        ("a LAI vale desde quando?", "Lei 12.527/2011", "47"),
+        ("a lgpd vale desde quando?", "Lei 13.709/2018", "65"),
+    ],
+)
+async def test_a_norm_asked_since_when_is_no_case_to_ask_the_number_of(
+    assistant: Any, question: str, law: str, article: str
+) -> None:
+    # red before: "desde quando" read as a case's aspect, and the person was asked "De qual
+    # processo?" though no case was typed, pointed at or said
+    bot = await assistant(None)
+    result = await bot.ask("t", question)
+    assert not result.waiting, result.answer
+    assert (law, article) in [(c["law"], c["article"]) for c in result.citations]
 
 
 def test_only_clauses_on_laws_in_general_are_the_general_rule() -> None:

@@ -202,6 +202,8 @@ def thread_reference(text: str) -> ThreadRef | None:
 
 
 # the words a question about a case (or a search for one) is made of
+# a case said in so many words (not "desde quando", which a norm is asked too)
+_CASE_NOUN = re.compile(r"\b(?:processos?|proc|tc|expedientes?|autos|caso)\b")
 _CASE_WORDS = re.compile(
     r"\b(?:processos?|proc|tc|expedientes?|autos|relat(?:or|ora|ando|a)|conselheir\w*|"
     r"(?:meu|minha|nosso|o|esse|este|um)\s+caso|andamento|tramit\w*|movimenta\w*|julgad[oa]|"
@@ -456,6 +458,16 @@ def read_frame(
         intent = "case"
     if intent == "case" and refs and named_norms(text):
         intent = "mixed"  # a typed case and a norm named: both are asked ("…pela 12.527?")
+    if (
+        intent == "case"
+        and not refs
+        and thread is None
+        and named_norms(text)
+        and not _CASE_NOUN.search(_fold(text))
+    ):
+        # "a LAI vale desde quando?": a norm named, and no case typed, pointed at or even
+        # said — the norm is what is asked about, not a case to ask the number of
+        intent = "law"
     if intent == "case" and refs:
         _, law_part = split_parts(text, refs)
         if law_part != text and classifier().predict(law_part).intent in ("law", "mixed"):

@@ -869,6 +869,9 @@ class RagPipeline:
             clauses += [h for h in hits if h.chunk_id in set(wanted)]
             hits = clauses + [h for h in hits if h.chunk_id not in set(wanted)]
             analysis["in_force"] = [h.chunk_id for h in clauses]
+            # whose clause it is, known (the norm named, or laws in general) or guessed (the
+            # norms the first passages come from)
+            analysis["in_force_known"] = bool(named_norm or any_law)
         if analysis.get("relation") == "scope":
             # "a quem se aplica a LAI?", "a LGPD vale para jornalistas?": the norm's scope
             # clauses ("Esta Lei aplica-se…", "Subordinam-se ao regime desta Lei") join the
@@ -1045,8 +1048,21 @@ class RagPipeline:
             # for "o que é X" (its words rarely match the question's).
             ranked.sort(key=lambda a: not any(h.chunk_id in clauses for h in a.hits))
             for article in ranked:
-                article.hits.sort(key=lambda h: h.chunk_id not in clauses)
+                # and within the article, the caput's rule before its paragraphs' details and
+                # exceptions (LC 95, Art. 11): LINDB Art. 1's "a lei começa a vigorar… quarenta
+                # e cinco dias depois…", not its § 3 on a text published again
+                article.hits.sort(key=lambda h: (h.chunk_id not in clauses, _subdivision(h)))
         scores = {a.best.chunk_id: round(a.score, 4) for a in ranked}
+        if clauses and scores and analysis.get("in_force_known"):
+            # the clause of the norm asked leads whatever its words scored: the extractive
+            # answer quotes the articles scored near the best one (_closest), and a clause
+            # scored far below it was left out of the answer it leads ("a LAI vale desde
+            # quando?" quoted Art. 24's secrecy terms, Art. 47 "Esta Lei entra em vigor…" only
+            # among the sources). A clause of a norm merely found is left to its score.
+            highest = max(scores.values())
+            for article in ranked:
+                if article.best.chunk_id in clauses:
+                    scores[article.best.chunk_id] = highest
         relevant = [
             h
             for article in ranked
@@ -1555,6 +1571,14 @@ _ANY_LAW = re.compile(
 _VIGENCIA_NAMED = re.compile(
     r"\b(?:val\w* desde quando|desde quando (?:\w+ )?val\w*|ja (?:esta )?val(?:e|endo))\b"
 )
+
+
+def _subdivision(hit: Hit) -> bool:
+    """Whether the passage is a paragraph, inciso or alínea, not its article's caput."""
+    return bool(_SUBDIVISION.search(hit.citation.path))
+
+
+_SUBDIVISION = re.compile(r",\s*(?:§|par[áa]grafo|inciso|al[íi]nea|item)", re.IGNORECASE)
 
 
 def neighbour_terms(question: str, hits: Sequence[Hit], idf: Callable[[str], float], n: int) -> str:
