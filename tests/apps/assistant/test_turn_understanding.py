@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from colmeia.apps.assistant.case_refs import read_case_refs
-from colmeia.apps.assistant.dispatch import Dispatcher
+from colmeia.apps.assistant.dispatch import Decision, Dispatcher
 from colmeia.apps.assistant.frame import CONFIDENT, read_frame
 from colmeia.apps.assistant.institutional import answer_institutional
 from colmeia.apps.assistant.rag_agent import RagPipeline
@@ -199,6 +199,17 @@ def test_personal_advice_stays_out_of_scope(text: str) -> None:
     assert read_frame(text).intent == "scope"
 
 
+async def _decided(laws: Store, registry_file: Path, text: str) -> Decision:
+    """What the dispatcher decides for ``text`` as a first turn, offline."""
+    registry = SQLiteCaseRegistry(registry_file)
+    try:
+        return await Dispatcher(registry, rag=RagPipeline(laws, "leis")).decide(
+            read_frame(text), []
+        )
+    finally:
+        registry.close_sync()
+
+
 @pytest.mark.parametrize(
     "text",
     ["conta uma piada de advogado", "faz um poema sobre o tribunal", "queria uma musica pro tce"],
@@ -208,13 +219,7 @@ async def test_a_piece_of_writing_asked_for_is_out_of_scope_whatever_its_subject
 ) -> None:
     # red before: the laws hold advocates and courts (CF Art. 133, ADCT Art. 7), so the
     # documents "covered" a joke about one and the joke got constitutional passages
-    registry = SQLiteCaseRegistry(registry_file)
-    try:
-        decision = await Dispatcher(registry, rag=RagPipeline(laws_store, "leis")).decide(
-            read_frame(text), []
-        )
-    finally:
-        registry.close_sync()
+    decision = await _decided(laws_store, registry_file, text)
     assert decision.kind == "answer" and decision.answer is not None
     assert decision.answer.get("scope") == "other"
     assert decision.answer["text"].startswith("Esse assunto está fora do que posso responder")
@@ -233,13 +238,7 @@ async def test_a_sport_named_in_a_law_question_is_its_situation_not_a_request_fo
     laws_store: Store, registry_file: Path, text: str, kind: str
 ) -> None:
     # red before: "campeonato" and "futebol" sent both law questions to the sports answer
-    registry = SQLiteCaseRegistry(registry_file)
-    try:
-        decision = await Dispatcher(registry, rag=RagPipeline(laws_store, "leis")).decide(
-            read_frame(text), []
-        )
-    finally:
-        registry.close_sync()
+    decision = await _decided(laws_store, registry_file, text)
     assert decision.kind == kind
     if kind == "answer":
         assert decision.answer is not None and decision.answer["scope"] in ("sport", "weather")
