@@ -34,7 +34,7 @@ async def test_the_named_norms_own_clause_answers_when_it_took_effect(
     cited = [(c["law"], c["article"]) for c in result.citations]
     # red before: "vale desde quando" was no vigência question, "LC 95" named no norm, and
     # another norm's clause came along
-    assert (law, article) in cited, cited
+    assert cited[0] == (law, article), cited
     assert all(c_law == law for c_law, _ in cited), cited
 
 
@@ -69,6 +69,18 @@ async def test_a_question_about_laws_in_general_gets_the_general_rule_not_one_la
     assert cited[0] == ("Decreto-Lei 4.657/1942", "1"), cited
     # the caput's rule first, not its § 3 on a text published again
     assert "quarenta e cinco dias" in result.answer.split("\n")[0], result.answer
+
+
+def test_a_clause_quoted_as_a_formula_is_not_the_norms_own() -> None:
+    from colmeia.apps.assistant.definitions import _own_clause
+
+    # red before: LC 95 Art. 8 § 2 was taken for LC 95's own clause and led "a LC 95 entrou
+    # em vigor quando?" before Art. 19
+    assert not _own_clause(
+        "As leis que estabeleçam período de vacância deverão utilizar a cláusula “esta lei "
+        "entra em vigor após decorridos (o número de) dias de sua publicação oficial”."
+    )
+    assert _own_clause("Esta Lei Complementar entra em vigor no prazo de noventa dias.")
 
 
 def test_only_clauses_on_laws_in_general_are_the_general_rule() -> None:

@@ -76,6 +76,18 @@ _SCOPE = re.compile(
 )
 
 
+def _own_clause(text: str) -> bool:
+    """Whether ``text`` states its norm's vigência clause — not quotes one as a formula to use
+    (LC 95 Art. 8 § 2: "deverão utilizar a cláusula “esta lei entra em vigor após decorridos…”").
+    """
+    m = _IN_FORCE.search(text)
+    if m is None:
+        return False
+    before = text[: m.start()]
+    quoted = before.count("“") > before.count("”") or before.count('"') % 2 == 1
+    return not quoted
+
+
 def _key(term: str) -> str:
     return " ".join(content_terms(term))
 
@@ -114,7 +126,7 @@ class DefinitionIndex:
         chunks = store.chunks(collection)
         for chunk in chunks:
             norm = chunk.path.split(",")[0].strip()
-            if _IN_FORCE.search(chunk.text[:400]):
+            if _own_clause(chunk.text[:400]):
                 in_force.setdefault(norm, []).append(chunk.chunk_id)
             elif _GENERAL_IN_FORCE.search(chunk.text[:400]):
                 general.append(chunk.chunk_id)
