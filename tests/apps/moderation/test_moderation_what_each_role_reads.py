@@ -21,6 +21,7 @@ import pytest
 
 from colmeia.apps.moderation.documents import ProductDocuments
 from colmeia.apps.moderation.graph import Moderator
+from colmeia.apps.moderation.policy import PolicySet
 from colmeia.apps.moderation.records import ModerationItem
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.rag.pipeline import ingest
@@ -220,3 +221,25 @@ def test_the_trail_and_the_result_name_the_passages_shown_and_the_originals_viol
     # the documents step and the policy check are no model calls
     assert result["usage"]["calls"] == 11
     assert result["revisions"] == 2
+
+
+async def test_without_a_locale_or_documents_the_rewriter_keeps_the_questions_language(
+    sim_server: Any, item: ModerationItem
+) -> None:
+    """A record with no locale and a question too short to tell its language: no policy can
+    name the answer's language, so the rewriter is told to keep the question's; with the
+    pure-model policy nothing is to be removed from the first rewrite; and no role hears of
+    documents it was not shown."""
+    agents = Agents()
+    srv = sim_server(SimulatedModel(responder=agents))
+    no_locale = item.model_copy(update={"locale": None, "question": "Envio imediato?"})
+    async with OpenAIChatModel(base_url=srv.base_url, model="sim") as model:
+        result = await Moderator(model, policy=PolicySet.none()).moderate(no_locale)
+    assert result["outcome"] == "ANSWER_REVISED" and result["documents"] is None
+    assert result["policy"]["language"] is None
+    first, second = agents.user["rewriter"]
+    assert "WRITE THE ANSWER IN: the question's language" in first
+    assert "FEEDBACK ON THE PREVIOUS REWRITE" not in first  # the phone is no violation here
+    assert "FEEDBACK ON THE PREVIOUS REWRITE" in second
+    for role, sent in [*agents.user.items(), *agents.system.items()]:
+        assert not any("PRODUCT DOCUMENTS" in s for s in sent), role

@@ -396,7 +396,7 @@ class Moderator:
         update: dict[str, Any] = {
             "semantic": sem,
             "contextual": ctx,
-            "scores": [*state.get("scores", []), (sem.score, ctx.score)],
+            "scores": [*state["scores"], (sem.score, ctx.score)],
         }
         threshold = state["policy"].threshold
         if rnd == 0 and sem.score + ctx.score > threshold and not state["violations"]:
@@ -439,7 +439,7 @@ class Moderator:
             context=v.context,
             rules=v.rules,
             documents=state["documents"],
-            suggestions=state.get("suggestions", []),
+            suggestions=state["suggestions"],
             feedback=feedback,
             policy=policy.instructions(),
             language=language_name(policy.language)
@@ -453,7 +453,6 @@ class Moderator:
             return {
                 "outcome": "DO_NOT_ANSWER",
                 "reason_code": "rewriter_could_not",
-                "final_answer": None,
                 "reason": f"rewriter cannot rewrite: {value.reason or 'not enough information'}",
             }
         violations = policy.check(value.answer, state["context"])
@@ -469,7 +468,6 @@ class Moderator:
                 update.update(
                     outcome="DO_NOT_ANSWER",
                     reason_code="policy",
-                    final_answer=None,
                     reason=f"rewrite cap reached ({policy.max_rewrites} rewrites); the last one "
                     f"breaks the store policy: {'; '.join(x.message for x in violations)}",
                 )
@@ -490,7 +488,7 @@ class Moderator:
             context=v.context,
             rules=v.rules,
             documents=state["documents"],
-            suggestions=state.get("suggestions", []),
+            suggestions=state["suggestions"],
             semantic=sem,
             contextual=ctx,
             category=v.category,
@@ -508,14 +506,12 @@ class Moderator:
             return {
                 "outcome": "DO_NOT_ANSWER",
                 "reason_code": "decider_withheld",
-                "final_answer": None,
                 "reason": value.reasoning,
             }
         if revisions >= cap:
             return {
                 "outcome": "DO_NOT_ANSWER",
                 "reason_code": "cap_reached",
-                "final_answer": None,
                 "reason": f"rewrite cap reached ({cap} rewrites); last verdict: {value.reasoning}",
             }
         assert sem is not None
@@ -578,7 +574,7 @@ class Moderator:
         raises for a model failure or a bug in a node."""
         view = agent_view(item) if isinstance(item, ModerationItem) else item
         trail: list[Step] = []
-        state: _State = {"trail": trail, "revisions": 0}
+        state: _State = {}  # what _result reads if the item fails before the graph starts
         try:
             policy = self.policy_for(item)
             passages: list[Passage] = []
@@ -593,6 +589,9 @@ class Moderator:
             violations = policy.check(view.answer, context)
             if violations:
                 trail.append(_policy_step(0, "original", violations))
+            # Only what a node reads before any node writes it: the reviews, suggestions,
+            # feedback, the blocked flag and the ending's fields are each set by the node that
+            # decides them before another reads them.
             state = {
                 "view": view,
                 "policy": policy,
@@ -600,18 +599,9 @@ class Moderator:
                 "trail": trail,
                 "documents": _shown(passages),
                 "current": view.answer,
-                "semantic": None,
-                "contextual": None,
                 "scores": [],
-                "suggestions": [],
-                "feedback": [],
                 "violations": [f"store policy: {x.message}" for x in violations],
-                "blocked": False,
                 "revisions": 0,
-                "outcome": None,
-                "reason_code": "",
-                "final_answer": None,
-                "reason": "",
             }
             final: dict[str, Any] = await self._graph.ainvoke(
                 state, config={"recursion_limit": self.recursion_limit(policy.max_rewrites)}
