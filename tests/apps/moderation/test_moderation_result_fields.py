@@ -259,3 +259,23 @@ async def test_a_documents_store_that_fails_costs_the_item_before_any_model_call
     assert result["scores"] == {"original": None, "rewrites": []}
     assert (result["usage"]["calls"], result["usage"]["cost"]) == (0, 0.0)
     assert agents.requests == {}
+
+
+async def test_a_review_round_one_reviewer_did_not_finish_has_no_score(
+    client: Any, item: ModerationItem
+) -> None:
+    """A score is a pair: a rewrite only the semantic reviewer scored is not reported as
+    scored (the report's before/after comparison would compare half a review)."""
+    agents = Agents(
+        semantic=[review(1), review(4)],
+        contextual=[review(2), Reply.http_error(500, "boom")],
+        suggester=[SUGGEST],
+        rewriter=[rewrite(FIRST)],
+    )
+    result = await Moderator(client(agents)).moderate(item)
+    assert (result["outcome"], result["error_kind"]) == ("ERROR", "http")
+    assert result["error"].startswith("contextual: ModelHTTPError: ")
+    assert steps(result)[-2:] == [("semantic", 1), ("contextual", 1)]
+    assert result["trail"][-2]["output"] == review(4)  # the finished half is in the trail
+    assert result["scores"] == {"original": {"semantic": 1, "contextual": 2}, "rewrites": []}
+    assert result["revisions"] == 1

@@ -212,6 +212,8 @@ def test_the_trail_and_the_result_name_the_passages_shown_and_the_originals_viol
     shown = result["trail"][0]
     assert (shown["role"], shown["round"], shown["model"]) == ("documents", 0, "")
     assert shown["output"]["collection"] == "produtos"
+    # what the store was searched with: the question, the brand and the product title
+    assert shown["output"]["query"] == f"{QUESTION} Docol Torneira Gourmet Monocomando"
     ids = [p["id"] for p in shown["output"]["passages"]]
     assert ids and all(i.startswith("docol-torneira-gourmet.md") for i in ids)
     assert result["documents"] == {"collection": "produtos", "passages": ids}
