@@ -12,6 +12,7 @@ SQLite store; the agents are the simulated model over real HTTP, scripted per ro
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -245,3 +246,16 @@ async def test_without_a_locale_or_documents_the_rewriter_keeps_the_questions_la
     assert "FEEDBACK ON THE PREVIOUS REWRITE" in second
     for role, sent in [*agents.user.items(), *agents.system.items()]:
         assert not any("PRODUCT DOCUMENTS" in s for s in sent), role
+
+
+def test_the_passages_the_trail_names_are_the_ones_shown_labelled_in_order(
+    moderated: tuple[Agents, dict[str, Any]],
+) -> None:
+    """A justification citing [D2] can be traced to the trail's second passage."""
+    agents, result = moderated
+    passages = result["trail"][0]["output"]["passages"]
+    assert passages
+    sent = agents.user["contextual"][0]
+    for n, p in enumerate(passages, 1):
+        assert re.search(rf"^\[D{n}\] {re.escape(p['title'])}: \S", sent, re.MULTILINE), n
+    assert f"[D{len(passages) + 1}]" not in sent

@@ -22,8 +22,9 @@ for a Pydantic schema through ``ChatModel.structured_result``.
 
 Code, not a model, enforces the rewrite cap (a counter in the state and a conditional edge)
 and the store policy (:mod:`colmeia.apps.moderation.policy`): a rewrite that breaks the policy
-never reaches the reviewers or the decider, and an accepted answer is checked once more before
-it is returned. A :class:`~colmeia.errors.ModelError` ends the item as ``ERROR`` with the reason
+never reaches the reviewers or the decider, so the decider only ever accepts a rewrite that
+keeps it (checked as it was written: the answer that goes out is that very text, under the same
+policy and context). A :class:`~colmeia.errors.ModelError` ends the item as ``ERROR`` with the reason
 and what the failed call cost; an unexpected exception does too. Either way the steps already
 taken are kept: each step is appended, as it finishes, to a list that lives outside the graph's
 state. The graph is compiled once per :class:`Moderator`.
@@ -613,18 +614,6 @@ class Moderator:
             return _result(
                 state, trail, error=f"internal error: {type(exc).__name__}: {exc}", kind="internal"
             )
-        if final.get("outcome") == "ANSWER_REVISED":
-            # The rewrite was checked when it was written; check what goes out once more.
-            late = final["policy"].check(final["final_answer"] or "", final["context"])
-            if late:
-                trail.append(_policy_step(final["revisions"], "final answer", late))
-                final.update(
-                    outcome="DO_NOT_ANSWER",
-                    reason_code="policy",
-                    final_answer=None,
-                    reason="the accepted rewrite breaks the store policy: "
-                    + "; ".join(x.message for x in late),
-                )
         return _result(final, trail)
 
 
