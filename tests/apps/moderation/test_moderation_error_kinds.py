@@ -113,6 +113,8 @@ async def test_a_failed_decider_is_an_error_line_of_its_kind_with_the_steps_befo
     ]
     failed = result["trail"][-1]
     assert failed["output"] is None and failed["error"].startswith(f"{error_type}: ")
+    assert failed["model"] == "sim"
+    assert result["error"] == f"decider: {failed['error']}"  # the client's own message
     assert failed["requests"] >= 1  # what the failed call cost is kept
     assert [s["error"] for s in result["trail"][:-1]] == [None] * 6
     assert result["revisions"] == 1

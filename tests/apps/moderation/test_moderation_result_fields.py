@@ -18,7 +18,7 @@ import pytest
 
 from colmeia.apps.moderation.documents import ProductDocuments
 from colmeia.apps.moderation.graph import OUTCOMES, Moderator
-from colmeia.apps.moderation.records import ModerationItem
+from colmeia.apps.moderation.records import ModerationItem, agent_view
 from colmeia.apps.moderation.roles import ROLES, RoleModel
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.rag.pipeline import ingest
@@ -279,3 +279,23 @@ async def test_a_review_round_one_reviewer_did_not_finish_has_no_score(
     assert result["trail"][-2]["output"] == review(4)  # the finished half is in the trail
     assert result["scores"] == {"original": {"semantic": 1, "contextual": 2}, "rewrites": []}
     assert result["revisions"] == 1
+
+
+async def test_an_agent_view_is_moderated_like_the_record_it_comes_from(
+    client: Any, item: ModerationItem
+) -> None:
+    """A caller holding only what the agents see (no labels, no store) gets the same loop."""
+    agents = Agents(
+        semantic=[review(1)],
+        contextual=[review(1)],
+        suggester=[SUGGEST],
+        rewriter=[rewrite(FIRST)],
+        decider=[ANSWER],
+    )
+    model = client(agents)
+    from_record = await Moderator(model).moderate(item)
+    from_view = await Moderator(model).moderate(agent_view(item))
+    for result in (from_record, from_view):
+        assert (result["outcome"], result["final_answer"]) == ("ANSWER_REVISED", FIRST)
+    assert steps(from_view) == steps(from_record)
+    assert from_view["policy"] == from_record["policy"]
