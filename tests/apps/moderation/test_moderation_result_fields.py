@@ -152,8 +152,9 @@ async def test_each_step_keeps_what_its_call_cost_and_the_usage_adds_up_the_mode
         agents,
         max_retries=1,
         max_repairs=2,
-        price_input_per_mtok=1.0,
-        price_output_per_mtok=3.0,
+        # prices with many digits: the totals are rounded, not the prices' own precision
+        price_input_per_mtok=0.1234577,
+        price_output_per_mtok=0.7654321,
     )
     result = await Moderator(model).moderate(item)
     assert result["outcome"] == "ANSWER_REVISED"
@@ -167,7 +168,7 @@ async def test_each_step_keeps_what_its_call_cost_and_the_usage_adds_up_the_mode
     for s in calls:
         assert s["model"] == "sim" and s["simulated"] is True and s["error"] is None
         assert s["prompt_tokens"] > 0 and s["completion_tokens"] > 0
-        price = (s["prompt_tokens"] * 1.0 + s["completion_tokens"] * 3.0) / 1e6
+        price = (s["prompt_tokens"] * 0.1234577 + s["completion_tokens"] * 0.7654321) / 1e6
         assert s["cost"] == pytest.approx(price)
         assert s["latency_s"] > 0 and s["latency_s"] == round(s["latency_s"], 4)
     policy = by_role["policy", 1]
@@ -182,9 +183,11 @@ async def test_each_step_keeps_what_its_call_cost_and_the_usage_adds_up_the_mode
     for key in ("requests", "prompt_tokens", "completion_tokens", "retries", "repairs"):
         assert usage[key] == sum(s[key] for s in calls), key
     assert (usage["requests"], usage["retries"], usage["repairs"]) == (11, 1, 2)
-    assert usage["cost"] == pytest.approx(sum(s["cost"] for s in calls))
+    # the total is rounded to 8 decimals (a hundredth of a micro-unit), no coarser
+    assert usage["cost"] == pytest.approx(sum(s["cost"] for s in calls), abs=6e-9)
     assert usage["cost"] == round(usage["cost"], 8)
     assert usage["latency_s"] == pytest.approx(sum(s["latency_s"] for s in calls), abs=1e-3)
+    assert usage["latency_s"] == round(usage["latency_s"], 4)
     assert (usage["simulated"], usage["failed_calls"]) == (8, 0)
 
 

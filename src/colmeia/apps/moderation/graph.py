@@ -669,14 +669,15 @@ def _result(
     }
     return {
         "outcome": outcome,
-        "reason_code": None if error else state.get("reason_code") or None,
-        "final_answer": None if outcome == "ERROR" else state.get("final_answer"),
+        # without an error the graph ended on an outcome, and every ending sets both
+        "reason_code": None if error else state["reason_code"],
+        "final_answer": state.get("final_answer"),  # set by the two endings that answer
         "revisions": revisions,
         "scores": {
             "original": {"semantic": scores[0][0], "contextual": scores[0][1]} if scores else None,
             "rewrites": [{"semantic": a, "contextual": b} for a, b in scores[1:]],
         },
-        "reason": state.get("reason", "") if not error else "",
+        "reason": "" if error else state["reason"],
         "policy": None
         if policy is None
         else {
