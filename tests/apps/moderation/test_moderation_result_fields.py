@@ -302,3 +302,18 @@ async def test_an_agent_view_is_moderated_like_the_record_it_comes_from(
         assert (result["outcome"], result["final_answer"]) == ("ANSWER_REVISED", FIRST)
     assert steps(from_view) == steps(from_record)
     assert from_view["policy"] == from_record["policy"]
+
+
+async def test_a_rewriter_that_gives_up_without_a_reason_is_said_to_lack_information(
+    client: Any, item: ModerationItem
+) -> None:
+    agents = Agents(
+        semantic=[review(1)],
+        contextual=[review(1)],
+        suggester=[SUGGEST],
+        rewriter=[{"can_rewrite": False, "answer": "", "reason": ""}],
+    )
+    result = await Moderator(client(agents)).moderate(item)
+    assert (result["outcome"], result["reason_code"]) == ("DO_NOT_ANSWER", "rewriter_could_not")
+    assert result["reason"] == "rewriter cannot rewrite: not enough information"
+    assert (result["final_answer"], result["revisions"]) == (None, 1)
