@@ -548,10 +548,11 @@ class Moderator:
         g.add_node("rewriter", self._rewriter)
         g.add_node("decider", self._decider)
         g.add_edge(START, "reviewers")
-        g.add_conditional_edges("reviewers", self._after_reviewers, ["suggester", "decider", END])
+        # each router returns the next node's name (or END) itself: no path map to keep in step
+        g.add_conditional_edges("reviewers", self._after_reviewers)
         g.add_edge("suggester", "rewriter")
-        g.add_conditional_edges("rewriter", self._after_rewriter, ["rewriter", "reviewers", END])
-        g.add_conditional_edges("decider", self._after_decider, ["rewriter", END])
+        g.add_conditional_edges("rewriter", self._after_rewriter)
+        g.add_conditional_edges("decider", self._after_decider)
         return g
 
     # ------------------------------------------------------------------ run
