@@ -9,12 +9,14 @@ one that fails, so the steps before it are in the trail.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, TypeVar
 
 import pytest
+from pydantic import BaseModel
 
 from colmeia.apps.moderation.graph import ENDPOINT_ERRORS, Moderator, error_kind
 from colmeia.apps.moderation.records import ModerationItem
@@ -29,6 +31,7 @@ from colmeia.errors import (
     ModelUnreachableError,
     ModelUnsupportedError,
 )
+from colmeia.llm.base import NOT_GIVEN, ChatResult, Message, NotGiven, StructuredResult
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.sim.engine import Reply, SimRequest, SimulatedModel
 from shared_data import DATA_DIR
@@ -188,3 +191,58 @@ def test_each_failure_has_one_kind(exc: BaseException, kind: str) -> None:
     (unreachable, a refused key, a wrong address) is an endpoint error."""
     assert error_kind(exc) == kind
     assert (kind in ENDPOINT_ERRORS) == (kind in ("unreachable", "auth", "not_found"))
+
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class OwnDeadline:
+    """A user's own ChatModel (over the real client) that enforces a deadline of its own on
+    the decider and gives up without saying what the call cost."""
+
+    def __init__(self, inner: OpenAIChatModel) -> None:
+        self.inner = inner
+
+    @property
+    def model(self) -> str:
+        return "own-model"
+
+    async def structured_result(
+        self,
+        messages: Sequence[Message],
+        output_type: type[T],
+        *,
+        temperature: float | None | NotGiven = NOT_GIVEN,
+        max_tokens: int | None | NotGiven = NOT_GIVEN,
+        deadline: float | NotGiven = NOT_GIVEN,
+    ) -> StructuredResult[T]:
+        if output_type.__name__ == "Decision":
+            await asyncio.sleep(0.01)  # it waited a little before giving up
+            raise ModelTimeoutError("own deadline passed")  # no usage: not the client's error
+        return await self.inner.structured_result(
+            messages, output_type, temperature=temperature, max_tokens=max_tokens
+        )
+
+    async def chat(self, *args: Any, **kwargs: Any) -> ChatResult:
+        raise NotImplementedError
+
+    def stream(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    async def structured(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+
+async def test_a_failure_of_a_users_own_model_keeps_the_time_it_took_and_costs_no_tokens(
+    sim_server: Any, item: ModerationItem
+) -> None:
+    srv = sim_server(SimulatedModel(responder=decider_answers("unused")))
+    async with OpenAIChatModel(base_url=srv.base_url, model="sim") as inner:
+        result = await Moderator(OwnDeadline(inner)).moderate(item)  # type: ignore[arg-type]
+    assert (result["outcome"], result["error_kind"]) == ("ERROR", "timeout")
+    assert result["error"] == "decider: ModelTimeoutError: own deadline passed"
+    failed = result["trail"][-1]
+    assert failed["role"] == "decider" and failed["model"] == "own-model"
+    assert failed["error"] == "ModelTimeoutError: own deadline passed"
+    assert (failed["requests"], failed["prompt_tokens"], failed["cost"]) == (0, 0, 0.0)
+    assert failed["latency_s"] > 0  # measured around the call, as the client would have

@@ -697,5 +697,5 @@ def _result(
         "trail": [t.as_dict() for t in trail],
         "usage": usage,
         "error": error,
-        "error_kind": kind if error else None,
+        "error_kind": kind,  # given with an error, and only then
     }
