@@ -129,3 +129,19 @@ async def test_a_clean_last_rewrite_at_the_cap_is_still_judged(
     assert (agents.calls["rewriter"], agents.calls["decider"]) == (3, 1)
     decided = [s for s in result["trail"] if s["role"] == "decider"]
     assert [s["round"] for s in decided] == [3]
+
+
+async def test_every_problem_of_the_last_rewrite_at_the_cap_is_named(
+    moderator: Any, item: ModerationItem
+) -> None:
+    two = (
+        "Olá! Sim, é sem fio. Ligue (11) 98765-4321 ou escreva para vendas@loja.com.br. "
+        "Atenciosamente, equipe Logitech."
+    )
+    result = await moderator(NeverSatisfied([two]), max_rewrites=1).moderate(item)
+    assert result["reason_code"] == "policy"
+    assert result["reason"] == (
+        "rewrite cap reached (1 rewrites); the last one breaks the store policy: "
+        "remove the phone number (11) 98765-4321; remove the e-mail address vendas@loja.com.br"
+    )
+    assert [v["rule"] for v in result["policy"]["violations"]] == ["phone", "email"]
