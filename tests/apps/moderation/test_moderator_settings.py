@@ -116,3 +116,16 @@ def test_the_store_section_of_a_policy_applies_to_a_record_but_not_to_its_agent_
     on_view = moderator.policy_for(agent_view(ITEM))
     assert (on_view.threshold, on_view.max_rewrites, on_view.language) == (7, 3, "es")
     assert "store" not in on_view.name
+
+
+def test_a_record_without_a_locale_is_held_to_its_questions_language_when_clear(
+    model: OpenAIChatModel,
+) -> None:
+    moderator = Moderator(model)
+    clear = ITEM.model_copy(
+        update={"locale": None, "question": "¿Sirve para instalar en la pared del baño?"}
+    )
+    assert moderator.policy_for(clear).language == "es"
+    assert moderator.policy_for(agent_view(clear)).language == "es"
+    unclear = ITEM.model_copy(update={"locale": None, "question": "Ok?"})
+    assert moderator.policy_for(unclear).language is None

@@ -630,7 +630,8 @@ def _scores(trail: list[Step]) -> list[tuple[int, int]]:
 def _documents_cited(trail: list[Step]) -> dict[str, Any] | None:
     """Which passages of which collection the models were shown (None: no collection used)."""
     for t in trail:
-        if t.role == "documents" and t.output is not None:
+        if t.role == "documents":
+            assert t.output is not None  # made by _documents_step, never by a failed call
             return {
                 "collection": t.output["collection"],
                 "passages": [p["id"] for p in t.output["passages"]],
