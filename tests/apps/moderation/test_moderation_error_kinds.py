@@ -246,3 +246,29 @@ async def test_a_failure_of_a_users_own_model_keeps_the_time_it_took_and_costs_n
     assert failed["error"] == "ModelTimeoutError: own deadline passed"
     assert (failed["requests"], failed["prompt_tokens"], failed["cost"]) == (0, 0, 0.0)
     assert failed["latency_s"] > 0  # measured around the call, as the client would have
+
+
+async def test_when_one_reviewer_fails_the_other_is_waited_for_and_its_cost_kept(
+    sim_server: Any, item: ModerationItem
+) -> None:
+    """The refused semantic call ends the item, but only once the slower contextual call has
+    come back: what it cost is part of what the failed item cost."""
+
+    def respond(req: SimRequest) -> Any:
+        if ROLE_OF[str((req.schema or {}).get("title"))] == "semantic":
+            return Reply.http_error(401, "bad key")
+        return Reply.stall(0.5, {"justification": "ok", "score": 3})
+
+    srv = sim_server(SimulatedModel(responder=respond))
+    async with OpenAIChatModel(base_url=srv.base_url, model="sim", max_retries=0) as model:
+        result = await Moderator(model).moderate(item)
+    assert (result["outcome"], result["error_kind"]) == ("ERROR", "auth")
+    assert result["error"].startswith("semantic: ModelHTTPError: ")
+    semantic, contextual = result["trail"]
+    assert (semantic["role"], semantic["output"]) == ("semantic", None)
+    assert (contextual["role"], contextual["output"]) == (
+        "contextual",
+        {"justification": "ok", "score": 3},
+    )
+    assert (result["usage"]["calls"], result["usage"]["failed_calls"]) == (2, 1)
+    assert result["usage"]["completion_tokens"] == contextual["completion_tokens"] > 0
