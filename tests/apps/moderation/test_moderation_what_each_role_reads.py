@@ -25,6 +25,7 @@ from colmeia.apps.moderation.graph import Moderator
 from colmeia.apps.moderation.policy import PolicySet
 from colmeia.apps.moderation.records import ModerationItem
 from colmeia.llm.openai_compat import OpenAIChatModel
+from colmeia.llm.prompts import reset_prompts_dir, use_prompts_dir
 from colmeia.rag.pipeline import ingest
 from colmeia.sim.engine import SimRequest, SimulatedModel
 from colmeia.store import open_store
@@ -259,3 +260,28 @@ def test_the_passages_the_trail_names_are_the_ones_shown_labelled_in_order(
     for n, p in enumerate(passages, 1):
         assert re.search(rf"^\[D{n}\] {re.escape(p['title'])}: \S", sent, re.MULTILINE), n
     assert f"[D{len(passages) + 1}]" not in sent
+
+
+async def test_a_teams_template_that_names_both_parts_gets_each_rendered_once(
+    sim_server: Any, item: ModerationItem, tmp_path: Path
+) -> None:
+    """A prompts folder may write its template as ``part == "system"`` / ``part == "user"``:
+    the instructions go out as the system message, the record as the user message."""
+    folder = tmp_path / "ours" / "moderation"
+    folder.mkdir(parents=True)
+    (folder / "semantic.j2").write_text(
+        '{% if part == "system" %}REVISOR DA LOJA.{% elif part == "user" %}'
+        "PERGUNTA: {{ question }} RESPOSTA: {{ answer }}{% endif %}\n",
+        encoding="utf-8",
+    )
+    agents = Agents()
+    srv = sim_server(SimulatedModel(responder=agents))
+    use_prompts_dir(tmp_path / "ours")
+    try:
+        async with OpenAIChatModel(base_url=srv.base_url, model="sim") as model:
+            await Moderator(model, policy=PolicySet.none()).moderate(item)
+    finally:
+        reset_prompts_dir()
+    assert agents.system["semantic"][0] == "REVISOR DA LOJA."
+    assert agents.user["semantic"][0] == f"PERGUNTA: {item.question} RESPOSTA: {item.answer}"
+    assert "REVISOR" not in agents.system["contextual"][0]  # the others: packaged
