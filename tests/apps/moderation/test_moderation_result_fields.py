@@ -257,7 +257,9 @@ async def test_a_documents_store_that_fails_costs_the_item_before_any_model_call
     result = await Moderator(client(agents), documents=broken).moderate(item)
     assert result["outcome"] == "ERROR" and result["outcome"] in OUTCOMES
     assert result["error_kind"] == "internal"
-    assert result["error"].startswith("internal error: "), result["error"]
+    # the exception's type and message, as the store raised them
+    assert result["error"].startswith("internal error: StoreError: SQLite store ")
+    assert result["error"].endswith("Cannot operate on a closed database."), result["error"]
     assert (result["trail"], result["policy"], result["documents"]) == ([], None, None)
     assert result["scores"] == {"original": None, "rewrites": []}
     assert (result["usage"]["calls"], result["usage"]["cost"]) == (0, 0.0)
