@@ -220,9 +220,9 @@ async def test_each_role_is_called_with_its_own_temperature_and_token_limit(
         rewriter=[rewrite(FIRST)],
         decider=[ANSWER],
     )
-    model = client(agents)
+    model = client(agents, temperature=0.5, max_tokens=77)  # the client's own defaults
     options: dict[str, tuple[float | None, int | None]] = {
-        "semantic": (None, None),  # the server's own defaults: neither is sent
+        "semantic": (None, None),  # none of its own: the client's defaults apply
         "contextual": (0.0, 256),
         "suggester": (0.3, None),
         "rewriter": (0.7, 900),
@@ -233,11 +233,9 @@ async def test_each_role_is_called_with_its_own_temperature_and_token_limit(
     assert result["outcome"] == "ANSWER_REVISED"
     for role, (temperature, max_tokens) in options.items():
         for req in agents.requests[role]:
-            assert req.body.get("temperature", "not sent") == (
-                "not sent" if temperature is None else temperature
-            ), role
-            limit = req.body.get("max_tokens", req.body.get("max_completion_tokens", "not sent"))
-            assert limit == ("not sent" if max_tokens is None else max_tokens), role
+            assert req.body.get("temperature") == (0.5 if temperature is None else temperature)
+            limit = req.body.get("max_tokens", req.body.get("max_completion_tokens"))
+            assert limit == (77 if max_tokens is None else max_tokens), role
 
 
 async def test_a_documents_store_that_fails_costs_the_item_before_any_model_call(
