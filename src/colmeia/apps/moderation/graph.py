@@ -22,8 +22,9 @@ for a Pydantic schema through ``ChatModel.structured_result``.
 
 Code, not a model, enforces the rewrite cap (a counter in the state and a conditional edge)
 and the store policy (:mod:`colmeia.apps.moderation.policy`): a rewrite that breaks the policy
-never reaches the reviewers or the decider, and an accepted answer is checked once more before
-it is returned. A :class:`~colmeia.errors.ModelError` ends the item as ``ERROR`` with the reason
+never reaches the reviewers or the decider, so the decider only ever accepts a rewrite that
+keeps it (checked as it was written: the answer that goes out is that very text, under the same
+policy and context). A :class:`~colmeia.errors.ModelError` ends the item as ``ERROR`` with the reason
 and what the failed call cost; an unexpected exception does too. Either way the steps already
 taken are kept: each step is appended, as it finishes, to a list that lives outside the graph's
 state. The graph is compiled once per :class:`Moderator`.
@@ -396,7 +397,7 @@ class Moderator:
         update: dict[str, Any] = {
             "semantic": sem,
             "contextual": ctx,
-            "scores": [*state.get("scores", []), (sem.score, ctx.score)],
+            "scores": [*state["scores"], (sem.score, ctx.score)],
         }
         threshold = state["policy"].threshold
         if rnd == 0 and sem.score + ctx.score > threshold and not state["violations"]:
@@ -439,7 +440,7 @@ class Moderator:
             context=v.context,
             rules=v.rules,
             documents=state["documents"],
-            suggestions=state.get("suggestions", []),
+            suggestions=state["suggestions"],
             feedback=feedback,
             policy=policy.instructions(),
             language=language_name(policy.language)
@@ -453,7 +454,6 @@ class Moderator:
             return {
                 "outcome": "DO_NOT_ANSWER",
                 "reason_code": "rewriter_could_not",
-                "final_answer": None,
                 "reason": f"rewriter cannot rewrite: {value.reason or 'not enough information'}",
             }
         violations = policy.check(value.answer, state["context"])
@@ -469,7 +469,6 @@ class Moderator:
                 update.update(
                     outcome="DO_NOT_ANSWER",
                     reason_code="policy",
-                    final_answer=None,
                     reason=f"rewrite cap reached ({policy.max_rewrites} rewrites); the last one "
                     f"breaks the store policy: {'; '.join(x.message for x in violations)}",
                 )
@@ -490,7 +489,7 @@ class Moderator:
             context=v.context,
             rules=v.rules,
             documents=state["documents"],
-            suggestions=state.get("suggestions", []),
+            suggestions=state["suggestions"],
             semantic=sem,
             contextual=ctx,
             category=v.category,
@@ -508,14 +507,12 @@ class Moderator:
             return {
                 "outcome": "DO_NOT_ANSWER",
                 "reason_code": "decider_withheld",
-                "final_answer": None,
                 "reason": value.reasoning,
             }
         if revisions >= cap:
             return {
                 "outcome": "DO_NOT_ANSWER",
                 "reason_code": "cap_reached",
-                "final_answer": None,
                 "reason": f"rewrite cap reached ({cap} rewrites); last verdict: {value.reasoning}",
             }
         assert sem is not None
@@ -551,10 +548,11 @@ class Moderator:
         g.add_node("rewriter", self._rewriter)
         g.add_node("decider", self._decider)
         g.add_edge(START, "reviewers")
-        g.add_conditional_edges("reviewers", self._after_reviewers, ["suggester", "decider", END])
+        # each router returns the next node's name (or END) itself: no path map to keep in step
+        g.add_conditional_edges("reviewers", self._after_reviewers)
         g.add_edge("suggester", "rewriter")
-        g.add_conditional_edges("rewriter", self._after_rewriter, ["rewriter", "reviewers", END])
-        g.add_conditional_edges("decider", self._after_decider, ["rewriter", END])
+        g.add_conditional_edges("rewriter", self._after_rewriter)
+        g.add_conditional_edges("decider", self._after_decider)
         return g
 
     # ------------------------------------------------------------------ run
@@ -578,7 +576,7 @@ class Moderator:
         raises for a model failure or a bug in a node."""
         view = agent_view(item) if isinstance(item, ModerationItem) else item
         trail: list[Step] = []
-        state: _State = {"trail": trail, "revisions": 0}
+        state: _State = {}  # what _result reads if the item fails before the graph starts
         try:
             policy = self.policy_for(item)
             passages: list[Passage] = []
@@ -593,6 +591,9 @@ class Moderator:
             violations = policy.check(view.answer, context)
             if violations:
                 trail.append(_policy_step(0, "original", violations))
+            # Only what a node reads before any node writes it: the reviews, suggestions,
+            # feedback, the blocked flag and the ending's fields are each set by the node that
+            # decides them before another reads them.
             state = {
                 "view": view,
                 "policy": policy,
@@ -600,18 +601,9 @@ class Moderator:
                 "trail": trail,
                 "documents": _shown(passages),
                 "current": view.answer,
-                "semantic": None,
-                "contextual": None,
                 "scores": [],
-                "suggestions": [],
-                "feedback": [],
                 "violations": [f"store policy: {x.message}" for x in violations],
-                "blocked": False,
                 "revisions": 0,
-                "outcome": None,
-                "reason_code": "",
-                "final_answer": None,
-                "reason": "",
             }
             final: dict[str, Any] = await self._graph.ainvoke(
                 state, config={"recursion_limit": self.recursion_limit(policy.max_rewrites)}
@@ -623,18 +615,6 @@ class Moderator:
             return _result(
                 state, trail, error=f"internal error: {type(exc).__name__}: {exc}", kind="internal"
             )
-        if final.get("outcome") == "ANSWER_REVISED":
-            # The rewrite was checked when it was written; check what goes out once more.
-            late = final["policy"].check(final["final_answer"] or "", final["context"])
-            if late:
-                trail.append(_policy_step(final["revisions"], "final answer", late))
-                final.update(
-                    outcome="DO_NOT_ANSWER",
-                    reason_code="policy",
-                    final_answer=None,
-                    reason="the accepted rewrite breaks the store policy: "
-                    + "; ".join(x.message for x in late),
-                )
         return _result(final, trail)
 
 
@@ -650,7 +630,8 @@ def _scores(trail: list[Step]) -> list[tuple[int, int]]:
 def _documents_cited(trail: list[Step]) -> dict[str, Any] | None:
     """Which passages of which collection the models were shown (None: no collection used)."""
     for t in trail:
-        if t.role == "documents" and t.output is not None:
+        if t.role == "documents":
+            assert t.output is not None  # made by _documents_step, never by a failed call
             return {
                 "collection": t.output["collection"],
                 "passages": [p["id"] for p in t.output["passages"]],
@@ -690,14 +671,15 @@ def _result(
     }
     return {
         "outcome": outcome,
-        "reason_code": None if error else state.get("reason_code") or None,
-        "final_answer": None if outcome == "ERROR" else state.get("final_answer"),
+        # without an error the graph ended on an outcome, and every ending sets both
+        "reason_code": None if error else state["reason_code"],
+        "final_answer": state.get("final_answer"),  # set by the two endings that answer
         "revisions": revisions,
         "scores": {
             "original": {"semantic": scores[0][0], "contextual": scores[0][1]} if scores else None,
             "rewrites": [{"semantic": a, "contextual": b} for a, b in scores[1:]],
         },
-        "reason": state.get("reason", "") if not error else "",
+        "reason": "" if error else state["reason"],
         "policy": None
         if policy is None
         else {
@@ -716,5 +698,5 @@ def _result(
         "trail": [t.as_dict() for t in trail],
         "usage": usage,
         "error": error,
-        "error_kind": kind if error else None,
+        "error_kind": kind,  # given with an error, and only then
     }
