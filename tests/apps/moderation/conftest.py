@@ -13,6 +13,7 @@ real results files (with their manifests) without paying for a run each:
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from moderation_helpers import SAMPLE, SampleRuns, strict_model
 from colmeia.apps.moderation.batch import run_batch
 from colmeia.apps.moderation.graph import Moderator
 from colmeia.apps.moderation.io import load_records
+from colmeia.apps.moderation.records import ModerationItem
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.sim.engine import SimulatedModel
 from colmeia.sim.server import SimServer
@@ -52,3 +54,10 @@ async def moderator() -> AsyncIterator[Moderator]:
     model = OpenAIChatModel(base_url="http://127.0.0.1:9/v1", model="sim", max_retries=0)
     yield Moderator(model)
     await model.aclose()
+
+
+@pytest.fixture
+def item() -> ModerationItem:
+    """The second record of the shipped sample: Portuguese, a Logitech mouse, its answer
+    starting "Olá, obrigado"."""
+    return ModerationItem.model_validate(json.loads(SAMPLE.read_text("utf-8"))[1])

@@ -10,7 +10,6 @@ one that fails, so the steps before it are in the trail.
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -35,7 +34,6 @@ from colmeia.errors import (
 from colmeia.llm.base import NOT_GIVEN, ChatResult, Message, NotGiven, StructuredResult
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.sim.engine import Reply, SimRequest, SimulatedModel
-from shared_data import DATA_DIR
 
 ROLE_OF = {
     "SemanticReview": "semantic",
@@ -62,12 +60,6 @@ def decider_answers(decider: Reply | str) -> Callable[[SimRequest], Any]:
         return decider
 
     return respond
-
-
-@pytest.fixture
-def item() -> ModerationItem:
-    raw = json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text("utf-8"))[1]
-    return ModerationItem.model_validate(raw)  # pt, a Logitech mouse
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ judges. Scripted agents over real HTTP (a simulated server)."""
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -17,7 +16,6 @@ from colmeia.apps.moderation.graph import REASON_CODES, Moderator
 from colmeia.apps.moderation.records import ModerationItem
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.sim.engine import SimRequest, SimulatedModel
-from shared_data import DATA_DIR
 
 ROLE_OF = {
     "SemanticReview": "semantic",
@@ -59,12 +57,6 @@ def decide(decision: str, why: str) -> dict[str, Any]:
 
 
 SUGGEST = {"suggestions": ["Diga que é sem fio."]}
-
-
-@pytest.fixture
-def item() -> ModerationItem:
-    raw = json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text("utf-8"))[1]
-    return ModerationItem.model_validate(raw)  # pt, a Logitech mouse
 
 
 @pytest.fixture

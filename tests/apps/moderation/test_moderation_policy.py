@@ -270,12 +270,6 @@ class Agents:
 
 
 @pytest.fixture
-def item() -> ModerationItem:
-    raw = json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text("utf-8"))[1]
-    return ModerationItem.model_validate(raw)  # pt, a Logitech mouse, answer starts "Olá, obrigado"
-
-
-@pytest.fixture
 async def moderator_with(sim_server: Any) -> AsyncIterator[Callable[..., Moderator]]:
     models: list[OpenAIChatModel] = []
 

@@ -9,7 +9,6 @@ Scripted agents of the simulated model over real HTTP.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -69,12 +68,6 @@ def rewrite(text: str) -> dict[str, Any]:
 SUGGEST = {"suggestions": ["Diga que é sem fio."]}
 AGAIN = {"reasoning": "Falta o DPI.", "decision": "rewrite_again"}
 ANSWER = {"reasoning": "Completa.", "decision": "answer"}
-
-
-@pytest.fixture
-def item() -> ModerationItem:
-    raw = json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text("utf-8"))[1]
-    return ModerationItem.model_validate(raw)  # pt, a Logitech mouse
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ Scripted agents of the simulated model over real HTTP.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -17,7 +16,6 @@ from colmeia.apps.moderation.graph import Moderator
 from colmeia.apps.moderation.records import ModerationItem
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.sim.engine import SimRequest, SimulatedModel
-from shared_data import DATA_DIR
 
 ROLE_OF = {
     "SemanticReview": "semantic",
@@ -53,12 +51,6 @@ class NeverSatisfied:
             text = self.rewrites[n - 1] if n <= len(self.rewrites) else rewrite_number(n)
             return {"can_rewrite": True, "answer": text, "reason": ""}
         return {"reasoning": f"Ainda vaga ({n}).", "decision": "rewrite_again"}
-
-
-@pytest.fixture
-def item() -> ModerationItem:
-    raw = json.loads((DATA_DIR / "moderation" / "sample_items.json").read_text("utf-8"))[1]
-    return ModerationItem.model_validate(raw)  # pt, a Logitech mouse
 
 
 @pytest.fixture

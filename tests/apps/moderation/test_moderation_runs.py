@@ -253,13 +253,6 @@ def flagged_then(decider: Any) -> Callable[[SimRequest], Any]:
     return respond
 
 
-@pytest.fixture
-def item() -> ModerationItem:
-    return ModerationItem.model_validate(
-        json.loads((DATA / "sample_items.json").read_text("utf-8"))[1]
-    )
-
-
 async def test_a_failed_role_records_the_requests_retries_and_tokens_it_spent(
     moderator_at: Any, item: ModerationItem
 ) -> None:
