@@ -96,10 +96,12 @@ def _same_norm(a: NormMention, b: NormMention) -> bool:
 @dataclass(slots=True)
 class Checked:
     """The model's slots after the parsers: the case references they accept (typed, or
-    held by the thread) and what they refused, said for the log."""
+    held by the thread), those of them the person typed, and what they refused, said for the
+    log."""
 
     cases: list[CaseRef] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    typed: list[CaseRef] = field(default_factory=list)
 
 
 def validate(
@@ -118,6 +120,7 @@ def validate(
             checked.refused.append(f"case {given!r} does not parse")
         elif all(_typed(r, typed) or _in_thread(r, thread, today) for r in refs):
             checked.cases += refs
+            checked.typed += [r for r in refs if _typed(r, typed)]
         else:
             checked.refused.append(f"case {given!r} not typed")
     named = named_norms(text)
@@ -162,7 +165,7 @@ async def frame_by_model(
     # only a number the person typed is a case of this turn; one the model copied from the
     # thread is the thread's, which the thread's own rules handle ("e quem fez a denúncia?"
     # is not a mixed question because the thread has a case)
-    typed = [r for r in checked.cases if _typed(r, _digits(text))]
+    typed = checked.typed
     if out.intent == "mixed" and not read.cases and not typed and read.thread is None:
         # a mixed reading needs a case in the message — typed, or pointed at ("dele", "o
         # outro"): without one the model's reading is not the text's, and the classifier's
