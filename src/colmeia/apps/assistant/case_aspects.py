@@ -98,6 +98,8 @@ class AspectAnswer:
     text: str
     found: bool
     rows: list[dict[str, Any]] = field(default_factory=list)
+    #: the movements and documents the question names (:func:`events_named`), when asked with one
+    named: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -295,9 +297,11 @@ async def case_aspect(
     aspect: str,
     *,
     today: dt.date | None = None,
+    question: str = "",
 ) -> AspectAnswer:
     """The answer to ``aspect`` (one of :data:`ASPECTS`, or its English name) about
-    ``case`` (a :class:`CaseId` or what the person typed), from the registry's rows.
+    ``case`` (a :class:`CaseId` or what the person typed), from the registry's rows; with
+    ``question``, the events it names as well (``named``).
 
     Every movement and document of the case is read. A case that is not in the registry (or
     a registry that does not answer) gives its card's message with ``found`` false; an
@@ -306,20 +310,30 @@ async def case_aspect(
     typed = case.canonical if isinstance(case, CaseId) else case
     name = normalize_aspect(aspect)
     try:
-        found = await lookup_case(registry, typed, today=today, movements=10_000)
-        if found.get("status") == "found":
-            ident = parse_case_id(str(found["number"]))
-            found["documents"] = [d.as_dict() for d in await registry.documents(ident, 10_000)]
+        found = await _whole_record(registry, typed, today)
     except (StoreError, ConfigurationError) as exc:
         return AspectAnswer(typed, name or aspect, str(exc), False)
     if found.get("status") != "found":
         return AspectAnswer(
             str(found.get("number", typed)), name or aspect, case_card(found), False
         )
+    named = events_named(question, found) if question else []
     if name is None:
-        return AspectAnswer(found["number"], aspect, case_card(found), True)
+        return AspectAnswer(found["number"], aspect, case_card(found), True, named=named)
     text, rows = _answer(found, name)
-    return AspectAnswer(found["number"], name, text, True, [dict(x) for x in rows])
+    return AspectAnswer(found["number"], name, text, True, [dict(x) for x in rows], named)
+
+
+async def _whole_record(
+    registry: CaseRegistry, typed: str, today: dt.date | None
+) -> dict[str, Any]:
+    """The case as :func:`lookup_case` finds it, with every movement and, when found, every
+    document."""
+    found = await lookup_case(registry, typed, today=today, movements=10_000)
+    if found.get("status") == "found":
+        ident = parse_case_id(str(found["number"]))
+        found["documents"] = [d.as_dict() for d in await registry.documents(ident, 10_000)]
+    return found
 
 
 async def named_in_record(
@@ -328,11 +342,7 @@ async def named_in_record(
     """:func:`events_named` over every movement and document of case ``number``; [] when the
     registry does not hold it or does not answer."""
     try:
-        found = await lookup_case(registry, number, today=today, movements=10_000)
-        if found.get("status") != "found":
-            return []
-        ident = parse_case_id(str(found["number"]))
-        found["documents"] = [d.as_dict() for d in await registry.documents(ident, 10_000)]
+        found = await _whole_record(registry, number, today)
     except (StoreError, ConfigurationError):
         return []
-    return events_named(question, found)
+    return events_named(question, found) if found.get("status") == "found" else []

@@ -320,30 +320,37 @@ class Dispatcher:
         the movements and documents ``question`` names by their words follow (an event
         asked about — "quando foi autuado?" — is answered from its own row, whatever aspect
         was read)."""
-        decision = await self._case_answer(number, aspect)
-        text = str(decision.answer.get("text", "")) if decision.answer else ""
-        if question and text and aspect not in _FIELD_ASPECTS:
-            named = await named_in_record(self.registry, number, question, today=self.today)
-            said = fold(text)
-            new = [line for line in named if fold(line.partition(" — ")[2]) not in said]
-            if new and decision.answer is not None:
-                decision.answer["text"] = text + "\nNo cadastro: " + "; ".join(new) + "."
-        return decision
-
-    async def _case_answer(self, number: str, aspect: str) -> Decision:
         found = await lookup_case(self.registry, number, today=self.today)
         used: list[tuple[str, dict[str, Any]]] = [("lookup_case", {"number": number})]
+        # the events the question names, unless a field or a list is asked ("quem é o
+        # relator?" names no "Concluso ao relator")
+        asks = question if aspect not in _FIELD_ASPECTS else ""
         if found.get("status") != "found" or aspect in ("status", "location", "since"):
             # "como está?", "onde está?": the card says it all (status, where and since when,
             # the last movement, the parties)
-            decision = _answer(case_card(found), "search", [found])
+            text = case_card(found)
+            decision = _answer(text, "search", [found])
+            named = (
+                await named_in_record(self.registry, number, asks, today=self.today)
+                if asks and found.get("status") == "found"
+                else []
+            )
         else:
             asked = await case_aspect(
-                self.registry, number, _ASPECT_PT.get(aspect, aspect), today=self.today
+                self.registry,
+                number,
+                _ASPECT_PT.get(aspect, aspect),
+                today=self.today,
+                question=asks,
             )
             used.append(("case_movements", {"number": number, "limit": 10_000}))
             text = asked.text if asked.found and asked.text else case_card(found)
             decision = _answer(text, "search", [found], aspect=aspect)
+            named = asked.named
+        said = fold(text)
+        new = [line for line in named if fold(line.partition(" — ")[2]) not in said]
+        if new and decision.answer is not None:
+            decision.answer["text"] = text + "\nNo cadastro: " + "; ".join(new) + "."
         decision.tools = used
         return decision
 
