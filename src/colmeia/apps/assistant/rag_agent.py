@@ -1575,10 +1575,8 @@ _VIGENCIA_NAMED = re.compile(
 
 def _subdivision(hit: Hit) -> bool:
     """Whether the passage is a paragraph, inciso or alínea, not its article's caput."""
-    return bool(_SUBDIVISION.search(hit.citation.path))
-
-
-_SUBDIVISION = re.compile(r",\s*(?:§|par[áa]grafo|inciso|al[íi]nea|item)", re.IGNORECASE)
+    ref = parse_legal_path(hit.citation.path)
+    return bool(ref.paragraph or ref.inciso or ref.alinea)
 
 
 def neighbour_terms(question: str, hits: Sequence[Hit], idf: Callable[[str], float], n: int) -> str:
