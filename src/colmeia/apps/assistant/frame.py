@@ -202,10 +202,12 @@ def thread_reference(text: str) -> ThreadRef | None:
 
 
 # the words a question about a case (or a search for one) is made of
+# the nouns a case is called by
+_NOUNS = r"processos?|proc|tc|expedientes?|autos"
 # a case said in so many words (not "desde quando", which a norm is asked too)
-_CASE_NOUN = re.compile(r"\b(?:processos?|proc|tc|expedientes?|autos|caso)\b")
+_CASE_NOUN = re.compile(rf"\b(?:{_NOUNS}|caso)\b")
 _CASE_WORDS = re.compile(
-    r"\b(?:processos?|proc|tc|expedientes?|autos|relat(?:or|ora|ando|a)|conselheir\w*|"
+    rf"\b(?:{_NOUNS}|relat(?:or|ora|ando|a)|conselheir\w*|"
     r"(?:meu|minha|nosso|o|esse|este|um)\s+caso|andamento|tramit\w*|movimenta\w*|julgad[oa]|"
     r"arquivad[oa]|prefeitura|municipio|contra|numero)\b|"
     # a short question about one thing of a case: "e as partes?", "onde ele está?"
