@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from pydantic import BaseModel
+
+from colmeia.llm.base import NOT_GIVEN, ChatResult, Message, NotGiven, StructuredResult
+from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.sim.engine import SimRequest
 from shared_data import DATA_DIR
 
 SAMPLE = DATA_DIR / "moderation" / "sample_items.json"
-_ROLE_OF = {
+#: the moderation roles by the output type each is asked for
+ROLE_OF = {
     "SemanticReview": "semantic",
     "ContextualReview": "contextual",
     "Suggestions": "suggester",
@@ -23,7 +29,7 @@ _ROLE_OF = {
 
 
 def strict_model(req: SimRequest) -> dict[str, Any]:
-    role = _ROLE_OF[str((req.schema or {}).get("title"))]
+    role = ROLE_OF[str((req.schema or {}).get("title"))]
     user = "\n".join(str(m.get("content") or "") for m in req.messages if m["role"] == "user")
     if role in ("semantic", "contextual"):
         under_review = user.split("ANSWER UNDER REVIEW:", 1)[-1]
@@ -80,3 +86,47 @@ def batch_result(outcome: str = "KEEP_ORIGINAL", **extra: Any) -> dict[str, Any]
         "error_kind": None,
         **extra,
     }
+
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class DeciderFails:
+    """A user's own ChatModel over the real client whose decider call fails as ``fail`` does
+    (raises); the other roles' calls are the client's. ``name`` is the model it says it is
+    (the client's by default)."""
+
+    def __init__(
+        self, inner: OpenAIChatModel, fail: Callable[[], Awaitable[None]], name: str = ""
+    ) -> None:
+        self.inner = inner
+        self.fail = fail
+        self.name = name
+
+    @property
+    def model(self) -> str:
+        return self.name or self.inner.model
+
+    async def structured_result(
+        self,
+        messages: Sequence[Message],
+        output_type: type[T],
+        *,
+        temperature: float | None | NotGiven = NOT_GIVEN,
+        max_tokens: int | None | NotGiven = NOT_GIVEN,
+        deadline: float | NotGiven = NOT_GIVEN,
+    ) -> StructuredResult[T]:
+        if output_type.__name__ == "Decision":
+            await self.fail()
+        return await self.inner.structured_result(
+            messages, output_type, temperature=temperature, max_tokens=max_tokens
+        )
+
+    async def chat(self, *args: Any, **kwargs: Any) -> ChatResult:
+        raise NotImplementedError
+
+    def stream(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    async def structured(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError

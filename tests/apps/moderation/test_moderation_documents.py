@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from moderation_helpers import read_json
+from moderation_helpers import ROLE_OF, read_json
 
 from colmeia.apps.moderation.documents import ProductDocuments
 from colmeia.apps.moderation.records import agent_view, parse_item
@@ -29,13 +29,6 @@ SAMPLE = DATA_DIR / "moderation" / "sample_items.json"
 # there is none) and one they confirm (the Docol tap's 5-year warranty is in its manual).
 CONTRADICTED = ("13000100045", "13000100106")
 CONFIRMED = "13000100143"
-_ROLE_OF = {
-    "SemanticReview": "semantic",
-    "ContextualReview": "contextual",
-    "Suggestions": "suggester",
-    "Rewrite": "rewriter",
-    "Decision": "decider",
-}
 
 
 class DocumentReader:
@@ -48,7 +41,7 @@ class DocumentReader:
         self.instructions: dict[str, set[str]] = {}
 
     def __call__(self, req: SimRequest) -> dict[str, Any]:
-        role = _ROLE_OF[str((req.schema or {}).get("title"))]
+        role = ROLE_OF[str((req.schema or {}).get("title"))]
         user = "\n".join(str(m.get("content") or "") for m in req.messages if m["role"] == "user")
         self.prompts.setdefault(role, []).append(user)
         system = "\n".join(

@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from moderation_helpers import ROLE_OF, DeciderFails
 
 from colmeia.apps.moderation.graph import ENDPOINT_ERRORS, Moderator, error_kind
 from colmeia.apps.moderation.records import ModerationItem
@@ -31,17 +31,9 @@ from colmeia.errors import (
     ModelUnreachableError,
     ModelUnsupportedError,
 )
-from colmeia.llm.base import NOT_GIVEN, ChatResult, Message, NotGiven, StructuredResult
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.sim.engine import Reply, SimRequest, SimulatedModel
 
-ROLE_OF = {
-    "SemanticReview": "semantic",
-    "ContextualReview": "contextual",
-    "Suggestions": "suggester",
-    "Rewrite": "rewriter",
-    "Decision": "decider",
-}
 REWRITE = "Olá! Sim, o mouse é sem fio por USB 2.4 GHz. Atenciosamente, equipe Logitech."
 
 
@@ -186,44 +178,9 @@ def test_each_failure_has_one_kind(exc: BaseException, kind: str) -> None:
     assert (kind in ENDPOINT_ERRORS) == (kind in ("unreachable", "auth", "not_found"))
 
 
-T = TypeVar("T", bound=BaseModel)
-
-
-class OwnDeadline:
-    """A user's own ChatModel (over the real client) that enforces a deadline of its own on
-    the decider and gives up without saying what the call cost."""
-
-    def __init__(self, inner: OpenAIChatModel) -> None:
-        self.inner = inner
-
-    @property
-    def model(self) -> str:
-        return "own-model"
-
-    async def structured_result(
-        self,
-        messages: Sequence[Message],
-        output_type: type[T],
-        *,
-        temperature: float | None | NotGiven = NOT_GIVEN,
-        max_tokens: int | None | NotGiven = NOT_GIVEN,
-        deadline: float | NotGiven = NOT_GIVEN,
-    ) -> StructuredResult[T]:
-        if output_type.__name__ == "Decision":
-            await asyncio.sleep(0.01)  # it waited a little before giving up
-            raise ModelTimeoutError("own deadline passed")  # no usage: not the client's error
-        return await self.inner.structured_result(
-            messages, output_type, temperature=temperature, max_tokens=max_tokens
-        )
-
-    async def chat(self, *args: Any, **kwargs: Any) -> ChatResult:
-        raise NotImplementedError
-
-    def stream(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
-
-    async def structured(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
+async def _own_deadline_passes() -> None:
+    await asyncio.sleep(0.01)  # it waited a little before giving up
+    raise ModelTimeoutError("own deadline passed")  # no usage: not the client's error
 
 
 async def test_a_failure_of_a_users_own_model_keeps_the_time_it_took_and_costs_no_tokens(
@@ -231,7 +188,10 @@ async def test_a_failure_of_a_users_own_model_keeps_the_time_it_took_and_costs_n
 ) -> None:
     srv = sim_server(SimulatedModel(responder=decider_answers("unused")))
     async with OpenAIChatModel(base_url=srv.base_url, model="sim") as inner:
-        moderator = Moderator(OwnDeadline(inner))  # type: ignore[arg-type]
+        # a user's own model enforcing a deadline of its own on the decider, giving up without
+        # saying what the call cost
+        own = DeciderFails(inner, _own_deadline_passes, name="own-model")
+        moderator = Moderator(own)  # type: ignore[arg-type]
         started = time.perf_counter()
         result = await moderator.moderate(item)
         took = time.perf_counter() - started

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
+from moderation_helpers import ROLE_OF
 
 from colmeia.apps.moderation.graph import Moderator
 from colmeia.apps.moderation.records import ModerationItem
@@ -21,13 +22,6 @@ from colmeia.sim.engine import SimRequest, SimulatedModel
 from shared_data import DATA_DIR
 
 DATA = DATA_DIR / "moderation/sample_items.json"
-ROLE_OF = {
-    "SemanticReview": "semantic",
-    "ContextualReview": "contextual",
-    "Suggestions": "suggester",
-    "Rewrite": "rewriter",
-    "Decision": "decider",
-}
 REWRITE_1 = "Olá! Sim, o mouse funciona sem fio por USB 2.4 GHz. Atenciosamente, equipe Logitech."
 REWRITE_2 = (
     "Olá! Sim: conexão USB 2.4 GHz, 1600 DPI, pilha AA inclusa. Atenciosamente, equipe Logitech."

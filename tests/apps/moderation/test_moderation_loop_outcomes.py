@@ -11,19 +11,13 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
+from moderation_helpers import ROLE_OF
 
 from colmeia.apps.moderation.graph import REASON_CODES, Moderator
 from colmeia.apps.moderation.records import ModerationItem
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.sim.engine import SimRequest, SimulatedModel
 
-ROLE_OF = {
-    "SemanticReview": "semantic",
-    "ContextualReview": "contextual",
-    "Suggestions": "suggester",
-    "Rewrite": "rewriter",
-    "Decision": "decider",
-}
 FIRST = "Olá! Sim, o mouse é sem fio por USB 2.4 GHz. Atenciosamente, equipe Logitech."
 SECOND = "Olá! Sim: USB 2.4 GHz, 1600 DPI, pilha AA inclusa. Atenciosamente, equipe Logitech."
 WITH_PHONE = "Olá! Sim, é sem fio. Dúvidas? Ligue (11) 98765-4321. Atenciosamente, equipe Logitech."

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from moderation_helpers import ROLE_OF
 
 from colmeia.apps.moderation.graph import Moderator
 from colmeia.apps.moderation.language import detect, wrong_language
@@ -232,13 +233,6 @@ def test_toml_policy_and_unknown_suffix(tmp_path: Path) -> None:
 
 # -- in the graph: a violating rewrite is never accepted ---------------------------------------
 
-ROLE_OF = {
-    "SemanticReview": "semantic",
-    "ContextualReview": "contextual",
-    "Suggestions": "suggester",
-    "Rewrite": "rewriter",
-    "Decision": "decider",
-}
 CLEAN = "Olá! Sim, o mouse é sem fio (USB 2.4 GHz). Atenciosamente, equipe Logitech."
 WITH_PHONE = "Olá! Sim, é sem fio. Dúvidas? Ligue (11) 98765-4321. Atenciosamente, equipe Logitech."
 IN_SPANISH = "Hola, gracias por contactarnos. Sí, el mouse es inalámbrico. Saludos de Logitech."

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from moderation_helpers import ROLE_OF
 
 from colmeia.apps.moderation.documents import ProductDocuments
 from colmeia.apps.moderation.graph import OUTCOMES, Moderator
@@ -26,13 +27,6 @@ from colmeia.store import open_store
 from shared_data import DATA_DIR
 
 DOCS = DATA_DIR / "moderation" / "product_docs"
-ROLE_OF = {
-    "SemanticReview": "semantic",
-    "ContextualReview": "contextual",
-    "Suggestions": "suggester",
-    "Rewrite": "rewriter",
-    "Decision": "decider",
-}
 PHONE = "Olá! Sim, é sem fio. Ligue (11) 98765-4321. Atenciosamente, equipe Logitech."
 FIRST = "Olá! Sim, o mouse é sem fio por USB 2.4 GHz. Atenciosamente, equipe Logitech."
 SECOND = "Olá! Sim: USB 2.4 GHz, 1600 DPI, pilha AA inclusa. Atenciosamente, equipe Logitech."

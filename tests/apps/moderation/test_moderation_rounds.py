@@ -11,19 +11,13 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
+from moderation_helpers import ROLE_OF
 
 from colmeia.apps.moderation.graph import Moderator
 from colmeia.apps.moderation.records import ModerationItem
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.sim.engine import SimRequest, SimulatedModel
 
-ROLE_OF = {
-    "SemanticReview": "semantic",
-    "ContextualReview": "contextual",
-    "Suggestions": "suggester",
-    "Rewrite": "rewriter",
-    "Decision": "decider",
-}
 PHONE = "Olá! Sim, é sem fio. Ligue (11) 98765-4321. Atenciosamente, equipe Logitech."
 
 

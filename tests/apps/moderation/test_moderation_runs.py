@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from moderation_helpers import ROLE_OF, DeciderFails
 
 from colmeia.apps.moderation.batch import run_batch
 from colmeia.apps.moderation.graph import Moderator
@@ -21,14 +21,12 @@ from colmeia.apps.moderation.manifest import manifest_path, read_manifest
 from colmeia.apps.moderation.records import ModerationItem
 from colmeia.apps.moderation.results import read_results
 from colmeia.errors import ConfigurationError
-from colmeia.llm.base import NOT_GIVEN, ChatResult, Message, NotGiven, StructuredResult
 from colmeia.llm.openai_compat import OpenAIChatModel
 from colmeia.sim.engine import Reply, SimRequest, SimulatedModel
 from colmeia.sim.server import SimServer
 from shared_data import DATA_DIR
 
 DATA = DATA_DIR / "moderation"
-T = TypeVar("T", bound=BaseModel)
 
 
 def write_items(path: Path, n: int) -> Path:
@@ -227,14 +225,6 @@ def test_a_refused_key_stops_too_and_bad_settings_are_one_line_before_any_progre
 
 # -- the trail on failure ------------------------------------------------------------------------
 
-ROLE_OF = {
-    "SemanticReview": "semantic",
-    "ContextualReview": "contextual",
-    "Suggestions": "suggester",
-    "Rewrite": "rewriter",
-    "Decision": "decider",
-}
-
 
 def flagged_then(decider: Any) -> Callable[[SimRequest], Any]:
     """Reviewers flag the original, the rewrite is clean; the decider answers ``decider``."""
@@ -268,39 +258,8 @@ async def test_a_failed_role_records_the_requests_retries_and_tokens_it_spent(
     assert result["usage"]["requests"] == sum(s["requests"] for s in result["trail"])
 
 
-class BuggyModel:
-    """A user's own ChatModel (over the real client) with a bug that shows on the decider call."""
-
-    def __init__(self, inner: OpenAIChatModel) -> None:
-        self.inner = inner
-
-    @property
-    def model(self) -> str:
-        return self.inner.model
-
-    async def structured_result(
-        self,
-        messages: Sequence[Message],
-        output_type: type[T],
-        *,
-        temperature: float | None | NotGiven = NOT_GIVEN,
-        max_tokens: int | None | NotGiven = NOT_GIVEN,
-        deadline: float | NotGiven = NOT_GIVEN,
-    ) -> StructuredResult[T]:
-        if output_type.__name__ == "Decision":
-            raise KeyError("choices")  # not a ModelError: a bug
-        return await self.inner.structured_result(
-            messages, output_type, temperature=temperature, max_tokens=max_tokens
-        )
-
-    async def chat(self, *args: Any, **kwargs: Any) -> ChatResult:
-        raise NotImplementedError
-
-    def stream(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
-
-    async def structured(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
+async def _a_bug() -> None:
+    raise KeyError("choices")  # not a ModelError: a bug
 
 
 async def test_an_unexpected_exception_keeps_every_step_taken_before_it(
@@ -308,7 +267,8 @@ async def test_an_unexpected_exception_keeps_every_step_taken_before_it(
 ) -> None:
     srv = sim_server(SimulatedModel(responder=flagged_then({})))
     async with OpenAIChatModel(base_url=srv.base_url, model="sim") as inner:
-        result = await Moderator(BuggyModel(inner)).moderate(item)  # type: ignore[arg-type]
+        buggy = DeciderFails(inner, _a_bug)  # a bug that shows on the decider call
+        result = await Moderator(buggy).moderate(item)  # type: ignore[arg-type]
     assert result["outcome"] == "ERROR"
     assert result["error_kind"] == "internal"
     assert result["error"] == "internal error: KeyError: 'choices'"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from moderation_helpers import ROLE_OF
 
 from colmeia.apps.moderation.documents import ProductDocuments
 from colmeia.apps.moderation.graph import Moderator
@@ -32,13 +33,6 @@ from colmeia.store import open_store
 from shared_data import DATA_DIR
 
 DOCS = DATA_DIR / "moderation" / "product_docs"
-ROLE_OF = {
-    "SemanticReview": "semantic",
-    "ContextualReview": "contextual",
-    "Suggestions": "suggester",
-    "Rewrite": "rewriter",
-    "Decision": "decider",
-}
 PHONE = " Dúvidas? Ligue (11) 98765-4321."
 FIRST = "Olá! Sim, a torneira Docol está em estoque. Atenciosamente, equipe Docol."
 SECOND = "Olá! Sim, em estoque, com envio em 24 horas e garantia de 5 anos. Atenciosamente, Docol."
