@@ -29,6 +29,7 @@ from colmeia.apps.assistant.conversation import continues_thread
 from colmeia.apps.assistant.institutions import named_institutions
 from colmeia.apps.assistant.intents import Prediction, classifier
 from colmeia.apps.assistant.scope import NormMention, named_norms, one_slip
+from colmeia.apps.assistant.shorthand import expand_shorthand
 
 __all__ = [
     "ASPECTS",
@@ -438,6 +439,9 @@ def read_frame(
     """The frame of one turn (the thread's state is applied by the dispatcher). ``predicted``
     is a reading other than the classifier's (the model's, :mod:`.model_frame`): the same
     rules apply to it."""
+    # "qnto tempo…", "qnd sai…": the question the shorthand stands for is read, by the
+    # classifier, the rules and the law's search alike
+    text = expand_shorthand(text)
     predicted = predicted or classifier().predict(text)
     refs = read_case_refs(text, today=today)
     thread = thread_reference(text)

@@ -26,6 +26,7 @@ from io import BytesIO
 
 import numpy as np
 
+from colmeia.apps.assistant.shorthand import expand_shorthand
 from colmeia.errors import ConfigurationError
 
 __all__ = [
@@ -199,7 +200,8 @@ class TurnClassifier:
         A typo changes a few of a word's character n-grams and its whole word feature; read
         against what was learnt, "preciso de informação sobre um procsso" is the case
         question it is, not a law question that happens to share the other words."""
-        ready = prepare(text)
+        # the chat's shorthand first ("qnto" → "quanto"): forms the corpus never had
+        ready = prepare(expand_shorthand(text))
         known = self._spelling()
 
         def fix(m: re.Match[str]) -> str:

@@ -51,6 +51,7 @@ from colmeia.apps.assistant.legal import law_key, parse_legal_path, validity
 from colmeia.apps.assistant.lex_specialis import limited_to_some_bodies, names_a_body
 from colmeia.apps.assistant.lexicon import Nominalizations
 from colmeia.apps.assistant.named_article import ArticleIndex
+from colmeia.apps.assistant.query_spelling import spelling_for
 from colmeia.apps.assistant.ranking import RankedArticle, rank_articles
 from colmeia.apps.assistant.relations import (
     Relation,
@@ -66,6 +67,7 @@ from colmeia.apps.assistant.scope import (
     missing_norm,
     named_norms,
 )
+from colmeia.apps.assistant.shorthand import expand_shorthand
 from colmeia.apps.assistant.synonyms import Synonyms
 from colmeia.errors import ColmeiaError, ModelError, QueryError
 from colmeia.graphs.flow import END, Flow
@@ -226,7 +228,7 @@ def analyze_query(question: str) -> dict[str, Any]:
     """Rules: processed query, type (legislation/decision/general), complexity, filters."""
     typed = question
     # "artiog 49" names Art. 49 as surely as "artigo 49": read the citation words first
-    question = mend_citation_words(question)
+    question = mend_citation_words(expand_shorthand(question))
     folded = _fold(question)
     kind = "general"
     if _DECISION.search(question):
@@ -288,6 +290,25 @@ def analyze_query(question: str) -> dict[str, Any]:
         "legal_terms": legal_terms(question),
         "institutions": [i.name for i in institutions],
     }
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+_ASKING = re.compile(
+    r"\?|^\W*(?:e\s+)?(?:posso|pode\w*|tenho|tem|como|quando|quanto\w*|qual|quais|quem|onde|"
+    r"o\s+que|por\s*que|existe|cabe|sou|devo|preciso|da\s+pra)\b"
+)
+
+
+def asked_clause(question: str) -> str:
+    """The last sentence of a message that tells a situation before it asks ("Comprei… e
+    negaram. Quanto tempo eu tenho pra recorrer?"), "" for a message of one sentence."""
+    sentences = [s.strip() for s in _SENTENCE_END.split(question.strip()) if s.strip()]
+    if len(sentences) < 2:
+        return ""
+    last = sentences[-1]
+    if len(last.split()) < 3 or not _ASKING.search(_fold(last)):
+        return ""
+    return last
 
 
 def _rule_rewrite(query: str, tried: Sequence[str]) -> str:
@@ -651,6 +672,10 @@ class RagPipeline:
         """Original and processed query, type, complexity and filters; whether the question
         names a norm the collection lacks, or a state body when the collection is federal."""
         question = state["question"]
+        # "quanto tempo eu tenho pra recorer?": a word the collection, the questions shipped
+        # with it and the language do not know, one slip from a word of the collection, is
+        # read as that word (:mod:`.query_spelling`)
+        question = spelling_for(self.store, self.collection).mend(question)
         analysis = analyze_query(question)
         # The law's noun for the question's verb and back ("intervir" → "intervenção"), when
         # the collection uses it: searched with the law's words, and covering as they do.
@@ -692,6 +717,7 @@ class RagPipeline:
                 quoted = " ".join(f"«{t}» ({label}, norma do tribunal)." for label, t in court)
                 jurisdiction += f" Segundo as normas do próprio tribunal: {quoted}"
         return {
+            "question": question,
             "missing": missing_norm(question, catalogue) or "",
             "jurisdiction": jurisdiction,
             "analysis": analysis,
@@ -970,15 +996,22 @@ class RagPipeline:
         # each cosine less part of the passage's hubness: near this question, not near
         # every question (:mod:`.hubness`)
         cosines = self._similarity(question, hits)
+        ids = [h.chunk_id for h in hits]
+        asked_by = self.retriever.expansion_similarity(question, ids) if _ASKED_WEIGHT > 0 else {}
+        clause = asked_clause(question)
+        if clause:
+            # a situation told, then the question: "…e negaram. quanto tempo eu tenho pra
+            # recorrer?" — nearness to the whole and to what is asked, alike
+            own = self._similarity(clause, hits)
+            cosines = {c: (v + own.get(c, v)) / 2 for c, v in cosines.items()}
+            if asked_by:
+                mine = self.retriever.expansion_similarity(clause, ids)
+                asked_by = {c: (v + mine.get(c, v)) / 2 for c, v in asked_by.items()}
         hubs = hubness(self.store, self.collection) if cosines else {}
         near = standardised(
             {cid: cos - _HUB_FACTOR * hubs.get(cid, 0.0) for cid, cos in cosines.items()}
         )
-        asked = standardised(
-            self.retriever.expansion_similarity(question, [h.chunk_id for h in hits])
-            if _ASKED_WEIGHT > 0
-            else {}
-        )
+        asked = standardised(asked_by)
 
         def boost(hit: Hit) -> float:
             # how near the question the passage lies in the vector space, for every
