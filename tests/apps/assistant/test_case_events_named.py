@@ -7,10 +7,17 @@ The registry is the small fictitious one of ``data/registry_para``; no model (of
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
+from registry_sets_helpers import PARA, PARA_AS_OF
+
 from colmeia.apps.assistant.case_aspects import events_named
-from colmeia.apps.assistant.session import Assistant
+from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_io import import_registry
+from colmeia.apps.assistant.session import Assistant, open_assistant
+from colmeia.store import Store
 
 CASE: dict[str, Any] = {
     "movements": [
@@ -82,3 +89,46 @@ async def test_a_field_asked_gets_the_field_not_the_events_sharing_its_word(
     result = await para_bot.ask("t", "quem é o relator do processo 4506/2023?")
     assert "Márcia Nogueira de Araújo" in result.answer
     assert "Concluso ao relator" not in result.answer, result.answer
+
+
+def test_how_much_is_answered_by_the_lines_that_state_a_sum() -> None:
+    judged = {
+        "movements": [
+            *CASE["movements"],
+            {
+                "at": "2024-06-11",
+                "description": "Julgamento — contas irregulares, débito de R$ 98.450,00",
+            },
+        ],
+        "documents": CASE["documents"],
+    }
+    sum_line = ["11/06/2024 — Julgamento — contas irregulares, débito de R$ 98.450,00"]
+    # no word of the line is said: the sum is what is asked
+    assert events_named("quanto eles tem que devolver?", judged) == sum_line
+    assert events_named("e o valor?", judged) == sum_line
+    # how long and how many are not how much
+    assert events_named("ha quanto tempo ta parado?", judged) == []
+    assert events_named("quantos documentos tem?", judged) == []
+
+
+async def test_how_much_a_case_owes_is_told_from_the_registry(
+    laws_store: Store, tmp_path: Path
+) -> None:
+    folder = tmp_path / "registry"
+    shutil.copytree(PARA, folder)
+    with (folder / "movements.csv").open("a", encoding="utf-8") as fh:
+        fh.write(
+            "TC/004506/2023,90,2024-06-11,Gabinete do Relator,Secretaria das Sessões,"
+            '"Julgamento em sessão — contas irregulares, débito de R$ 98.450,00",Julgado\n'
+        )
+    registry = SQLiteCaseRegistry(tmp_path / "para.db")
+    assert not import_registry(registry, [folder]).problems
+    try:
+        async with open_assistant(
+            store=laws_store, model=None, registry=registry, home=tmp_path, today=PARA_AS_OF
+        ) as bot:
+            await bot.ask("t", "como esta o processo 4506/2023?")
+            result = await bot.ask("t", "e de quanto foi a condenação deles?")
+    finally:
+        registry.close_sync()
+    assert "98.450,00" in result.answer, result.answer

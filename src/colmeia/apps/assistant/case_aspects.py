@@ -117,6 +117,13 @@ _RECORD_WORDS = frozenset({"process", "expedient", "cas", "tc"})
 # a question's word names a record's when one begins the other this far (stems of one word in
 # two forms differ at their ends: "autuado" → "autu", "Autuação" → "autuaca")
 _SHARED_START = 4
+# a question of how much, folded ("quanto", "qual o valor", "quantos reais")
+_HOW_MUCH = re.compile(
+    r"\b(?:quant[oa]s?(?!\s+(?:tempo|dias?|anos?|meses|semanas|horas|vezes|documentos|"
+    r"processos|partes|movimenta\w*))|valor(?:es)?|reais|montante|quantia)\b"
+)
+# a sum of money as the registry writes it: "R$ 412.380,00", "R$ 1,2 milhão"
+_MONEY = re.compile(r"R\$\s*\d")
 
 
 def events_named(question: str, found: dict[str, Any], limit: int = 3) -> list[str]:
@@ -140,7 +147,13 @@ def events_named(question: str, found: dict[str, Any], limit: int = 3) -> list[s
     asked = [w for w in content_terms(question) if len(w) >= _SHARED_START]
     asked = [w for w in asked if w not in _RECORD_WORDS and not any(alike(w, d) for d in described)]
 
+    # "quanto ele tem que devolver?", "e o valor?": how much is asked, and a line stating a
+    # sum of money answers it whatever its other words ("débito de R$ 412.380,00")
+    how_much = _HOW_MUCH.search(fold(question)) is not None
+
     def names(text: str) -> bool:
+        if how_much and _MONEY.search(text):
+            return True
         words = [w for w in content_terms(text) if w not in _RECORD_WORDS]
         return any(alike(a, w) for a in asked for w in words if len(w) >= _SHARED_START)
 

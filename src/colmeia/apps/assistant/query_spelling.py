@@ -61,23 +61,23 @@ def _another_form(a: str, b: str) -> bool:
     return a[:-1] == b[:-1] or a[:-1] == b or b[:-1] == a
 
 
-def _language_words(words: Iterable[str]) -> dict[str, int]:
+def _language_words(words: Iterable[str]) -> dict[str, int] | None:
     # imported on first use: the ingest package costs an offline CLI turn ~0.06 s, and only a
     # question holding a word its collection lacks asks the list
-    from colmeia.rag.ingest.wordlist import word_frequencies
+    from colmeia.rag.ingest.wordlist import word_frequencies, word_list_available
 
-    return word_frequencies(words)
+    return word_frequencies(words) if word_list_available() else None
 
 
 class Spelling:
     """The words a collection (and the questions shipped with it) uses, with their counts;
-    ``language`` is a general word list of the language (word → frequency), read only when a
-    question holds a word the collection does not."""
+    ``language`` tells which of some words the language has, with their frequencies (``None``
+    without a word list), asked only when a question holds a word the collection does not."""
 
     def __init__(
         self,
         counts: dict[str, int],
-        language: Callable[[Iterable[str]], dict[str, int]] = _language_words,
+        language: Callable[[Iterable[str]], dict[str, int] | None] = _language_words,
     ) -> None:
         self.counts = counts
         self._language = language
@@ -103,8 +103,8 @@ class Spelling:
             if len(w) >= MIN_MENDED - 1 and not _another_form(folded, w)
         ]
         language = self._language([folded, *candidates])
-        if not language or folded in language:
-            return None
+        if language is None or folded in language:
+            return None  # no word list to tell a slip from a word; or a word it holds
         forms = [w for w in candidates if w in self.counts or w in language]
         ranked = sorted(forms, key=lambda w: (language.get(w, 0), self.counts.get(w, 0), w))
         if not ranked or ranked[-1] not in self.counts:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from colmeia.rag.index.lexical import fold_accents
 
-__all__ = ["is_word", "word_frequencies"]
+__all__ = ["is_word", "word_frequencies", "word_list_available"]
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +121,11 @@ def word_frequencies(words: Iterable[str]) -> dict[str, int]:
         folded = _folded()
         return {w: folded[w] for w in wanted if w in folded}
     return out
+
+
+def word_list_available() -> bool:
+    """Whether the list can be read (pyspellchecker installed, its resource present)."""
+    return _connection() is not None or bool(_folded())
 
 
 # SQLite's default limit on a statement's parameters is 999 (older builds)
