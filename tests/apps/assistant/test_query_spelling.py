@@ -104,8 +104,8 @@ def test_every_form_one_slip_away_and_not_the_word_itself() -> None:
 def test_the_known_words_are_the_collections_its_questions_and_the_turns(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "a.txt").write_text("A fiscalização contábil da autarquia.", encoding="utf-8")
-    (docs / "b.txt").write_text("Outra coleção fala de hipopótamos.", encoding="utf-8")
+    (docs / "a.txt").write_text("A zorbulina contábil da autarquia.", encoding="utf-8")
+    (docs / "b.txt").write_text("Outra coleção fala da quimbrafa.", encoding="utf-8")
     store = open_store(f"sqlite:///{tmp_path / 's.db'}")
     ingest(store, "leis", [docs / "a.txt"])
     ingest(store, "outra", [docs / "b.txt"])
@@ -113,14 +113,28 @@ def test_the_known_words_are_the_collections_its_questions_and_the_turns(tmp_pat
         counts = spelling_for(store, "leis").counts
     finally:
         store.close()
-    assert "fiscalizacao" in counts and "autarquia" in counts  # the collection's, folded
-    assert "hipopotamos" not in counts  # another collection's are not
+    assert "zorbulina" in counts and "contabil" in counts  # the collection's, folded
+    assert "quimbrafa" not in counts  # another collection's are not
     asked = next(iter(packaged_questions().values()))[0]
     assert all(w in counts for w in Spelling.of([asked]).counts)  # the shipped questions'
-    assert "relatora" in counts  # a word of the turns the classifier learnt
-    assert not any(" " in w for w in counts)  # words, not its word pairs
+    assert "brasileirao" in counts  # a word only the turns the classifier learnt have
+    assert not any(" " in w for w in counts)  # words, not word pairs
 
 
 def test_the_known_words_are_kept_and_read_back_as_they_were() -> None:
     words = Spelling.of(["o prazo do recurso", "o prazo"])
     assert _load(_dump(words)).counts == {"o": 2, "prazo": 2, "do": 1, "recurso": 1}
+
+
+def test_among_words_the_language_does_not_rank_the_collections_commonest_is_read() -> None:
+    # "praxos": "pratos" or "prazos", neither in the word list; the collection says "pratos"
+    # three times, "prazos" once
+    words = Spelling(Spelling.of(["pratos pratos pratos prazos"]).counts, language=lambda _: {})
+    assert words.mended_word("praxos") == "pratos"
+
+
+def test_the_shipped_word_list_tells_words_from_slips() -> None:
+    words = Spelling.of(["o prazo para recorrer", "o reator", "alocar"])  # the real list
+    assert words.mended_word("recorer") == "recorrer"
+    assert words.mended_word("almocar") is None
+    assert words.mended_word("relator") is None

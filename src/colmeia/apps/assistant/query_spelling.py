@@ -128,8 +128,9 @@ def _build(store: Store, collection: str) -> Spelling:
     passages = (f"{c.path} {c.text}" for c in store.chunks(collection))
     # the questions shipped with the laws: the words people use for them are words too
     asked = (q for questions in packaged_questions().values() for q in questions)
-    # and so are those of the turns the classifier learnt ("relatora", "autuado")
-    turns = (w for w in classifier().word_index if " " not in w)
+    # and so are those of the turns the classifier learnt ("relatora", "autuado"; its word
+    # pairs hold the same words)
+    turns = iter(classifier().word_index)
     return Spelling.of(itertools.chain(passages, asked, turns))
 
 
