@@ -67,3 +67,29 @@ def test_a_broken_file_is_one_line_naming_the_setting_and_the_problem(tmp_path: 
     assert str(err.value) == f"{ENV}: {bad}: entries.0.questions: Field required"
     with pytest.raises(ConfigurationError, match="cannot read"):
         load_institutional(tmp_path / "missing.yaml")
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["que horas abre o shopping?", "qual o telefone do detran?", "o endereço da pizzaria"],
+)
+def test_the_phone_address_or_hours_of_another_place_are_not_the_courts(question: str) -> None:
+    # sure it is a question of hours or contacts, but of another place: never the court's
+    sure = answer_institutional(question, sure=True)
+    assert sure is not None and sure.topic == ""
+    assert "outros órgãos ou lugares" in sure.answer
+    assert answer_institutional(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("que horas abre o protocolo?", "horario"),
+        ("qual o email da ouvidoria", "contatos"),
+        ("qual o telefone do tribunal", "contatos"),
+        ("o telefone de vcs", "contatos"),
+    ],
+)
+def test_the_courts_own_places_are_still_the_courts(question: str, topic: str) -> None:
+    answer = answer_institutional(question, sure=True)
+    assert answer is not None and answer.topic == topic

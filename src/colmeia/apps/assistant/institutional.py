@@ -149,6 +149,37 @@ def _alike(word: str, words: set[str], stems: set[str]) -> bool:
     )
 
 
+# what is asked of a place ("o telefone do …", "que horas abre o …") and whose it is: the owner
+_OWNED = re.compile(
+    r"\b(?:telefones?|numeros?|contatos?|whats(?:app)?|zap|enderecos?|e-?mails?|sites?|"
+    r"horarios?)\s+(?:d[aoe]s?|de\s+uma?|pr[ao])\s+([a-z]{3,})"
+    r"|\b(?:abre|abrem|fecha|fecham|funciona|funcionam)\s+(?:o|a|os|as)\s+([a-z]{3,})"
+)
+# the court's own names, besides the words its file uses
+_COURT = frozenset(
+    [
+        "tribunal",
+        "tce",
+        "tcm",
+        "tcu",
+        "voces",
+        "vcs",
+        "vc",
+        "corte",
+        "casa",
+        "gabinete",
+        "gabinetes",
+        "secretaria",
+        "plenario",
+        "presidencia",
+        "conselheiro",
+        "conselheira",
+        "conselheiros",
+        "atendimento",
+    ]
+)
+
+
 def _grams(text: str) -> Counter[str]:
     words = _words(text)
     out: Counter[str] = Counter()
@@ -213,6 +244,26 @@ class InstitutionalIndex:
             return None
         return InstitutionalAnswer(entry.topic, entry.answer, round(score, 3))
 
+    def owner_elsewhere(self, question: str) -> str | None:
+        """The place whose phone, address or hours ``question`` asks when it is not the court
+        ("o telefone do detran", "que horas abre o shopping"), or ``None``."""
+        m = _OWNED.search(fold(question))
+        if m is None:
+            return None
+        owner = m.group(1) or m.group(2)
+        known = owner in _COURT or any(owner in w for w, _ in self._said)
+        return None if known else owner
+
+    def elsewhere(self, owner: str) -> InstitutionalAnswer:
+        """What to say when the phone, address or hours of another place are asked."""
+        topics = ", ".join(e.topic for e in self.entries)
+        return InstitutionalAnswer(
+            "",
+            f"Não tenho telefones, endereços nem horários de outros órgãos ou lugares ({owner}). "
+            f"Sobre o tribunal, posso informar: {topics}.",
+            0.0,
+        )
+
     def unknown(self) -> InstitutionalAnswer:
         """What to say about the court when the file holds nothing like the question: what
         it does hold (never law passages)."""
@@ -271,6 +322,10 @@ def answer_institutional(
     """
     chosen = str(path) if path else os.environ.get(ENV) or None
     index = _index(chosen)
+    owner = index.owner_elsewhere(question)
+    if owner is not None:
+        # "vc sabe o telefone do detran?": the court's own phone is no answer to it
+        return index.elsewhere(owner) if sure else None
     if not sure:
         # unsure it is about the court: only a question that says one of an entry's own words
         # ("tem algum email pra falar com vocês?") is answered from the file; shared letters
