@@ -3,13 +3,9 @@ web search goes through colmeia's web_search tool, only after approval."""
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import orjson
 import pytest
@@ -21,6 +17,7 @@ from colmeia.config import SearchSettings
 from colmeia.sim.engine import Reply
 from colmeia.store import Store
 from colmeia.tools.builtins.web_search import web_search_tool
+from search_server import SearchServer, serve_search
 
 
 async def test_offline_a_case_number_goes_to_the_registry(assistant: Any) -> None:
@@ -61,49 +58,25 @@ async def test_offline_flags_off_say_so(assistant: Any) -> None:
     assert "desativada" in other.answer and other.facts == []
 
 
-class _FakeSearch(BaseHTTPRequestHandler):
-    queries: list[str] = []
-
-    def do_GET(self) -> None:
-        q = parse_qs(urlsplit(self.path).query).get("q", [""])[0]
-        _FakeSearch.queries.append(q)
-        body = json.dumps(
-            {
-                "results": [
-                    {
-                        "title": "Tribunal publica pauta",
-                        "url": "https://example.org/pauta",
-                        "content": "Pauta da sessão plenária.",
-                    }
-                ]
-            }
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
-def search_server() -> Iterator[str]:
+def search_server() -> Iterator[SearchServer]:
     """A SearxNG-like search API on loopback, for this test only."""
-    _FakeSearch.queries = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeSearch)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/search"
-    server.shutdown()
-    server.server_close()
+    with serve_search(
+        [
+            {
+                "title": "Tribunal publica pauta",
+                "url": "https://example.org/pauta",
+                "content": "Pauta da sessão plenária.",
+            }
+        ]
+    ) as server:
+        yield server
 
 
 async def test_web_search_runs_only_after_approval(
-    scripted: Any, assistant: Any, search_server: str
+    scripted: Any, assistant: Any, search_server: SearchServer
 ) -> None:
-    tool = web_search_tool(SearchSettings(url=search_server))
+    tool = web_search_tool(SearchSettings(url=search_server.url))
     roles = Roles(
         main=[call("transfer_to_search", reason="pesquisa")],
         search=[
@@ -114,9 +87,9 @@ async def test_web_search_runs_only_after_approval(
     bot = await assistant(scripted(roles), web_search=tool)
     result = await bot.ask("t1", "pesquise na internet a pauta", flags={"enable_web_search": True})
     assert "web_search" in roles.seen["search"][0].tool_names
-    assert result.status == "waiting_approval" and _FakeSearch.queries == []
+    assert result.status == "waiting_approval" and search_server.queries == []
     done = await bot.resume("t1", {"action": "approve"})
-    assert _FakeSearch.queries == ["pauta sessão plenária tribunal de contas"]
+    assert search_server.queries == ["pauta sessão plenária tribunal de contas"]
     assert "Tribunal publica pauta" in done.answer
 
 

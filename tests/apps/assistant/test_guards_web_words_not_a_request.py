@@ -7,10 +7,7 @@ loopback, the synthetic registry and the shipped laws, as in test_assistant_offl
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -19,42 +16,25 @@ from assistant_helpers import Roles, call
 from colmeia.config import SearchSettings
 from colmeia.sim.engine import Reply
 from colmeia.tools.builtins.web_search import web_search_tool
+from search_server import serve_search
 
 pytestmark = pytest.mark.agents_route
 
 CASE = "TC/000032/2023"  # Aguardando defesa
 
 
-class _Portal(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = json.dumps(
-            {
-                "results": [
-                    {
-                        "title": "Portal do tribunal",
-                        "url": "https://example.org/processos",
-                        "content": f"Acompanhe o processo {CASE} pelo portal do tribunal.",
-                    }
-                ]
-            }
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def portal() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Portal)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/search"
-    server.shutdown()
-    server.server_close()
+    with serve_search(
+        [
+            {
+                "title": "Portal do tribunal",
+                "url": "https://example.org/processos",
+                "content": f"Acompanhe o processo {CASE} pelo portal do tribunal.",
+            }
+        ]
+    ) as server:
+        yield server.url
 
 
 async def test_a_web_pages_follow_the_case_is_not_the_persons_request_for_updates(
