@@ -1,8 +1,9 @@
-"""A question naming its own case ("Me fale do processo X.") that the search agent looked up
-and handed back, then sent to the laws by the coordinator, is answered with the case's record,
-not law passages (Lei 9.784 on "processo administrativo") — as a follow-up is ("me conta mais
-dele", test_guards_follow_up_after_hand_back.py). Found by mutation testing (issue 33): the
-guard dropped that hand-over only for a follow-up.
+"""Known gap (found by mutation testing, issue 33): a question naming its own case ("Me fale
+do processo X.") that the search agent looked up and handed back, then sent to the laws by the
+coordinator, is answered with law passages (Lei 9.784 on "processo administrativo") instead of
+the case's record. _override drops that hand-over only for a follow-up ("me conta mais dele",
+test_guards_follow_up_after_hand_back.py); this test says what a person expects and fails
+until the guard treats both alike (strict: it will say so when the gap is closed).
 
 Scripted decisions over real HTTP to the simulated model, with the synthetic registry and the
 shipped laws, as in test_assistant_model_guards.py."""
@@ -21,6 +22,7 @@ pytestmark = pytest.mark.agents_route
 CASE = "TC/000032/2023"
 
 
+@pytest.mark.xfail(strict=True, reason="the hand-over to the laws stands unless a follow-up")
 async def test_a_numbered_case_handed_back_after_its_lookup_is_not_answered_by_the_laws(
     scripted: Any, assistant: Any
 ) -> None:

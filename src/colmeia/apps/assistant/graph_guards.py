@@ -127,11 +127,10 @@ class ModelGuards(ToolNodes):
             route = route_of(text)
             if route == "search" and "transfer_to_rag" in names and not mentions_norm(text):
                 # a case question without a norm ("o andamento do meu processo", "e as
-                # partes?") has no answer in the laws: to the registry; after the search
-                # agent's lookups and hand-back, the registry's cards answer it — a follow-up
-                # about the thread's case and a question naming its own case alike ("Me fale
-                # do processo X." got Lei 9.784 on "processo administrativo")
-                if handed_back:
+                # partes?") has no answer in the laws: to the registry; a follow-up about the
+                # thread's case after the search agent's lookups gets the registry's cards
+                follow_up = text != current_request(view)[0]
+                if handed_back and follow_up:
                     return []
                 if not handed_back and "transfer_to_search" in offered:
                     return [_guard_call("transfer_to_search", reason="a pergunta é sobre um caso")]
