@@ -21,6 +21,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from colmeia.rag.index.lexical import fold_accents
+from colmeia.rag.index.vector_cache import vector_cache_file
 
 __all__ = ["is_word", "word_frequencies", "word_list_available"]
 
@@ -44,20 +45,16 @@ def _portuguese() -> frozenset[str]:
 
 
 def _folded_file() -> Path | None:
-    """Where the folded list is kept between processes (``COLMEIA_CACHE_DIR``, as vectors)."""
-    configured = os.environ.get("COLMEIA_CACHE_DIR", "").strip()
-    if configured.lower() in ("off", "none", "0"):
+    """Where the folded list is kept between processes: the cache folder vectors are kept in
+    (``COLMEIA_CACHE_DIR``; ``None`` when it is off or the package's release is unknown)."""
+    vectors = vector_cache_file()
+    if vectors is None:
         return None
     try:
         release = version("pyspellchecker")
     except PackageNotFoundError:
         return None
-    if configured:
-        root = Path(configured).expanduser()
-    else:
-        base = os.environ.get("XDG_CACHE_HOME", "").strip()
-        root = (Path(base).expanduser() if base else Path.home() / ".cache") / "colmeia"
-    return root / f"pt_words_{release}.sqlite"
+    return vectors.parent / f"pt_words_{release}.sqlite"
 
 
 @functools.cache
