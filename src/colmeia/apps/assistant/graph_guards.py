@@ -338,8 +338,21 @@ class ModelGuards(ToolNodes):
             return []
         ids = [i for i in find_case_ids(text) if isinstance(i, CaseId)]
         used_registry = any(c["name"] in _REGISTRY_TOOLS for c in called)
-        if ids and "lookup_case" in offered and not used_registry:
-            return [_guard_call("lookup_case", number=i.canonical) for i in ids[:5]]
+        # a numbered case is answered from its record: movements alone (the 0.5B model read
+        # only case_movements for "onde está o processo X e desde quando?") leave out where
+        # it is and since when, so the numbers not yet looked up this turn are; a
+        # subscription the person asked for is the answer about its case
+        read = {
+            r.canonical
+            for c in called
+            if c["name"] in {"lookup_case", "subscribe_updates"}
+            for r in read_case_ids(
+                str((c.get("arguments") or {}).get("number") or ""), today=self.config.today
+            )[:1]
+        }
+        unread = [i for i in ids[:5] if i.canonical not in read]
+        if unread and "lookup_case" in offered:
+            return [_guard_call("lookup_case", number=i.canonical) for i in unread]
         if not ids and not used_registry:
             # a described case answered in words: the registry's search answers it
             searched = self._described_search(text, offered, state)
