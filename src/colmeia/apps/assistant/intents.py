@@ -94,7 +94,7 @@ def _deletes(word: str) -> set[str]:
     return {word, *(word[:i] + word[i + 1 :] for i in range(len(word)))}
 
 
-def _ending(a: str, b: str) -> bool:
+def differs_in_ending(a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` differ only in their last letter, one having it or not."""
     return a[:-1] == b[:-1] or a[:-1] == b or b[:-1] == a
 
@@ -211,7 +211,9 @@ class TurnClassifier:
             found = [w for key in _deletes(word) for w in known.get(key, ())]
             # a word that differs only in its last letter is another form of it ("mesma",
             # "vizinho"), which the character n-grams already read
-            near = sorted({w for w in found if _one_slip(word, w) and not _ending(word, w)})
+            near = sorted(
+                {w for w in found if _one_slip(word, w) and not differs_in_ending(word, w)}
+            )
             return min(near, key=lambda w: (self.word_idf[self.word_index[w]], w), default=word)
 
         return _LETTERS.sub(fix, ready)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 import orjson
 
 from colmeia.apps.assistant.collection_cache import PerCollection, Saved
-from colmeia.apps.assistant.intents import classifier
+from colmeia.apps.assistant.intents import classifier, differs_in_ending
 from colmeia.rag.expansion import packaged_questions
 from colmeia.rag.index.lexical import fold_accents
 from colmeia.store.base import Store
@@ -54,11 +54,6 @@ def _one_slip_forms(word: str) -> set[str]:
     out |= {a + c + b for a, b in cuts for c in _LETTERS}
     out.discard(word)
     return out
-
-
-def _another_form(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` differ only in their last letter, one having it or not."""
-    return a[:-1] == b[:-1] or a[:-1] == b or b[:-1] == a
 
 
 def _language_words(words: Iterable[str]) -> dict[str, int] | None:
@@ -100,7 +95,7 @@ class Spelling:
         candidates = [
             w
             for w in _one_slip_forms(folded)
-            if len(w) >= MIN_MENDED - 1 and not _another_form(folded, w)
+            if len(w) >= MIN_MENDED - 1 and not differs_in_ending(folded, w)
         ]
         language = self._language([folded, *candidates])
         if language is None or folded in language:
