@@ -1,9 +1,10 @@
-"""Known gap (found by mutation testing, issue 33): a question naming its own case ("Me fale
-do processo X.") that the search agent looked up and handed back, then sent to the laws by the
-coordinator, is answered with law passages (Lei 9.784 on "processo administrativo") instead of
-the case's record. _override drops that hand-over only for a follow-up ("me conta mais dele",
-test_guards_follow_up_after_hand_back.py); this test says what a person expects and fails
-until the guard treats both alike (strict: it will say so when the gap is closed).
+"""A question naming its own case and asking nothing else ("Me fale do processo X.") that the
+search agent looked up and handed back, then sent to the laws by the coordinator, is answered
+with the case's record, not law passages (Lei 9.784 on "processo administrativo"): the turn's
+frame reads it as a case question, as a follow-up ("me conta mais dele",
+test_guards_follow_up_after_hand_back.py) is read. A question with a legal part beside its case
+("O processo X: o que é o contraditório?") reads as mixed and its hand-over stands
+(test_assistant_conversations.py). Found by mutation testing (issue 33).
 
 Scripted decisions over real HTTP to the simulated model, with the synthetic registry and the
 shipped laws, as in test_assistant_model_guards.py."""
@@ -22,7 +23,6 @@ pytestmark = pytest.mark.agents_route
 CASE = "TC/000032/2023"
 
 
-@pytest.mark.xfail(strict=True, reason="the hand-over to the laws stands unless a follow-up")
 async def test_a_numbered_case_handed_back_after_its_lookup_is_not_answered_by_the_laws(
     scripted: Any, assistant: Any
 ) -> None:

@@ -16,6 +16,7 @@ from colmeia.apps.assistant.conversation import (
     aspect_of,
     resolve_follow_up,
 )
+from colmeia.apps.assistant.frame import read_frame
 from colmeia.apps.assistant.graph_rules import (
     _REGISTRY_TOOLS,
     _STATED_ASPECTS,
@@ -130,7 +131,10 @@ class ModelGuards(ToolNodes):
                 # partes?") has no answer in the laws: to the registry; a follow-up about the
                 # thread's case after the search agent's lookups gets the registry's cards
                 follow_up = text != current_request(view)[0]
-                if handed_back and follow_up:
+                if handed_back and (follow_up or read_frame(text).intent == "case"):
+                    # so is a question about its own case and nothing else ("me fale do
+                    # processo X"), read as such by the turn's frame; one with a legal part
+                    # ("o processo X: o que é o contraditório?") reads as mixed and goes on
                     return []
                 if not handed_back and "transfer_to_search" in offered:
                     return [_guard_call("transfer_to_search", reason="a pergunta é sobre um caso")]
