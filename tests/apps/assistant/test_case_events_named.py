@@ -132,3 +132,11 @@ async def test_how_much_a_case_owes_is_told_from_the_registry(
     finally:
         registry.close_sync()
     assert "98.450,00" in result.answer, result.answer
+
+
+def test_the_cases_own_number_names_none_of_its_papers() -> None:
+    # "2024" is in the acórdão's title, but "o 812/2024" points at a case, not at that paper:
+    # only the judgment the question names ("julgado") answers
+    asked = "qnd o 812/2024 vai ser julgado?"
+    assert "11/06/2024 — Acórdão 812/2024" not in events_named(asked, CASE)
+    assert events_named("o 55/2024 teve acordao?", CASE) == ["11/06/2024 — Acórdão 812/2024"]

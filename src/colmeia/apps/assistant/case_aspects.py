@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from colmeia.apps.assistant.case_index import fold
+from colmeia.apps.assistant.case_refs import read_case_refs
 from colmeia.apps.assistant.cases import case_card, lookup_case, where
 from colmeia.apps.assistant.ids import CaseId, parse_case_id
 from colmeia.apps.assistant.registry import CaseRegistry
@@ -144,7 +145,12 @@ def events_named(question: str, found: dict[str, Any], limit: int = 3) -> list[s
         for field_ in ("subject", "audited_body", "case_class", "subclass", "type")
         for w in content_terms(str(r.get(field_) or ""))
     }
-    asked = [w for w in content_terms(question) if len(w) >= _SHARED_START]
+    # the case's own number is how the person points at it, not an event's word: "qnd o
+    # 10/2022 vai ser julgado?" does not name every paper whose title holds 2022
+    unnumbered = question
+    for ref in read_case_refs(question):
+        unnumbered = unnumbered.replace(ref.typed, " ")
+    asked = [w for w in content_terms(unnumbered) if len(w) >= _SHARED_START]
     asked = [w for w in asked if w not in _RECORD_WORDS and not any(alike(w, d) for d in described)]
 
     # "quanto ele tem que devolver?", "e o valor?": how much is asked, and a line stating a
