@@ -121,3 +121,62 @@ async def test_the_courts_own_norms_answering_carry_no_warning_about_themselves(
     )
     assert result["answer"].startswith("Normas do próprio tribunal")
     assert "Atenção" not in result["answer"]
+
+
+# ------------------------------------------------------- a decision named by its number
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("O que decidiu o Acórdão 4321/2018-Plenário?", "Acórdão 4321/2018-Plenário"),
+        # the number is held, by the Plenário and the 1ª Câmara only
+        ("e o Acórdão 1234/2019 - 2ª Câmara?", "Acórdão 1234/2019-2ª Câmara"),
+        ("o que diz a sumula 247 do tcu?", "Súmula TCU 247"),
+    ],
+)
+async def test_a_decision_the_collection_lacks_is_said_missing_not_answered_by_another(
+    court_corpus: Store, question: str, named: str
+) -> None:
+    result = await RagPipeline(court_corpus, "leis").run(question)
+    answer = result["answer"]
+    assert is_missing_norm_answer(answer), answer
+    assert f"{named} não está entre os documentos desta coleção" in answer
+    assert result["citations"] == []
+
+
+async def test_a_sumula_the_collection_holds_is_quoted_first(court_corpus: Store) -> None:
+    result = await RagPipeline(court_corpus, "leis").run("o que diz a súmula 272?")
+    assert not is_missing_norm_answer(result["answer"])
+    assert result["citations"][0]["label"] == "Súmula TCU 272"
+
+
+async def test_a_decision_only_cited_by_statements_is_answered_by_those_statements(
+    court_corpus: Store,
+) -> None:
+    # no statement comes from Acórdão 749/2010-Plenário; three of the shipped ones cite it
+    result = await RagPipeline(court_corpus, "leis").run(
+        "o que diz o Acórdão 749/2010-TCU-Plenário?"
+    )
+    assert not is_missing_norm_answer(result["answer"]), result["answer"]
+    assert result["citations"][0]["source"] == "jurisprudência"
+    assert "749/2010" in result["answer"]
+
+
+async def test_without_jurisprudence_a_decision_is_said_missing_from_the_laws(
+    laws_store: Store,
+) -> None:
+    result = await RagPipeline(laws_store, "leis").run("qual o Acórdão 1234/2019-Plenário?")
+    answer = result["answer"]
+    assert answer.startswith("Acórdão 1234/2019-Plenário não está entre os documentos"), answer
+    assert "Lei 9.784/1999" in answer  # what the collection holds instead
+    assert result["citations"] == []
+
+
+async def test_decisions_of_a_rapporteur_on_a_subject_are_searched_in_the_decisions(
+    court_corpus: Store,
+) -> None:
+    # "decisões … sobre" asks the decisions, as "acórdão" does: not the laws on dispensa
+    result = await RagPipeline(court_corpus, "leis").run(
+        "decisoes do relator Otavio Ramos sobre dispensa de licitacao"
+    )
+    assert result["answer"].startswith("Jurisprudência (coleção 'jurisprudencia'):")
+    assert result["citations"][0]["label"] == "Acórdão 1234/2019-Plenário, rel. Min. Otávio Ramos"

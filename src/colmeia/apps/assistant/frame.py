@@ -26,6 +26,7 @@ from typing import Literal, get_args
 
 from colmeia.apps.assistant.case_refs import CaseRef, read_case_refs
 from colmeia.apps.assistant.conversation import continues_thread
+from colmeia.apps.assistant.decision_catalogue import asks_decisions
 from colmeia.apps.assistant.institutions import named_institutions
 from colmeia.apps.assistant.intents import Prediction, classifier
 from colmeia.apps.assistant.scope import NormMention, named_norms, one_slip
@@ -473,6 +474,17 @@ def read_frame(
     ):
         # "a LAI vale desde quando?": a norm named, and no case typed, pointed at or even
         # said — the norm is what is asked about, not a case to ask the number of
+        intent = "law"
+    if (
+        intent in ("case", "find", "scope", "institutional")
+        and not refs
+        and thread is None
+        and not _CASE_NOUN.search(_fold(text))
+        and asks_decisions(text)
+    ):
+        # "qual o Acórdão 1234/2019-Plenário?", "jurisprudência sobre sobrepreço": decisions
+        # are searched as the laws are, not a case to ask the number of (the classifier learnt
+        # "o acórdão saiu?" of a case); "o acórdão do meu processo" names a case and stays one
         intent = "law"
     if intent == "case" and refs:
         _, law_part = split_parts(text, refs)

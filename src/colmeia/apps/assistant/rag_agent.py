@@ -44,6 +44,13 @@ from colmeia.apps.assistant.court_rules import (
     is_procedural,
     source_kind,
 )
+from colmeia.apps.assistant.decision_catalogue import (
+    asks_decisions,
+    decision_catalogue,
+    decisions_named,
+    missing_decision,
+    not_held,
+)
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.hubness import hubness
 from colmeia.apps.assistant.institutions import named_institutions, spell_out
@@ -718,7 +725,7 @@ class RagPipeline:
                 jurisdiction += f" Segundo as normas do próprio tribunal: {quoted}"
         return {
             "question": question,
-            "missing": missing_norm(question, catalogue) or "",
+            "missing": missing_norm(question, catalogue) or self._missing_decision(question),
             "jurisdiction": jurisdiction,
             "analysis": analysis,
             "query": analysis["processed"],
@@ -728,6 +735,21 @@ class RagPipeline:
             "notes": state.get("notes", []),
             "best": None,
         }
+
+    def _missing_decision(self, question: str) -> str:
+        """What to say of a decision or súmula named by number that no collection searched
+        holds: the jurisprudence's own catalogue tells when it answers; the laws, when no
+        jurisprudence was ingested, hold no decision at all (unless other documents might
+        quote it). Empty when the decision is there, or none is named."""
+        if self.collection == self.jurisprudence_collection:
+            return missing_decision(question, decision_catalogue(self.store, self.collection)) or ""
+        if self.store.collection(self.jurisprudence_collection) is not None:
+            return ""
+        named = decisions_named(question)
+        catalogue = norm_catalogue(self.store, self.collection)
+        if not named or not catalogue.norms or catalogue.other_documents:
+            return ""
+        return not_held([label for label, *_ in named], "; ".join(catalogue.labels()))
 
     def _court_passages(self, question: str, k: int = 2) -> list[tuple[str, str]]:
         """The court's own dispositivos for a question, when it ingested its norms."""
@@ -744,13 +766,11 @@ class RagPipeline:
         "súmula 272"), the court's norms for one naming a norm only they hold ("a resolução
         nº 12", "o regimento interno"), else this pipeline's own (the laws)."""
         exists = self.store.collection
-        if exists(self.jurisprudence_collection) is not None:
-            # Imported here: the ingest package costs a laws-only turn (an offline CLI process)
-            # ~0.06 s for this one parser.
-            from colmeia.rag.ingest.jurisprudence import parse_decision_reference
-
-            if _ABOUT_DECISIONS.search(question) or parse_decision_reference(question):
-                return self.jurisprudence_collection
+        # "decisões do relator X sobre dispensa" asks decisions as "acórdão" does
+        if exists(self.jurisprudence_collection) is not None and (
+            _ABOUT_DECISIONS.search(question) or asks_decisions(question)
+        ):
+            return self.jurisprudence_collection
         if self.court_collection != self.collection and exists(self.court_collection) is not None:
             if _COURT_NORM.search(_fold(question)):
                 return self.court_collection
