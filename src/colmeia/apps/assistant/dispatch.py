@@ -42,6 +42,7 @@ from colmeia.apps.assistant.ids import CaseId
 from colmeia.apps.assistant.institutional import answer_institutional
 from colmeia.apps.assistant.intents import classifier
 from colmeia.apps.assistant.registry import CaseRegistry
+from colmeia.apps.assistant.registry_url import NOT_CONFIGURED, UnconfiguredRegistry
 from colmeia.apps.assistant.scope import greeting_answer, out_of_scope, scope_answer
 from colmeia.errors import ColmeiaError
 
@@ -283,6 +284,9 @@ class Dispatcher:
             # no number, but a party, body or subject of one case of the registry named
             # ("sou parente da Célia Regina Guimarães, qual é o processo dela?")
             return await self._find(described, frame.aspect, named)
+        if target is None and isinstance(self.registry, UnconfiguredRegistry):
+            # no registry to look a number up in: asking for one would only lead to saying so
+            return _answer(NOT_CONFIGURED, "search")
         if target is None:
             ask = Decision("ask", question=ASK_CASE, aspect=frame.aspect, law=law)
             ask.expects = "expediente" if "expediente" in fold(frame.text) else "process"
