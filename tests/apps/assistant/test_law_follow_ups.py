@@ -1,14 +1,19 @@
 """A law follow-up keeps the thread's norm: after a question the consumer code answered, "e se a
 loja não devolver o dinheiro?" is still about the consumer code, not about whichever law shares
-the most words with it. A follow-up that names another norm is about that one.
+the most words with it. A follow-up that names another norm is about that one. A follow-up that
+says little of its own and points back with a pronoun ("e tem algum prazo pra eles me
+avisarem?") is about what the message before asked; one that brings its own subject ("E
+fornecedor, o que é?") is searched as typed, within the norm.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from colmeia.apps.assistant.conversation import thread_norms
+from colmeia.apps.assistant.conversation import previous_question, thread_norms
+from colmeia.apps.assistant.dispatch import Dispatcher
 from colmeia.apps.assistant.frame import read_frame
+from colmeia.graphs.messages import ChatMessage
 
 CDC = "Lei 8.078/1990"
 
@@ -71,3 +76,39 @@ def test_the_threads_norms_are_those_the_previous_answer_cited_lead_first() -> N
     # a case card or a greeting cites nothing: no norm to keep
     assert thread_norms({"text": "Processo TC/000032/2023", "citations": []}) == []
     assert thread_norms(None) == []
+
+
+async def test_an_elliptical_follow_up_is_searched_with_the_subject_of_the_message_before(
+    assistant: Any,
+) -> None:
+    bot = await assistant(None)
+    first = await bot.ask("t1", "a empresa q vazou meus dados tinha q ter me avisado?")
+    assert first.citations and first.citations[0]["law"] == "Lei 13.709/2018"
+    follow = await bot.ask("t1", "e tem algum prazo pra eles me avisarem?")
+    # LGPD Art. 48: the controller tells of a security incident "em prazo razoável"
+    assert [c["article"] for c in follow.citations][:1] == ["48"], follow.citations
+
+
+def test_only_a_follow_up_that_leans_on_the_message_before_takes_its_subject() -> None:
+    dispatcher = Dispatcher(None, None)  # type: ignore[arg-type]
+    before = "a empresa q vazou meus dados tinha q ter me avisado?"
+    leaning = read_frame("e tem algum prazo pra eles me avisarem?")
+    searched = dispatcher._in_thread(leaning, ["Lei 13.709/2018"], before)
+    assert searched.endswith(f"(Lei 13.709/2018; {before})")
+    for own in ("E fornecedor, o que é?", "e a escolinha pode pegar dado do meu filho?"):
+        frame = read_frame(own)
+        assert dispatcher._in_thread(frame, ["Lei 8.078/1990"], before) == (
+            f"{own} (Lei 8.078/1990)"
+        )
+
+
+def test_the_message_before_is_the_persons_last_one_of_an_earlier_turn() -> None:
+    messages = [
+        ChatMessage.user("primeira", turn=1),
+        ChatMessage.assistant("resposta", agent="rag", turn=1),
+        ChatMessage.user("segunda", turn=2),
+        ChatMessage.user("esta", turn=0),  # the turn being read, not stamped yet
+    ]
+    assert previous_question(messages, 3) == "segunda"
+    assert previous_question(messages, 2) == "primeira"
+    assert previous_question(messages, 1) == ""

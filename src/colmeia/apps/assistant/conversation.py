@@ -128,6 +128,18 @@ def continues_thread(text: str) -> bool:
     return leans_on_context(text) or bool(_CONTINUES.search(text))
 
 
+def previous_question(messages: Iterable[Any], turn: int) -> str:
+    """The person's message of the turn before ``turn`` (``""`` on a thread's first turn):
+    what a law follow-up that leaves its subject unsaid ("e tem algum prazo pra eles me
+    avisarem?") is about."""
+    said = [
+        str(m.content or "")
+        for m in messages
+        if getattr(m, "role", "") == "user" and 0 < int(getattr(m, "turn", 0)) < turn
+    ]
+    return said[-1] if said else ""
+
+
 def thread_norms(answer: dict[str, Any] | None) -> list[str]:
     """The norms the previous answer cited, its lead citation's first ("Lei 8.078/1990"):
     what a law follow-up that names none is about."""

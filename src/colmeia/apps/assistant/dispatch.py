@@ -43,6 +43,7 @@ from colmeia.apps.assistant.institutional import answer_institutional
 from colmeia.apps.assistant.intents import classifier
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.apps.assistant.registry_url import NOT_CONFIGURED, UnconfiguredRegistry
+from colmeia.apps.assistant.relations import content_terms
 from colmeia.apps.assistant.scope import greeting_answer, out_of_scope, scope_answer
 from colmeia.errors import ColmeiaError
 
@@ -91,6 +92,12 @@ _ORDINALS = {
 _BY_AGE = re.compile(
     r"\b(?:mais\s+(?P<old>antig[oa]|velh[oa])|mais\s+(?P<new>recente|nov[oa]|atual))\b"
 )
+
+
+# a pronoun that points back at what the message before was about ("pra eles me avisarem")
+_POINTS_BACK = re.compile(r"\b(?:eles?|elas?|isso|disso|nisso|dele|dela|deles|delas)\b")
+# at most this many content words: a follow-up that says little of its own
+_ELLIPTICAL_TERMS = 4
 
 
 @dataclass(slots=True)
@@ -143,11 +150,13 @@ class Dispatcher:
         cases: Sequence[str],
         norms: Sequence[str] = (),
         told: Sequence[str] = (),
+        previous: str = "",
     ) -> Decision:
         """``norms`` are those the thread's previous answer cited (most relevant first): a law
-        follow-up that names no norm is searched within the first of them. ``cases`` are the
-        thread's cases, most recently talked about first; ``told`` the same in the order the
-        thread first named them ("o primeiro", "o último")."""
+        follow-up that names no norm is searched within the first of them, and with what the
+        ``previous`` message asked of the law. ``cases`` are the thread's cases, most recently
+        talked about first; ``told`` the same in the order the thread first named them ("o
+        primeiro", "o último")."""
         text = frame.text
         listed = out_of_scope(text)
         if listed is not None and listed.kind in _TOPICS and frame.intent == "law":
@@ -236,21 +245,34 @@ class Dispatcher:
         if frame.intent == "greeting":
             return _answer(greeting_answer(), "main")
         if frame.intent == "law":
-            return Decision("law", law=self._in_thread(frame, norms))
+            return Decision("law", law=self._in_thread(frame, norms, previous))
         if frame.intent == "find":
             return await self._find(text, frame.aspect)
         if frame.intent == "mixed":
             return await self._mixed(frame, cases, told)
         return await self._case(frame, cases, told=told)
 
-    @staticmethod
-    def _in_thread(frame: TurnFrame, norms: Sequence[str]) -> str:
+    def _in_thread(self, frame: TurnFrame, norms: Sequence[str], previous: str = "") -> str:
         """The law question as searched: a follow-up naming no norm ("e se a loja não
-        devolver o dinheiro?" after the consumer code answered) with the thread's norm; a
-        question that names one, or stands alone, as typed."""
+        devolver o dinheiro?" after the consumer code answered) with the thread's norm and
+        the law question of the message before (its law part, when it asked a case too): "e
+        tem algum prazo pra eles me avisarem?" leaves its subject — a company that leaked
+        one's data — to that message. A question that names a norm, or stands alone, as
+        typed."""
         if frame.continues and not frame.names_a_law and norms:
             log.debug("law follow-up %r searched within %s", frame.text[:80], norms[0])
-            return within_norm(frame.text, norms[0])
+            # only a follow-up that says little of its own and points back with a pronoun
+            # leaves its subject to the message before: "E fornecedor, o que é?" or "e a
+            # escolinha pode pegar dado do meu filho?" bring their own
+            elliptical = bool(_POINTS_BACK.search(fold(frame.text))) and (
+                len(content_terms(frame.text)) <= _ELLIPTICAL_TERMS
+            )
+            before = read_frame(previous, today=self.today) if previous and elliptical else None
+            subject = (
+                (before.law_part if before.intent == "mixed" else before.text) if before else ""
+            )
+            norm = f"{norms[0]}; {subject.strip()}" if subject.strip() else norms[0]
+            return within_norm(frame.text, norm)
         return frame.text
 
     async def _case(

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from colmeia.apps.assistant.conversation import thread_norms
+from colmeia.apps.assistant.conversation import previous_question, thread_norms
 from colmeia.apps.assistant.dispatch import Dispatcher
 from colmeia.apps.assistant.fast_threads import FastThreads, encode_state
 from colmeia.apps.assistant.frame import read_frame
@@ -119,7 +119,11 @@ class FrameTurns:
         frame = read_frame(said, today=self.config.today)
         norms = thread_norms(state.get("answer"))
         decision = await self.dispatcher.decide(
-            frame, state.get("cases", []), norms, told_cases(_typed(state))
+            frame,
+            state.get("cases", []),
+            norms,
+            told_cases(_typed(state)),
+            previous_question(state.get("messages", []), turn),
         )
         goto, update = apply_decision(decision, _typed(state), fresh, turn, offline=True)
         if goto not in ("rag", "finish"):  # "clarify": an interrupt only the graph resumes

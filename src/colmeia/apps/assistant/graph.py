@@ -43,6 +43,7 @@ from langgraph.types import Command
 
 from colmeia.apps.assistant.conversation import (
     context_block,
+    previous_question,
     resolve_follow_up,
     thread_norms,
 )
@@ -138,7 +139,11 @@ class AssistantGraph(Replies):
             # the previous turn's answer is still in the state until this turn resets it
             norms = thread_norms(state.get("answer"))
             decision = await self.dispatcher.decide(
-                frame, state.get("cases", []), norms, told_cases(state)
+                frame,
+                state.get("cases", []),
+                norms,
+                told_cases(state),
+                previous_question(state.get("messages", []), turn),
             )
             return self._apply(decision, state, fresh, turn)
         scope = out_of_scope(text) if fresh else None
