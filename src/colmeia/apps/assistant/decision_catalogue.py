@@ -107,12 +107,19 @@ class DecisionCatalogue:
 
     def contents(self) -> str:
         """What the collection holds, in a sentence's words."""
-        numbered = len(self.decisions)
-        parts = [f"{self.statements:,} enunciados de jurisprudência".replace(",", ".")]
+
+        def count(n: int, one: str, many: str) -> str:
+            return f"{n:,} {one if n == 1 else many}".replace(",", ".")
+
+        parts = [count(self.statements, "enunciado", "enunciados") + " de jurisprudência"]
         if self.sumulas:
-            parts.append(f"{len(self.sumulas)} súmulas")
-        if numbered:
-            parts.append(f"{numbered} acórdãos identificados pelo número")
+            parts.append(count(len(self.sumulas), "súmula", "súmulas"))
+        if self.decisions:
+            parts.append(
+                count(len(self.decisions), "acórdão", "acórdãos") + " identificados pelo número"
+                if len(self.decisions) > 1
+                else "1 acórdão identificado pelo número"
+            )
         return "; ".join(parts)
 
 
