@@ -34,11 +34,19 @@ demo: $(STAMP)  ## the main job on embedded defaults, with the simulated model
 	$(PY) -m colmeia.demo
 
 SERVE_PORT ?= 8080
+# the demo tenant's folder under the service's home (COLMEIA_HOME, default .colmeia)
+DEMO_TENANT = $(or $(COLMEIA_HOME),.colmeia)/tenants/demo
 serve: $(STAMP)  ## the API + web UI on embedded defaults (SQLite, simulated model, no containers)
 	@if $(PY) -m colmeia keys list --json | grep -q '"tenant":"demo"'; then \
 	  echo "sign in with your key for tenant demo (a new one: colmeia keys create --tenant demo --name me)"; \
 	else echo "an API key for tenant demo (sign in to the web UI with it):"; \
 	  $(PY) -m colmeia keys create --tenant demo --name "make serve" --admin; fi
+	@if [ ! -f "$(DEMO_TENANT)/colmeia.db" ]; then \
+	  echo "tenant demo: the shipped laws and the Constitution (collection leis) and a synthetic case registry"; \
+	  $(PY) -m colmeia ingest data/laws/lexml/*.csv data/laws/constituicao/lexml/*.csv \
+	    --collection leis --store "sqlite:///$(DEMO_TENANT)/colmeia.db" && \
+	  $(PY) -m colmeia registry demo --registry "$(DEMO_TENANT)/registry.db" --processes 400 --expedientes 100; \
+	fi
 	$(PY) -m colmeia serve --simulated --port $(SERVE_PORT)
 
 lint: $(STAMP)  ## ruff lint and format check

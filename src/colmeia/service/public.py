@@ -60,8 +60,9 @@ _EXCEPTION = re.compile(
     r"\b(?:[a-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Timeout|Refused|Reset|Failure)\b:?"
     r"|\bErrno \d+\b|\[Errno[^\]]*\]"
 )
-# absolute paths of this machine (at least two parts: ``/srv/colmeia/tenants/…``)
-_PATH = re.compile(r"(?<![\w.:/])(?:/[\w.@+-]+){2,}/?")
+# absolute paths of this machine (at least two parts: ``/srv/colmeia/tenants/…``); the
+# service's own routes (``/v1/assistant/threads/…/resume``) are what a caller is told to call
+_PATH = re.compile(r"(?<![\w.:/])(?!/v1/)(?:/[\w.@+-]+){2,}/?")
 
 
 def has_internals(text: str) -> bool:
