@@ -46,6 +46,13 @@ DECISIONS = [
         "OTÁVIO RAMOS",
         "Licitação",
     ],
+    [
+        "904",
+        "A ata de registro de preços não pode ser aditada.",
+        "Acórdão 88/2022",
+        "MARTA QUINTELA",
+        "Licitação",
+    ],
 ]
 STATEMENTS = [
     ["DOC_ID", "TEXT"],
@@ -80,15 +87,16 @@ def juris(tmp_path_factory: pytest.TempPathFactory) -> Store:
 
 def test_the_catalogue_holds_each_decision_by_number_year_and_body(juris: Store) -> None:
     cat = DecisionCatalogue.build(juris, "j")
-    assert cat.statements == 7
+    assert cat.statements == 8
     assert cat.decisions == {
         ("1234", "2019"): {"Plenário", "1ª Câmara"},
         ("77", "2021"): {"Plenário"},
+        ("88", "2022"): {""},  # its statement names no body
     }
     assert cat.sumulas == {"9", "272"}
     assert cat.cited == {("749", "2010")}
     assert cat.contents() == (
-        "7 enunciados de jurisprudência; 2 súmulas; 2 acórdãos identificados pelo número"
+        "8 enunciados de jurisprudência; 2 súmulas; 3 acórdãos identificados pelo número"
     )
 
 
@@ -101,7 +109,16 @@ def test_a_decision_is_held_by_its_number_and_year_and_by_its_body_when_one_is_n
     assert not cat.holds_decision("1234", "2019", "2ª Câmara")
     assert not cat.holds_decision("1234", "2018")
     assert cat.holds_decision("749", "2010", "Plenário")  # cited by a statement
+    assert cat.holds_decision("88", "2022", "2ª Câmara")  # its statement names no body
     assert not cat.holds_decision("749", "2011")
+
+
+def test_a_decision_whose_statement_names_no_body_is_held_for_any_body() -> None:
+    cat = DecisionCatalogue(statements=1, decisions={("5", "2020"): {""}})
+    assert cat.holds_decision("5", "2020", "Plenário")
+    assert not DecisionCatalogue(decisions={("5", "2020"): {"1ª Câmara"}}).holds_decision(
+        "5", "2020", "Plenário"
+    )
 
 
 def test_an_empty_collection_says_nothing_and_a_large_one_counts_with_dots() -> None:
@@ -119,8 +136,8 @@ def test_decisions_the_collection_lacks_are_named_in_one_sentence(juris: Store) 
     one = missing_decision("O que decidiu o Acórdão 4321/2018-Plenário?", cat)
     assert one == (
         "Acórdão 4321/2018-Plenário não está entre os documentos desta coleção, por isso não "
-        "posso dizer o seu teor. A coleção contém: 7 enunciados de jurisprudência; 2 súmulas; "
-        "2 acórdãos identificados pelo número."
+        "posso dizer o seu teor. A coleção contém: 8 enunciados de jurisprudência; 2 súmulas; "
+        "3 acórdãos identificados pelo número."
     )
     two = missing_decision("o AC 5/2020-TCU-Plenário e a SÚMULA Nº 247", cat)
     assert two is not None

@@ -51,7 +51,7 @@ def asks_decisions(text: str) -> bool:
     Acórdão 1234/2019-Plenário", read by the jurisprudence parser), its jurisprudence, súmulas
     or precedents, or decisions on a subject. Alone it does not say there is no case: the
     reader looks at the message's case numbers and case nouns too."""
-    folded = fold_accents(text.lower())
+    folded = fold_accents(text)  # lower-cased, "º" read as "o"
     if _OWN.search(folded):
         return False
     if _ASKS_DECISIONS.search(folded):
@@ -62,7 +62,7 @@ def asks_decisions(text: str) -> bool:
 def named_sumulas(question: str) -> list[str]:
     """The súmulas ``question`` names by number, in order ("súmula 247" → ``["247"]``)."""
     out: list[str] = []
-    for m in _SUMULA.finditer(fold_accents(question.lower()).replace("º", "o")):
+    for m in _SUMULA.finditer(fold_accents(question)):
         number = str(int(m.group(1)))
         if number not in out:
             out.append(number)
@@ -86,15 +86,17 @@ class DecisionCatalogue:
         for doc in store.documents(collection):
             meta = doc.metadata
             cat.statements += 1
-            number, year = str(meta.get("number") or ""), str(meta.get("year") or "")
+            number, year = meta.get("number"), meta.get("year")
             if number and year:
-                cat.decisions.setdefault((number, year), set()).add(
-                    str(meta.get("colegiado") or "")
-                )
+                # a decision's statement without its body answers for any body
+                body = str(meta.get("colegiado") or "")
+                cat.decisions.setdefault((str(number), str(year)), set()).add(body)
             if meta.get("sumula"):
                 cat.sumulas.add(str(int(str(meta["sumula"]))))
-            for m in _CITED.finditer(str(meta.get("cites") or "")):
-                cat.cited.add((str(int(m.group(1))), m.group(2)))
+            cites = meta.get("cites")
+            if cites:
+                for m in _CITED.finditer(str(cites)):
+                    cat.cited.add((str(int(m.group(1))), m.group(2)))
         return cat
 
     def holds_decision(self, number: str, year: str, colegiado: str = "") -> bool:
@@ -116,9 +118,11 @@ class DecisionCatalogue:
             parts.append(count(len(self.sumulas), "súmula", "súmulas"))
         if self.decisions:
             parts.append(
-                count(len(self.decisions), "acórdão", "acórdãos") + " identificados pelo número"
-                if len(self.decisions) > 1
-                else "1 acórdão identificado pelo número"
+                count(
+                    len(self.decisions),
+                    "acórdão identificado pelo número",
+                    "acórdãos identificados pelo número",
+                )
             )
         return "; ".join(parts)
 
@@ -137,7 +141,7 @@ def decisions_named(question: str) -> list[tuple[str, str, str, str]]:
     """The decisions ``question`` names by number, as (label, number, year, colegiado) — a
     súmula's year and body empty: ``[("Acórdão 1234/2019-Plenário", "1234", "2019",
     "Plenário"), ("Súmula TCU 247", "247", "", "")]``."""
-    folded = fold_accents(question.lower())
+    folded = fold_accents(question)
     out: list[tuple[str, str, str, str]] = []
     if "acord" in folded or re.search(r"\bac\b", folded):
         # imported on first use: the ingest package costs a plain law turn ~0.06 s
