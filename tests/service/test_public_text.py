@@ -62,6 +62,12 @@ def test_scrub_says_what_each_internal_was() -> None:
     assert scrub("bad row in /srv/h/tenants/acme/up/a.csv", "/srv/h/tenants/acme") == (
         "bad row in up/a.csv"
     )
+    assert scrub("cannot open /srv/data") == "cannot open (a server path)"
+    # what the removals leave behind is tidied: an empty pair of brackets, doubled spaces
+    assert scrub("failed (ConnectTimeout)") == "failed"
+    assert scrub("a  OSError: b") == "a b"
+    assert scrub("x", "/srv/h/tenants/acme/") == "x"
+    assert scrub("in /srv/h/tenants/acme/up/b.csv", "/srv/h/tenants/acme/") == "in up/b.csv"
     # the route to call next stays readable
     assert scrub("resume it first (POST /v1/assistant/threads/abc/resume)") == (
         "resume it first (POST /v1/assistant/threads/abc/resume)"
@@ -74,7 +80,13 @@ def test_a_failure_naming_the_model_becomes_one_sentence_and_the_original_is_log
     with caplog.at_level(logging.ERROR, logger="colmeia.service"):
         shown = public_text("model server http://127.0.0.1:9/v1 refused", where="job j1")
     assert shown == MODEL_FAILED
-    assert "job j1: model server http://127.0.0.1:9/v1 refused" in caplog.text
+    assert [r.getMessage() for r in caplog.records] == [
+        "job j1: model server http://127.0.0.1:9/v1 refused"
+    ]
+    caplog.clear()
+    with caplog.at_level(logging.ERROR, logger="colmeia.service"):
+        public_text("at localhost:1")
+    assert [r.getMessage() for r in caplog.records] == ["error shown to a caller: at localhost:1"]
     assert public_text("ConnectTimeout at localhost:1", model=True) == MODEL_FAILED
     assert (
         public_text("store at localhost:5432 is down") == "store at (an internal address) is down"
@@ -85,14 +97,15 @@ def test_redacted_scrubs_every_string_of_a_result_and_keeps_the_rest() -> None:
     data = {
         "ok": "fine",
         "n": 3,
-        "errors": ["row 2: empty", "at 10.1.1.1:80"],
+        "errors": ["row 2:  empty", "at 10.1.1.1:80", "in /srv/h/tenants/acme/up/b.csv"],
         "file": "/srv/h/tenants/acme/up/a.csv",
         "pair": ("x", "localhost:8000"),
     }
     assert redacted(data, "/srv/h/tenants/acme") == {
         "ok": "fine",
         "n": 3,
-        "errors": ["row 2: empty", "at (an internal address)"],
+        # a string without internals is left exactly as it was (its two spaces too)
+        "errors": ["row 2:  empty", "at (an internal address)", "in up/b.csv"],
         "file": "up/a.csv",
         "pair": ["x", "(an internal address)"],
     }

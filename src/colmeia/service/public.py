@@ -76,7 +76,7 @@ def scrub(text: str, root: str | None = None) -> str:
         text = text.replace(root.rstrip("/") + "/", "")
     text = _INTERNAL.sub("(an internal address)", text)
     text = _EXCEPTION.sub("", text)
-    text = _PATH.sub(lambda m: "(a server path)" if m.group(0).count("/") > 1 else m.group(0), text)
+    text = _PATH.sub("(a server path)", text)
     return re.sub(r"\(\s*[:…]*\s*\)|\s{2,}", " ", text).strip()
 
 
