@@ -37,6 +37,23 @@ def test_words_are_folded_and_stemmed_and_filler_is_dropped() -> None:
     assert query_terms("processo 4506 de 2023") == []  # numbers are references, read apart
 
 
+def test_what_is_asked_of_a_cases_state_is_not_part_of_its_description() -> None:
+    # "julgado", "parado", "em tramitação" ask how the case stands; the index holds no status
+    asked = "o processo da merenda de ananindeua ja foi julgado? ta parado? em tramitacao?"
+    assert query_terms(asked) == tokens("merenda ananindeua")
+    # matched as typed, not by stem: "Arquivo Público", an audited body, is a description
+    assert query_terms("o caso do arquivo publico ja foi arquivado?") == tokens("arquivo publico")
+
+
+async def test_a_description_asked_with_its_state_finds_its_one_case(
+    para: SQLiteCaseRegistry,
+) -> None:
+    found = await search_cases(
+        para, "a merenda escolar de ananindeua ja foi julgada?", today=PARA_AS_OF, loose=True
+    )
+    assert (found["status"], found.get("number")) == ("found", "TC/004506/2023")
+
+
 def test_the_rarest_word_decides_and_no_common_word_is_cut() -> None:
     docs = [(f"c{i}", f"merenda escolar em Cidade{i}") for i in range(600)]
     docs.append(("ananindeua", "merenda escolar Prefeitura Municipal de Ananindeua"))

@@ -166,6 +166,34 @@ FILLER = frozenset(
         "da",
     ]
 )
+# what is asked of a case's state, not what describes it ("o processo da prefeitura de X já foi
+# julgado?"): the registry's index holds no status, and these words only pull in the few
+# subjects that happen to use them. Matched as typed (folded), not by stem: "arquivado" and
+# "Arquivo Público", an audited body, share one.
+ASKED_STATE = frozenset(
+    [
+        "julgado",
+        "julgada",
+        "julgados",
+        "julgamento",
+        "julgou",
+        "arquivado",
+        "arquivada",
+        "arquivamento",
+        "parado",
+        "parada",
+        "tramitacao",
+        "tramitando",
+        "movimentacao",
+        "movimentacoes",
+        "decidido",
+        "decidida",
+        "encerrado",
+        "encerrada",
+        "concluido",
+        "concluida",
+    ]
+)
 _WORD = re.compile(r"[a-z0-9]+")
 _STEMMER = Stemmer.Stemmer("portuguese")
 
@@ -229,6 +257,7 @@ def _kept(text: str) -> list[tuple[str, str]]:
         for w in _WORD.findall(fold(text))
         if w not in _stop()
         and w not in FILLER
+        and w not in ASKED_STATE
         and not _slipped_filler(w)
         and not w.isdigit()
         and len(w) > 1
