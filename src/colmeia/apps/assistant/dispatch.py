@@ -94,6 +94,8 @@ _BY_AGE = re.compile(
 )
 
 
+# at most this many cases typed in one message are answered (the rest: one by one)
+_MAX_TYPED = 5
 # a pronoun that points back at what the message before was about ("pra eles me avisarem")
 _POINTS_BACK = re.compile(r"\b(?:eles?|elas?|isso|disso|nisso|dele|dela|deles|delas)\b")
 # at most this many content words: a follow-up that says little of its own
@@ -284,6 +286,9 @@ class Dispatcher:
             resolved = await resolve_case_refs(
                 frame.case_part or frame.text, self.registry, today=self.today
             )
+            if len(resolved) > 1 and all(r.status != "ambiguous" for r in resolved):
+                # "qual a situação do 10/2022 e do 12/2022?": each case typed is answered
+                return await self._each(resolved, frame.aspect, frame.text)
             if resolved:
                 return await self._resolved(resolved[0], frame.aspect, law, frame.text)
         target = frame.target(cases, told)
@@ -314,6 +319,24 @@ class Dispatcher:
             ask.expects = "expediente" if "expediente" in fold(frame.text) else "process"
             return ask
         return await self.case_answer(target, frame.aspect, described)
+
+    async def _each(
+        self, resolved: Sequence[CaseResolution], aspect: str, question: str
+    ) -> Decision:
+        """One answer for several cases typed in one message, each case's in the order typed
+        (a number the registry does not hold says so in its place); the last one typed is the
+        thread's case after it, as it would be had they come one by one."""
+        decisions = [await self._resolved(r, aspect, "", question) for r in resolved[:_MAX_TYPED]]
+        answers = [d.answer for d in decisions if d.kind == "answer" and d.answer is not None]
+        if len(answers) < len(decisions):
+            return decisions[0]
+        both = _answer(
+            "\n\n".join(str(a["text"]) for a in answers),
+            "search",
+            [f for a in answers for f in a.get("facts") or []],
+        )
+        both.tools = [t for d in decisions for t in d.tools]
+        return both
 
     async def _resolved(
         self, res: CaseResolution, aspect: str, law: str = "", question: str = ""
