@@ -140,6 +140,23 @@ def previous_question(messages: Iterable[Any], turn: int) -> str:
     return said[-1] if said else ""
 
 
+def case_heading(facts: Iterable[dict[str, Any]], case_part: str) -> str:
+    """The heading of a mixed answer's case part: the cases it shows, by number ("Sobre o
+    processo TC/000010/2022"), else the person's words it answers ("Sobre o processo (o
+    meu processo tá parado)") — not a whole greeting quoted back."""
+    numbers = [
+        str(f.get("number")) for f in facts if f.get("status") == "found" and f.get("number")
+    ]
+    numbers = list(dict.fromkeys(numbers))
+    if not numbers:
+        return f"Sobre o processo ({case_part.strip()})"
+    kinds = {"expediente" if n.upper().startswith("EXP") else "processo" for n in numbers}
+    noun = kinds.pop() if len(kinds) == 1 else "caso"
+    if len(numbers) == 1:
+        return f"Sobre o {noun} {numbers[0]}"
+    return f"Sobre os {noun}s {', '.join(numbers[:-1])} e {numbers[-1]}"
+
+
 def thread_norms(answer: dict[str, Any] | None) -> list[str]:
     """The norms the previous answer cited, its lead citation's first ("Lei 8.078/1990"):
     what a law follow-up that names none is about."""

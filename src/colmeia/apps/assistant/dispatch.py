@@ -29,7 +29,7 @@ from colmeia.apps.assistant.case_aspects import case_aspect, named_in_record
 from colmeia.apps.assistant.case_index import fold, query_terms
 from colmeia.apps.assistant.case_refs import CaseResolution, resolve_case_refs
 from colmeia.apps.assistant.cases import case_card, lookup_case, search_card, search_cases
-from colmeia.apps.assistant.conversation import within_norm
+from colmeia.apps.assistant.conversation import case_heading, within_norm
 from colmeia.apps.assistant.frame import (
     CONFIDENT,
     RESTRICTED,
@@ -537,7 +537,7 @@ class Dispatcher:
     ) -> dict[str, Any]:
         """One answer for a mixed question: the case's facts, then the cited passages."""
         text = (
-            f"Sobre o processo ({case_part.strip()}):\n{case['text']}\n\n"
+            f"{case_heading(case.get('facts') or [], case_part)}:\n{case['text']}\n\n"
             f"Sobre a norma ({law_part.strip()}):\n{rag.get('answer', '')}"
         )
         return {

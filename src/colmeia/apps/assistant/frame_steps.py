@@ -15,7 +15,7 @@ from typing import Any
 
 from colmeia.apps.assistant.case_refs import read_case_refs
 from colmeia.apps.assistant.cases import evidence_cards
-from colmeia.apps.assistant.conversation import remember
+from colmeia.apps.assistant.conversation import case_heading, remember
 from colmeia.apps.assistant.court_rules import local_case
 from colmeia.apps.assistant.dispatch import Decision
 from colmeia.apps.assistant.graph_state import AssistantState, Flags, _add_list, fresh_turn_state
@@ -252,7 +252,7 @@ def deliver_both(
         case_text = evidence_cards(found)
         case_part = {**case_part, "text": case_text}
     text = (
-        f"Sobre o processo ({mixed.get('case', '')}):\n{case_text}\n\n"
+        f"{case_heading(case_part.get('facts', []), str(mixed.get('case', '')))}:\n{case_text}\n\n"
         f"Sobre a norma ({mixed.get('law', '')}):\n{rag['answer']}"
     )
     answer = {
