@@ -24,9 +24,7 @@ def open_store_for(store_url: str | None, mode: OpenMode) -> tuple[Store, Settin
     from colmeia.store import open_store
 
     settings = get_settings()
-    url = store_url or settings.store_url()
-    if "://" not in url:
-        url = f"sqlite:///{url}"
+    url = store_url or settings.store_url()  # open_store reads a bare path as a SQLite file
     return open_store(url, cache_dir=settings.home, mode=mode), settings
 
 

@@ -30,7 +30,6 @@ def repeats_instructions(output: str, instructions: str, *, run: int = 8) -> boo
     """True when ``output`` contains ``run`` consecutive words of ``instructions``."""
     said = _words(output)
     secret = _words(instructions)
-    if len(said) < run or len(secret) < run:
-        return False
+    # a text shorter than ``run`` words has no run: its range below is empty
     shingles = {tuple(secret[i : i + run]) for i in range(len(secret) - run + 1)}
     return any(tuple(said[i : i + run]) in shingles for i in range(len(said) - run + 1))

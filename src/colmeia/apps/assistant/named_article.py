@@ -29,9 +29,9 @@ class ArticleIndex:
     def build(cls, store: Store, collection: str) -> ArticleIndex:
         out: dict[str, list[str]] = defaultdict(list)
         for chunk in store.chunks(collection):
-            ref = parse_legal_path(chunk.path or "")
+            ref = parse_legal_path(chunk.path)  # its article is digits and letters, no "º"
             if ref.law and ref.article:
-                out[article_key(ref.law, ref.article.rstrip("º°"))].append(chunk.chunk_id)
+                out[article_key(ref.law, ref.article)].append(chunk.chunk_id)
         return cls(dict(out))
 
     @classmethod

@@ -56,7 +56,7 @@ def extract_markdown(data: bytes) -> tuple[str, list[str]]:
 def extract_plain(data: bytes) -> tuple[str, list[str]]:
     """``(title, [page texts])`` for plain text; form feeds (as pdftotext writes) split pages."""
     text = decode_bytes(data)
-    pages = text.split("\f") if "\f" in text else [text]
+    pages = text.split("\f")
     if len(pages) > 1 and not pages[-1].strip():
         pages.pop()
     return "", pages
