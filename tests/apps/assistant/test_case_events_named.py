@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from registry_sets_helpers import PARA, PARA_AS_OF
 
 from colmeia.apps.assistant.case_aspects import events_named
@@ -140,3 +141,49 @@ def test_the_cases_own_number_names_none_of_its_papers() -> None:
     asked = "qnd o 812/2024 vai ser julgado?"
     assert "11/06/2024 — Acórdão 812/2024" not in events_named(asked, CASE)
     assert events_named("o 55/2024 teve acordao?", CASE) == ["11/06/2024 — Acórdão 812/2024"]
+
+
+@pytest.mark.parametrize("field_", ["subject", "audited_body", "case_class", "subclass", "type"])
+def test_each_field_that_describes_the_case_names_no_event(field_: str) -> None:
+    case = {
+        "record": {field_: "Merenda escolar"},
+        "movements": [{"at": "2024-01-05", "description": "Representação sobre a merenda"}],
+        "documents": [],
+    }
+    assert events_named("e a merenda, como ta?", case) == []
+
+
+def test_events_come_newest_first_whatever_order_the_registry_gave() -> None:
+    case = {
+        "movements": [
+            {"at": "2023-01-10", "description": "Parecer técnico pedido"},
+            {"at": "2024-05-02", "description": "Parecer técnico juntado"},
+        ],
+        "documents": [{"kind": "Parecer", "title": "Parecer técnico final", "date": "2023-08-20"}],
+    }
+    assert events_named("e o parecer tecnico?", case) == [
+        "02/05/2024 — Parecer técnico juntado",
+        "20/08/2023 — Parecer técnico final",
+        "10/01/2023 — Parecer técnico pedido",
+    ]
+
+
+def test_a_four_letter_stem_names_its_event_and_a_shared_start_alone_does_not() -> None:
+    case = {
+        "movements": [
+            {"at": "2024-03-01", "description": "Incluído em pauta de julgamento"},
+            {"at": "2024-02-01", "description": "Análise das despesas"},
+        ],
+        "documents": [],
+    }
+    # "pauta" → "paut": four letters are enough
+    assert events_named("ja entrou em pauta?", case) == [
+        "01/03/2024 — Incluído em pauta de julgamento"
+    ]
+    # "despacho" and "despesas" share "desp", but neither word begins the other
+    assert events_named("teve despacho?", case) == []
+
+
+def test_a_document_without_a_title_is_named_by_its_kind() -> None:
+    case = {"movements": [], "documents": [{"kind": "Parecer do MPC", "date": "2024-02-10"}]}
+    assert events_named("o parecer ja saiu?", case) == ["10/02/2024 — Parecer do MPC"]

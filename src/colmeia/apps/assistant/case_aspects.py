@@ -102,15 +102,6 @@ class AspectAnswer:
     #: the movements and documents the question names (:func:`events_named`), when asked with one
     named: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "number": self.number,
-            "aspect": self.aspect,
-            "text": self.text,
-            "found": self.found,
-            "rows": self.rows,
-        }
-
 
 # words every record of a case uses ("Autuação do processo", "Arquivamento do processo"):
 # naming them names no event
