@@ -10,6 +10,8 @@ import re
 from collections import defaultdict
 from typing import Any
 
+from colmeia.apps.assistant.session import open_assistant
+from colmeia.apps.assistant.settings import AssistantSettings
 from colmeia.apps.assistant.simulated import careful_frame
 from colmeia.sim.engine import Reply, SimRequest
 from shared_data import DATA_DIR
@@ -82,3 +84,16 @@ class Roles:
             raise AssertionError(f"no scripted answer left for {role}: {req.last_user_text!r}")
         item = queue.pop(0) if len(queue) > 1 or not callable(queue[0]) else queue[0]
         return item(req) if callable(item) else item
+
+
+def without_registry(store: Any, home: Any) -> Any:
+    """An offline assistant over ``store`` with no case registry configured (a fresh home),
+    as `colmeia assistant ask` runs before anyone imports cases: ``async with`` it."""
+    return open_assistant(
+        store=store,
+        model=None,
+        checkpoints="memory://",
+        settings=AssistantSettings(),
+        home=home,
+        today=AS_OF,
+    )

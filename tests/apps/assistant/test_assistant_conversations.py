@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from assistant_helpers import AS_OF, Roles, call, cited_answer
+from assistant_helpers import AS_OF, Roles, call, cited_answer, without_registry
 
 from colmeia.apps.assistant.registry import CaseDocument, RegistryBatch, SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_url import NOT_CONFIGURED
@@ -427,14 +427,7 @@ async def test_an_edit_of_one_argument_keeps_the_others(
 async def test_without_any_registry_law_questions_work_and_case_questions_say_so(
     laws_store: Store, tmp_path: Path
 ) -> None:
-    async with open_assistant(
-        store=laws_store,
-        model=None,
-        checkpoints="memory://",
-        settings=AssistantSettings(),
-        home=tmp_path / "empty-home",
-        today=AS_OF,
-    ) as bot:
+    async with without_registry(laws_store, tmp_path / "empty-home") as bot:
         law = await bot.ask("t1", "O que a LGPD diz sobre dados pessoais de crianças?")
         assert law.status == "answered" and law.citations
         case = await bot.ask("t2", f"Onde está o processo {CASE}?")

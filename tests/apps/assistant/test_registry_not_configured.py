@@ -7,25 +7,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assistant_helpers import AS_OF
+from assistant_helpers import without_registry
 
 from colmeia.apps.assistant.registry_url import NOT_CONFIGURED
-from colmeia.apps.assistant.session import open_assistant
-from colmeia.apps.assistant.settings import AssistantSettings
 from colmeia.store import Store
 
 
 async def test_a_case_question_without_a_registry_is_not_asked_its_number(
     laws_store: Store, tmp_path: Path
 ) -> None:
-    async with open_assistant(
-        store=laws_store,
-        model=None,
-        checkpoints="memory://",
-        settings=AssistantSettings(),
-        home=tmp_path / "empty-home",
-        today=AS_OF,
-    ) as bot:
+    async with without_registry(laws_store, tmp_path / "empty-home") as bot:
         first = await bot.ask("t1", "oi, preciso saber como anda meu processo")
         assert first.status == "answered" and first.waiting is None
         assert first.answer == NOT_CONFIGURED
