@@ -54,7 +54,7 @@ from colmeia.apps.assistant.decision_catalogue import (
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.hubness import hubness
 from colmeia.apps.assistant.institutions import named_institutions, spell_out
-from colmeia.apps.assistant.legal import law_key, parse_legal_path, validity
+from colmeia.apps.assistant.legal import LegalRef, law_key, parse_legal_path, validity
 from colmeia.apps.assistant.lex_specialis import limited_to_some_bodies, names_a_body
 from colmeia.apps.assistant.lexicon import Nominalizations
 from colmeia.apps.assistant.named_article import ArticleIndex
@@ -200,6 +200,10 @@ _DECISION = re.compile(
 )
 _LAW_NUMBER = re.compile(r"\blei\s*(?:complementar\s*)?(?:n[º°o.]*\s*)?(\d{1,2}\.?\d{3})\b", re.I)
 _ARTICLE = re.compile(r"\bart(?:igo)?\.?\s*(\d+)", re.IGNORECASE)
+# a part of the article named after it: "art. 71, inciso II", "o § 3º do art. 66", "parágrafo
+# único" (roman numerals upper-cased as the legal paths write them)
+_INCISO = re.compile(r"\b(?:inciso|inc\.)\s*([ivxlc]+)\b", re.IGNORECASE)
+_PARAGRAPH = re.compile(r"(?:§\s*|\bpar[aá]grafo\s+)(\d+(?!\d)|[uú]nico\b)", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:de|em)\s+((?:19|20)\d{2})\b")
 # Each part a whole word: "Em quanto tempo…" and "Empresas de saúde…" keep their first word
 # (a bare optional "[eé]" took their "E").
@@ -268,6 +272,12 @@ def analyze_query(question: str) -> dict[str, Any]:
     art = _ARTICLE.search(question)
     if art:
         filters["article"] = art.group(1)
+        inciso = _INCISO.search(question)
+        if inciso:
+            filters["inciso"] = inciso.group(1).upper()
+        paragraph = _PARAGRAPH.search(question)
+        if paragraph:
+            filters["paragraph"] = _fold(paragraph.group(1))
     year = _YEAR.search(question)
     if year and kind == "decision":
         filters["year"] = int(year.group(1))
@@ -424,6 +434,8 @@ def grade_passage(
             score += 0.2
             if filters.get("article") and filters["article"] == ref.article.rstrip("º°"):
                 score += 0.3
+                if _names_part(filters, ref):
+                    score += 0.3  # "art. 71, inciso II": that inciso, not another of the list
         else:
             score -= 0.2
     if hit.chunk_id in analysis.get("definitions", ()):
@@ -890,6 +902,8 @@ class RagPipeline:
             )
             found = self.store.get_chunks(self.collection, wanted) if wanted else {}
             first = [_hit(found[c], self.collection) for c in wanted if c in found]
+            # the inciso or paragraph named leads its article's passages
+            first.sort(key=lambda h: not _names_part(named, parse_legal_path(h.citation.path)))
             hits = first + [h for h in hits if h.chunk_id not in set(wanted)]
         named_law = str(analysis.get("filters", {}).get("law_number", ""))
         folded = _fold(state["question"])
@@ -1507,6 +1521,17 @@ class RagPipeline:
             heading = _WHOSE[role].format(collection=self.collection)
             result["answer"] = f"{heading}\n\n{result['answer']}"
         return result
+
+
+def _names_part(filters: dict[str, Any], ref: LegalRef) -> bool:
+    """Whether ``ref`` is the inciso and/or paragraph the question named (``False`` when it
+    named neither)."""
+    inciso, paragraph = filters.get("inciso"), filters.get("paragraph")
+    if not inciso and not paragraph:
+        return False
+    if inciso and ref.inciso.upper() != inciso:
+        return False
+    return not paragraph or _fold(ref.paragraph) == paragraph
 
 
 def _caput_id(hit: Hit) -> str:
