@@ -44,6 +44,7 @@ def _first(store: Store, question: str) -> str:
         ("e o inciso IV do art 71 da CF?", "CF/88, Art. 71, inciso IV"),
         ("art. 5, inc. lxxiii da CF", "CF/88, Art. 5º, inciso LXXIII"),
         ("art 66 § 3º da lei 9784", "Lei 9.784/1999, Art. 66, § 3º"),
+        ("o caput do art. 37 da constituicao", "CF/88, Art. 37"),
     ],
 )
 def test_the_named_inciso_or_paragraph_is_cited_first(
@@ -60,9 +61,11 @@ def test_the_named_inciso_or_paragraph_is_cited_first(
         ("o paragrafo 2 do art 48 da lgpd", {"paragraph": "2"}),
         ("art. 53, parágrafo único da lei 13303", {"paragraph": "unico"}),
         ("o art. 71 da CF", {}),
+        ("o caput do art. 37 da CF", {"caput": True}),
         ("qual o inciso que fala de contas?", {}),  # no article named: nothing to narrow
     ],
 )
-def test_the_part_named_is_read_beside_its_article(question: str, parts: dict[str, str]) -> None:
+def test_the_part_named_is_read_beside_its_article(question: str, parts: dict[str, object]) -> None:
     filters = analyze_query(question)["filters"]
-    assert {k: v for k, v in filters.items() if k in ("inciso", "paragraph")} == parts
+    named = {k: v for k, v in filters.items() if k in ("inciso", "paragraph", "caput")}
+    assert named == parts

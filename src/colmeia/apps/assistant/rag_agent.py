@@ -278,6 +278,8 @@ def analyze_query(question: str) -> dict[str, Any]:
         paragraph = _PARAGRAPH.search(question)
         if paragraph:
             filters["paragraph"] = _fold(paragraph.group(1))
+        elif not inciso and re.search(r"\bcaput\b", folded):
+            filters["caput"] = True  # "o caput do art. 37": the article's head, no item of it
     year = _YEAR.search(question)
     if year and kind == "decision":
         filters["year"] = int(year.group(1))
@@ -1527,6 +1529,8 @@ def _names_part(filters: dict[str, Any], ref: LegalRef) -> bool:
     """Whether ``ref`` is the inciso and/or paragraph the question named (``False`` when it
     named neither)."""
     inciso, paragraph = filters.get("inciso"), filters.get("paragraph")
+    if filters.get("caput"):
+        return not (ref.paragraph or ref.inciso or ref.alinea)
     if not inciso and not paragraph:
         return False
     if inciso and ref.inciso.upper() != inciso:
