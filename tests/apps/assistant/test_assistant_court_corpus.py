@@ -180,3 +180,22 @@ async def test_decisions_of_a_rapporteur_on_a_subject_are_searched_in_the_decisi
     )
     assert result["answer"].startswith("Jurisprudência (coleção 'jurisprudencia'):")
     assert result["citations"][0]["label"] == "Acórdão 1234/2019-Plenário, rel. Min. Otávio Ramos"
+
+
+async def test_a_rapporteur_the_statements_do_not_record_is_said_and_the_subject_searched(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # the shipped statements alone: none names its decision's rapporteur
+    store = open_store(f"sqlite:///{tmp_path_factory.mktemp('juris') / 'j.db'}")
+    statements = CsvColumns("", "", layout="jurisprudence")
+    shipped = DATA_DIR / "juristcu" / "docs.csv"
+    assert not ingest(store, "jurisprudencia", [shipped], csv_columns=statements).errors
+    assert not ingest(store, "leis", [LAWS / "lei_9784_19990129.csv"]).errors
+    result = await RagPipeline(store, "leis").run(
+        "decisoes do relator benjamin zymler sobre dispensa de licitacao"
+    )
+    assert any("não registra o relator" in n for n in result["notes"]), result["notes"]
+    first = result["citations"][0]
+    chunk = store.get_chunks("jurisprudencia", [first["chunk_id"]])[first["chunk_id"]]
+    # on the subject asked, not a statement that merely says "relator"
+    assert "dispens" in chunk.text.lower(), chunk.text

@@ -19,6 +19,8 @@ from colmeia.apps.assistant.decision_catalogue import (
     missing_decision,
     named_sumulas,
     not_held,
+    rapporteur_note,
+    subject_of,
 )
 from colmeia.rag.pipeline import CsvColumns, ingest
 from colmeia.store import Store, open_store
@@ -188,3 +190,24 @@ def test_decisions_named_are_read_with_their_body_and_the_sumulas_after() -> Non
 )
 def test_decisions_are_asked_about_in_capitals_too(text: str, asks: bool) -> None:
     assert asks_decisions(text) is asks
+
+
+def test_the_words_that_ask_for_decisions_are_not_what_decisions_are_searched_by() -> None:
+    assert subject_of("decisoes do relator benjamin zymler sobre dispensa de licitacao") == (
+        "do benjamin zymler sobre dispensa de licitacao"
+    )
+    assert subject_of("Jurisprudência do TCU sobre pregão eletrônico") == "sobre pregão eletrônico"
+    assert subject_of("acórdãos?") == "acórdãos?"  # nothing else asked: searched as typed
+
+
+def test_a_rapporteur_asked_of_statements_that_name_none_is_said(juris: Store) -> None:
+    cat = DecisionCatalogue.build(juris, "j")
+    assert cat.rapporteurs == 4  # the four decision rows name theirs; the statements do not
+    assert rapporteur_note("decisões da relatora Marta sobre diárias", cat, "j") == ""
+    bare = DecisionCatalogue(statements=3)
+    assert rapporteur_note("decisões do relator X sobre diárias", bare, "j") == (
+        "A coleção 'j' não registra o relator das decisões: os enunciados abaixo tratam do "
+        "assunto, de qualquer relator."
+    )
+    assert rapporteur_note("decisões sobre diárias", bare, "j") == ""
+    assert rapporteur_note("decisões do relator X", DecisionCatalogue(), "j") == ""

@@ -28,6 +28,7 @@ __all__ = [
     "missing_decision",
     "named_sumulas",
     "not_held",
+    "subject_of",
 ]
 
 # "súmula 247", "Súmula TCU nº 222", "sumula n. 9 do tcu" (folded)
@@ -59,6 +60,36 @@ def asks_decisions(text: str) -> bool:
     return bool(decisions_named(text))
 
 
+_RAPPORTEUR = re.compile(r"\brelator(?:a|es)?\b", re.IGNORECASE)
+# what asks for decisions as such: in a collection of decisions every record is one, so these
+# words only pull in the statements that happen to say "decisão" or "relator"
+_DECISION_WORDS = re.compile(
+    r"\b(?:decis[ãa]o|decis[õo]es|ac[óo]rd[ãa]os?|jurisprud[êe]ncias?|s[úu]mulas?|"
+    r"precedentes?|entendimentos?|julgados|relator(?:a|es)?|ministr[oa]|do\s+tcu|tcu)\b",
+    re.IGNORECASE,
+)
+
+
+def rapporteur_note(question: str, catalogue: DecisionCatalogue, collection: str) -> str:
+    """What to say when ``question`` asks for a rapporteur's decisions and no statement of
+    the collection names its rapporteur (JurisTCU's judged statements do not): the
+    statements found are on the subject, from any rapporteur. Empty otherwise."""
+    if not catalogue.statements or catalogue.rapporteurs or not _RAPPORTEUR.search(question):
+        return ""
+    return (
+        f"A coleção {collection!r} não registra o relator das decisões: os enunciados abaixo "
+        "tratam do assunto, de qualquer relator."
+    )
+
+
+def subject_of(question: str) -> str:
+    """``question`` without the words that ask for decisions as such ("decisões do relator X
+    sobre dispensa de licitação" → "do X sobre dispensa de licitação"): what a collection of
+    decisions is searched by. The question itself when nothing else is left."""
+    rest = " ".join(_DECISION_WORDS.sub(" ", question).split())
+    return rest if fold_accents(rest).strip(" ?.!,;:") else question
+
+
 def named_sumulas(question: str) -> list[str]:
     """The súmulas ``question`` names by number, in order ("súmula 247" → ``["247"]``)."""
     out: list[str] = []
@@ -79,6 +110,8 @@ class DecisionCatalogue:
     cited: set[tuple[str, str]] = field(default_factory=set)
     sumulas: set[str] = field(default_factory=set)
     statements: int = 0
+    #: how many statements name their decision's rapporteur
+    rapporteurs: int = 0
 
     @classmethod
     def build(cls, store: Store, collection: str) -> DecisionCatalogue:
@@ -91,6 +124,8 @@ class DecisionCatalogue:
                 # a decision's statement without its body answers for any body
                 body = str(meta.get("colegiado") or "")
                 cat.decisions.setdefault((str(number), str(year)), set()).add(body)
+            if meta.get("relator"):
+                cat.rapporteurs += 1
             if meta.get("sumula"):
                 cat.sumulas.add(str(int(str(meta["sumula"]))))
             cites = meta.get("cites")

@@ -50,6 +50,8 @@ from colmeia.apps.assistant.decision_catalogue import (
     decisions_named,
     missing_decision,
     not_held,
+    rapporteur_note,
+    subject_of,
 )
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.hubness import hubness
@@ -698,6 +700,19 @@ class RagPipeline:
         # read as that word (:mod:`.query_spelling`)
         question = spelling_for(self.store, self.collection).mend(question)
         analysis = analyze_query(question)
+        if self.collection == self.jurisprudence_collection and not decisions_named(question):
+            # "decisões do relator X sobre dispensa": every statement here is a decision;
+            # the subject is what tells them apart (a decision named by number is looked for
+            # as typed)
+            subject = subject_of(question)
+            if subject != question:
+                analysis["processed"] = analyze_query(subject)["processed"]
+                analysis["grade_query"] = subject
+            unrecorded = rapporteur_note(
+                question, decision_catalogue(self.store, self.collection), self.collection
+            )
+            if unrecorded:
+                state = {**state, "notes": [*state.get("notes", []), unrecorded]}
         # The law's noun for the question's verb and back ("intervir" → "intervenção"), when
         # the collection uses it: searched with the law's words, and covering as they do.
         vocabulary = DefinitionIndex.for_collection(self.store, self.collection).df
@@ -1102,8 +1117,9 @@ class RagPipeline:
         grades: dict[str, float] = dict(state.get("grades", {}))
         stats = DefinitionIndex.for_collection(self.store, self.collection)
         hits = state.get("hits", [])
+        graded = str(analysis.get("grade_query") or question)
         for hit in hits:
-            grades[hit.chunk_id] = grade_passage(question, hit, analysis, stats.idf)
+            grades[hit.chunk_id] = grade_passage(graded, hit, analysis, stats.idf)
         ranked, near, asked = self.hand_ranking(state, grades)
         if self.article_ranker is not None:
             found = self.learned_candidates(state, grades, ranked, near, asked)
