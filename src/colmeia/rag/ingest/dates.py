@@ -10,7 +10,7 @@ Two-digit years are ambiguous (``17/08/17``) and give nothing rather than a gues
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, datetime
 
 __all__ = ["iso_date", "year_of"]
 
@@ -39,8 +39,8 @@ def _ymd(year: int, month: int, day: int) -> date | None:
 def _parse(value: object) -> tuple[int | None, date | None]:
     if value is None or isinstance(value, bool):
         return None, None
-    if isinstance(value, date):
-        return _valid_year(value.year), value
+    if isinstance(value, date):  # a spreadsheet's date cell is a datetime: its day only
+        return _valid_year(value.year), value.date() if isinstance(value, datetime) else value
     if isinstance(value, int):
         return _valid_year(value), None
     text = str(value).strip()
