@@ -355,7 +355,7 @@ def _mutate(
 ) -> None:
     prepare(module, work, fresh=fresh)
     log = (REPORTS / f"{module.name}.log").open("w", encoding="utf-8")
-    env = os.environ | {"PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
+    env = os.environ | {"PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"} | _ONE_MATH_THREAD
     start = time.monotonic()
     proc = subprocess.Popen(
         [*_mutmut(), "run", "--max-children", str(jobs), *mutant_globs(module, functions)],
@@ -376,6 +376,16 @@ def _mutate(
     finally:
         log.close()
     result.seconds = time.monotonic() - start
+
+
+# mutmut runs each mutant's tests in a worker forked from one parent: a maths library's
+# thread pool started in the parent is missing in the child, and numpy's matrix products there
+# hang until the time limit (every such mutant of assistant/hubness became a timeout, then a
+# slow recheck). One thread per process, unless the caller chose otherwise.
+_ONE_MATH_THREAD = {
+    name: os.environ.get(name, "1")
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+}
 
 
 def _clean_run_seconds(module: Module, work: Path) -> float:
