@@ -93,6 +93,21 @@ def test_a_turn_is_scored_on_kind_case_facts_article_and_words() -> None:
     assert clarify == ("clarify", [])
 
 
+def test_the_expected_case_may_be_written_as_people_type_it() -> None:
+    """A set's author may write the expected case as typed ("tc 4826/22"): a two-digit year is
+    this century's, so the turn that shows TC/004826/2022 passes and one showing another case
+    does not."""
+    fact = {"status": "found", "number": "TC/004826/2022", "record": {}}
+    for typed in ("tc 4826/22", "4826/2022", "TC/004826/2022", "processo 4826 de 2022"):
+        turn = Turn("e o 4826/22?", kind="case", case=typed)
+        assert score_turn(turn, _result(answer="...", facts=[fact])) == ("case", []), typed
+    other = {"status": "found", "number": "TC/004826/2021", "record": {}}
+    _, failures = score_turn(
+        Turn("e o 4826/22?", kind="case", case="tc 4826/22"), _result(answer="...", facts=[other])
+    )
+    assert failures == ["case: tc 4826/22 not among the facts shown"]
+
+
 def test_conversations_pass_only_when_every_turn_passes() -> None:
     turns = [
         TurnOutcome("a", 1, "q", "scope", "scope"),

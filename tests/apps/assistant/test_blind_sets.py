@@ -1,4 +1,4 @@
-"""`colmeia eval assistant --set independent4` / `--set independent5`: conversations written
+"""`colmeia eval assistant --set independent4` … `--set independent7`: conversations written
 blind to the code (their authors read the law texts and the court's institutional file only),
 each on a registry of its author's invention. These tests check that each set is what it says —
 it loads, its registry imports cleanly, and every case, fact and article it expects is really
@@ -33,8 +33,9 @@ def _fold(text: str) -> str:
 
 def _articles(key: str) -> set[str]:
     """Article numbers of a norm of the collection the README builds, by its key."""
-    if key == "CF":
-        files = [DATA_DIR / "laws/constituicao/lexml/constituicao_1988_19881005.csv"]
+    if key in ("CF", "ADCT"):
+        name = "constituicao" if key == "CF" else "adct"
+        files = [DATA_DIR / f"laws/constituicao/lexml/{name}_1988_19881005.csv"]
     else:
         files = [p for p in (DATA_DIR / "laws/lexml").glob("*.csv") if p.stem.split("_")[-2] == key]
     assert len(files) == 1, f"norm {key}: {files}"
@@ -43,7 +44,18 @@ def _articles(key: str) -> set[str]:
     return {m.group(1) for label in labels if (m := re.search(r"Art\. (\d+)", label))}
 
 
-@pytest.mark.parametrize("folder", ["independent4", "independent5"])
+def _written_whole(typed: str) -> str:
+    """An expected case as its author typed it ("tc 4826/22", "11357/2025") written as the
+    registry numbers it (TC/004826/2022)."""
+    if typed.upper().startswith("EXP"):
+        return typed
+    number, year = (int(n) for n in re.findall(r"\d+", typed))
+    return f"TC/{number:06d}/{year + 2000 if year < 100 else year}"
+
+
+@pytest.mark.parametrize(
+    "folder", ["independent4", "independent5", "independent6", "independent7"]
+)
 def test_a_blind_set_holds_what_its_registry_and_the_laws_hold(folder: str, tmp_path: Path) -> None:
     here = DATA / folder
     conversations, problems = load_conversations(here)
@@ -53,7 +65,7 @@ def test_a_blind_set_holds_what_its_registry_and_the_laws_hold(folder: str, tmp_
     try:
         assert import_registry(registry, [here / "registry"]).problems == []
         turns = [t for c in conversations for t in c.turns]
-        cases = {parse_case_id(t.case) for t in turns if t.case}
+        cases = {parse_case_id(_written_whole(t.case)) for t in turns if t.case}
         assert None not in [asyncio.run(registry.process(c)) for c in sorted(cases, key=str)]
     finally:
         registry.close_sync()

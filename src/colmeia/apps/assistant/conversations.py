@@ -269,13 +269,22 @@ def _canonical(typed: str) -> str:
         return typed.strip().upper()
 
 
+def _numbers(typed: str) -> list[int]:
+    """The numbers of a typed case reference, a two-digit year read as this century's ("4826/22"
+    is 4826/2022, as people type it and as the court's numbers run)."""
+    numbers = [int(n) for n in re.findall(r"\d+", typed)]
+    if len(numbers) == 2 and re.search(r"(?<!\d)\d\d\s*$", typed):
+        numbers[1] += 2000
+    return numbers
+
+
 def _same_case(expected: str, shown: str) -> bool:
-    """Whether two typings name one case ("4506/2023" and "TC/004506/2023": the same numbers,
-    leading zeros aside, whatever the prefix)."""
+    """Whether two typings name one case ("4506/2023", "tc 4506/23" and "TC/004506/2023": the
+    same numbers, leading zeros aside, whatever the prefix)."""
     if _canonical(expected) == _canonical(shown):
         return True
-    numbers = [int(n) for n in re.findall(r"\d+", expected)]
-    return bool(numbers) and numbers == [int(n) for n in re.findall(r"\d+", shown)]
+    numbers = _numbers(expected)
+    return bool(numbers) and numbers == _numbers(shown)
 
 
 def _fact_value(fact: dict[str, Any], name: str) -> list[str]:
