@@ -53,9 +53,7 @@ def _written_whole(typed: str) -> str:
     return f"TC/{number:06d}/{year + 2000 if year < 100 else year}"
 
 
-@pytest.mark.parametrize(
-    "folder", ["independent4", "independent5", "independent6", "independent7"]
-)
+@pytest.mark.parametrize("folder", ["independent4", "independent5", "independent6", "independent7"])
 def test_a_blind_set_holds_what_its_registry_and_the_laws_hold(folder: str, tmp_path: Path) -> None:
     here = DATA / folder
     conversations, problems = load_conversations(here)
