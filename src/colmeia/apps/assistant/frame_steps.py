@@ -15,7 +15,7 @@ from typing import Any
 
 from colmeia.apps.assistant.case_refs import read_case_refs
 from colmeia.apps.assistant.cases import evidence_cards
-from colmeia.apps.assistant.conversation import case_heading, remember
+from colmeia.apps.assistant.conversation import MAX_CASES, case_heading, remember
 from colmeia.apps.assistant.court_rules import local_case
 from colmeia.apps.assistant.dispatch import Decision
 from colmeia.apps.assistant.graph_state import AssistantState, Flags, _add_list, fresh_turn_state
@@ -81,9 +81,24 @@ def remembered(state: AssistantState, evidence: Sequence[dict[str, Any]]) -> dic
     facts = dict(state.get("case_facts", {}))
     facts.update({str(e["number"]): e for e in found})
     cases = remember(state.get("cases", []), found)
+    # the other cases of a list the person just picked from were shown too: "e o outro?",
+    # "e o de 2025?" point at them (after the one picked, which stays the thread's case)
+    offered = _listed([*state.get("evidence", []), *evidence])
+    cases = [*cases, *(n for n in offered if n not in cases)][:MAX_CASES]
     # the facts in the order the thread first named the cases (a dict keeps the place of a
     # key it updates): "o primeiro" and "o último" count in that order (told_cases)
     return {"cases": cases, "case_facts": {n: v for n, v in facts.items() if n in cases}}
+
+
+def _listed(evidence: Sequence[dict[str, Any]]) -> list[str]:
+    """The case numbers of the registry searches' lists in ``evidence``, in their order."""
+    return [
+        str(c["number"])
+        for e in evidence
+        if e.get("status") == "search"
+        for c in e.get("cases") or []
+        if isinstance(c, dict) and c.get("number")
+    ]
 
 
 def told_cases(state: AssistantState) -> list[str]:
