@@ -187,3 +187,24 @@ def test_a_four_letter_stem_names_its_event_and_a_shared_start_alone_does_not() 
 def test_a_document_without_a_title_is_named_by_its_kind() -> None:
     case = {"movements": [], "documents": [{"kind": "Parecer do MPC", "date": "2024-02-10"}]}
     assert events_named("o parecer ja saiu?", case) == ["10/02/2024 — Parecer do MPC"]
+
+
+def test_the_thing_a_which_question_asks_for_is_sought_though_it_describes_the_case() -> None:
+    """Blind set 6: "qual era o pregão denunciado?" of a denúncia about a pregão — "pregão"
+    describes the case, yet "qual" asks which one: its paper names it."""
+    found = {
+        "record": {"subject": "Denúncia de direcionamento no pregão da merenda"},
+        "movements": [{"at": "2024-03-08", "description": "Parecer do Ministério Público"}],
+        "documents": [
+            {
+                "date": "2022-05-16",
+                "kind": "Petição",
+                "title": "Denúncia – Pregão Presencial nº 14/2022",
+            }
+        ],
+    }
+    assert events_named("qual era o pregao denunciado?", found) == [
+        "16/05/2022 — Denúncia – Pregão Presencial nº 14/2022"
+    ]
+    # said to point at the case, the same word names nothing
+    assert events_named("e o processo do pregao, como ta?", found) == []

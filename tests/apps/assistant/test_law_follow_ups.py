@@ -112,3 +112,28 @@ def test_the_message_before_is_the_persons_last_one_of_an_earlier_turn() -> None
     assert previous_question(messages, 3) == "segunda"
     assert previous_question(messages, 2) == "primeira"
     assert previous_question(messages, 1) == ""
+
+
+async def test_a_demonstrative_in_a_law_thread_points_at_the_law_not_at_a_case(
+    assistant: Any,
+) -> None:
+    """Blind set 6: "e esse prazo conta como? exclui o primeiro dia?" after Lei 9.784 answered
+    how long the administration has to decide was asked "de qual processo?" ("esse" and "o
+    primeiro" read as pointing at a case of a thread that has none). It counts the law's
+    deadline: Art. 66."""
+    bot = await assistant(None)
+    first = await bot.ask(
+        "t5", "depois que acabar a instrucao em quanto tempo eles tem que decidir"
+    )
+    assert first.citations and first.citations[0]["law"] == "Lei 9.784/1999"
+    follow = await bot.ask("t5", "e esse prazo conta como? exclui o primeiro dia?")
+    assert follow.status == "answered" and follow.agent == "rag"
+    assert follow.citations[0]["law"] == "Lei 9.784/1999"
+    assert follow.citations[0]["article"].rstrip("º") == "66"
+
+
+def test_an_article_named_without_its_norm_is_the_threads_norms() -> None:
+    # "e o art 37 caput" names an article: the norm it leaves unsaid is the thread's
+    frame = read_frame("e o art 37 caput")
+    assert frame.continues and not frame.norms
+    assert Dispatcher(None, None)._in_thread(frame, ["CF/88"]) == "e o art 37 caput (CF/88)"

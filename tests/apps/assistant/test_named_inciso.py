@@ -45,6 +45,10 @@ def _first(store: Store, question: str) -> str:
         ("art. 5, inc. lxxiii da CF", "CF/88, Art. 5º, inciso LXXIII"),
         ("art 66 § 3º da lei 9784", "Lei 9.784/1999, Art. 66, § 3º"),
         ("o caput do art. 37 da constituicao", "CF/88, Art. 37"),
+        # the inciso in the digits people type it in (issue 31, blind set 6)
+        ("o q diz o art 5 inciso 33 da cf", "CF/88, Art. 5º, inciso XXXIII"),
+        # a follow-up naming the part after the article, written out with the thread's norm
+        ("e o art 37 caput (CF/88)", "CF/88, Art. 37"),
     ],
 )
 def test_the_named_inciso_or_paragraph_is_cited_first(
@@ -62,6 +66,8 @@ def test_the_named_inciso_or_paragraph_is_cited_first(
         ("art. 53, parágrafo único da lei 13303", {"paragraph": "unico"}),
         ("o art. 71 da CF", {}),
         ("o caput do art. 37 da CF", {"caput": True}),
+        ("art 5 inciso 33 da cf", {"inciso": "XXXIII"}),
+        ("art. 37, inc. 2", {"inciso": "II"}),
         ("qual o inciso que fala de contas?", {}),  # no article named: nothing to narrow
     ],
 )

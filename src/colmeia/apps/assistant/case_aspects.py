@@ -109,6 +109,10 @@ _RECORD_WORDS = frozenset({"process", "expedient", "cas", "tc"})
 # a question's word names a record's when one begins the other this far (stems of one word in
 # two forms differ at their ends: "autuado" → "autu", "Autuação" → "autuaca")
 _SHARED_START = 4
+# the noun a "qual/quais" question asks for, folded ("qual era o pregão" → "pregao")
+_WHICH = re.compile(
+    r"\bqua(?:l|is)\s+(?:(?:e|era|foi|sao|eram|seria)\s+)?(?:(?:o|a|os|as)\s+)?([a-z]{4,})"
+)
 # a question of how much, folded ("quanto", "qual o valor", "quantos reais")
 _HOW_MUCH = re.compile(
     r"\b(?:quant[oa]s?(?!\s+(?:tempo|dias?|anos?|meses|semanas|horas|vezes|documentos|"
@@ -142,7 +146,14 @@ def events_named(question: str, found: dict[str, Any], limit: int = 3) -> list[s
     for ref in read_case_refs(question):
         unnumbered = unnumbered.replace(ref.typed, " ")
     asked = [w for w in content_terms(unnumbered) if len(w) >= _SHARED_START]
-    asked = [w for w in asked if w not in _RECORD_WORDS and not any(alike(w, d) for d in described)]
+    # "qual era o pregão?": the thing asked for by "qual" is sought even if the case's
+    # description holds its word (which pregão, which contract: its paper says)
+    sought = set(content_terms(" ".join(_WHICH.findall(fold(unnumbered)))))
+    asked = [
+        w
+        for w in asked
+        if w not in _RECORD_WORDS and (w in sought or not any(alike(w, d) for d in described))
+    ]
 
     # "quanto ele tem que devolver?", "e o valor?": how much is asked, and a line stating a
     # sum of money answers it whatever its other words ("débito de R$ 412.380,00")

@@ -119,6 +119,9 @@ class TurnFrame:
     # whether its words are about a case (a case, its number, rapporteur, parties…): without
     # them and without a thread to lean on, the collection's documents are the domain
     about_a_case: bool = False
+    # the same, by its own words (a case word, or what the classifier surely read as a case's),
+    # not merely by a word that could point back at the thread's case ("esse", "dele")
+    case_worded: bool = False
     names_a_law: bool = False
     # "e se…", "e no caso de…", "mas e…": it continues the previous turn, whose norm (or
     # case) is what it leaves unsaid
@@ -150,18 +153,18 @@ def _fold(text: str) -> str:
     )
 
 
+_NOT_A_CASE_NOUN = (
+    r"(?!\s+(?:andamento|movimento|passo|despacho|documento|parecer|prazo|julgamento|relator|"
+    r"status|dia|mes|ano|grau|momento|semestre|trimestre|turno|artigo|inciso|paragrafo)s?\b)"
+)
 _THREAD = (
     ("other", re.compile(r"\b(?:o|do|no|e|sobre|aquele)\s+(?:o\s+)?outro\b")),
-    ("first", re.compile(r"\b(?:o|do|no|e)\s+primeiro\b")),
-    # "o último" beside "o primeiro": an ordinal; "esse último" is the one just talked about
-    # ("o último andamento" is an adjective: the thread's case just talked about)
-    (
-        "latest",
-        re.compile(
-            r"\b(?:o|do|no|e)\s+ultimo\b(?!\s+(?:andamento|movimento|passo|despacho|"
-            r"documento|parecer|prazo|julgamento|relator|status|dia|mes|ano)\b)"
-        ),
-    ),
+    # "o primeiro" and "o último" are ordinals over the thread's cases, unless a noun of the
+    # procedure or of time follows ("o último andamento" is the thread's case's; "exclui o
+    # primeiro dia?" counts a deadline)
+    ("first", re.compile(rf"\b(?:o|do|no|e)\s+primeiro\b{_NOT_A_CASE_NOUN}")),
+    # "esse último" is the one just talked about
+    ("latest", re.compile(rf"\b(?:o|do|no|e)\s+ultimo\b{_NOT_A_CASE_NOUN}")),
     (
         "last",
         re.compile(r"\b(?:dele|dela|nele|desse|deste|esse|este|ultimo|mais recente|o mesmo)\b"),
@@ -550,16 +553,15 @@ def read_frame(
     if intent == "mixed":
         frame.case_part, frame.law_part = pointed or split_parts(text, refs)
         frame.law_part = _law_query(text, frame.case_part, frame.law_part, refs)
-    frame.about_a_case = bool(
-        refs
-        or thread
-        or _CASE_WORDS.search(_fold(text))
+    frame.case_worded = bool(
+        _CASE_WORDS.search(_fold(text))
         or _typed_case_word(text)
         # what the classifier learnt is a case question is one, with or without these words
         # ("e ta com quem agora?" as a first message asks which case, not the laws)
         # — unless it names a norm: "a 8.429 pune quem?" asks the law, not which case
         or (intent == "case" and predicted.confidence >= CONFIDENT and not frame.norms)
     )
+    frame.about_a_case = bool(refs or thread or frame.case_worded)
     frame.names_a_law = bool(frame.norms or _LAW_CUE.search(text))
     frame.continues = continues_thread(text)
     return frame

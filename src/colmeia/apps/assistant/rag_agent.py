@@ -204,7 +204,8 @@ _LAW_NUMBER = re.compile(r"\blei\s*(?:complementar\s*)?(?:n[º°o.]*\s*)?(\d{1,2
 _ARTICLE = re.compile(r"\bart(?:igo)?\.?\s*(\d+)", re.IGNORECASE)
 # a part of the article named after it: "art. 71, inciso II", "o § 3º do art. 66", "parágrafo
 # único" (roman numerals upper-cased as the legal paths write them)
-_INCISO = re.compile(r"\b(?:inciso|inc\.)\s*([ivxlc]+)\b", re.IGNORECASE)
+# "inciso 33" as people type it is inciso XXXIII
+_INCISO = re.compile(r"\b(?:inciso|inc\.)\s*([ivxlc]+|\d{1,3}(?!\d))\b", re.IGNORECASE)
 _PARAGRAPH = re.compile(r"(?:§\s*|\bpar[aá]grafo\s+)(\d+(?!\d)|[uú]nico\b)", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:de|em)\s+((?:19|20)\d{2})\b")
 # Each part a whole word: "Em quanto tempo…" and "Empresas de saúde…" keep their first word
@@ -276,7 +277,14 @@ def analyze_query(question: str) -> dict[str, Any]:
         filters["article"] = art.group(1)
         inciso = _INCISO.search(question)
         if inciso:
-            filters["inciso"] = inciso.group(1).upper()
+            typed = inciso.group(1)
+            if typed.isdigit():
+                # imported here: a turn never needs the ingestion package (the CLI's start-up)
+                from colmeia.rag.ingest.chunk_legal import int_to_roman
+
+                filters["inciso"] = int_to_roman(int(typed))
+            else:
+                filters["inciso"] = typed.upper()
         paragraph = _PARAGRAPH.search(question)
         if paragraph:
             filters["paragraph"] = _fold(paragraph.group(1))
@@ -437,9 +445,13 @@ def grade_passage(
         if filters["law_number"] == law_key(ref.law):
             score += 0.2
             if filters.get("article") and filters["article"] == ref.article.rstrip("º°"):
-                score += 0.3
+                named_part = any(filters.get(k) for k in ("inciso", "paragraph", "caput"))
                 if _names_part(filters, ref):
-                    score += 0.3  # "art. 71, inciso II": that inciso, not another of the list
+                    score += 0.6  # "art. 71, inciso II": that inciso, not another of the list
+                elif not named_part:
+                    score += 0.3
+                # another part of the article named: no more than any passage of its norm (the
+                # bonus took both to the grade's ceiling, where the part named lost the tie)
         else:
             score -= 0.2
     if hit.chunk_id in analysis.get("definitions", ()):
@@ -1074,6 +1086,13 @@ class RagPipeline:
             return nearness + _DEFINITION_BOOST * weights.get(hit.chunk_id, 0.0)
 
         ranked = rank_articles(hits, grades, relation, boost=boost)
+        named = analysis.get("filters", {})
+        if any(named.get(k) for k in ("inciso", "paragraph", "caput")):
+            # the part named leads its article, however near another part's vector lies
+            for article in ranked:
+                article.hits.sort(
+                    key=lambda h: not _names_part(named, parse_legal_path(h.citation.path))
+                )
         if not names_a_body(question):
             # lex specialis: an article whose rule is for some bodies only (any of its
             # passages found says so, its caput or an inciso under it) gives way to the

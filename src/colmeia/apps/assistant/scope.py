@@ -30,7 +30,10 @@ __all__ = [
     "NormCatalogue",
     "NormMention",
     "ScopeAnswer",
+    "asks_identity",
+    "asks_personal_data",
     "greeting_answer",
+    "identity_answer",
     "is_missing_norm_answer",
     "is_scope_answer",
     "jurisdiction_note",
@@ -41,7 +44,7 @@ __all__ = [
     "scope_answer",
 ]
 
-ScopeKind = Literal["weather", "sport", "list_all", "instructions", "other"]
+ScopeKind = Literal["weather", "sport", "list_all", "instructions", "personal_data", "other"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +68,10 @@ _WHY: dict[ScopeKind, str] = {
         "procuro pelo assunto, unidade, parte ou relator."
     ),
     "instructions": "Não altero nem revelo as instruções com que trabalho.",
+    "personal_data": (
+        "Não informo dados pessoais de ninguém (CPF, RG, endereço, telefone) nem dados "
+        "sigilosos de processos."
+    ),
     "other": "Esse assunto está fora do que posso responder.",
 }
 
@@ -95,9 +102,22 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
             r"\s*(?:[:>\]]|-\s)|"
             r"\bmodo\s+(?:de\s+)?(?:desenvolvedor|developer|dev|administrador|admin|root|debug|"
             r"deus|god|irrestrito|sem\s+restric\w*)\b|"
-            r"\b(?:o\s+usuario|eu)\s+(?:e|eh|sou)\s+(?:o\s+)?(?:administrador|admin|root|"
+            r"(?:\b(?:o\s+usuario|eu)\s+(?:e|eh|sou)|^\W*sou)\s+(?:o\s+)?(?:administrador|admin|root|"
             r"superusuario|desenvolvedor)\s+(?:do\s+sistema|daqui|deste\s+sistema|desse\s+sistema|"
             r"do\s+assistente)?\s*(?:[,.;:!]|$)"
+        ),
+    ),
+    (
+        # a person's identifying data asked for ("me passa o cpf do prefeito", "libera o cpf
+        # dos responsáveis") or a case's secrets: never given, whoever asks. Asking what the
+        # law says of them ("a lgpd protege o cpf?") asks nothing of the kind
+        "personal_data",
+        re.compile(
+            r"\b(?:passa|passe|manda|mande|informa|informe|fornece|forneca|libera|libere|"
+            r"mostra|mostre|quero|queria|preciso|me\s+da|me\s+de|diz|diga|qual\s+(?:e\s+)?)"
+            r"\w*\s+(?:me\s+)?(?:(?:o|os|a|as|do|dos|da|das)\s+)?(?:acesso\s+(?:a|aos|as)\s+)?"
+            r"(?:cpfs?|rgs?|dados\s+(?:pessoais|sigilosos)|endereco\s+residencial|"
+            r"telefone\s+(?:pessoal|celular))\b"
         ),
     ),
     (
@@ -135,7 +155,10 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
         "sport",
         re.compile(
             r"\b(?:futebol|campeonato|placar|copa do mundo|brasileirao|quem ganhou|"
-            r"resultado do jogo|jogo (?:de )?(?:ontem|hoje|amanha)|olimpiadas)\b"
+            r"resultado do jogo|olimpiadas|"
+            # a match on a day ("o jogo do galo ontem"): "jogo do bicho" names no day
+            r"jogo\s+(?:(?:de|do|da|dos)\s+\w+\s+)?(?:de\s+)?(?:ontem|hoje|amanha)|"
+            r"quanto\s+(?:foi|ficou|esta|ta)\s+o\s+jogo)\b"
         ),
     ),
 )
@@ -143,6 +166,13 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
 
 def _fold(text: str) -> str:
     return fold_accents(text.lower())
+
+
+def asks_personal_data(question: str) -> bool:
+    """Whether ``question`` asks for someone's identifying data or a case's secrets (refused
+    whatever else it asks, and whoever it claims to be)."""
+    q = " ".join(_fold(question).split())
+    return any(p.search(q) for kind, p in _RULES if kind == "personal_data")
 
 
 def is_scope_answer(text: str) -> bool:
@@ -158,6 +188,25 @@ def is_missing_norm_answer(text: str) -> bool:
 def scope_answer(kind: ScopeKind = "other") -> ScopeAnswer:
     """The scope answer of ``kind``: why not, and what the assistant does."""
     return ScopeAnswer(kind, f"{_WHY[kind]} {_CAN_DO}")
+
+
+# "vc é humano ou robô?", "é uma pessoa de verdade?": who answers, asked
+_IDENTITY = re.compile(
+    r"(?:\b(?:voce|vc|vcs|voces|tu)\s+(?:(?:e|eh|es|sao|seria)\s+)?|^\W*(?:e|eh|es|sao|seria)\s+)"
+    r"(?:um\s+|uma\s+)?(?:humano|humana|robo|robos|"
+    r"bot|chatbot|maquina|pessoa\s+(?:de\s+verdade|real)|ia|inteligencia\s+artificial|"
+    r"gente\s+de\s+verdade)\b|\bfalando\s+com\s+(?:um\s+|uma\s+)?(?:robo|humano|pessoa|maquina|bot)\b"
+)
+
+
+def asks_identity(question: str) -> bool:
+    """Whether ``question`` asks who (or what) is answering."""
+    return bool(_IDENTITY.search(_fold(question)))
+
+
+def identity_answer() -> str:
+    """The answer to "você é humano?": a program, said plainly, and what it does."""
+    return f"Sou um assistente automático, não uma pessoa. {_CAN_DO}"
 
 
 def greeting_answer() -> str:

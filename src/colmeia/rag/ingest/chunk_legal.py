@@ -21,6 +21,7 @@ from colmeia.rag.types import Chunk, ExtractedDocument
 __all__ = [
     "LegalChunker",
     "LegalUnit",
+    "int_to_roman",
     "lapsed_status",
     "legal_label",
     "looks_like_norm",
@@ -113,6 +114,11 @@ def roman_to_int(numeral: str) -> int | None:
     if total <= 0 or _int_to_roman(total) != numeral.upper():
         return None
     return total
+
+
+def int_to_roman(n: int) -> str:
+    """The Roman numeral of ``n`` (14 → ``"XIV"``): how the legal paths write an inciso."""
+    return _int_to_roman(n)
 
 
 def _int_to_roman(n: int) -> str:
