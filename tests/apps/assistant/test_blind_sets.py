@@ -1,4 +1,4 @@
-"""`colmeia eval assistant --set independent4` … `--set independent7`: conversations written
+"""`colmeia eval assistant --set independent4` … `--set independent8`: conversations written
 blind to the code (their authors read the law texts and the court's institutional file only),
 each on a registry of its author's invention. These tests check that each set is what it says —
 it loads, its registry imports cleanly, and every case, fact and article it expects is really
@@ -53,7 +53,9 @@ def _written_whole(typed: str) -> str:
     return f"TC/{number:06d}/{year + 2000 if year < 100 else year}"
 
 
-@pytest.mark.parametrize("folder", ["independent4", "independent5", "independent6", "independent7"])
+@pytest.mark.parametrize(
+    "folder", ["independent4", "independent5", "independent6", "independent7", "independent8"]
+)
 def test_a_blind_set_holds_what_its_registry_and_the_laws_hold(folder: str, tmp_path: Path) -> None:
     here = DATA / folder
     conversations, problems = load_conversations(here)
