@@ -368,7 +368,12 @@ def search_terms(text: str) -> list[str]:
 
 
 async def search_cases(
-    registry: CaseRegistry, query: str, *, today: dt.date | None = None, loose: bool = False
+    registry: CaseRegistry,
+    query: str,
+    *,
+    today: dt.date | None = None,
+    loose: bool = False,
+    plural: bool = False,
 ) -> dict[str, Any]:
     """Cases matching a description, ranked by the registry (BM25 over subject, audited
     body, unit, class, rapporteur and parties; accents folded, Portuguese stems, the person's
@@ -382,7 +387,10 @@ async def search_cases(
     party's whole name, when others hold them apart) is the clear winner and comes back as
     its full lookup (``status`` ``found``); otherwise the relevant cases holding the most
     words come as ``status`` ``search``, newest first, the first :data:`SEARCH_LIST` of
-    ``total``; none as ``search`` with an empty list."""
+    ``total``; none as ``search`` with an empty list. ``plural`` (the person asked for cases,
+    "quais processos vocês têm sobre o município?"): a winner by one word is listed with the
+    cases that hold all its words but that one — the town's other cases, not only the one
+    whose body is "Prefeitura Municipal"."""
     terms = query_terms(query)
     if not terms:
         return {"status": "search", "query": query, "total": 0, "cases": []}
@@ -406,6 +414,11 @@ async def search_cases(
         top = await _without_attached(registry, top)
     except (StoreError, ConfigurationError) as exc:
         return {"status": "unavailable", "typed": query, "message": str(exc)}
+    if len(top) == 1 and plural:
+        near = [c for c in ranked if c.matched >= max(2, top[0].matched - 1)]
+        if len(near) > 1:
+            near.sort(key=lambda c: (c.matched, c.date, c.number), reverse=True)
+            top = await _without_attached(registry, near)
     if len(top) == 1:
         found_one = await lookup_case(registry, top[0].number, today=today)
         return {**found_one, "typed": query, "searched": query}

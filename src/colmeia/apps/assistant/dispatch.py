@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import itertools
 import logging
 import re
 from collections.abc import Sequence
@@ -87,6 +88,17 @@ SURE_ELSEWHERE = 0.9
 _ASPECT_PT = {"judgement": "julgamento", "archive": "arquivamento"}
 # out-of-scope kinds that are topics named (results, forecasts), not requests refused
 _TOPICS = frozenset({"sport", "weather"})
+# cases asked for, in the plural: "quais processos vocês têm sobre…", "tem processos contra…"
+_ASKS_CASES = re.compile(
+    r"\b(?:quais|que|quantos)\s+(?:processos|casos)\b|\b(?:tem|ha|existem)\s+(?:uns\s+)?"
+    r"(?:processos|casos)\b|\b(?:processos|casos)\s+(?:sobre|contra|envolvendo)\b"
+)
+# how to do something (at the court): "como eu faço", "onde eu mando", "como envio"
+_HOW_TO = re.compile(
+    r"\bcomo\s+(?:(?:que\s+)?eu\s+|a\s+gente\s+|se\s+)?(?:faco|mando|envio|entrego|"
+    r"protocolo|abro|registro|fazer|mandar|enviar|entregar|protocolar|abrir|registrar|faz)\b|"
+    r"\bonde\s+(?:eu\s+)?(?:mando|envio|entrego|protocolo|faco|registro)\b"
+)
 # aspects answered by one field of the record (who relates it, who the parties are): the words
 # asked are the field's, not an event's ("quem é o relator?" names no "Concluso ao relator").
 # A list of documents or movements is no such field: "o relatório técnico apontou o quê?" is
@@ -213,6 +225,18 @@ class Dispatcher:
             in_thread = classifier().predict(f"{text.strip().rstrip('?!. ')} desse processo?")
             if in_thread.intent == "case" and in_thread.confidence >= SURE_ELSEWHERE:
                 frame.intent, frame.aspect = "case", in_thread.aspect
+        if (
+            frame.intent == "law"
+            and frame.confidence < CONFIDENT
+            and cases
+            and not frame.cases
+            and not frame.names_a_law
+            and await named_in_record(self.registry, cases[0], text, today=self.today)
+        ):
+            # "e o parecer do ministério público de contas, qual número?": read unsure as the
+            # law's, naming no norm, its words name an event of the thread's case — the
+            # registry's row answers it
+            frame.intent = "case"
         if frame.intent == "find" and len(cases) > 1 and not frame.cases and frame.thread is None:
             # "e aquele da merenda?": a description of one of the thread's cases picks it
             picked = await self._among(text, cases, unless_elsewhere=True)
@@ -261,6 +285,20 @@ class Dispatcher:
             return _answer((out_of_scope(text) or scope_answer()).text, "main", scope="other")
         if frame.intent == "scope":
             return Decision("law", law=text)
+        if (
+            frame.intent == "law"
+            and frame.confidence < CONFIDENT
+            and not frame.names_a_law
+            and _HOW_TO.search(fold(text))
+            and (how := answer_institutional(text, sure=False)) is not None
+        ):
+            # "e se eu mesma quiser fazer outra denuncia, como eu faço?": how to do something
+            # at the court, in words of the court's own file — answered from it
+            return _answer(how.answer, "institutional", topic=how.topic)
+        if frame.intent == "institutional" and frame.norms:
+            # "qual o prazo de defesa segundo o regimento interno de vcs?": a norm named is
+            # asked of the documents (which say when they do not hold it), not of the file
+            frame.intent = "law"
         if frame.intent == "institutional":
             # a confident reading is about the court whatever the file's wording: answered
             # from the file (its nearest entry, or what it holds), never from law passages
@@ -341,6 +379,13 @@ class Dispatcher:
             # no number, but a party, body or subject of one case of the registry named
             # ("sou parente da Célia Regina Guimarães, qual é o processo dela?")
             return await self._find(described, frame.aspect, named)
+        elif target is None and not cases and not law and frame.read_as in ("case", "find"):
+            # "e o parecer das contas de 2021 de cachoeira do sul já saiu?": no number, and the
+            # description fits a few cases — those are offered to pick from ("de qual
+            # processo?" asked for a number the person was describing)
+            listed = await self._listed(described)
+            if listed is not None:
+                return await self._find(described, frame.aspect, listed)
         if target is None and isinstance(self.registry, UnconfiguredRegistry):
             # no registry to look a number up in: asking for one would only lead to saying so
             return _answer(NOT_CONFIGURED, "search")
@@ -356,7 +401,11 @@ class Dispatcher:
         """One answer for several cases typed in one message, each case's in the order typed
         (a number the registry does not hold says so in its place); the last one typed is the
         thread's case after it, as it would be had they come one by one."""
-        decisions = [await self._resolved(r, aspect, "", question) for r in resolved[:_MAX_TYPED]]
+        typed = resolved[:_MAX_TYPED]
+        decisions = [
+            await self._resolved(r, _clause_aspect(question, typed, n, aspect), "", question)
+            for n, r in enumerate(typed)
+        ]
         answers = [d.answer for d in decisions if d.kind == "answer" and d.answer is not None]
         if len(answers) < len(decisions):
             return decisions[0]
@@ -436,12 +485,15 @@ class Dispatcher:
     async def _find(self, text: str, aspect: str, found: dict[str, Any] | None = None) -> Decision:
         # the frame read a search for a case: its words describe one, even those no case uses
         # (``found``: that search, when it was already made)
-        if found is None:
-            found = await search_cases(self.registry, text, today=self.today, loose=True)
+        plural = _ASKS_CASES.search(fold(text)) is not None
+        if found is None or (plural and found.get("status") == "found"):
+            found = await search_cases(
+                self.registry, text, today=self.today, loose=True, plural=plural
+            )
         searched: list[tuple[str, dict[str, Any]]] = [("search_cases", {"query": text})]
         listed = [str(c["number"]) for c in found.get("cases") or []]
         winner = str(found["number"]) if found.get("status") == "found" else None
-        winner = winner or await self._named_party(text, listed)
+        winner = winner or await self._named_party(text, listed) or _year_described(text, found)
         if winner is not None:
             decision = await self.case_answer(winner, aspect, text)
         elif len(listed) > 1:
@@ -471,6 +523,15 @@ class Dispatcher:
             return None
         found = await search_cases(self.registry, text, today=self.today, loose=True)
         return found if found.get("status") == "found" else None
+
+    async def _listed(self, text: str) -> dict[str, Any] | None:
+        """The registry's short list for a description of two words or more, when it lists
+        several cases; else ``None``."""
+        if len(query_terms(text)) < 2:
+            return None
+        found = await search_cases(self.registry, text, today=self.today, loose=True)
+        several = found.get("status") == "search" and len(found.get("cases") or []) > 1
+        return found if several else None
 
     async def _party_named(self, text: str) -> dict[str, Any] | None:
         """The registry's one clear case for ``text`` when ``text`` also names one of its
@@ -522,7 +583,26 @@ class Dispatcher:
         top = [c.number for c in among if c.matched == best]
         if unless_elsewhere and any(c.matched > best for c in ranked):
             return None
+        if len(top) > 1:
+            # "o da câmara" of a list where the câmara is one case's audited body and the
+            # other's interested party: the one the word says what it is about
+            top = await self._about(text, top)
         return top[0] if len(top) == 1 else None
+
+    async def _about(self, text: str, numbers: Sequence[str]) -> list[str]:
+        """Of ``numbers``, those whose subject and audited body hold the most of ``text``'s
+        words (all of them when none holds any)."""
+        terms = query_terms(text)
+        held: dict[str, int] = {}
+        for number in numbers:
+            found = await lookup_case(self.registry, number, today=self.today)
+            record = found.get("record") or {}
+            about = set(
+                query_terms(f"{record.get('subject', '')} {record.get('audited_body', '')}")
+            )
+            held[number] = sum(1 for t in terms if t in about)
+        most = max(held.values(), default=0)
+        return [n for n in numbers if held[n] == most] if most else list(numbers)
 
     async def _mixed(
         self, frame: TurnFrame, cases: Sequence[str], told: Sequence[str] = ()
@@ -658,6 +738,42 @@ def _definite(text: str) -> bool:
     :data:`_DEFINITE`), not at one to be found ("um processo", "aquele processo de…")."""
     folded = fold(text)
     return bool(_DEFINITE.search(folded)) and not _INDEFINITE.search(folded)
+
+
+def _clause_aspect(text: str, resolved: Sequence[CaseResolution], n: int, aspect: str) -> str:
+    """The aspect asked of the ``n``-th case typed in ``text``, read in its own clause when
+    the classifier is sure of it there — "quem é o relator do 615/24 e se o 3098/2023 já teve
+    defesa" asks the rapporteur of one and the state of the other —, else ``aspect`` (the
+    whole message's). Two cases' clauses part at the last punctuation or "e"/"ou" between
+    them (at the end of the first case when nothing is between)."""
+    cuts = [0]
+    for before, after in itertools.pairwise(resolved):
+        left = before.ref.start + len(before.ref.typed)
+        between = list(_CLAUSE_BREAK.finditer(text, left, max(left, after.ref.start)))
+        cuts.append(between[-1].start() if between else left)
+    cuts.append(len(text))
+    clause = text[cuts[n] : cuts[n + 1]]
+    read = classifier().predict(clause)
+    return read.aspect if read.intent == "case" and read.confidence >= CONFIDENT else aspect
+
+
+# where one case's clause ends and the next one's begins
+_CLAUSE_BREAK = re.compile(r"[?.;!]|\b(?:e|ou)\b", re.IGNORECASE)
+
+
+def _year_described(text: str, found: dict[str, Any]) -> str | None:
+    """The one listed case whose own description holds the year the person described it by
+    ("as contas de 2021 de Cachoeira do Sul": the case about the 2021 accounts, not the
+    council's of another year); ``None`` when no year is typed or it fits none or several."""
+    years = set(re.findall(r"(?<!\d)((?:19|20)\d{2})(?!\d)", text))
+    if not years:
+        return None
+    hits = [
+        str(c["number"])
+        for c in found.get("cases") or []
+        if years & set(re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", str(c.get("subject") or "")))
+    ]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _shows_a_case(decision: Decision) -> bool:

@@ -131,6 +131,17 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        # an insult to the assistant or the court, with no question in it: nothing the
+        # documents or the registry answer ("vcs sao todos uns incompetentes")
+        "other",
+        re.compile(
+            r"^(?!.*\?)\W*(?:\w+\W+){0,3}?(?:voces|vcs|vc|voce|tu|esse\s+tribunal|o\s+tribunal)\s+"
+            r"(?:sao|e|eh|es)\s+(?:todos\s+|tudo\s+|muito\s+)?(?:uns?\s+|umas?\s+)?"
+            r"(?:incompetentes?|inuteis|inutil|ladr\w+|corrupt\w+|vagabund\w+|lixo|"
+            r"palhac\w+|burr\w+|idiotas?|uma\s+vergonha|uma\s+piada)\b"
+        ),
+    ),
+    (
         # a piece of writing or fun asked for — a joke, a poem, a school essay —, whatever it is
         # about: "conta uma piada de advogado" is no question on advocates the laws answer
         "other",
@@ -158,7 +169,11 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
             r"resultado do jogo|olimpiadas|"
             # a match on a day ("o jogo do galo ontem"): "jogo do bicho" names no day
             r"jogo\s+(?:(?:de|do|da|dos)\s+\w+\s+)?(?:de\s+)?(?:ontem|hoje|amanha)|"
-            r"quanto\s+(?:foi|ficou|esta|ta)\s+o\s+jogo)\b"
+            r"quanto\s+(?:foi|ficou|esta|ta)\s+o\s+jogo|"
+            # a score asked of a derby named by its clubs ("quanto ficou o gre-nal ontem",
+            # "o fla-flu"; not "quanto foi o reajuste ontem")
+            r"quanto\s+(?:foi|ficou|terminou|acabou)\s+o\s+[a-z]+-[a-z]+\s+"
+            r"(?:ontem|hoje|domingo|sabado|no\s+domingo|no\s+sabado))\b"
         ),
     ),
 )
@@ -298,6 +313,21 @@ def _by_name() -> tuple[tuple[re.Pattern[str], NormMention], ...]:
         r"lrf|lei de responsabilidade fiscal": ("Lei Complementar", "101", "2000"),
         r"lindb": ("Decreto-Lei", "4657", "1942"),
         r"estatuto do servidor(?: publico)?(?: federal)?": ("Lei", "8112", "1990"),
+        # a town's or a state's own norms, and a court's or a house's internal rules: no
+        # number to name them by, and never among federal laws (they are said missing)
+        r"estatutos? d[oa]s? (?:servidor|servidores|funcionarios?)(?: publicos?)?"
+        r"(?= (?:municipa|estadua|d[aoe] (?!uniao\b)))": (
+            "O estatuto dos servidores do município ou do estado",
+            "",
+            "",
+        ),
+        r"lei organica(?: d[aoe] \w+)?": ("A lei orgânica do município", "", ""),
+        r"regimento interno": ("O regimento interno", "", ""),
+        r"(?:lei|decreto) (?:municipal|estadual)(?! (?:n|no|numero)?\s*\d)": (
+            "A lei municipal ou estadual",
+            "",
+            "",
+        ),
     }
     # The Constitution and its ADCT have no number: ingestion names them "CF/88" and "ADCT
     # (CF/88)" (:func:`colmeia.rag.ingest.lexml_names.lexml_label`), and so do these mentions,
