@@ -42,12 +42,12 @@ class DenseIndex:
         arr = np.ascontiguousarray(vectors, dtype=np.float32)
         dim = int(arr.shape[1]) if arr.ndim == 2 and arr.size else 0
         if len(arr) < exact_below:
-            index: faiss.Index = faiss.IndexFlatIP(max(dim, 1))
+            index: faiss.Index = faiss.IndexFlatIP(dim)
         else:
             index = faiss.IndexHNSWFlat(dim, hnsw_m, faiss.METRIC_INNER_PRODUCT)
             index.hnsw.efConstruction = ef_construction
             index.hnsw.efSearch = ef_search
-        if len(arr) and dim:
+        if dim:  # rows of at least one value each (no rows: nothing to add)
             index.add(arr)
         return cls(index, dim)
 
