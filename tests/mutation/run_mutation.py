@@ -67,6 +67,8 @@ TIMEOUT_MULTIPLIER = 4.0
 # mutmut's exit codes (mutmut.stats.status_by_exit_code), folded into what the score needs
 KILLED = {1: "killed", 3: "killed", 36: "timeout", -24: "timeout", 24: "timeout", 152: "timeout"}
 KILLED |= {255: "timeout", 37: "killed by type check", -11: "crashed", -9: "crashed"}
+# a native library's failed assertion aborts the test process (faiss given a bad HNSW width)
+KILLED |= {-6: "crashed"}
 NOT_KILLED = {0: "survived", 5: "no tests", 33: "no tests", 34: "skipped", 35: "suspicious"}
 
 

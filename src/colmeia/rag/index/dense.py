@@ -65,9 +65,7 @@ class DenseIndex:
         return ids[0][keep].astype(np.int64), scores[0][keep].astype(np.float32)
 
     def vectors(self, positions: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
-        """The stored vectors at ``positions`` (rows in the order given)."""
-        if len(positions) == 0:
-            return np.empty((0, self.dim), np.float32)
+        """The stored vectors at ``positions`` (rows in the order given; none: ``(0, dim)``)."""
         keys = np.ascontiguousarray(positions, dtype=np.int64)
         return np.asarray(self._index.reconstruct_batch(keys), dtype=np.float32)
 
