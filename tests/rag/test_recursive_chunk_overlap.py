@@ -116,3 +116,13 @@ def test_every_chunk_carries_the_documents_path_heading_and_chunker() -> None:
     assert all(c.metadata == {"chunker": "recursive"} for c in chunks)
     bare = RecursiveChunker(30, min_characters_per_chunk=2).chunk(_doc(SENTENCES))
     assert {(c.path, c.heading) for c in bare} == {("", "")}
+
+
+def test_a_repeated_passage_is_placed_where_it_repeats() -> None:
+    text = "O prazo é de dez dias.\n\nO prazo é de dez dias.\n\nO prazo é de dez dias."
+    chunks = RecursiveChunker(24, min_characters_per_chunk=2).chunk(_doc(text))
+    assert [(c.text, c.char_start) for c in chunks] == [
+        ("O prazo é de dez dias.", 0),
+        ("O prazo é de dez dias.", 24),
+        ("O prazo é de dez dias.", 48),
+    ]
