@@ -86,9 +86,23 @@ def test_without_an_ementa_or_a_document_entry_the_words_come_from_the_caput_alo
     assert paragraph == "É de dez dias recurso DO"
 
 
-def test_a_passage_that_names_no_article_gets_nothing() -> None:
+def test_a_passage_that_names_no_article_gets_nothing_and_the_next_still_gets_its_words() -> None:
     report = StoredChunk("r#0", "r", 0, "Relatório anual.", path="Relatório 2020")
-    assert context_terms([report], {"r": {"context": CONTEXT}}) == [""]
+    docs = {"r": {"context": CONTEXT}, **_docs()}
+    assert context_terms([report, CAPUT], docs) == ["", "Regula processo administrativo DO"]
+
+
+def test_the_documents_path_stands_for_a_chunk_without_one() -> None:
+    caput = StoredChunk("c#0", "c", 0, CAPUT.text)
+    paragraph = StoredChunk("p#0", "p", 0, PARAGRAPH.text)
+    # the document's path wins over the chunk's own when both are there
+    stale = StoredChunk("q#0", "q", 0, PARAGRAPH.text, path="Relatório 2020")
+    docs = {**_docs(), "q": {"path": PARAGRAPH.path}}
+    assert context_terms([caput, paragraph, stale], docs) == [
+        "Regula processo administrativo DO",
+        "Regula processo administrativo É de dez dias recurso DO",
+        "É de dez dias recurso DO",
+    ]
 
 
 def test_the_article_of_a_citation_path() -> None:
