@@ -75,6 +75,7 @@ def test_reading_a_missing_file_gives_no_results(tmp_path: Path) -> None:
         (b'{"key": "k", "outcome": "answer"}\n', "results"),
         (b'\xef\xbb\xbf  [ {"question": "q", "answer": "a"}, {"x": 1} ]', "records"),
         (b'{"question": "q", "answer": "a", "key": "k"}\n', "records"),
+        (b'{"question": "caf\xe9?", "answer": "a"}\n', "records"),  # Latin-1 bytes: still read
         (b'{"outcome": "answer"}\n', "unknown"),
         (b'{"question": "q"}\n', "unknown"),
         (b'{"key": "k"}\n', "unknown"),
