@@ -164,7 +164,9 @@ def load_equivalents(path: Path = EQUIVALENT_FILE, table: str = "mutant") -> lis
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     out = []
     for i, e in enumerate(data.get(table, []), 1):
-        missing = [k for k in ("module", "function", "before", "after", "reason") if not e.get(k)]
+        # ``after = ""``: the mutant deletes the line (an argument left out, say)
+        missing = [k for k in ("module", "function", "before", "reason") if not e.get(k)]
+        missing += [] if isinstance(e.get("after"), str) else ["after"]
         if missing:
             raise SystemExit(f"{path.name}: {table} #{i} lacks {', '.join(missing)}")
         out.append(Equivalent(e["module"], e["function"], e["before"], e["after"], e["reason"]))
