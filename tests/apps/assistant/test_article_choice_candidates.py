@@ -123,5 +123,12 @@ async def test_a_reply_with_only_given_ids_logs_nothing(
     assert [r for r in caplog.records if r.name == LOGGER] == []
 
 
+async def test_two_candidates_are_enough_for_a_call(reranker: Make) -> None:
+    rerank, sim = reranker(lambda req: json.dumps({"order": ["[A2]"]}))
+    assert await rerank.order(QUESTION, _three()[:2]) == [1, 0]
+    assert len(sim.requests) == 1
+
+
 def test_a_choice_keeps_each_id_once_in_the_models_order_then_the_rest_in_theirs() -> None:
     assert apply_choice(["A1", "A2", "A3", "A4"], ["A4", "A4", " a2 ", "A7"]) == [3, 1, 0, 2]
+    assert apply_choice(["A1", "A2", "A3"], ["[A3]", " [a2] "]) == [2, 1, 0]
