@@ -67,6 +67,8 @@ TIMEOUT_MULTIPLIER = 4.0
 # mutmut's exit codes (mutmut.stats.status_by_exit_code), folded into what the score needs
 KILLED = {1: "killed", 3: "killed", 36: "timeout", -24: "timeout", 24: "timeout", 152: "timeout"}
 KILLED |= {255: "timeout", 37: "killed by type check", -11: "crashed", -9: "crashed"}
+# a native library's failed assertion aborts the test process (faiss given a bad HNSW width)
+KILLED |= {-6: "crashed"}
 NOT_KILLED = {0: "survived", 5: "no tests", 33: "no tests", 34: "skipped", 35: "suspicious"}
 
 
@@ -162,7 +164,9 @@ def load_equivalents(path: Path = EQUIVALENT_FILE, table: str = "mutant") -> lis
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     out = []
     for i, e in enumerate(data.get(table, []), 1):
-        missing = [k for k in ("module", "function", "before", "after", "reason") if not e.get(k)]
+        # ``after = ""``: the mutant deletes the line (an argument left out, say)
+        missing = [k for k in ("module", "function", "before", "reason") if not e.get(k)]
+        missing += [] if isinstance(e.get("after"), str) else ["after"]
         if missing:
             raise SystemExit(f"{path.name}: {table} #{i} lacks {', '.join(missing)}")
         out.append(Equivalent(e["module"], e["function"], e["before"], e["after"], e["reason"]))

@@ -47,7 +47,7 @@ def _ementa(metadata: Mapping[str, Any]) -> str:
 
 
 def _own_path(chunk: StoredChunk, metadata: Mapping[str, Any]) -> str:
-    return str(metadata.get("path") or chunk.path or "")
+    return str(metadata.get("path") or chunk.path)
 
 
 def context_terms(
@@ -64,7 +64,7 @@ def context_terms(
         art = article_path(path)
         if art and path.strip() == art and art not in captions:
             # The caput: its text and the section heading it sits under.
-            captions[art] = (chunk.text, str(meta.get("heading") or chunk.heading or ""))
+            captions[art] = (chunk.text, str(meta.get("heading") or chunk.heading))
     out: list[str] = []
     for chunk in chunks:
         meta = documents.get(chunk.doc_id, {})

@@ -101,11 +101,11 @@ async def test_the_http_adapter_reads_what_the_sqlite_registry_holds(
             await remote.close()
 
 
-def test_registry_urls_are_checked() -> None:
+def test_registry_urls_are_checked(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="sqlite:///"):
         open_registry("ftp://example.org/registry")
     with pytest.raises(ConfigurationError, match="registry demo"):
-        open_registry("sqlite:///does/not/exist.db")
+        open_registry(f"sqlite:///{tmp_path}/does/not/exist.db")
 
 
 async def test_import_keeps_good_rows_and_names_each_bad_one(tmp_path: Path) -> None:

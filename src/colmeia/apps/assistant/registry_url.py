@@ -42,7 +42,7 @@ def open_registry(url: str, *, create: bool = False) -> CaseRegistry:
         from colmeia.apps.assistant.registry_http import HTTPCaseRegistry
 
         return HTTPCaseRegistry(url)
-    path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url
+    path = url.removeprefix("sqlite:///")
     if "://" in path:
         raise ConfigurationError(
             f"unsupported registry URL {url!r}: use sqlite:///path.db or http(s)://host:port"

@@ -94,7 +94,7 @@ async def judge_with_distractors(
     own = [label for label, (_, is_work) in labelled.items() if is_work]
     other = [label for label, (_, is_work) in labelled.items() if not is_work]
 
-    def share(labels: list[str]) -> float | None:
-        return len(chosen & set(labels)) / len(labels) if labels else None
+    def share(labels: list[str]) -> float:  # neither side is empty here
+        return len(chosen & set(labels)) / len(labels)
 
     return MixedJudgement(share(own), share(other))

@@ -42,12 +42,12 @@ class DenseIndex:
         arr = np.ascontiguousarray(vectors, dtype=np.float32)
         dim = int(arr.shape[1]) if arr.ndim == 2 and arr.size else 0
         if len(arr) < exact_below:
-            index: faiss.Index = faiss.IndexFlatIP(max(dim, 1))
+            index: faiss.Index = faiss.IndexFlatIP(dim)
         else:
             index = faiss.IndexHNSWFlat(dim, hnsw_m, faiss.METRIC_INNER_PRODUCT)
             index.hnsw.efConstruction = ef_construction
             index.hnsw.efSearch = ef_search
-        if len(arr) and dim:
+        if dim:  # rows of at least one value each (no rows: nothing to add)
             index.add(arr)
         return cls(index, dim)
 
@@ -65,9 +65,7 @@ class DenseIndex:
         return ids[0][keep].astype(np.int64), scores[0][keep].astype(np.float32)
 
     def vectors(self, positions: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
-        """The stored vectors at ``positions`` (rows in the order given)."""
-        if len(positions) == 0:
-            return np.empty((0, self.dim), np.float32)
+        """The stored vectors at ``positions`` (rows in the order given; none: ``(0, dim)``)."""
         keys = np.ascontiguousarray(positions, dtype=np.int64)
         return np.asarray(self._index.reconstruct_batch(keys), dtype=np.float32)
 

@@ -59,20 +59,21 @@ class RecursiveChunker:
         base_path = str(doc.metadata.get("path", ""))
         base_heading = str(doc.metadata.get("heading", ""))
         chunks: list[Chunk] = []
+        cursor = 0
         for piece in self._chonkie().chunk(text):
-            start, end = int(piece.start_index), int(piece.end_index)
-            if self.overlap and start > 0:
-                ov = max(0, start - self.overlap)
-                # Begin the overlap at a word start, never mid-word.
-                while 0 < ov < start and not text[ov - 1].isspace():
-                    ov += 1
-                start = ov
-            while start < end and text[start].isspace():
-                start += 1
-            while end > start and text[end - 1].isspace():
-                end -= 1
-            if start >= end:
+            body = piece.text.strip()
+            if not body:  # blank space between pieces is never a chunk
                 continue
+            # Chonkie's offsets drift with the word tokenizer (1.7: a character a piece, the
+            # last piece's end short of its final character); its text is the document's own:
+            # the piece is where its text next occurs.
+            start = text.index(body, cursor)
+            end = cursor = start + len(body)
+            # Begin ``overlap`` characters earlier, at a word start, never mid-word.
+            ov = max(0, start - self.overlap)
+            while 0 < ov < start and not text[ov - 1].isspace():
+                ov += 1
+            start = ov
             chunks.append(
                 spans.make(
                     len(chunks),
