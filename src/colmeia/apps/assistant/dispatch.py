@@ -374,18 +374,15 @@ class Dispatcher:
             if _shows_a_case(found) or (found.kind == "ask" and not law):
                 return found
         elif (
-            target is None and not cases and (named := await self._registry_names(frame, described))
+            target is None
+            and not cases
+            and (searched := await self._described_search(frame, described, law))
         ):
             # no number, but a party, body or subject of one case of the registry named
-            # ("sou parente da Célia Regina Guimarães, qual é o processo dela?")
-            return await self._find(described, frame.aspect, named)
-        elif target is None and not cases and not law and frame.read_as in ("case", "find"):
-            # "e o parecer das contas de 2021 de cachoeira do sul já saiu?": no number, and the
-            # description fits a few cases — those are offered to pick from ("de qual
-            # processo?" asked for a number the person was describing)
-            listed = await self._listed(described)
-            if listed is not None:
-                return await self._find(described, frame.aspect, listed)
+            # ("sou parente da Célia Regina Guimarães, qual é o processo dela?"), or a
+            # description that fits a few cases ("e o parecer das contas de 2021 de cachoeira
+            # do sul já saiu?"): those are offered to pick from, not "de qual processo?"
+            return await self._find(described, frame.aspect, searched)
         if target is None and isinstance(self.registry, UnconfiguredRegistry):
             # no registry to look a number up in: asking for one would only lead to saying so
             return _answer(NOT_CONFIGURED, "search")
@@ -515,23 +512,35 @@ class Dispatcher:
         names exactly one case: a description searched as the registry ranks it, with one
         clear winner holding two of its words or more; else ``None``. Not a norm named, not
         a list: those stay with the documents or ask which case."""
-        if frame.cases:
-            return None
-        if frame.intent != "mixed" and (frame.names_a_law or frame.read_as not in ("case", "find")):
-            return None
-        if len(query_terms(text)) < 2:
+        if not self._may_name(frame) or len(query_terms(text)) < 2:
             return None
         found = await search_cases(self.registry, text, today=self.today, loose=True)
         return found if found.get("status") == "found" else None
 
-    async def _listed(self, text: str) -> dict[str, Any] | None:
-        """The registry's short list for a description of two words or more, when it lists
-        several cases; else ``None``."""
-        if len(query_terms(text)) < 2:
+    @staticmethod
+    def _may_name(frame: TurnFrame) -> bool:
+        """Whether a turn with no number may name a case of the registry by its words."""
+        if frame.cases:
+            return False
+        return frame.intent == "mixed" or not (
+            frame.names_a_law or frame.read_as not in ("case", "find")
+        )
+
+    async def _described_search(
+        self, frame: TurnFrame, text: str, law: str
+    ) -> dict[str, Any] | None:
+        """One registry search of a case described without its number: its one clear case
+        (as :meth:`_registry_names` reads it) or, when no law part waits and the turn was read
+        as about a case, its short list of several; else ``None``."""
+        names = self._may_name(frame)
+        lists = not law and frame.read_as in ("case", "find")
+        if not (names or lists) or len(query_terms(text)) < 2:
             return None
         found = await search_cases(self.registry, text, today=self.today, loose=True)
+        if names and found.get("status") == "found":
+            return found
         several = found.get("status") == "search" and len(found.get("cases") or []) > 1
-        return found if several else None
+        return found if lists and several else None
 
     async def _party_named(self, text: str) -> dict[str, Any] | None:
         """The registry's one clear case for ``text`` when ``text`` also names one of its
