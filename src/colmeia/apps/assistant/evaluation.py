@@ -398,6 +398,7 @@ FOLDER_SETS = {
     "independent7": "independent7",
     "independent8": "independent8",
     "independent9": "independent9",
+    "independent10": "independent10",
 }
 
 
