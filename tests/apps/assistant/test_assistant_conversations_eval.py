@@ -108,6 +108,22 @@ def test_the_expected_case_may_be_written_as_people_type_it() -> None:
     assert failures == ["case: tc 4826/22 not among the facts shown"]
 
 
+def test_two_typed_cases_answered_are_case_answers_and_a_pick_list_is_a_list() -> None:
+    """Typed cases answered ("quem é o relator do 615/24 e se o 3098/2023 já teve defesa") are
+    a case turn; several cases offered to pick from (waiting for the pick, or a search's list)
+    is a search list."""
+    both = [
+        {"status": "found", "number": "TC/000615/2024", "record": {}},
+        {"status": "found", "number": "TC/003098/2023", "record": {}},
+    ]
+    turn = Turn("quem é o relator do 615/24 e se o 3098/2023 já teve defesa", case="615/24")
+    assert score_turn(turn, _result(answer="...", facts=both))[0] == "case"
+    waiting = _result(status="waiting_clarification", facts=both)
+    assert score_turn(turn, waiting)[0] == "search_list"
+    searched = [{"status": "search", "total": 2, "cases": both}]
+    assert score_turn(turn, _result(answer="...", facts=searched))[0] == "search_list"
+
+
 def test_conversations_pass_only_when_every_turn_passes() -> None:
     turns = [
         TurnOutcome("a", 1, "q", "scope", "scope"),

@@ -357,6 +357,40 @@ async def _whole_record(
     return found
 
 
+async def rows_state(
+    registry: CaseRegistry, number: str, question: str, *, today: dt.date | None = None
+) -> bool:
+    """Whether case ``number``'s own rows say every word of ``question`` (its case reference
+    aside; two words at least): "recebemos a citação, qual o prazo para a defesa?" beside a
+    case whose last movement is "Citação dos responsáveis com prazo de 30 dias para
+    apresentação de defesa" is that case's deadline, told by its rows. A word they do not say
+    ("a partir de quando se *conta* o prazo?") asks something else — the law's rule."""
+    from colmeia.apps.assistant.relations import content_terms
+
+    try:
+        found = await _whole_record(registry, number, today)
+    except (StoreError, ConfigurationError):
+        return False
+    if found.get("status") != "found":
+        return False
+    unnumbered = question
+    for ref in read_case_refs(question):
+        unnumbered = unnumbered.replace(ref.typed, " ")
+    asked = {w for w in content_terms(unnumbered) if w not in _RECORD_WORDS}
+    said = " ".join(
+        [str(m.get("description") or "") for m in found.get("movements") or []]
+        + [f"{d.get('kind') or ''} {d.get('title') or ''}" for d in found.get("documents") or []]
+    )
+    told = set(content_terms(said))
+    return len(asked) >= 2 and all(
+        any(
+            w[:_SHARED_START] == t[:_SHARED_START] and (w.startswith(t) or t.startswith(w))
+            for t in told
+        )
+        for w in asked
+    )
+
+
 async def named_in_record(
     registry: CaseRegistry, number: str, question: str, *, today: dt.date | None = None
 ) -> list[str]:

@@ -164,6 +164,11 @@ FILLER = frozenset(
         "de",
         "do",
         "da",
+        # "pra"/"pro" (para o), as typed: a preposition, never a case's word
+        "pra",
+        "pro",
+        "pras",
+        "pros",
     ]
 )
 # what is asked of a case's state, not what describes it ("o processo da prefeitura de X já foi
@@ -284,11 +289,14 @@ class CaseIndex:
 
     def __init__(self, documents: Iterable[tuple[str, str]]) -> None:
         self.keys: list[str] = []
+        #: each case's description as written (what a reading by meaning compares)
+        self.texts: dict[str, str] = {}
         self._terms: list[frozenset[str]] = []
         corpus: list[list[str]] = []
         for key, text in documents:
             toks = tokens(text)
             self.keys.append(key)
+            self.texts[key] = text
             self._terms.append(frozenset(toks))
             corpus.append(toks or [""])
         self._corpus = corpus

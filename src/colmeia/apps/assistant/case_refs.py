@@ -198,7 +198,12 @@ def read_case_refs(text: str, *, today: dt.date | None = None) -> list[CaseRef]:
         digits = alpha2digit(text, "pt")
         if digits != text:
             seen = {(r.number, r.year) for r in refs}
-            refs += [r for r in _read(digits, today) if (r.number, r.year) not in seen]
+            added = [r for r in _read(digits, today) if (r.number, r.year) not in seen]
+            # "processo 11357 de dois mil e vinte e cinco" is one case, 11357/2025: its number
+            # read alone, before the year was written as digits, is the same reference
+            dated = {(r.number, r.kind) for r in added if r.year is not None}
+            refs = [r for r in refs if r.year is not None or (r.number, r.kind) not in dated]
+            refs += added
     out: list[CaseRef] = []
     for ref in sorted(refs, key=lambda r: r.start):
         if all((r.number, r.year, r.kind) != (ref.number, ref.year, ref.kind) for r in out):

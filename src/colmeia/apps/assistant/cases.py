@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from colmeia.apps.assistant.case_index import query_terms, query_words, tokens
@@ -31,6 +31,7 @@ from colmeia.errors import ConfigurationError, StoreError
 
 __all__ = [
     "REGISTRY_DOWN",
+    "Nearest",
     "case_answer",
     "case_card",
     "check_case_answer",
@@ -355,6 +356,9 @@ SEARCH_LIST = 5
 #: how many ranked cases a search reads: the registry ranks every case, best group first
 #: (see CaseIndex.rank), so this only bounds how many equally good ones are counted
 SEARCH_POOL = 1000
+#: a reading by meaning: (description, the numbers of the cases its words name) → the one it
+#: describes, or None
+Nearest = Callable[[str, Sequence[str]], Awaitable[str | None]]
 
 
 def search_terms(text: str) -> list[str]:
@@ -374,6 +378,7 @@ async def search_cases(
     today: dt.date | None = None,
     loose: bool = False,
     plural: bool = False,
+    nearest: Nearest | None = None,
 ) -> dict[str, Any]:
     """Cases matching a description, ranked by the registry (BM25 over subject, audited
     body, unit, class, rapporteur and parties; accents folded, Portuguese stems, the person's
@@ -390,7 +395,9 @@ async def search_cases(
     ``total``; none as ``search`` with an empty list. ``plural`` (the person asked for cases,
     "quais processos vocês têm sobre o município?"): a winner by one word is listed with the
     cases that hold all its words but that one — the town's other cases, not only the one
-    whose body is "Prefeitura Municipal"."""
+    whose body is "Prefeitura Municipal". ``nearest`` (``loose`` only): when the words
+    name no case, the one a word names that is nearest the description in meaning
+    (:mod:`~colmeia.apps.assistant.case_meaning`), if any."""
     terms = query_terms(query)
     if not terms:
         return {"status": "search", "query": query, "total": 0, "cases": []}
@@ -409,13 +416,19 @@ async def search_cases(
             # de <a town the registry does not know>") names no case
             top = await _most_together(registry, _best(ranked, known), terms)
             top = top if len(top) <= SEARCH_LIST else []
+        if loose and not top and nearest is not None and ranked:
+            # the registry's words name too few of the description's ("carros alugados pra
+            # levar os alunos em Iguatu" for "transporte escolar por locação de veículos"):
+            # the case nearest in meaning, among those a word names, when it clearly leads
+            picked = await nearest(query, [c.number for c in ranked])
+            top = [c for c in ranked if c.number == picked] if picked else []
         if not top:
             return {"status": "search", "query": query, "words": words, "total": 0, "cases": []}
         top = await _without_attached(registry, top)
     except (StoreError, ConfigurationError) as exc:
         return {"status": "unavailable", "typed": query, "message": str(exc)}
     if len(top) == 1 and plural:
-        near = [c for c in ranked if c.matched >= max(2, top[0].matched - 1)]
+        near = [c for c in ranked if c.matched >= max(1, top[0].matched - 1)]
         if len(near) > 1:
             near.sort(key=lambda c: (c.matched, c.date, c.number), reverse=True)
             top = await _without_attached(registry, near)

@@ -26,6 +26,7 @@ __all__ = [
     "remember",
     "resolve_follow_up",
     "thread_norms",
+    "thread_topic",
     "within_norm",
 ]
 
@@ -163,6 +164,13 @@ def thread_norms(answer: dict[str, Any] | None) -> list[str]:
     cited = (answer or {}).get("citations") or []
     laws = [str(c.get("law") or "") for c in cited if isinstance(c, dict)]
     return list(dict.fromkeys(law for law in laws if law))
+
+
+def thread_topic(answer: dict[str, Any] | None) -> str:
+    """The court file's entry the previous answer gave ("denuncia"), or "" when it was no
+    answer from the court's file."""
+    answer = answer or {}
+    return str(answer.get("topic") or "") if answer.get("agent") == "institutional" else ""
 
 
 def within_norm(question: str, norm: str) -> str:

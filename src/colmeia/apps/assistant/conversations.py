@@ -253,8 +253,9 @@ def observed_kind(result: TurnResult) -> str:
     cases = _case_numbers(result.facts)
     if result.citations and cases:
         return "mixed"
-    if len(cases) > 1:
-        return "search_list"
+    # several cases shown in an answered turn are the cases the person typed, each answered
+    # ("quem é o relator do 615/24 e se o 3098/2023 já teve defesa"): case answers, not a
+    # list to pick from (a list is a search's, or waits for the pick)
     if cases:
         return "case"
     if result.citations:

@@ -26,10 +26,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from colmeia.apps.assistant.case_aspects import case_aspect, named_in_record
+from colmeia.apps.assistant.case_aspects import case_aspect, named_in_record, rows_state
 from colmeia.apps.assistant.case_index import fold, query_terms
+from colmeia.apps.assistant.case_meaning import nearest_in_meaning
 from colmeia.apps.assistant.case_refs import CaseResolution, resolve_case_refs
-from colmeia.apps.assistant.cases import case_card, lookup_case, search_card, search_cases
+from colmeia.apps.assistant.cases import (
+    Nearest,
+    case_card,
+    lookup_case,
+    search_card,
+    search_cases,
+)
 from colmeia.apps.assistant.conversation import case_heading, within_norm
 from colmeia.apps.assistant.frame import (
     CONFIDENT,
@@ -40,7 +47,7 @@ from colmeia.apps.assistant.frame import (
     thread_reference,
 )
 from colmeia.apps.assistant.ids import CaseId
-from colmeia.apps.assistant.institutional import answer_institutional
+from colmeia.apps.assistant.institutional import answer_institutional, institutional_follow_up
 from colmeia.apps.assistant.intents import classifier
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.apps.assistant.registry_url import NOT_CONFIGURED, UnconfiguredRegistry
@@ -117,6 +124,19 @@ _BY_AGE = re.compile(
 
 # at most this many cases typed in one message are answered (the rest: one by one)
 _MAX_TYPED = 5
+# words that ask what the law says or allows, not what a case's rows record
+_LAW_WORDS = re.compile(
+    r"\b(?:lei|leis|legal|legais|artigo|art|norma|direito|direitos|permit\w*|pode|podem|"
+    r"posso|obrigad\w*|constitui\w*|legisla\w*|segundo|conforme)\b",
+    re.IGNORECASE,
+)
+# a message that only names a part of an article, or an article by its number and a part:
+# "e o inciso 55?", "e o 37 inciso 2", "e o paragrafo unico?", "e a alinea b"
+_NAMES_A_PART = re.compile(
+    r"^\W*(?:e\s+)?(?:(?:o|a|no|na|do|da)\s+)?(?:(?:art(?:igo)?\.?\s*)?\d{1,3}\s*,?\s*"
+    r"(?:(?:o|a)\s+)?)?(?:inciso|inc\.|§|paragrafo|alinea|caput)\b[^?]{0,25}\??\s*$"
+)
+_ARTICLE_TYPED = re.compile(r"\bart(?:igo)?\.?\s*\d|\b(?:o|no|do)\s+\d{1,3}(?!\d)")
 # a pronoun that points back at what the message before was about ("pra eles me avisarem")
 _POINTS_BACK = re.compile(r"\b(?:eles?|elas?|isso|disso|nisso|dele|dela|deles|delas)\b")
 # at most this many content words: a follow-up that says little of its own
@@ -166,6 +186,22 @@ class Dispatcher:
         self.registry = registry
         self.rag = rag
         self.today = today
+        # the embedder the law's search uses also reads a case described in other words than
+        # the registry's (case_meaning); without one, or a registry that cannot list its
+        # descriptions, the registry's words alone decide
+        retriever = getattr(rag, "retriever", None)
+        self._embedder = getattr(retriever, "embedder", None)
+        self.nearest: Nearest | None = (
+            self._nearest
+            if self._embedder is not None and callable(getattr(registry, "descriptions", None))
+            else None
+        )
+
+    async def _nearest(self, text: str, candidates: Sequence[str]) -> str | None:
+        if self._embedder is None:
+            return None
+        described = await self.registry.descriptions()  # type: ignore[attr-defined]
+        return nearest_in_meaning(self._embedder, described, text, candidates)
 
     async def decide(
         self,
@@ -174,12 +210,15 @@ class Dispatcher:
         norms: Sequence[str] = (),
         told: Sequence[str] = (),
         previous: str = "",
+        *,
+        topic: str = "",
     ) -> Decision:
         """``norms`` are those the thread's previous answer cited (most relevant first): a law
         follow-up that names no norm is searched within the first of them, and with what the
         ``previous`` message asked of the law. ``cases`` are the thread's cases, most recently
         talked about first; ``told`` the same in the order the thread first named them ("o
-        primeiro", "o último")."""
+        primeiro", "o último"). ``topic`` is the court file's entry the previous answer gave
+        ("denuncia"), "" when it gave none."""
         text = frame.text
         listed = out_of_scope(text)
         if listed is not None and listed.kind in _TOPICS and frame.intent == "law":
@@ -195,6 +234,26 @@ class Dispatcher:
         # foi arquivado") gets the case as the registry has it
         if listed is not None and (not frame.cases or asks_personal_data(text)):
             return _answer(listed.text, "main", scope=listed.kind)
+        if norms and not frame.cases and _NAMES_A_PART.match(fold(text)):
+            # "e o inciso 55?", "e o 37 inciso 2" after an article was answered: a part of the
+            # thread's norm (of the article asked before, when the follow-up names none)
+            return Decision("law", law=_part_asked(text, norms[0], previous))
+        if (
+            topic
+            and not frame.cases
+            and not frame.names_a_law
+            and frame.thread is None
+            and not (cases and frame.case_worded)
+        ):
+            # after an answer from the court's file, what follows may be more of it: "pode ser
+            # anônimo?" after how to file a denúncia (its words are that entry's), "como mando
+            # a defesa…, pode ser por email?" after the phone number (unsure of itself) — not
+            # "quais documentos já estão no processo" in a thread about a case
+            short = len(text.split()) <= _SHORT_REPLY
+            if short or frame.intent == "institutional" or frame.confidence < CONFIDENT:
+                found = institutional_follow_up(text, topic, short=short)
+                if found is not None:
+                    return _answer(found.answer, "institutional", topic=found.topic)
         if frame.intent != "mixed" and not frame.names_a_law and frame.target(cases, told):
             frame.intent = "case"  # "o outro", "o de 2023": a case the thread talked about
         # a few words naming no case and no norm, in a thread whose last answer was a case's
@@ -273,6 +332,11 @@ class Dispatcher:
         if frame.intent in ("case", "find") and not frame.cases and not frame.about_a_case:
             # no number, no case words: a follow-up on the thread's case, else the documents
             lean = cases and frame.intent == "case" and not frame.names_a_law
+            if not lean and (named := await self._registry_names(frame, text)):
+                # "na auditoria de Crateús sobre as contratações temporárias, quais documentos
+                # já foram juntados?": no case word the rules know, but the registry's words
+                # name one case clearly — that case, not the documents
+                return await self._find(text, frame.aspect, named)
             frame.intent = "case" if lean else "law"
         if frame.intent == "scope" and not frame.cases and (named := await self._party_named(text)):
             # "denunciei a prefeitura… até hoje ninguém me fala nada. meu nome é Rosângela
@@ -485,7 +549,12 @@ class Dispatcher:
         plural = _ASKS_CASES.search(fold(text)) is not None
         if found is None or (plural and found.get("status") == "found"):
             found = await search_cases(
-                self.registry, text, today=self.today, loose=True, plural=plural
+                self.registry,
+                text,
+                today=self.today,
+                loose=True,
+                nearest=self.nearest,
+                plural=plural,
             )
         searched: list[tuple[str, dict[str, Any]]] = [("search_cases", {"query": text})]
         listed = [str(c["number"]) for c in found.get("cases") or []]
@@ -514,7 +583,9 @@ class Dispatcher:
         a list: those stay with the documents or ask which case."""
         if not self._may_name(frame) or len(query_terms(text)) < 2:
             return None
-        found = await search_cases(self.registry, text, today=self.today, loose=True)
+        found = await search_cases(
+            self.registry, text, today=self.today, loose=True, nearest=self.nearest
+        )
         return found if found.get("status") == "found" else None
 
     @staticmethod
@@ -522,6 +593,10 @@ class Dispatcher:
         """Whether a turn with no number may name a case of the registry by its words."""
         if frame.cases:
             return False
+        if frame.about_a_case and frame.confidence < CONFIDENT and not frame.names_a_law:
+            # a long story the classifier is unsure of, told about a case ("o meu vizinho fez
+            # uma denúncia… queria saber se já julgaram"): its words may name the case
+            return True
         return frame.intent == "mixed" or not (
             frame.names_a_law or frame.read_as not in ("case", "find")
         )
@@ -536,7 +611,9 @@ class Dispatcher:
         lists = not law and frame.read_as in ("case", "find")
         if not (names or lists) or len(query_terms(text)) < 2:
             return None
-        found = await search_cases(self.registry, text, today=self.today, loose=True)
+        found = await search_cases(
+            self.registry, text, today=self.today, loose=True, nearest=self.nearest
+        )
         if names and found.get("status") == "found":
             return found
         several = found.get("status") == "search" and len(found.get("cases") or []) > 1
@@ -547,7 +624,9 @@ class Dispatcher:
         parties in full (two words or more); else ``None``."""
         if len(query_terms(text)) < 2:
             return None
-        found = await search_cases(self.registry, text, today=self.today, loose=True)
+        found = await search_cases(
+            self.registry, text, today=self.today, loose=True, nearest=self.nearest
+        )
         if found.get("status") != "found":
             return None
         return found if await self._named_party(text, [str(found["number"])]) else None
@@ -638,6 +717,21 @@ class Dispatcher:
             return Decision("law", law=frame.text)
         if case_decision.kind != "answer" or case_decision.answer is None:
             return case_decision  # which case? asked first; the law part waits in the pending
+        shown = [
+            str(f.get("number"))
+            for f in case_decision.answer.get("facts") or []
+            if f.get("status") == "found"
+        ]
+        if (
+            len(shown) == 1
+            and not frame.norms
+            and not _LAW_WORDS.search(law_part)
+            and await rows_state(self.registry, shown[0], law_part, today=self.today)
+        ):
+            # "recebemos a citação, qual o prazo para a defesa?": the case's own rows say it
+            # (its citation's deadline); the law's general deadlines would answer another
+            # question
+            return case_decision
         both = Decision("answer", self.both(case_decision.answer, rag, frame.case_part, law_part))
         both.tools = case_decision.tools
         return both
@@ -842,3 +936,17 @@ def _pick(text: str, options: Sequence[str]) -> str | None:
     numbers = [int(n) for n in re.findall(r"\d+", folded)]
     hits = [o for o in options if any(int(re.findall(r"\d+", o)[0]) == n for n in numbers)]
     return hits[0] if len(hits) == 1 else None
+
+
+def _part_asked(text: str, norm: str, previous: str) -> str:
+    """The law question a part follow-up asks: its words with the article asked before when it
+    names none ("e o inciso 55?" after "o art. 5º inciso 33 da CF" is art. 5º, inciso LV),
+    within the thread's norm."""
+    if not _ARTICLE_TYPED.search(fold(text)):
+        before = _PREVIOUS_ARTICLE.search(fold(previous))
+        if before is not None:
+            text = f"{text.rstrip(' ?')} do art. {before.group(1)}?"
+    return within_norm(text, norm)
+
+
+_PREVIOUS_ARTICLE = re.compile(r"\bart(?:igo)?\.?\s*(\d+)")

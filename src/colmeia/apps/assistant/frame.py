@@ -553,6 +553,12 @@ def read_frame(
     if intent == "mixed":
         frame.case_part, frame.law_part = pointed or split_parts(text, refs)
         frame.law_part = _law_query(text, frame.case_part, frame.law_part, refs)
+        if refs and not norms and "?" not in frame.law_part and "!" in frame.law_part:
+            # "já faz mais de um ano… e ninguém resolve nada!!! processo 11357/2025, oq tá
+            # acontecendo??": beside a typed case, a part that exclaims and asks nothing is a
+            # complaint about the case, not a question of law
+            frame.intent = "case"
+            frame.case_part = frame.law_part = ""
     frame.case_worded = bool(
         _CASE_WORDS.search(_fold(text))
         or _typed_case_word(text)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from colmeia.apps.assistant.conversation import previous_question, thread_norms
+from colmeia.apps.assistant.conversation import previous_question, thread_norms, thread_topic
 from colmeia.apps.assistant.dispatch import Dispatcher
 from colmeia.apps.assistant.fast_threads import FastThreads, encode_state
 from colmeia.apps.assistant.frame import read_frame
@@ -124,6 +124,7 @@ class FrameTurns:
             norms,
             told_cases(_typed(state)),
             previous_question(state.get("messages", []), turn),
+            topic=thread_topic(state.get("answer")),
         )
         goto, update = apply_decision(decision, _typed(state), fresh, turn, offline=True)
         if goto not in ("rag", "finish"):  # "clarify": an interrupt only the graph resumes

@@ -46,6 +46,7 @@ from colmeia.apps.assistant.conversation import (
     previous_question,
     resolve_follow_up,
     thread_norms,
+    thread_topic,
 )
 from colmeia.apps.assistant.dispatch import Dispatcher
 from colmeia.apps.assistant.fallback import (
@@ -144,6 +145,7 @@ class AssistantGraph(Replies):
                 norms,
                 told_cases(state),
                 previous_question(state.get("messages", []), turn),
+                topic=thread_topic(state.get("answer")),
             )
             return self._apply(decision, state, fresh, turn)
         scope = out_of_scope(text) if fresh else None

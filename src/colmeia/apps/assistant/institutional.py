@@ -40,6 +40,7 @@ __all__ = [
     "InstitutionalFile",
     "InstitutionalIndex",
     "answer_institutional",
+    "institutional_follow_up",
     "load_institutional",
 ]
 
@@ -244,6 +245,19 @@ class InstitutionalIndex:
             return None
         return InstitutionalAnswer(entry.topic, entry.answer, round(score, 3))
 
+    def follow_up(self, question: str, topic: str) -> InstitutionalAnswer | None:
+        """A few words after the entry ``topic`` was answered: that entry again when they say
+        one of its words — of its questions or of its answer ("pode ser anônimo?" after how to
+        file a denúncia, whose answer says the identity may be kept secret) —, else None."""
+        for e in self.entries:
+            if e.topic != topic:
+                continue
+            own = _said(" ".join([*e.questions, e.answer]))
+            stems = {(content_terms(x) or [x])[0] for x in own}
+            if any(_alike(w, own, stems) for w in _said(question)):
+                return InstitutionalAnswer(e.topic, e.answer, 0.0)
+        return None
+
     def owner_elsewhere(self, question: str) -> str | None:
         """The place whose phone, address or hours ``question`` asks when it is not the court
         ("o telefone do detran", "que horas abre o shopping"), or ``None``."""
@@ -308,6 +322,25 @@ def load_institutional(path: str | Path | None = None) -> InstitutionalFile:
 @lru_cache(maxsize=8)
 def _index(path: str | None) -> InstitutionalIndex:
     return InstitutionalIndex(load_institutional(path))
+
+
+def institutional_follow_up(
+    question: str, topic: str, *, short: bool, path: str | Path | None = None
+) -> InstitutionalAnswer | None:
+    """The court file's answer to a follow-up of its entry ``topic`` (the thread's last answer),
+    or ``None``. A ``short`` one ("pode ser anônimo?") is that entry again when it says one of
+    the entry's words; a longer one is matched to the entry sharing a word with it, down to
+    :data:`SURE_FLOOR` (the thread is about the court: "como mando a defesa do meu cliente,
+    pode ser por email?" after its phone number is how to file, not its contacts again)."""
+    chosen = str(path) if path else os.environ.get(ENV) or None
+    index = _index(chosen)
+    if index.owner_elsewhere(question) is not None:
+        return None
+    if short:
+        again = index.follow_up(question, topic)
+        if again is not None:
+            return again
+    return index.match(question, SURE_FLOOR, heads=False, words=True)
 
 
 def answer_institutional(

@@ -109,6 +109,11 @@ log = logging.getLogger(__name__)
 _PKG = "colmeia.apps.assistant"
 _analyzer = Analyzer()
 _DEFINITION_BOOST = 0.3
+# How much deeper than the usual candidates the search goes for a norm the question names when
+# the candidates hold few of its passages (k × this many ranked)
+_NAMED_NORM_DEPTH = 20
+# the thread's norm a follow-up is searched within, as conversation.within_norm appends it
+_THREAD_NORM = re.compile(r"\s*\([^()]*\)\s*$")
 # The question's nearness to a passage in the vector space (standard deviations from the
 # candidates' mean) as a hand-set bonus: 0.1 chosen on the lay development set
 # (0 / 0.05 / 0.1 / 0.2 gave hit@1 0.516 / 0.540 / 0.556 / 0.532); the formal set is unchanged.
@@ -202,6 +207,11 @@ _DECISION = re.compile(
 )
 _LAW_NUMBER = re.compile(r"\blei\s*(?:complementar\s*)?(?:n[º°o.]*\s*)?(\d{1,2}\.?\d{3})\b", re.I)
 _ARTICLE = re.compile(r"\bart(?:igo)?\.?\s*(\d+)", re.IGNORECASE)
+# an article named by its number alone before one of its parts: "e o 37 inciso 2", "no 5, § 1º"
+_BARE_ARTICLE = re.compile(
+    r"\b(?:o|no|do)\s+(\d{1,3})(?!\d|/)\s*,?\s*(?:(?:o|a)\s+)?(?:inciso|inc\.|§|par[aá]grafo|caput)",
+    re.IGNORECASE,
+)
 # a part of the article named after it: "art. 71, inciso II", "o § 3º do art. 66", "parágrafo
 # único" (roman numerals upper-cased as the legal paths write them)
 # "inciso 33" as people type it is inciso XXXIII
@@ -272,7 +282,7 @@ def analyze_query(question: str) -> dict[str, Any]:
     definition = _DEFINITION.search(folded)
     if definition:
         filters["defines"] = definition.group(1)
-    art = _ARTICLE.search(question)
+    art = _ARTICLE.search(question) or _BARE_ARTICLE.search(question)
     if art:
         filters["article"] = art.group(1)
         inciso = _INCISO.search(question)
@@ -920,7 +930,29 @@ class RagPipeline:
             # the one asked; its passages come first among the candidates (a grade bonus alone
             # let the CDC's sanctions lead). The others stay after them, for a question the
             # named norm does not answer
-            own = [h for h in hits if law_key(parse_legal_path(h.citation.path).law) == asked_law]
+            def of_asked(found: Sequence[Hit]) -> list[Hit]:
+                return [
+                    h for h in found if law_key(parse_legal_path(h.citation.path).law) == asked_law
+                ]
+
+            own = of_asked(hits)
+            # the norm typed in the question, not the thread's one a follow-up is searched
+            # within ("… (Lei 8.078/1990)", conversation.within_norm): a follow-up may have
+            # moved on to another norm, which a deeper search of the thread's would bury
+            typed = _THREAD_NORM.sub("", state["question"])
+            if len(own) < self.config.k and named_norms(typed):
+                # "a constituição fala alguma coisa sobre obrigatoriedade de licitação?": the
+                # words are a statute's everyday vocabulary (Lei 13.303 says "licitação" in
+                # hundreds of passages), and the first candidates held none of the norm named;
+                # a deeper search finds the named norm's own passages on those words
+                try:
+                    deeper = await self.retriever.asearch(
+                        query, self.config.k * _NAMED_NORM_DEPTH, filters=filters
+                    )
+                except QueryError:
+                    deeper = []
+                seen = {h.chunk_id for h in own}
+                own += [h for h in of_asked(deeper) if h.chunk_id not in seen]
             if own:
                 hits = own + [h for h in hits if h not in own]
         named = analysis.get("filters", {})
@@ -1146,6 +1178,7 @@ class RagPipeline:
             ranked.sort(key=lambda a: order.get(a.key, len(order)))
         if self.model_reranker is not None and len(ranked) > 1:
             ranked = await self._model_order(question, ranked)
+        named_first = self._named_norm_first(question, analysis, ranked, grades, near, asked)
         clauses = set(analysis.get("in_force", []))
         if clauses:
             # A vigência question: the norm's vigência clause goes first, as a definition does
@@ -1157,6 +1190,9 @@ class RagPipeline:
                 # e cinco dias depois…", not its § 3 on a text published again
                 article.hits.sort(key=lambda h: (h.chunk_id not in clauses, _subdivision(h)))
         scores = {a.best.chunk_id: round(a.score, 4) for a in ranked}
+        if named_first is not None and scores:
+            # quoted, whatever its words scored beside the other norm's (see _closest)
+            scores[named_first.best.chunk_id] = max(scores.values())
         if clauses and scores and analysis.get("in_force_known"):
             # the clause of the norm asked leads whatever its words scored: the extractive
             # answer quotes the articles scored near the best one (_closest), and a clause
@@ -1204,6 +1240,39 @@ class RagPipeline:
             "scores": scores,
             "ranked": [a.best for a in ranked[: self.config.max_passages]],
         }
+
+    def _named_norm_first(
+        self,
+        question: str,
+        analysis: dict[str, Any],
+        ranked: list[RankedArticle],
+        grades: dict[str, float],
+        near: dict[str, float],
+        asked: dict[str, float],
+    ) -> RankedArticle | None:
+        """Put first the best article of the norm the question itself names ("a constituição
+        fala alguma coisa sobre licitação?"), when one of its passages is relevant; the
+        article moved, or ``None``. Another norm's article on more of the question's words
+        answers a question nobody asked of it. The thread's norm a follow-up is searched
+        within (``… (Lei 8.078/1990)``) is no norm the question names."""
+        law = analysis.get("filters", {}).get("law_number")
+        if not law or not ranked or not named_norms(_THREAD_NORM.sub("", question)):
+            return None
+        own = [a for a in ranked if law_key(parse_legal_path(a.best.citation.path).law) == law]
+        if not own or own[0] is ranked[0]:
+            return None
+        first = own[0]
+        relevant = any(
+            grades.get(h.chunk_id, 0.0) >= self.config.relevance
+            or near.get(h.chunk_id, 0.0) >= _NEAR_RELEVANT
+            or asked.get(h.chunk_id, 0.0) >= _NEAR_RELEVANT
+            for h in first.hits
+        )
+        if not relevant:
+            return None
+        ranked.remove(first)
+        ranked.insert(0, first)
+        return first
 
     async def _model_order(self, question: str, ranked: list[RankedArticle]) -> list[RankedArticle]:
         """The first articles as the model reranker orders them (each shown with its caput)."""

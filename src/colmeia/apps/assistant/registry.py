@@ -588,6 +588,11 @@ class SQLiteCaseRegistry:
     async def find(self, text: str, limit: int = 20) -> tuple[int, list[CaseSummary]]:
         return self.rank(text, limit=limit)
 
+    async def descriptions(self) -> dict[str, str]:
+        """Each case's description as the search ranks it (subject, audited body, unit,
+        class, rapporteur, parties), by number."""
+        return self._search_index().texts
+
     def known_numbers(self) -> set[str]:
         """Every process and expediente number (for import checks)."""
         rows = self._rows("SELECT number FROM processes UNION SELECT number FROM expedientes", ())
