@@ -467,8 +467,8 @@ def eval_assistant(
             "words), faquad, conversations (multi-turn), the generated-dev / generated-test / "
             "generated-test2 conversations (colmeia.apps.assistant.turngen), independent / "
             "independent2 / independent3 (hand-written apart from the code, on an imported "
-            "four-case registry), or independent4 / independent6 / independent7 / independent8 "
-            "(development) and independent5 / independent9 / independent10 (frozen), "
+            "four-case registry), or independent4 / independent6 … independent10 (development) and "
+            "independent5 / independent11 / independent12 (frozen), "
             "written blind to the code on registries of their own."
         ),
     ),

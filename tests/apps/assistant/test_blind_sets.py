@@ -1,4 +1,4 @@
-"""`colmeia eval assistant --set independent4` … `--set independent10`: conversations written
+"""`colmeia eval assistant --set independent4` … `--set independent12`: conversations written
 blind to the code (their authors read the law texts and the court's institutional file only),
 each on a registry of its author's invention. These tests check that each set is what it says —
 it loads, its registry imports cleanly, and every case, fact and article it expects is really
@@ -45,7 +45,7 @@ def _article_texts(key: str) -> dict[str, str]:
     texts: dict[str, str] = {}
     with files[0].open(encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle):
-            if m := re.search(r"Art\. (\d+)", row["Rotulo"]):
+            if m := re.search(r"Art\. (\d+(?:-[A-Z])?)", row["Rotulo"]):
                 texts[m.group(1)] = f"{texts.get(m.group(1), '')} {_fold(row['Texto'])}"
     return texts
 
@@ -66,7 +66,7 @@ def _written_whole(typed: str) -> str:
 
 @pytest.mark.parametrize(
     "folder",
-    [f"independent{n}" for n in range(4, 11)],
+    [f"independent{n}" for n in range(4, 13)],
 )
 def test_a_blind_set_holds_what_its_registry_and_the_laws_hold(folder: str, tmp_path: Path) -> None:
     here = DATA / folder
