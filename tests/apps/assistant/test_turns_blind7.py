@@ -25,91 +25,23 @@ from pathlib import Path
 
 import pytest
 from assistant_helpers import AS_OF
+from blind_registry_helpers import CLINICS as _CLINICS
+from blind_registry_helpers import COUNCIL as _COUNCIL
+from blind_registry_helpers import SCHOOL_BUS as _SCHOOL_BUS
+from blind_registry_helpers import TEACHERS as _TEACHERS
+from blind_registry_helpers import blind_registry
 
 from colmeia.apps.assistant.case_index import query_terms
 from colmeia.apps.assistant.case_meaning import nearest_in_meaning
 from colmeia.apps.assistant.dispatch import Dispatcher
 from colmeia.apps.assistant.frame import TurnFrame
 from colmeia.apps.assistant.rag_agent import RagPipeline
-from colmeia.apps.assistant.registry import (
-    Movement,
-    Party,
-    Process,
-    RegistryBatch,
-    SQLiteCaseRegistry,
-)
 from colmeia.apps.assistant.session import Assistant, open_assistant
 from colmeia.config import get_settings
 from colmeia.rag.index.embedders import default_embedder
 from colmeia.rag.pipeline import ingest
 from colmeia.store import Store, open_store
 from shared_data import DATA_DIR
-
-_SCHOOL_BUS = "TC/000610/2025"
-_CLINICS = "TC/000733/2022"
-_COUNCIL = "TC/000812/2024"
-_TEACHERS = "TC/000955/2025"
-
-
-def _registry(path: Path) -> SQLiteCaseRegistry:
-    reg = SQLiteCaseRegistry(path)
-    reg.write(
-        RegistryBatch(
-            processes=[
-                Process(
-                    _SCHOOL_BUS, "2025-06-02", "Diretoria de Contratações", "Denúncia",
-                    "Transporte escolar", "Cons. Helena Barros", "Aguardando defesa",
-                    "Gerência de Comunicações",
-                    "Denúncia de superfaturamento na contratação de transporte escolar por "
-                    "locação de veículos",
-                    "Prefeitura Municipal de Sobral",
-                ),
-                Process(
-                    _CLINICS, "2022-03-10", "Diretoria de Obras", "Tomada de Contas Especial",
-                    "Convênio", "Cons. Otávio Lins", "Julgado", "Gerência de Decisões",
-                    "Tomada de contas especial da reforma de unidades básicas de saúde",
-                    "Prefeitura Municipal de Tauá",
-                ),
-                Process(
-                    _COUNCIL, "2024-04-15", "Diretoria de Contas Municipais",
-                    "Prestação de Contas Anual", "Exercício 2023", "Cons. Otávio Lins",
-                    "Em instrução", "Diretoria de Contas Municipais",
-                    "Prestação de contas do Presidente da Câmara, exercício 2023",
-                    "Câmara Municipal de Tauá",
-                ),
-                Process(
-                    _TEACHERS, "2025-02-20", "Diretoria de Pessoal", "Auditoria",
-                    "Admissões", "Cons. Helena Barros", "Em instrução", "Diretoria de Pessoal",
-                    "Auditoria das contratações temporárias de professores",
-                    "Prefeitura Municipal de Canindé",
-                ),
-            ],
-            parties=[
-                (_SCHOOL_BUS, Party("Viação Vale do Acaraú Ltda", "Responsável")),
-                (_SCHOOL_BUS, Party("Rui Teixeira Mota", "Denunciante")),
-                (_CLINICS, Party("Construtora Serra Grande Ltda", "Responsável")),
-                (_COUNCIL, Party("Câmara Municipal de Tauá", "Interessado")),
-                (_TEACHERS, Party("Marta Sales Pinho", "Responsável")),
-            ],
-            movements=[
-                (_SCHOOL_BUS, Movement(1, "2025-06-02", "Ouvidoria", "Diretoria de Contratações",
-                                       "Autuação da denúncia recebida pela Ouvidoria",
-                                       "Em instrução")),
-                (_SCHOOL_BUS, Movement(2, "2026-10-14", "Gabinete da Relatora",
-                                       "Gerência de Comunicações",
-                                       "Citação dos responsáveis com prazo de 30 dias para "
-                                       "apresentação de defesa", "Aguardando defesa")),
-                (_CLINICS, Movement(1, "2024-09-03", "Plenário", "Gerência de Decisões",
-                                    "Acórdão com imputação de débito", "Julgado")),
-                (_COUNCIL, Movement(1, "2025-05-27", "Gabinete do Relator",
-                                    "Diretoria de Contas Municipais",
-                                    "Retorno para instrução", "Em instrução")),
-                (_TEACHERS, Movement(1, "2025-02-20", "Protocolo", "Diretoria de Pessoal",
-                                     "Autuação da auditoria", "Em instrução")),
-            ],
-        )
-    )  # fmt: skip
-    return reg
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +56,7 @@ def collection(tmp_path_factory: pytest.TempPathFactory) -> Store:
 
 @pytest.fixture
 async def bot(collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
-    registry = _registry(tmp_path / "registry.db")
+    registry = blind_registry(tmp_path / "registry.db")
     async with open_assistant(
         store=collection, model=None, registry=registry, home=tmp_path, today=AS_OF
     ) as assistant:
@@ -231,7 +163,7 @@ def test_pra_is_no_word_of_a_case() -> None:
 async def test_a_case_described_in_other_words_is_found_by_meaning(
     collection: Store, tmp_path: Path
 ) -> None:
-    registry = _registry(tmp_path / "registry.db")
+    registry = blind_registry(tmp_path / "registry.db")
     embedder = default_embedder(get_settings().embeddings)
     assert embedder is not None
     try:
@@ -254,7 +186,7 @@ async def test_a_case_described_in_other_words_is_found_by_meaning(
 
 @pytest.mark.default_embedder
 async def test_meaning_never_picks_a_case_no_word_names(tmp_path: Path) -> None:
-    registry = _registry(tmp_path / "registry.db")
+    registry = blind_registry(tmp_path / "registry.db")
     embedder = default_embedder(get_settings().embeddings)
     assert embedder is not None
     try:
@@ -286,7 +218,7 @@ async def test_a_norm_named_leads_with_vectors_too(tmp_path: Path) -> None:
     store = open_store(f"sqlite:///{tmp_path / 'docs.db'}")
     laws = DATA_DIR / "laws"
     ingest(store, "leis", [laws / "lexml", laws / "constituicao" / "lexml"], embedder=embedder)
-    registry = _registry(tmp_path / "registry.db")
+    registry = blind_registry(tmp_path / "registry.db")
     try:
         async with open_assistant(
             store=store,
@@ -310,7 +242,7 @@ async def test_a_norm_named_leads_with_vectors_too(tmp_path: Path) -> None:
 async def test_a_long_story_about_a_case_is_searched_in_the_registry(
     collection: Store, tmp_path: Path
 ) -> None:
-    registry = _registry(tmp_path / "registry.db")
+    registry = blind_registry(tmp_path / "registry.db")
     embedder = default_embedder(get_settings().embeddings)
     story = (
         "boa tarde moça. eu moro no interior de sobral, e os carros alugados que levam os "

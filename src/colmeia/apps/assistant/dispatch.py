@@ -57,6 +57,7 @@ from colmeia.apps.assistant.scope import (
     asks_personal_data,
     greeting_answer,
     identity_answer,
+    named_norms,
     out_of_scope,
     scope_answer,
 )
@@ -122,6 +123,17 @@ _BY_AGE = re.compile(
 )
 
 
+# the first word of a party that is a body, not a person or a company ("Prefeitura Municipal
+# de…", "Câmara…", "Município de…"): its words are every town's
+_BODY_WORDS = frozenset(
+    ["prefeitura", "camara", "municipio", "estado", "secretaria", "governo", "fundo",
+     "fundacao", "instituto", "tribunal", "ministerio", "assembleia", "uniao", "autarquia"]
+)  # fmt: skip
+# how many of a message's words the registry's case must hold to be the one a message read as
+# about the court (or out of scope) describes: with a case word ("o processo da merenda de
+# Gaspar"), two; without, three ("fiz uma denúncia … a merenda … Serra Talhada")
+_STRONG_CASE_WORDS = 2
+_STRONG_WORDS = 3
 # at most this many cases typed in one message are answered (the rest: one by one)
 _MAX_TYPED = 5
 # words that ask what the law says or allows, not what a case's rows record
@@ -338,11 +350,41 @@ class Dispatcher:
                 # name one case clearly — that case, not the documents
                 return await self._find(text, frame.aspect, named)
             frame.intent = "case" if lean else "law"
+        if (
+            cases
+            and not frame.cases
+            and not frame.names_a_law
+            and frame.intent in ("law", "scope", "institutional")
+            and (party_of := await self._party_of_thread(text, cases))
+        ):
+            # "e o ex prefeito genival leitão já foi chamado pra se defender?": a person of
+            # the thread's case named (two words of their name) — that case is asked about
+            return await self.case_answer(party_of, frame.aspect, text)
+        if (
+            frame.intent in ("institutional", "scope", "greeting")
+            and frame.confidence < CONFIDENT
+            and not frame.cases
+            and not frame.names_a_law
+            and not _HOW_TO.search(fold(text))  # "como faço pra denunciar…": a procedure
+            and (named := await self._described_strongly(frame, text))
+        ):
+            # "sou de serra talhada e ano retrasado eu fiz uma denúncia… sobre a merenda das
+            # escolas daqui… queria saber se andou alguma coisa": read unsure as about the
+            # court (a denúncia), its words name one case of the registry clearly
+            return await self._find(text, frame.aspect, named)
         if frame.intent == "scope" and not frame.cases and (named := await self._party_named(text)):
             # "denunciei a prefeitura… até hoje ninguém me fala nada. meu nome é Rosângela
             # Pimenta Saraiva": a vent the classifier reads as out of scope, yet it names a
             # party of one case in full — that case is what the person is after
             return await self._find(text, frame.aspect, named)
+        if (
+            frame.intent == "scope"
+            and frame.confidence < CONFIDENT
+            and (filed := answer_institutional(text)) is not None
+        ):
+            # "desculpa msg errada kkk. queria saber como tiro certidão negativa no tce": read
+            # unsure as out of scope, its words are one of the court file's entries
+            return _answer(filed.answer, "institutional", topic=filed.topic)
         if frame.intent == "scope" and not await self._documents_answer(
             text, sure=frame.confidence >= CONFIDENT
         ):
@@ -619,6 +661,43 @@ class Dispatcher:
         several = found.get("status") == "search" and len(found.get("cases") or []) > 1
         return found if lists and several else None
 
+    async def _party_of_thread(self, text: str, cases: Sequence[str]) -> str | None:
+        """The thread's case one of whose people ``text`` names by two words of their name or
+        more ("genival leitão" for Genival Araújo Leitão), else ``None``. Bodies are no
+        people: "a prefeitura municipal" names every town's."""
+        said = set(re.findall(r"[a-z]+", fold(text)))
+        hits = []
+        for number in cases[:_MAX_TYPED]:
+            found = await lookup_case(self.registry, number, today=self.today)
+            for party in found.get("parties") or []:
+                words = [
+                    w for w in re.findall(r"[a-z]+", fold(str(party.get("name", "")))) if len(w) > 2
+                ]
+                if not words or words[0] in _BODY_WORDS:
+                    continue
+                if len(said.intersection(words)) >= 2:
+                    hits.append(number)
+                    break
+        return hits[0] if len(set(hits)) == 1 else None
+
+    async def _described_strongly(self, frame: TurnFrame, text: str) -> dict[str, Any] | None:
+        """The one case the registry's words single out for ``text`` — two of its words when
+        the message speaks of a case, three otherwise, more than any other case holds —,
+        else ``None``."""
+        try:
+            _, ranked = await self.registry.find(text, limit=2)
+        except ColmeiaError:
+            return None
+        need = _STRONG_CASE_WORDS if frame.case_worded else _STRONG_WORDS
+        if not ranked or ranked[0].matched < need:
+            return None
+        if len(ranked) > 1 and ranked[1].matched >= ranked[0].matched:
+            return None
+        found = await lookup_case(self.registry, ranked[0].number, today=self.today)
+        return (
+            {**found, "typed": text, "searched": text} if found.get("status") == "found" else None
+        )
+
     async def _party_named(self, text: str) -> dict[str, Any] | None:
         """The registry's one clear case for ``text`` when ``text`` also names one of its
         parties in full (two words or more); else ``None``."""
@@ -643,6 +722,43 @@ class Dispatcher:
             if any(len(w.split()) >= 2 and f" {w} " in said for w in words):
                 hits.append(number)
         return hits[0] if len(hits) == 1 else None
+
+    async def _year_in_subject(self, text: str, year: int, options: Sequence[str]) -> str | None:
+        """The one listed case about the year a reply names when no listed number is of that
+        year ("o das contas de 2021" of a list of 2022 and 2025 cases), else ``None``."""
+        if any(o.endswith(f"/{year}") or f"-{year}-" in o for o in options):
+            return None  # the year is a number's: read by position and number
+        about = []
+        for number in options:
+            found = await lookup_case(self.registry, number, today=self.today)
+            subject = str((found.get("record") or {}).get("subject") or "")
+            if str(year) in re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", subject):
+                about.append(number)
+        return about[0] if len(about) == 1 else None
+
+    async def _described_reply(self, text: str, aspect: str, law: str) -> Decision | None:
+        """The answer to "de qual processo?" given as a description ("o das contas do
+        prefeito de chapecó", "é a consulta da câmara de xanxerê sobre…"): the case the
+        registry finds for it (its short list when a few fit), or ``None`` (none: the reply
+        is read as a new question). A reply that names a norm is no description of a case."""
+        if named_norms(text) or len(query_terms(text)) < 1:
+            return None
+        found = await search_cases(
+            self.registry, text, today=self.today, loose=True, nearest=self.nearest
+        )
+        if found.get("status") == "found":
+            return await self.case_answer(str(found["number"]), aspect, text)
+        listed = [str(c["number"]) for c in found.get("cases") or []]
+        if found.get("status") == "search" and len(listed) > 1:
+            return Decision(
+                "ask",
+                question=search_card(found) + "\nQual deles? Responda com o número ou o ano.",
+                options=listed,
+                evidence=[found],
+                aspect=aspect,
+                law=law,
+            )
+        return None
 
     async def _described(self, text: str, options: Sequence[str]) -> str | None:
         """The one listed case a reply describes ("o do transporte", "o de castanhal"): the
@@ -788,10 +904,21 @@ class Dispatcher:
         law = str(pending.get("law") or "")
         options = [str(o) for o in pending.get("options") or []]
         picked = _pick(text, options) or await self._described(text, options)
+        if picked is None and options:
+            # "o das cisternas. ta em que situação e desde quando": the pick is the reply's
+            # first clause, what follows asks of it
+            head = _FIRST_CLAUSE.split(text.strip(), maxsplit=1)[0]
+            if head != text.strip():
+                picked = await self._described(head, options)
+        typed_year = _only_year(text)
+        if picked is None and options and typed_year is not None:
+            # "o das contas de 2021": no listed number is of 2021, one listed case is about
+            # the 2021 accounts
+            picked = await self._year_in_subject(text, typed_year, options)
         decision: Decision | None = None
         year = _year_said(text)
         if picked is not None:
-            decision = await self.case_answer(picked, aspect)
+            decision = await self.case_answer(picked, aspect, text)
         elif options and year is not None:
             # "o de 2025" when the list holds several of that year (or none): the year is
             # not a case number — the question is asked again over what it narrows to
@@ -815,6 +942,8 @@ class Dispatcher:
                     # the question asked for a process: the one process of that number
                     first = CaseResolution(first.ref, "found", processes[0])
                 decision = await self._resolved(first, aspect, law)
+        if decision is None and not options:
+            decision = await self._described_reply(text, aspect, law)
         if decision is None:
             return await self.decide(read_frame(text, today=self.today), cases, told=told)
         if law and decision.kind == "answer" and decision.answer is not None:
@@ -882,6 +1011,18 @@ def _year_described(text: str, found: dict[str, Any]) -> str | None:
 def _shows_a_case(decision: Decision) -> bool:
     facts = (decision.answer or {}).get("facts") or []
     return any(f.get("status") == "found" for f in facts)
+
+
+# where a reply's first clause ends ("o das cisternas. tá em que situação?")
+_FIRST_CLAUSE = re.compile(r"\s*[.;!?,]\s+|\s+-\s+")
+
+
+def _only_year(text: str) -> int | None:
+    """The year a message names when it is the only number typed ("o das contas de 2021")."""
+    numbers = re.findall(r"\d+", text)
+    if len(numbers) == 1 and re.fullmatch(r"(?:19|20)\d{2}", numbers[0]):
+        return int(numbers[0])
+    return None
 
 
 def _year_said(text: str) -> int | None:

@@ -234,8 +234,9 @@ def _typed_case_word(text: str) -> bool:
 
 # where the law part of a mixed question starts
 _LAW_CUE = re.compile(
-    r"\b(?:a|o|na|pela|segundo)?\s*(?:lei|lc|decreto|c[oó]digo|lgpd|lai|cdc|constitui\w+|"
-    r"art(?:igo)?s?\b\.?|norma|legisla\w+)|\b(?:a|da|na|pela)\s+\d{1,2}\.?\d{3}\b",
+    # each name a whole word: "leitão", "leilão", "normal" and "laico" name no law
+    r"\b(?:a|o|na|pela|segundo)?\s*(?:(?:leis?|lc|decretos?|c[oó]digos?|lgpd|lai|cdc|normas?)\b|"
+    r"constitui\w+|art(?:igo)?s?\b\.?|legisla\w+)|\b(?:a|da|na|pela)\s+\d{1,2}\.?\d{3}\b",
     re.IGNORECASE,
 )
 # where a clause ends: a punctuation mark, a dash between spaces, or "e" before what opens a
@@ -380,6 +381,13 @@ _BACK = re.compile(r"\b(?:isso|isto|disso|nisso|aquilo|daquilo|assim)\b")
 
 # where one question of a message ends and the next starts
 _QUESTION_END = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)")
+# what makes a law part a question: a question mark, a word that asks or weighs a right, or
+# the law named ("a 9784 fala algo de defesa previa", "sou obrigado a contratar advogado")
+_ASKS = re.compile(
+    r"\?|\b(?:pode|podem|posso|qual|quais|quanto|quantos|quantas|como|quando|onde|o que|oq|"
+    r"por ?que|existe|cabe|tenho|tem direito|obrigad\w*|permit\w*|deve|devem|devo|preciso|"
+    r"precisa|garant\w*|vale|lei|leis|artigo|art|norma|legal|direito|direitos)\b"
+)
 # how sure the reading of one question of several must be to count as about a case or the law:
 # an even chance ("ta faltando oq pra andar?" reads case 0.58, nothing else above 0.2); at 0.6
 # it was left out and the message answered as one law question (the development sets lost
@@ -400,13 +408,22 @@ def _questions_apart(text: str) -> tuple[str, str] | None:
         read = classifier().predict(question)
         if read.intent in ("case", "find") and read.confidence >= QUESTION_SURE:
             case.append(question)
-        elif len(question.split()) >= _LAW_PART_WORDS and (
-            _law_mass(read) >= QUESTION_SURE or (read.intent == "law" and named_norms(question))
+        elif (
+            len(question.split()) >= _LAW_PART_WORDS
+            and _asks(question)
+            and (
+                _law_mass(read) >= QUESTION_SURE or (read.intent == "law" and named_norms(question))
+            )
         ):
             law.append(question)  # "quais são?" after a search is no law question
     if not case or not law:
         return None
     return " ".join(case), " ".join(law)
+
+
+def _asks(text: str) -> bool:
+    """Whether a part of a message asks something (see :data:`_ASKS`)."""
+    return _ASKS.search(_fold(text)) is not None
 
 
 def _without_refs(text: str, refs: Sequence[CaseRef], by: str = " ") -> str:
@@ -552,11 +569,13 @@ def read_frame(
     frame.case_chance = predicted.intents.get("case", 0.0) + predicted.intents.get("find", 0.0)
     if intent == "mixed":
         frame.case_part, frame.law_part = pointed or split_parts(text, refs)
+        raw = frame.law_part if frame.law_part != text else _without_refs(text, refs)
         frame.law_part = _law_query(text, frame.case_part, frame.law_part, refs)
-        if refs and not norms and "?" not in frame.law_part and "!" in frame.law_part:
+        if refs and not norms and not _asks(raw):
             # "já faz mais de um ano… e ninguém resolve nada!!! processo 11357/2025, oq tá
-            # acontecendo??": beside a typed case, a part that exclaims and asks nothing is a
-            # complaint about the case, not a question of law
+            # acontecendo??", "fiz uma denúncia…, o número que me deram foi 3817/24. como tá
+            # isso?": beside a typed case, a part that asks nothing (a complaint, the story
+            # before the question) is not a question of law
             frame.intent = "case"
             frame.case_part = frame.law_part = ""
     frame.case_worded = bool(

@@ -138,7 +138,8 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
             r"^(?!.*\?)\W*(?:\w+\W+){0,3}?(?:voces|vcs|vc|voce|tu|esse\s+tribunal|o\s+tribunal)\s+"
             r"(?:sao|e|eh|es)\s+(?:todos\s+|tudo\s+|muito\s+)?(?:uns?\s+|umas?\s+)?"
             r"(?:incompetentes?|inuteis|inutil|ladr\w+|corrupt\w+|vagabund\w+|lixo|"
-            r"palhac\w+|burr\w+|idiotas?|uma\s+vergonha|uma\s+piada)\b"
+            r"palhac\w+|burr\w+|idiotas?|uma\s+vergonha|uma\s+piada|comprad[oa]s?|"
+            r"vendid[oa]s?|safad[oa]s?)\b"
         ),
     ),
     (
@@ -151,6 +152,18 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
             r"(?:\w+\s+)?(?:piadas?|poemas?|poesias?|historinhas?|reda[cç](?:ao|oes)|musicas?|"
             r"can[cç](?:ao|oes)|rimas?|contos?|trocadilhos?|charadas?|adivinha[cç](?:ao|oes)|"
             r"parodias?|limeriques?|haicais?|sonetos?)\b"
+        ),
+    ),
+    (
+        # what to take or do for an ailment: a doctor's question, not the law's ("to com dor
+        # de cabeça, que remédio eu tomo?"). Not when a right is asked beside it ("o plano
+        # negou o remédio, a lei obriga?"): that stays the documents'
+        "other",
+        re.compile(
+            r"^(?!.*\b(?:lei|direito|obrig\w*|plano|sus|pode|podem|permit\w*)\b)"
+            r"(?=.*\b(?:remedios?|medicamentos?|antibioticos?|sintomas?|febre|"
+            r"dor\s+(?:de|no|na|nos|nas)\s+\w+|tont\w+|enjo\w+|gripe|pressao\s+alta)\b)"
+            r"(?=.*\b(?:tomo|tomar|fa[cç]o|fazer|devo|indica|recomenda|passa|melhora)\b)"
         ),
     ),
     (
@@ -173,7 +186,12 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
             # a score asked of a derby named by its clubs ("quanto ficou o gre-nal ontem",
             # "o fla-flu"; not "quanto foi o reajuste ontem")
             r"quanto\s+(?:foi|ficou|terminou|acabou)\s+o\s+[a-z]+-[a-z]+\s+"
-            r"(?:ontem|hoje|domingo|sabado|no\s+domingo|no\s+sabado))\b"
+            r"(?:ontem|hoje|domingo|sabado|no\s+domingo|no\s+sabado)|"
+            # a result foretold: "quem ganha sport x nautico domingo?", "o time vai subir
+            # esse ano?", "vai ser rebaixado?"
+            r"quem\s+(?:ganha|vence|leva|vai\s+ganhar|vai\s+vencer)\s+(?:o\s+)?[a-z]+\s+"
+            r"(?:x|contra|e)\s+[a-z]+|vai\s+(?:subir|cair)\s+(?:de\s+divisao|pra\s+serie|"
+            r"esse\s+ano|este\s+ano)|rebaixad[oa]|serie\s+[abcd]\b)\b"
         ),
     ),
 )
