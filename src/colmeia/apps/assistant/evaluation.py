@@ -21,12 +21,12 @@ The sets:
   (``data/independent2/``): frozen likewise;
 * ``independent3`` — a third, written apart from the code and from the first two, on the same
   registry (``data/independent3/``): frozen likewise;
-* ``independent4`` … ``independent12`` — written blind to the code (their authors read only a
+* ``independent4`` … ``independent14`` — written blind to the code (their authors read only a
   brief, ``docs/blind-brief.md``, the law texts and the court's institutional file) on
   registries of their own invention: ``independent4``, ``independent6`` and ``independent8``
   are development sets; ``independent7``, ``independent9`` and ``independent10`` were frozen
-  until their one reading and are development sets since; ``independent5``, ``independent11``
-  and ``independent12`` are frozen.
+  until their one reading and are development sets since; ``independent5`` and
+  ``independent11`` … ``independent14`` are frozen.
 
 Each run builds its own store (the laws — for conversations, the laws and the Constitution, as the
 README builds the collection — or the FaQuAD paragraphs, ingested into a temporary
@@ -402,6 +402,8 @@ FOLDER_SETS = {
     "independent10": "independent10",
     "independent11": "independent11",
     "independent12": "independent12",
+    "independent13": "independent13",
+    "independent14": "independent14",
 }
 
 
