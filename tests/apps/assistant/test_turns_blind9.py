@@ -166,3 +166,40 @@ async def test_an_unsure_scope_reading_in_the_courts_file_is_answered_from_it(
     )
     assert filed.agent == "institutional"
     assert "Certidões" in filed.answer
+
+
+async def test_a_question_that_restates_the_courts_file_is_answered_from_it(
+    bot: Assistant,
+) -> None:
+    # read as the law's (a right: "dá pra…?"), it restates the file's "Posso fazer denúncia
+    # anônima?" nearly word for word
+    filed = await bot.ask(
+        "t",
+        "quero denunciar o prefeito da minha cidade mas tenho medo de represalia, da pra fazer "
+        "denuncia anonima?",
+    )
+    assert filed.agent == "institutional"
+    assert "sigilo" in filed.answer
+
+
+async def test_how_to_file_in_a_case_thread_is_the_courts_file(bot: Assistant) -> None:
+    await bot.ask("t", "qual a situação do processo 610/2025?")
+    how = await bot.ask(
+        "t", "como eu protocolo documentos novos nesse processo? tem peticionamento eletronico?"
+    )
+    assert how.agent == "institutional"
+    assert "peticionamento eletrônico" in how.answer
+
+
+async def test_a_party_asked_of_by_its_part_in_the_threads_case_is_that_case(
+    bot: Assistant,
+) -> None:
+    await bot.ask("t", "qual a situacao do processo 733/2022?")
+    # read as the law's (a company returning money), it asks of the case's construction firm
+    firm = await bot.ask("t", "e a construtora devolveu o dinheiro ou ficou por isso mesmo")
+    assert _cases(firm) == [CLINICS]
+    assert "Construtora Serra Grande" in firm.answer
+    await bot.ask("t", "e o 955/2025, como ta?")
+    role = await bot.ask("t", "so pra confirmar, quem consta como responsavel nessa auditoria?")
+    assert _cases(role) == [TEACHERS]
+    assert "Marta Sales Pinho" in role.answer

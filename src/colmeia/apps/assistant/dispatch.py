@@ -47,7 +47,11 @@ from colmeia.apps.assistant.frame import (
     thread_reference,
 )
 from colmeia.apps.assistant.ids import CaseId
-from colmeia.apps.assistant.institutional import answer_institutional, institutional_follow_up
+from colmeia.apps.assistant.institutional import (
+    answer_institutional,
+    institutional_follow_up,
+    restated_entry,
+)
 from colmeia.apps.assistant.intents import classifier
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.apps.assistant.registry_url import NOT_CONFIGURED, UnconfiguredRegistry
@@ -129,6 +133,21 @@ _BODY_WORDS = frozenset(
     ["prefeitura", "camara", "municipio", "estado", "secretaria", "governo", "fundo",
      "fundacao", "instituto", "tribunal", "ministerio", "assembleia", "uniao", "autarquia"]
 )  # fmt: skip
+# the words people use for the part a party plays in a case, by the registry's role (folded)
+_ROLE_WORDS: dict[str, frozenset[str]] = {
+    "responsavel": frozenset(["responsavel", "responsaveis"]),
+    "denunciante": frozenset(["denunciante", "denunciantes"]),
+    "representante": frozenset(["representante", "representantes"]),
+    "procurador": frozenset(["procurador", "procuradora", "advogado", "advogada"]),
+    "interessado": frozenset(["interessado", "interessada"]),
+}
+# the kind of company a party's name begins with, as people call it ("a construtora")
+_COMPANY_WORDS = frozenset(
+    ["construtora", "empresa", "viacao", "transportes", "transportadora", "distribuidora",
+     "cooperativa", "associacao", "consorcio", "fornecedora", "incorporadora", "instituto"]
+)  # fmt: skip
+# a follow-up of this many words or fewer may ask of the thread's case by a party's role
+_FOLLOW_UP_WORDS = 16
 # how many of a message's words the registry's case must hold to be the one a message read as
 # about the court (or out of scope) describes: with a case word ("o processo da merenda de
 # Gaspar"), two; without, three ("fiz uma denúncia … a merenda … Serra Talhada")
@@ -246,6 +265,17 @@ class Dispatcher:
         # foi arquivado") gets the case as the registry has it
         if listed is not None and (not frame.cases or asks_personal_data(text)):
             return _answer(listed.text, "main", scope=listed.kind)
+        if (
+            not frame.cases
+            and not frame.names_a_law
+            and frame.intent != "institutional"
+            and (filed := restated_entry(text)) is not None
+        ):
+            # the court's file asked, whatever the classifier read: a question that restates
+            # one of its examples ("quero denunciar o prefeito…, dá pra fazer denúncia
+            # anônima?"; "como eu protocolo documentos novos nesse processo?" in a thread
+            # about a case)
+            return _answer(filed.answer, "institutional", topic=filed.topic)
         if norms and not frame.cases and _NAMES_A_PART.match(fold(text)):
             # "e o inciso 55?", "e o 37 inciso 2" after an article was answered: a part of the
             # thread's norm (of the article asked before, when the follow-up names none)
@@ -355,7 +385,13 @@ class Dispatcher:
             and not frame.cases
             and not frame.names_a_law
             and frame.intent in ("law", "scope", "institutional")
-            and (party_of := await self._party_of_thread(text, cases))
+            and (
+                (party_of := await self._party_of_thread(text, cases))
+                or (
+                    len(text.split()) <= _FOLLOW_UP_WORDS
+                    and (party_of := await self._role_of_thread(text, cases[0]))
+                )
+            )
         ):
             # "e o ex prefeito genival leitão já foi chamado pra se defender?": a person of
             # the thread's case named (two words of their name) — that case is asked about
@@ -679,6 +715,21 @@ class Dispatcher:
                     hits.append(number)
                     break
         return hits[0] if len(set(hits)) == 1 else None
+
+    async def _role_of_thread(self, text: str, number: str) -> str | None:
+        """``number`` when ``text`` asks of one of its people by the part they play in it ("quem
+        consta como responsável nessas contas?", "qual o prazo que a denunciante…") or by the
+        kind of company a party is ("e a construtora devolveu o dinheiro?"), else ``None``."""
+        said = set(re.findall(r"[a-z]+", fold(text)))
+        found = await lookup_case(self.registry, number, today=self.today)
+        for party in found.get("parties") or []:
+            role = fold(str(party.get("role", "")))
+            if said & _ROLE_WORDS.get(role, frozenset()):
+                return number
+            words = re.findall(r"[a-z]+", fold(str(party.get("name", ""))))
+            if words and words[0] not in _BODY_WORDS and words[0] in _COMPANY_WORDS & said:
+                return number
+        return None
 
     async def _described_strongly(self, frame: TurnFrame, text: str) -> dict[str, Any] | None:
         """The one case the registry's words single out for ``text`` — two of its words when

@@ -34,6 +34,7 @@ from colmeia.errors import ConfigurationError
 
 __all__ = [
     "ENV",
+    "RESTATES",
     "SURE_FLOOR",
     "THRESHOLD",
     "InstitutionalAnswer",
@@ -42,6 +43,7 @@ __all__ = [
     "answer_institutional",
     "institutional_follow_up",
     "load_institutional",
+    "restated_entry",
 ]
 
 #: the setting naming a court's own file
@@ -52,6 +54,11 @@ THRESHOLD = 0.22
 #: the least similarity when the turn classifier already says the question is about the court:
 #: a typo ("enndereco") or a new wording lowers the likeness, not the question's kind
 SURE_FLOOR = 0.08
+#: the similarity at which a question restates one of the file's examples so closely that it is
+#: the file's whatever the turn classifier read ("quero denunciar o prefeito…, dá pra fazer
+#: denúncia anônima?" read as the law's): set on the development sets, where such questions
+#: scored 0.67–0.77 and law questions sharing the entries' words 0.52–0.59
+RESTATES = 0.65
 # words that carry no topic: asked in every institutional question, or (processo) the mark
 # of a question about a case, which the registry answers
 _QUIET = frozenset(
@@ -341,6 +348,16 @@ def institutional_follow_up(
         if again is not None:
             return again
     return index.match(question, SURE_FLOOR, heads=False, words=True)
+
+
+def restated_entry(question: str, *, path: str | Path | None = None) -> InstitutionalAnswer | None:
+    """The file's entry ``question`` restates (similarity :data:`RESTATES` or more, sharing a
+    word with it), else ``None``."""
+    chosen = str(path) if path else os.environ.get(ENV) or None
+    index = _index(chosen)
+    if index.owner_elsewhere(question) is not None:
+        return None
+    return index.match(question, RESTATES, words=True)
 
 
 def answer_institutional(
