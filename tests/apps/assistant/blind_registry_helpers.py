@@ -5,7 +5,11 @@ town, and an audit of temporary hires."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+
+from assistant_helpers import AS_OF
 
 from colmeia.apps.assistant.registry import (
     Movement,
@@ -14,6 +18,11 @@ from colmeia.apps.assistant.registry import (
     RegistryBatch,
     SQLiteCaseRegistry,
 )
+from colmeia.apps.assistant.session import Assistant, TurnResult, open_assistant
+from colmeia.rag.index.embedders import Embedder
+from colmeia.rag.pipeline import ingest
+from colmeia.store import Store, open_store
+from shared_data import DATA_DIR
 
 SCHOOL_BUS = "TC/000610/2025"
 CLINICS = "TC/000733/2022"
@@ -80,3 +89,32 @@ def blind_registry(path: Path) -> SQLiteCaseRegistry:
         )
     )  # fmt: skip
     return reg
+
+
+def readme_collection(folder: Path, embedder: Embedder | None = None) -> Store:
+    """The collection the README builds — the federal laws and the Constitution — in
+    ``folder`` (lexical, or with ``embedder``'s vectors)."""
+    store = open_store(f"sqlite:///{folder / 'docs.db'}")
+    laws = DATA_DIR / "laws"
+    ingest(store, "leis", [laws / "lexml", laws / "constituicao" / "lexml"], embedder=embedder)
+    return store
+
+
+@asynccontextmanager
+async def blind_assistant(
+    store: Store, folder: Path, embedder: Embedder | None = None
+) -> AsyncIterator[Assistant]:
+    """The assistant offline on ``store`` and this module's registry (in ``folder``)."""
+    registry = blind_registry(folder / "registry.db")
+    try:
+        async with open_assistant(
+            store=store, model=None, registry=registry, home=folder, today=AS_OF, embedder=embedder
+        ) as assistant:
+            yield assistant
+    finally:
+        registry.close_sync()
+
+
+def shown_cases(result: TurnResult) -> list[str]:
+    """The cases whose facts a turn shows."""
+    return [str(f["number"]) for f in result.facts if f.get("status") == "found"]

@@ -125,3 +125,21 @@ async def para_bot(laws_store: Store, tmp_path: Path) -> AsyncIterator[Assistant
     ) as bot:
         yield bot
     registry.close_sync()
+
+
+@pytest.fixture(scope="session")
+def blind_collection(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    """The collection the README builds (the federal laws and the Constitution), lexical,
+    for the blind-set rounds' tests (read-only)."""
+    from blind_registry_helpers import readme_collection
+
+    return readme_collection(tmp_path_factory.mktemp("readme-collection"))
+
+
+@pytest.fixture
+async def blind_bot(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
+    """The assistant offline on that collection and ``blind_registry_helpers``' registry."""
+    from blind_registry_helpers import blind_assistant
+
+    async with blind_assistant(blind_collection, tmp_path) as assistant:
+        yield assistant

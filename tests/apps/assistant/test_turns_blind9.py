@@ -20,117 +20,93 @@ Offline, the shipped laws and the Constitution, a real SQLite registry."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
-from assistant_helpers import AS_OF
-from blind_registry_helpers import CLINICS, COUNCIL, SCHOOL_BUS, TEACHERS, blind_registry
+from blind_registry_helpers import (
+    CLINICS,
+    COUNCIL,
+    SCHOOL_BUS,
+    TEACHERS,
+    shown_cases,
+)
 
 from colmeia.apps.assistant.frame import read_frame
 from colmeia.apps.assistant.scope import out_of_scope
-from colmeia.apps.assistant.session import Assistant, TurnResult, open_assistant
-from colmeia.rag.pipeline import ingest
-from colmeia.store import Store, open_store
-from shared_data import DATA_DIR
+from colmeia.apps.assistant.session import Assistant
 
 
-@pytest.fixture(scope="module")
-def collection(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    """The collection the README builds: the federal laws and the Constitution, lexical."""
-    store = open_store(f"sqlite:///{tmp_path_factory.mktemp('collection') / 'docs.db'}")
-    laws = DATA_DIR / "laws"
-    ingest(store, "leis", [laws / "lexml", laws / "constituicao" / "lexml"])
-    return store
-
-
-@pytest.fixture
-async def bot(collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
-    registry = blind_registry(tmp_path / "registry.db")
-    async with open_assistant(
-        store=collection, model=None, registry=registry, home=tmp_path, today=AS_OF
-    ) as assistant:
-        yield assistant
-    registry.close_sync()
-
-
-def _cases(result: TurnResult) -> list[str]:
-    return [str(f["number"]) for f in result.facts if f.get("status") == "found"]
-
-
-async def test_a_described_answer_to_which_case_is_looked_up(bot: Assistant) -> None:
-    asked = await bot.ask("t", "quem é o relator do processo?")
+async def test_a_described_answer_to_which_case_is_looked_up(blind_bot: Assistant) -> None:
+    asked = await blind_bot.ask("t", "quem é o relator do processo?")
     assert asked.status == "waiting_clarification"
-    told = await bot.ask("t", "o das contas do presidente da camara de taua")
-    assert _cases(told) == [COUNCIL]
+    told = await blind_bot.ask("t", "o das contas do presidente da camara de taua")
+    assert shown_cases(told) == [COUNCIL]
     assert "Otávio Lins" in told.answer  # the aspect asked before the description
     assert told.citations == []
 
 
-async def test_a_described_answer_that_fits_a_few_cases_offers_them(bot: Assistant) -> None:
-    await bot.ask("t", "ja foi julgado?")
-    offered = await bot.ask("t", "é um processo de taua")
+async def test_a_described_answer_that_fits_a_few_cases_offers_them(blind_bot: Assistant) -> None:
+    await blind_bot.ask("t", "ja foi julgado?")
+    offered = await blind_bot.ask("t", "é um processo de taua")
     assert offered.status == "waiting_clarification"
     listed = {str(c["number"]) for f in offered.facts for c in f.get("cases") or []}
     assert listed == {CLINICS, COUNCIL}
 
 
-async def test_a_pick_by_the_year_its_subject_names(bot: Assistant) -> None:
-    listed = await bot.ask("t", "quais processos vcs tem sobre taua?")
+async def test_a_pick_by_the_year_its_subject_names(blind_bot: Assistant) -> None:
+    listed = await blind_bot.ask("t", "quais processos vcs tem sobre taua?")
     assert listed.status == "waiting_clarification"
     # neither listed number is of 2023; the council's accounts are those of 2023
-    picked = await bot.ask("t", "o das contas de 2023")
-    assert _cases(picked) == [COUNCIL]
+    picked = await blind_bot.ask("t", "o das contas de 2023")
+    assert shown_cases(picked) == [COUNCIL]
 
 
-async def test_a_pick_in_a_first_clause_then_a_question(bot: Assistant) -> None:
-    await bot.ask("t", "qual a situacao do processo 955/2025?")  # the thread's case before
-    await bot.ask("t", "e quais processos vcs tem sobre taua?")
-    picked = await bot.ask("t", "o das unidades de saude. ta em que situacao e desde quando")
-    assert _cases(picked) == [CLINICS]
+async def test_a_pick_in_a_first_clause_then_a_question(blind_bot: Assistant) -> None:
+    await blind_bot.ask("t", "qual a situacao do processo 955/2025?")  # the thread's case before
+    await blind_bot.ask("t", "e quais processos vcs tem sobre taua?")
+    picked = await blind_bot.ask("t", "o das unidades de saude. ta em que situacao e desde quando")
+    assert shown_cases(picked) == [CLINICS]
     assert "Julgado" in picked.answer
 
 
-async def test_the_story_before_a_typed_case_is_no_law_question(bot: Assistant) -> None:
+async def test_the_story_before_a_typed_case_is_no_law_question(blind_bot: Assistant) -> None:
     frame = read_frame(
         "boa tarde, sou de sobral e fiz uma denuncia sobre o transporte das escolas em 2025, "
         "o numero que me deram foi 610/25. como ta isso?"
     )
     assert frame.intent == "case"
-    told = await bot.ask(
+    told = await blind_bot.ask(
         "t",
         "boa tarde, sou de sobral e fiz uma denuncia sobre o transporte das escolas em 2025, "
         "o numero que me deram foi 610/25. como ta isso?",
     )
-    assert _cases(told) == [SCHOOL_BUS]
+    assert shown_cases(told) == [SCHOOL_BUS]
     assert told.citations == []
     # a law part that asks keeps the message mixed
     both = read_frame("o processo 610/2025 ta parado, sou obrigado a esperar sem prazo?")
     assert both.intent == "mixed"
 
 
-async def test_an_unsure_court_reading_the_registry_ties_to_one_case(bot: Assistant) -> None:
-    told = await bot.ask(
+async def test_an_unsure_court_reading_the_registry_ties_to_one_case(blind_bot: Assistant) -> None:
+    told = await blind_bot.ask(
         "t",
         "boa tarde. sou de caninde e ano passado fiz uma denuncia ai no tribunal sobre as "
         "contratacoes temporarias de professores. queria saber se andou alguma coisa",
     )
-    assert _cases(told) == [TEACHERS]
+    assert shown_cases(told) == [TEACHERS]
 
 
-async def test_how_to_file_a_complaint_is_no_case_whatever_its_words(bot: Assistant) -> None:
+async def test_how_to_file_a_complaint_is_no_case_whatever_its_words(blind_bot: Assistant) -> None:
     # "denúncia", "transporte", "escolas", "sobral" are all the school-bus case's words
-    how = await bot.ask(
+    how = await blind_bot.ask(
         "t", "como faco pra denunciar o transporte das escolas da prefeitura de sobral"
     )
-    assert _cases(how) == []
+    assert shown_cases(how) == []
     assert how.agent == "institutional"
 
 
-async def test_a_person_of_the_threads_case_named_is_that_case(bot: Assistant) -> None:
-    await bot.ask("t", "qual a situacao do processo 955/2025?")
-    named = await bot.ask("t", "e a marta pinho ja foi chamada pra se defender ou nao")
-    assert _cases(named) == [TEACHERS]
+async def test_a_person_of_the_threads_case_named_is_that_case(blind_bot: Assistant) -> None:
+    await blind_bot.ask("t", "qual a situacao do processo 955/2025?")
+    named = await blind_bot.ask("t", "e a marta pinho ja foi chamada pra se defender ou nao")
+    assert shown_cases(named) == [TEACHERS]
     assert named.citations == []
 
 
@@ -159,9 +135,9 @@ def test_a_right_asked_about_a_medicine_is_no_doctors_question() -> None:
 
 
 async def test_an_unsure_scope_reading_in_the_courts_file_is_answered_from_it(
-    bot: Assistant,
+    blind_bot: Assistant,
 ) -> None:
-    filed = await bot.ask(
+    filed = await blind_bot.ask(
         "t", "desculpa msg errada kkk. queria saber como tiro certidao negativa de debito no tce"
     )
     assert filed.agent == "institutional"
@@ -169,11 +145,11 @@ async def test_an_unsure_scope_reading_in_the_courts_file_is_answered_from_it(
 
 
 async def test_a_question_that_restates_the_courts_file_is_answered_from_it(
-    bot: Assistant,
+    blind_bot: Assistant,
 ) -> None:
     # read as the law's (a right: "dá pra…?"), it restates the file's "Posso fazer denúncia
     # anônima?" nearly word for word
-    filed = await bot.ask(
+    filed = await blind_bot.ask(
         "t",
         "quero denunciar o prefeito da minha cidade mas tenho medo de represalia, da pra fazer "
         "denuncia anonima?",
@@ -182,9 +158,9 @@ async def test_a_question_that_restates_the_courts_file_is_answered_from_it(
     assert "sigilo" in filed.answer
 
 
-async def test_how_to_file_in_a_case_thread_is_the_courts_file(bot: Assistant) -> None:
-    await bot.ask("t", "qual a situação do processo 610/2025?")
-    how = await bot.ask(
+async def test_how_to_file_in_a_case_thread_is_the_courts_file(blind_bot: Assistant) -> None:
+    await blind_bot.ask("t", "qual a situação do processo 610/2025?")
+    how = await blind_bot.ask(
         "t", "como eu protocolo documentos novos nesse processo? tem peticionamento eletronico?"
     )
     assert how.agent == "institutional"
@@ -192,14 +168,16 @@ async def test_how_to_file_in_a_case_thread_is_the_courts_file(bot: Assistant) -
 
 
 async def test_a_party_asked_of_by_its_part_in_the_threads_case_is_that_case(
-    bot: Assistant,
+    blind_bot: Assistant,
 ) -> None:
-    await bot.ask("t", "qual a situacao do processo 733/2022?")
+    await blind_bot.ask("t", "qual a situacao do processo 733/2022?")
     # read as the law's (a company returning money), it asks of the case's construction firm
-    firm = await bot.ask("t", "e a construtora devolveu o dinheiro ou ficou por isso mesmo")
-    assert _cases(firm) == [CLINICS]
+    firm = await blind_bot.ask("t", "e a construtora devolveu o dinheiro ou ficou por isso mesmo")
+    assert shown_cases(firm) == [CLINICS]
     assert "Construtora Serra Grande" in firm.answer
-    await bot.ask("t", "e o 955/2025, como ta?")
-    role = await bot.ask("t", "so pra confirmar, quem consta como responsavel nessa auditoria?")
-    assert _cases(role) == [TEACHERS]
+    await blind_bot.ask("t", "e o 955/2025, como ta?")
+    role = await blind_bot.ask(
+        "t", "so pra confirmar, quem consta como responsavel nessa auditoria?"
+    )
+    assert shown_cases(role) == [TEACHERS]
     assert "Marta Sales Pinho" in role.answer
