@@ -24,6 +24,7 @@ from colmeia.sim import Latency, SimulatedModel
 from pg import PG_URL, drop_schema, new_schema, postgres_unreachable
 from serve_process import (
     ServerProcess,
+    a_fresh_minute,
     kill_server,
     start_server,
     stop_server,
@@ -146,6 +147,7 @@ def test_a_rate_limit_holds_across_replicas(tmp_path: Path, service_db: str) -> 
     replicas: list[ServerProcess] = [start_server(home, env=env) for _ in range(2)]
     h = _key(service_db)
     try:
+        a_fresh_minute(needed_s=30.0)  # the 16 requests counted in one clock minute
         codes = [
             httpx.get(f"{replicas[i % 2].url}/v1/me", headers=h, timeout=30).status_code
             for i in range(16)

@@ -17,7 +17,7 @@ from colmeia.service.db import open_database
 from colmeia.service.keys import create_key
 from colmeia.service.server import uvicorn_config
 from colmeia.service.settings import ServiceSettings
-from serve_process import ServerProcess, start_server, stop_server
+from serve_process import ServerProcess, a_fresh_minute, start_server, stop_server
 
 pytestmark = pytest.mark.slow
 
@@ -47,18 +47,8 @@ def test_forwarded_headers_are_believed_only_from_configured_proxies(tmp_path: P
     ]
 
 
-def _a_fresh_minute(needed_s: float = 20.0) -> None:
-    """Wait for the next clock minute when fewer than ``needed_s`` seconds are left of this
-    one: the failed sign-ins are counted per clock minute, so a burst that straddles two
-    minutes may be answered twice the limit (20 + 20 was seen on a loaded CI run) — what a
-    fixed window allows, not what these tests are about."""
-    left = 60 - time.time() % 60
-    if left < needed_s:
-        time.sleep(left + 0.2)
-
-
 def test_rotating_x_forwarded_for_does_not_escape_the_throttle(server: ServerProcess) -> None:
-    _a_fresh_minute()
+    a_fresh_minute()
     transport = httpx.HTTPTransport(local_address="127.0.0.5")
     with httpx.Client(transport=transport) as client:
         codes = [
@@ -72,7 +62,7 @@ def test_rotating_x_forwarded_for_does_not_escape_the_throttle(server: ServerPro
 
 
 def test_concurrent_bad_keys_get_no_more_answers_than_the_limit(server: ServerProcess) -> None:
-    _a_fresh_minute()
+    a_fresh_minute()
     transport = httpx.HTTPTransport(local_address="127.0.0.6")
     limits = httpx.Limits(max_connections=100)
     with (
