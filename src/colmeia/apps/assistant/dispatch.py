@@ -385,16 +385,10 @@ class Dispatcher:
             and not frame.cases
             and not frame.names_a_law
             and frame.intent in ("law", "scope", "institutional")
-            and (
-                (party_of := await self._party_of_thread(text, cases))
-                or (
-                    len(text.split()) <= _FOLLOW_UP_WORDS
-                    and (party_of := await self._role_of_thread(text, cases[0]))
-                )
-            )
+            and (party_of := await self._party_of_thread(text, cases))
         ):
-            # "e o ex prefeito genival leitão já foi chamado pra se defender?": a person of
-            # the thread's case named (two words of their name) — that case is asked about
+            # "e o ex prefeito genival leitão já foi chamado pra se defender?", "e a
+            # construtora devolveu o dinheiro?": a party of the thread's case asked about
             return await self.case_answer(party_of, frame.aspect, text)
         if (
             frame.intent in ("institutional", "scope", "greeting")
@@ -698,38 +692,30 @@ class Dispatcher:
         return found if lists and several else None
 
     async def _party_of_thread(self, text: str, cases: Sequence[str]) -> str | None:
-        """The thread's case one of whose people ``text`` names by two words of their name or
-        more ("genival leitão" for Genival Araújo Leitão), else ``None``. Bodies are no
-        people: "a prefeitura municipal" names every town's."""
+        """The thread's case one of whose parties ``text`` names, else ``None``: a person or
+        company by two words of their name or more ("genival leitão" for Genival Araújo
+        Leitão), the one case that fits; or, in a short follow-up, a party of the thread's
+        case by the part it plays ("quem consta como responsável nessas contas?") or the kind
+        of company it is ("e a construtora devolveu o dinheiro?"). Bodies are no people: "a
+        prefeitura municipal" names every town's."""
         said = set(re.findall(r"[a-z]+", fold(text)))
-        hits = []
-        for number in cases[:_MAX_TYPED]:
+        short = len(text.split()) <= _FOLLOW_UP_WORDS
+        named: list[str] = []
+        by_part: str | None = None
+        for n, number in enumerate(cases[:_MAX_TYPED]):
             found = await lookup_case(self.registry, number, today=self.today)
             for party in found.get("parties") or []:
-                words = [
-                    w for w in re.findall(r"[a-z]+", fold(str(party.get("name", "")))) if len(w) > 2
-                ]
+                words = re.findall(r"[a-z]+", fold(str(party.get("name", ""))))
                 if not words or words[0] in _BODY_WORDS:
-                    continue
-                if len(said.intersection(words)) >= 2:
-                    hits.append(number)
-                    break
-        return hits[0] if len(set(hits)) == 1 else None
-
-    async def _role_of_thread(self, text: str, number: str) -> str | None:
-        """``number`` when ``text`` asks of one of its people by the part they play in it ("quem
-        consta como responsável nessas contas?", "qual o prazo que a denunciante…") or by the
-        kind of company a party is ("e a construtora devolveu o dinheiro?"), else ``None``."""
-        said = set(re.findall(r"[a-z]+", fold(text)))
-        found = await lookup_case(self.registry, number, today=self.today)
-        for party in found.get("parties") or []:
-            role = fold(str(party.get("role", "")))
-            if said & _ROLE_WORDS.get(role, frozenset()):
-                return number
-            words = re.findall(r"[a-z]+", fold(str(party.get("name", ""))))
-            if words and words[0] not in _BODY_WORDS and words[0] in _COMPANY_WORDS & said:
-                return number
-        return None
+                    words = []
+                if len(said.intersection(w for w in words if len(w) > 2)) >= 2:
+                    named.append(number)
+                if n == 0 and short and by_part is None:
+                    role = fold(str(party.get("role", "")))
+                    company = words[:1] if words and words[0] in _COMPANY_WORDS else []
+                    if said & _ROLE_WORDS.get(role, frozenset()) or said.intersection(company):
+                        by_part = number
+        return named[0] if len(set(named)) == 1 else by_part
 
     async def _described_strongly(self, frame: TurnFrame, text: str) -> dict[str, Any] | None:
         """The one case the registry's words single out for ``text`` — two of its words when
@@ -783,7 +769,7 @@ class Dispatcher:
         for number in options:
             found = await lookup_case(self.registry, number, today=self.today)
             subject = str((found.get("record") or {}).get("subject") or "")
-            if str(year) in re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", subject):
+            if str(year) in _YEARS.findall(subject):
                 about.append(number)
         return about[0] if len(about) == 1 else None
 
@@ -1048,13 +1034,13 @@ def _year_described(text: str, found: dict[str, Any]) -> str | None:
     """The one listed case whose own description holds the year the person described it by
     ("as contas de 2021 de Cachoeira do Sul": the case about the 2021 accounts, not the
     council's of another year); ``None`` when no year is typed or it fits none or several."""
-    years = set(re.findall(r"(?<!\d)((?:19|20)\d{2})(?!\d)", text))
+    years = set(_YEARS.findall(text))
     if not years:
         return None
     hits = [
         str(c["number"])
         for c in found.get("cases") or []
-        if years & set(re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", str(c.get("subject") or "")))
+        if years & set(_YEARS.findall(str(c.get("subject") or "")))
     ]
     return hits[0] if len(hits) == 1 else None
 
@@ -1068,6 +1054,10 @@ def _shows_a_case(decision: Decision) -> bool:
 _FIRST_CLAUSE = re.compile(r"\s*[.;!?,]\s+|\s+-\s+")
 
 
+# a year written in a text, alone (not part of a longer number)
+_YEARS = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+
+
 def _only_year(text: str) -> int | None:
     """The year a message names when it is the only number typed ("o das contas de 2021")."""
     numbers = re.findall(r"\d+", text)
@@ -1079,13 +1069,12 @@ def _only_year(text: str) -> int | None:
 def _year_said(text: str) -> int | None:
     """The year a short reply names ("o de 2023", "é de 2021", "2024") and no other number
     ("4506 de 2023" is a case), if it names one."""
-    folded = fold(text)
-    numbers = re.findall(r"\d+", folded)
-    if len(numbers) != 1 or not re.fullmatch(r"(?:19|20)\d{2}", numbers[0]):
+    year = _only_year(text)
+    if year is None:
         return None
     ref = thread_reference(text)
-    if (ref is not None and ref.which == "year") or len(folded.split()) <= 4:
-        return int(numbers[0])
+    if (ref is not None and ref.which == "year") or len(fold(text).split()) <= 4:
+        return year
     return None
 
 
