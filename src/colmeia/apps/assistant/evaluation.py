@@ -404,6 +404,8 @@ FOLDER_SETS = {
     "independent12": "independent12",
     "independent13": "independent13",
     "independent14": "independent14",
+    "independent15": "independent15",
+    "independent16": "independent16",
 }
 
 
