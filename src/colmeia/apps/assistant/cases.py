@@ -416,6 +416,13 @@ async def search_cases(
             # de <a town the registry does not know>") names no case
             top = await _most_together(registry, _best(ranked, known), terms)
             top = top if len(top) <= SEARCH_LIST else []
+        if loose and not top and known >= 2:
+            # a long story around a few words of the registry ("vcs não fazem nada, a
+            # prefeitura de ponta porã paga ônibus escolar q nem passa…"): the story's other
+            # words are no case's, so they cannot tell cases apart either — one case holding
+            # every word the registry knows, and no other case holding them all, is the one
+            top = [c for c in ranked if c.matched == known]
+            top = top if len(top) == 1 else []
         if loose and not top and nearest is not None and ranked:
             # the registry's words name too few of the description's ("carros alugados pra
             # levar os alunos em Iguatu" for "transporte escolar por locação de veículos"):

@@ -1,0 +1,69 @@
+"""A case told in a long story: most of the person's words are no case's, so only the words the
+registry knows can say which case it is. One case holding all of them, and no other, is found;
+words that several cases hold, or a single word the registry knows, name none."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from blind_registry_helpers import CLINICS, SCHOOL_BUS, blind_registry
+
+from colmeia.apps.assistant.cases import search_cases
+
+TODAY = dt.date(2026, 11, 1)
+
+VENTING = (
+    "vcs do tribunal nao fazem NADA!!! a prefeitura de sobral paga um onibus escolar q nem "
+    "passa na minha estrada, as crianca ficam sem aula e ninguem faz nada. tem processo disso?"
+)
+
+
+async def test_a_story_around_the_words_of_one_case_finds_that_case(tmp_path: Path) -> None:
+    reg = blind_registry(tmp_path / "r.db")
+    try:
+        found = await search_cases(reg, VENTING, today=TODAY, loose=True)
+        assert found["status"] == "found"
+        assert found["number"] == SCHOOL_BUS
+    finally:
+        reg.close_sync()
+
+
+async def test_the_story_is_no_search_for_a_case_unless_the_turn_was_read_as_one(
+    tmp_path: Path,
+) -> None:
+    reg = blind_registry(tmp_path / "r.db")
+    try:
+        found = await search_cases(reg, VENTING, today=TODAY)
+        assert found["status"] == "search"
+        assert found["cases"] == []
+    finally:
+        reg.close_sync()
+
+
+async def test_words_every_town_hall_case_holds_name_no_case(tmp_path: Path) -> None:
+    # "prefeitura" is in three cases: the story's other words cannot choose among them
+    story = (
+        "olha, a prefeitura daqui vive gastando mal, ninguem fiscaliza, o povo sofre, as ruas "
+        "cheias de buraco, a gente paga imposto e nada muda. vcs tem algum processo?"
+    )
+    reg = blind_registry(tmp_path / "r.db")
+    try:
+        found = await search_cases(reg, story, today=TODAY, loose=True)
+        assert found.get("number") is None
+    finally:
+        reg.close_sync()
+
+
+async def test_a_lone_word_the_registry_knows_names_no_case(tmp_path: Path) -> None:
+    # "saúde" alone among a story's words (CLINICS is about "unidades básicas de saúde")
+    story = (
+        "meu pai ficou tres dias esperando atendimento, a fila nao anda, ninguem explica nada, "
+        "a saude aqui ta um caos. tem processo disso?"
+    )
+    reg = blind_registry(tmp_path / "r.db")
+    try:
+        found = await search_cases(reg, story, today=TODAY, loose=True)
+        assert found.get("number") != CLINICS
+    finally:
+        reg.close_sync()
