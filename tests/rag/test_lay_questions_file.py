@@ -152,7 +152,8 @@ def test_a_line_that_is_not_an_article_and_its_questions_is_named_by_its_number(
         shipped_questions()
     assert str(caught.value) == (
         f"line 3 of the generated questions ({path}) is not "
-        '{"article": URN, "questions": [...]}: fix or regenerate the file'
+        '{"article": URN, "questions": [...]} (with "passages": [URN, ...] for a part of an '
+        "article): fix or regenerate the file"
     ), why
 
 
@@ -188,3 +189,44 @@ def test_a_change_of_questions_in_a_running_process_is_searched_not_the_index_he
     finally:
         store.close()
     assert found == ["Lei 9.999/2020, Art. 61", "Lei 9.999/2020, Art. 59"]
+
+
+def test_a_part_of_a_long_article_lifts_its_own_passages_beside_the_article(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # questions written from an article's later part belong to that part's passages: the
+    # article's own questions stay with every passage, the part's go only to its own (and a
+    # part never takes the article's place, even when it names the article itself)
+    path = _write(
+        tmp_path / "mine.jsonl",
+        {"article": f"{URN}!art59", "questions": [ASKED]},
+        {
+            "article": f"{URN}!art59",
+            "passages": [f"{URN}!art59_par2", f"{URN}!art59"],
+            "questions": ["E se o prazo cair num feriado?"],
+        },
+    )
+    monkeypatch.setenv(ENV, str(path))
+    table = shipped_questions()
+    assert table[f"{URN}!art59"] == (ASKED,)
+    assert table[f"{URN}!art59_par2"] == ("E se o prazo cair num feriado?",)
+    docs = [
+        f"{URN}!art59_cpt",
+        f"{URN}!art59_par2",
+        f"{URN}!art59_par2#1",
+        f"{URN}!art60_cpt",
+        f"{URN}!art59",  # the passage of the whole article: the article's questions, once
+    ]
+    exp = ArticleExpansion(docs, table)
+    assert exp.articles == [f"{URN}!art59", f"{URN}!art59"]
+    assert exp.rows.tolist() == [0, 1, 1, -1, 0]
+    assert exp.questions == [ASKED, ASKED, "E se o prazo cair num feriado?"]
+    # the part's passages are as near as the nearer of the article's and the part's questions
+    np.testing.assert_allclose(exp.best_of([0.5, 0.5, 0.9]), [0.5, 0.9])
+
+
+def test_a_part_of_an_article_without_questions_of_its_own_still_has_its_parts() -> None:
+    part = ("E se o prazo cair num feriado?",)
+    exp = ArticleExpansion([f"{URN}!art61_cpt", f"{URN}!art61_par2"], {f"{URN}!art61_par2": part})
+    assert exp.rows.tolist() == [-1, 0]
+    assert exp.questions == list(part)

@@ -59,6 +59,15 @@ def article_urns() -> tuple[dict[str, str], list[str]]:
     return out, [str(f.relative_to(ROOT)) for f in files]
 
 
+def _passage_urns() -> set[str]:
+    """Every passage's URN in the LexML CSVs of ``data/laws``."""
+    out: set[str] = set()
+    for path in sorted((ROOT / "data" / "laws").rglob("lexml/*.csv")):
+        with path.open(encoding="utf-8", newline="") as fh:
+            out.update(row["urn"] for row in csv.DictReader(fh) if row.get("urn"))
+    return out
+
+
 # How the questions name the norm they are about ("segundo a Lei 9.784/1999", "na LGPD", "pela
 # constituição"). Dropped from what ships: a norm named is read by the assistant's scope rules
 # (it filters the search), and left in a question it ties that question to every question about
@@ -124,11 +133,23 @@ def main() -> int:
         table.setdefault(key, []).extend(_questions(raw, where))
         counts[kind] = counts.get(kind, 0) + 1
 
+    passages = _passage_urns()
+    parts: list[tuple[str, list[str], list[str]]] = []
     for path, where, row in _rows(sorted((HERE / "written").glob("*.jsonl"))):
         stem, _, label = str(row.get("id", "")).partition("|")
         urn = urns.get(_key(stem, label))
         if urn is None:
             raise SystemExit(f"{where}: no article {row.get('id')!r} in data/laws")
+        if "passages" in row:
+            # a part of a long article (lay_more_N): its questions go to the passages they
+            # were written from, not to the whole article
+            named = [str(p) for p in row["passages"]]
+            wrong = [p for p in named if p not in passages or p == urn or article_urn(p) != urn]
+            if not named or wrong:
+                raise SystemExit(f"{where}: passages {wrong or named!r} are not of {urn}")
+            parts.append((urn, named, _questions(row.get("questions"), where)))
+            counts["lay_more"] = counts.get("lay_more", 0) + 1
+            continue
         add(urn, row.get("questions"), where, path.stem.split("_")[0])  # lay_N or formal_N
     for _, where, row in _rows([HERE / "model_generated.jsonl"]):
         if row.get("article") not in known:
@@ -153,6 +174,11 @@ def main() -> int:
         questions = [q for q in map(without_norm, table[urn]) if len(q.split()) >= 3]
         questions = list(dict.fromkeys(questions))
         rows.append(json.dumps({"article": urn, "questions": questions}, ensure_ascii=False))
+    for urn, named, raw in parts:
+        questions = [q for q in map(without_norm, raw) if len(q.split()) >= 3]
+        if questions:
+            row = {"article": urn, "passages": named, "questions": list(dict.fromkeys(questions))}
+            rows.append(json.dumps(row, ensure_ascii=False))
     body = "\n".join(rows) + "\n"
     (OUT / "lay_questions.jsonl").write_text(body, encoding="utf-8")
     manifest = {
@@ -162,6 +188,9 @@ def main() -> int:
             "alone by the team's language-model sessions (data/laws/lay_questions/BRIEF.md)",
             "formal": "data/laws/lay_questions/written/formal_*.jsonl, the same, in the law's "
             "own terms (data/laws/lay_questions/BRIEF_FORMAL.md)",
+            "lay_more": "data/laws/lay_questions/written/lay_more_*.jsonl, lay questions for "
+            "the parts of long articles past the first writers' 2,000 characters, each part's "
+            "for its own passages (data/laws/lay_questions/BRIEF_MORE.md)",
             "model_generated": "data/laws/lay_questions/model_generated.jsonl, "
             "bench/doc2query.py with the local 1.5B model (model_generated.json)",
             "theses": "data/theses/questions/written/*.jsonl, a researcher's questions for "
@@ -169,7 +198,10 @@ def main() -> int:
             "(data/theses/questions/BRIEF.md)",
         },
         "article_rows": counts,
-        "articles": sum(1 for r in rows if r.startswith('{"article": "urn:')),
+        "articles": sum(
+            1 for r in rows if r.startswith('{"article": "urn:') and '"passages"' not in r
+        ),
+        "article_parts": sum(1 for r in rows if '"passages"' in r),
         "works": sum(1 for r in rows if r.startswith('{"article": "rec:')),
         "articles_in_laws": len(known),
         "questions": sum(len(json.loads(r)["questions"]) for r in rows),
@@ -179,6 +211,7 @@ def main() -> int:
                 *inputs,
                 "data/laws/lay_questions/BRIEF.md",
                 "data/laws/lay_questions/BRIEF_FORMAL.md",
+                "data/laws/lay_questions/BRIEF_MORE.md",
                 "data/theses/capes_resumos.csv",
                 "data/theses/questions/BRIEF.md",
             ]
@@ -188,7 +221,8 @@ def main() -> int:
     (OUT / "lay_questions.json").write_text(
         json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
     )
-    print(json.dumps({k: manifest[k] for k in ("articles", "articles_in_laws", "works", "questions")}))
+    shown = ("articles", "article_parts", "articles_in_laws", "works", "questions")
+    print(json.dumps({k: manifest[k] for k in shown}))
     return 0
 
 

@@ -47,7 +47,7 @@ from colmeia.apps.assistant.turngen.trainlex import (
     VAGUE_CASE,
     VISIT,
 )
-from colmeia.rag.expansion import packaged_questions
+from colmeia.rag.expansion import article_urn, packaged_questions
 
 __all__ = ["AS_OF", "REGISTRY", "SEEDS", "Labelled", "generate_set", "training_corpus"]
 
@@ -540,7 +540,9 @@ def _asked_of_the_laws(rng: random.Random) -> list[Labelled]:
     law's is the right asked about, not a situation the templates happen to hold."""
     table = packaged_questions()
     out: list[Labelled] = []
-    for key in sorted(k for k in table if k.startswith("urn:lex:")):
+    # an article's own questions (a long article's parts have theirs by passage, and are
+    # not drawn: the corpus, and so the classifier, stays what it was)
+    for key in sorted(k for k in table if k.startswith("urn:lex:") and article_urn(k) == k):
         questions = sorted(table[key])
         for text in rng.sample(questions, min(_ASKED_PER_ARTICLE, len(questions))):
             out.append(Labelled(text, "law", "status", asked=True))
