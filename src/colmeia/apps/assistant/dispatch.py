@@ -109,7 +109,14 @@ _ASKS_CASES = re.compile(
 _HOW_TO = re.compile(
     r"\bcomo\s+(?:(?:que\s+)?eu\s+|a\s+gente\s+|se\s+)?(?:faco|mando|envio|entrego|"
     r"protocolo|abro|registro|fazer|mandar|enviar|entregar|protocolar|abrir|registrar|faz)\b|"
-    r"\bonde\s+(?:eu\s+)?(?:mando|envio|entrego|protocolo|faco|registro)\b"
+    r"\bonde\s+(?:eu\s+)?(?:mando|envio|entrego|protocolo|faco|registro)\b|"
+    # the way a paper reaches the court: "pode ser protocolada eletronicamente ou só no
+    # balcão?", "dá pra mandar por email?" — a procedure, whatever paper of a case it names
+    r"\b(?:protocolad|enviad|mandad|entregue|juntad)\w*\s+(?:\w+\s+){0,2}?"
+    r"(?:eletronicamente|online|on-line|pela\s+internet|pelo\s+(?:site|portal|sistema)|"
+    r"por\s+e-?mail|presencialmente|pessoalmente|no\s+balcao|pelo\s+correio)\b|"
+    r"\b(?:mandar|enviar|protocolar|entregar|juntar)\s+(?:\w+\s+){0,3}?"
+    r"(?:por\s+e-?mail|pela\s+internet|online|pelo\s+(?:site|portal|correio))\b"
 )
 # aspects answered by one field of the record (who relates it, who the parties are): the words
 # asked are the field's, not an event's ("quem é o relator?" names no "Concluso ao relator").
@@ -332,6 +339,7 @@ class Dispatcher:
             and cases
             and not frame.cases
             and not frame.names_a_law
+            and not _HOW_TO.search(fold(text))  # how a defence is filed is no event of it
             and await named_in_record(self.registry, cases[0], text, today=self.today)
         ):
             # "e o parecer do ministério público de contas, qual número?": read unsure as the
@@ -359,9 +367,14 @@ class Dispatcher:
             if looked.kind == "ask" or _shows_a_case(looked):
                 return looked
         if frame.intent == "law" and (named := await self._registry_names(frame, text)):
-            # an unsure search sent to the documents that names one case of the registry
-            # ("o sindicato dos servidores de Soure é parte?"): that case
-            return await self._find(text, frame.aspect, named)
+            if cases and _definite(text) and named.get("number") not in cases:
+                # "quem é o advogado que aparece no processo? não contratei a viação X":
+                # "the" case is the thread's, whatever other case the words name
+                frame.intent = "case"
+            else:
+                # an unsure search sent to the documents that names one case of the
+                # registry ("o sindicato dos servidores de Soure é parte?"): that case
+                return await self._find(text, frame.aspect, named)
         if (
             frame.intent in ("case", "find")
             and frame.thread is not None
@@ -452,7 +465,20 @@ class Dispatcher:
         if frame.intent == "law":
             return Decision("law", law=self._in_thread(frame, norms, previous))
         if frame.intent == "find":
-            return await self._find(text, frame.aspect)
+            looked = await self._find(text, frame.aspect)
+            if (
+                cases
+                and not frame.cases
+                and frame.confidence < CONFIDENT
+                and looked.kind == "answer"
+                and not _shows_a_case(looked)
+            ):
+                # "tem o número da decisão pra eu mandar no grupo?" after a case's card: read
+                # unsure as a search, and the registry finds nothing its words describe —
+                # the thread's case is what is asked about, not a case nobody named
+                frame.intent = "case"
+                return await self._case(frame, cases, told=told)
+            return looked
         if frame.intent == "mixed":
             return await self._mixed(frame, cases, told)
         return await self._case(frame, cases, told=told)
@@ -761,17 +787,24 @@ class Dispatcher:
         return hits[0] if len(hits) == 1 else None
 
     async def _year_in_subject(self, text: str, year: int, options: Sequence[str]) -> str | None:
-        """The one listed case about the year a reply names when no listed number is of that
-        year ("o das contas de 2021" of a list of 2022 and 2025 cases), else ``None``."""
-        if any(o.endswith(f"/{year}") or f"-{year}-" in o for o in options):
-            return None  # the year is a number's: read by position and number
+        """The one listed case about the year a reply names ("o das contas de 2021" of a list
+        of 2022 and 2025 cases), else ``None``. When a listed number is of that year too, the
+        year may be the number's: the case about it only when the reply's other words say so
+        as well ("o das contas de 2023" beside a denúncia of 2023: "contas" is the accounts
+        case's word)."""
         about = []
         for number in options:
             found = await lookup_case(self.registry, number, today=self.today)
             subject = str((found.get("record") or {}).get("subject") or "")
-            if str(year) in _YEARS.findall(subject):
+            if str(year) in _SUBJECT_YEARS.findall(subject):
                 about.append(number)
-        return about[0] if len(about) == 1 else None
+        if len(about) != 1:
+            return None
+        if any(o.endswith(f"/{year}") or f"-{year}-" in o for o in options):
+            # the year is maybe a number's: read by position and number, unless the words say
+            words = _YEARS.sub(" ", text)
+            return about[0] if await self._among(words, options) == about[0] else None
+        return about[0]
 
     async def _described_reply(self, text: str, aspect: str, law: str) -> Decision | None:
         """The answer to "de qual processo?" given as a description ("o das contas do
@@ -996,7 +1029,7 @@ class Dispatcher:
 # a case named with the definite article ("o processo", "esse caso") and no restriction after
 # it (not "o processo da merenda", "o processo que fala de…", "o processo contra a prefeitura")
 _DEFINITE = re.compile(
-    r"\b(?:o|esse|este|nesse|neste|desse|deste)\s+(?:processo|caso|expediente)\b"
+    r"\b(?:o|no|do|pro|ao|esse|este|nesse|neste|desse|deste)\s+(?:processo|caso|expediente)\b"
     r"(?!\s+(?:d[aeo]s?|sobre|que|com|contra|em\s+que|n[ao]s?|referente|envolvendo|\w*\d))"
 )
 _INDEFINITE = re.compile(r"\b(?:um|uns|uma|algum|alguns|aquele|qual|quais)\s+(?:processo|caso)")
@@ -1056,6 +1089,8 @@ _FIRST_CLAUSE = re.compile(r"\s*[.;!?,]\s+|\s+-\s+")
 
 # a year written in a text, alone (not part of a longer number)
 _YEARS = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+# a year a subject is about ("exercício de 2023"), not a number's ("Pregão nº 14/2023")
+_SUBJECT_YEARS = re.compile(r"(?<![\d/])(?:19|20)\d{2}(?!\d)")
 
 
 def _only_year(text: str) -> int | None:
