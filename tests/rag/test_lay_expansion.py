@@ -191,7 +191,6 @@ def test_the_shipped_questions_name_articles_of_the_shipped_laws_and_works_of_th
     laws = {key for key in shipped if key.startswith("urn:")}
     # an article's questions, or a long article's part's, by the passages it was written from
     assert laws <= articles | passages
-    assert any(key in passages and key not in articles for key in laws)
     assert set(shipped) - laws == works  # every work of the catalogue has its questions
     # every article has its questions but those whose whole text was revoked or vetoed
     assert len(laws) >= 0.95 * len(articles - {""})

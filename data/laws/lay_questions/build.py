@@ -188,9 +188,9 @@ def main() -> int:
             "alone by the team's language-model sessions (data/laws/lay_questions/BRIEF.md)",
             "formal": "data/laws/lay_questions/written/formal_*.jsonl, the same, in the law's "
             "own terms (data/laws/lay_questions/BRIEF_FORMAL.md)",
-            "lay_more": "data/laws/lay_questions/written/lay_more_*.jsonl, lay questions for "
-            "the parts of long articles past the first writers' 2,000 characters, each part's "
-            "for its own passages (data/laws/lay_questions/BRIEF_MORE.md)",
+            "lay_more": "rows of written/*.jsonl with 'passages': a part of a long article's "
+            "questions, for its own passages (none shipped: the written ones are kept in "
+            "data/laws/lay_questions/parts/, measured worse; its README)",
             "model_generated": "data/laws/lay_questions/model_generated.jsonl, "
             "bench/doc2query.py with the local 1.5B model (model_generated.json)",
             "theses": "data/theses/questions/written/*.jsonl, a researcher's questions for "
