@@ -7,9 +7,10 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from blind_registry_helpers import CLINICS, SCHOOL_BUS, blind_registry
+from blind_registry_helpers import CLINICS, SCHOOL_BUS, blind_registry, shown_cases
 
 from colmeia.apps.assistant.cases import search_cases
+from colmeia.apps.assistant.session import Assistant
 
 TODAY = dt.date(2026, 11, 1)
 
@@ -22,7 +23,7 @@ VENTING = (
 async def test_a_story_around_the_words_of_one_case_finds_that_case(tmp_path: Path) -> None:
     reg = blind_registry(tmp_path / "r.db")
     try:
-        found = await search_cases(reg, VENTING, today=TODAY, loose=True)
+        found = await search_cases(reg, VENTING, today=TODAY, loose=True, story=True)
         assert found["status"] == "found"
         assert found["number"] == SCHOOL_BUS
     finally:
@@ -32,11 +33,14 @@ async def test_a_story_around_the_words_of_one_case_finds_that_case(tmp_path: Pa
 async def test_the_story_is_no_search_for_a_case_unless_the_turn_was_read_as_one(
     tmp_path: Path,
 ) -> None:
+    # a probe of the registry ("does this unsure message name a case?") is no search: a
+    # story of how to file a denúncia about a town hall names none
     reg = blind_registry(tmp_path / "r.db")
     try:
-        found = await search_cases(reg, VENTING, today=TODAY)
-        assert found["status"] == "search"
-        assert found["cases"] == []
+        for loose in (False, True):
+            found = await search_cases(reg, VENTING, today=TODAY, loose=loose)
+            assert found["status"] == "search"
+            assert found["cases"] == []
     finally:
         reg.close_sync()
 
@@ -49,7 +53,7 @@ async def test_words_every_town_hall_case_holds_name_no_case(tmp_path: Path) -> 
     )
     reg = blind_registry(tmp_path / "r.db")
     try:
-        found = await search_cases(reg, story, today=TODAY, loose=True)
+        found = await search_cases(reg, story, today=TODAY, loose=True, story=True)
         assert found.get("number") is None
     finally:
         reg.close_sync()
@@ -63,7 +67,33 @@ async def test_a_lone_word_the_registry_knows_names_no_case(tmp_path: Path) -> N
     )
     reg = blind_registry(tmp_path / "r.db")
     try:
-        found = await search_cases(reg, story, today=TODAY, loose=True)
+        found = await search_cases(reg, story, today=TODAY, loose=True, story=True)
         assert found.get("number") != CLINICS
     finally:
         reg.close_sync()
+
+
+async def test_a_story_about_a_process_finds_it_and_how_to_file_one_does_not(
+    blind_bot: Assistant,
+) -> None:
+    # read unsure (as the law's), the registry probed: a story about "um processo" is that
+    # process; how to file a denúncia, or a right asked, tells no story about a case
+    told = await blind_bot.ask(
+        "a",
+        "boa noite meu filho, eu nao entendo nada dessas coisa, minha vizinha falou que tem um "
+        "processo ai no tribunal sobre o transporte das criança la de sobral, aqueles carro "
+        "alugado. ta andando ou parou?",
+    )
+    assert shown_cases(told) == [SCHOOL_BUS]
+    how = await blind_bot.ask(
+        "b",
+        "como faço pra denunciar a prefeitura da minha cidade, to vendo o prefeito gastar "
+        "dinheiro com onibus escolar e as criança sem aula em sobral",
+    )
+    assert shown_cases(how) == []
+    right = await blind_bot.ask(
+        "c",
+        "sou motorista de uma prefeitura aqui do interior. se eu dirigir o onibus escolar e a "
+        "prefeitura nao pagar, eu posso cobrar?",
+    )
+    assert shown_cases(right) == []

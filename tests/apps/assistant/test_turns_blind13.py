@@ -146,3 +146,17 @@ async def test_the_case_a_question_points_at_is_the_threads_though_another_is_na
         "jaguaribe",
     )
     assert shown_cases(asked) == [ACCOUNTS]
+
+
+async def test_what_a_cases_situation_means_is_told_with_the_case(bot: Assistant) -> None:
+    # no article of the collection defines the court's situations: the case's answer says it
+    await bot.ask("t", "como estao as contas 512/2024?")
+    told = await bot.ask("t", "e o que quer dizer isso? ta esperando o que?")
+    assert shown_cases(told) == [ACCOUNTS]
+    assert told.citations == []
+    assert "Ministério Público de Contas, que dá um parecer" in told.answer
+    # a situation named is explained whatever the case's own (BUS is judged)
+    named = await bot.ask("t", "e o que é diligencia? desde quando o 610/2025 ta assim?")
+    assert shown_cases(named) == [BUS]
+    assert "aguarda a resposta para continuar a análise" in named.answer
+    assert named.citations == []

@@ -379,6 +379,7 @@ async def search_cases(
     loose: bool = False,
     plural: bool = False,
     nearest: Nearest | None = None,
+    story: bool = False,
 ) -> dict[str, Any]:
     """Cases matching a description, ranked by the registry (BM25 over subject, audited
     body, unit, class, rapporteur and parties; accents folded, Portuguese stems, the person's
@@ -397,7 +398,9 @@ async def search_cases(
     cases that hold all its words but that one — the town's other cases, not only the one
     whose body is "Prefeitura Municipal". ``nearest`` (``loose`` only): when the words
     name no case, the one a word names that is nearest the description in meaning
-    (:mod:`~colmeia.apps.assistant.case_meaning`), if any."""
+    (:mod:`~colmeia.apps.assistant.case_meaning`), if any. ``story`` (``loose`` only: the
+    turn was read as a search for a case, not merely probed for one): a long story whose few
+    registry words are all one case's is that case."""
     terms = query_terms(query)
     if not terms:
         return {"status": "search", "query": query, "total": 0, "cases": []}
@@ -416,7 +419,7 @@ async def search_cases(
             # de <a town the registry does not know>") names no case
             top = await _most_together(registry, _best(ranked, known), terms)
             top = top if len(top) <= SEARCH_LIST else []
-        if loose and not top and known >= 2:
+        if story and loose and not top and known >= 2:
             # a long story around a few words of the registry ("vcs não fazem nada, a
             # prefeitura de ponta porã paga ônibus escolar q nem passa…"): the story's other
             # words are no case's, so they cannot tell cases apart either — one case holding

@@ -65,6 +65,7 @@ from colmeia.apps.assistant.scope import (
     out_of_scope,
     scope_answer,
 )
+from colmeia.apps.assistant.status_meaning import status_meaning
 from colmeia.errors import ColmeiaError
 
 __all__ = ["ASK_CASE", "Decision", "Dispatcher"]
@@ -105,6 +106,8 @@ _ASKS_CASES = re.compile(
     r"\b(?:quais|que|quantos)\s+(?:processos|casos)\b|\b(?:tem|ha|existem)\s+(?:uns\s+)?"
     r"(?:processos|casos)\b|\b(?:processos|casos)\s+(?:sobre|contra|envolvendo)\b"
 )
+# a case said in so many words
+_SAYS_PROCESS = re.compile(r"\bprocessos?\b")
 # how to do something (at the court): "como eu faço", "onde eu mando", "como envio"
 _HOW_TO = re.compile(
     r"\bcomo\s+(?:(?:que\s+)?eu\s+|a\s+gente\s+|se\s+)?(?:faco|mando|envio|entrego|"
@@ -638,6 +641,10 @@ class Dispatcher:
         new = [line for line in named if fold(line.partition(" — ")[2]) not in said]
         if new and decision.answer is not None:
             decision.answer["text"] = text + "\nNo cadastro: " + "; ".join(new) + "."
+        status = str((found.get("record") or {}).get("status") or "")
+        if decision.answer is not None and (meaning := status_meaning(question, status)):
+            # "e o que é diligência? desde quando tá assim?": what the situation means
+            decision.answer["text"] += "\n" + meaning
         decision.tools = used
         return decision
 
@@ -653,6 +660,7 @@ class Dispatcher:
                 loose=True,
                 nearest=self.nearest,
                 plural=plural,
+                story=True,
             )
         searched: list[tuple[str, dict[str, Any]]] = [("search_cases", {"query": text})]
         listed = [str(c["number"]) for c in found.get("cases") or []]
@@ -681,8 +689,16 @@ class Dispatcher:
         a list: those stay with the documents or ask which case."""
         if not self._may_name(frame) or len(query_terms(text)) < 2:
             return None
+        folded = fold(text)
         found = await search_cases(
-            self.registry, text, today=self.today, loose=True, nearest=self.nearest
+            self.registry,
+            text,
+            today=self.today,
+            loose=True,
+            nearest=self.nearest,
+            # a story told about "um processo" ("minha vizinha falou que tem um processo aí
+            # sobre as obras de contenção…"), not how to file one or a right asked
+            story=bool(_SAYS_PROCESS.search(folded)) and not _HOW_TO.search(folded),
         )
         return found if found.get("status") == "found" else None
 
@@ -908,6 +924,12 @@ class Dispatcher:
             for f in case_decision.answer.get("facts") or []
             if f.get("status") == "found"
         ]
+        meaning = await self._status_asked(shown[0], law_part) if len(shown) == 1 else None
+        if meaning is not None and not frame.norms:
+            # "e o que é diligência?": what the case's situation means, told with its answer
+            if meaning not in case_decision.answer["text"]:
+                case_decision.answer["text"] += "\n" + meaning
+            return case_decision
         if (
             len(shown) == 1
             and not frame.norms
@@ -921,6 +943,11 @@ class Dispatcher:
         both = Decision("answer", self.both(case_decision.answer, rag, frame.case_part, law_part))
         both.tools = case_decision.tools
         return both
+
+    async def _status_asked(self, number: str, text: str) -> str | None:
+        """What case ``number``'s situation means, when ``text`` asks it; else ``None``."""
+        found = await lookup_case(self.registry, number, today=self.today)
+        return status_meaning(text, str((found.get("record") or {}).get("status") or ""))
 
     async def _documents_answer(self, question: str, *, sure: bool = True) -> bool:
         """Whether the collection's documents cover a question the classifier read as out of
