@@ -160,3 +160,11 @@ async def test_what_a_cases_situation_means_is_told_with_the_case(bot: Assistant
     assert shown_cases(named) == [BUS]
     assert "aguarda a resposta para continuar a análise" in named.answer
     assert named.citations == []
+
+
+async def test_how_papers_reach_the_case_is_the_court_files_answer(bot: Assistant) -> None:
+    await bot.ask("t", "como ta o processo 377/2023?")
+    how = await bot.ask("t", "se eu tiver mais provas como eu anexo documento nesse processo?")
+    assert how.agent == "institutional"
+    assert shown_cases(how) == []
+    assert "peticionamento eletrônico" in how.answer

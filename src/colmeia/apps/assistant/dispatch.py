@@ -111,7 +111,8 @@ _SAYS_PROCESS = re.compile(r"\bprocessos?\b")
 # how to do something (at the court): "como eu faço", "onde eu mando", "como envio"
 _HOW_TO = re.compile(
     r"\bcomo\s+(?:(?:que\s+)?eu\s+|a\s+gente\s+|se\s+)?(?:faco|mando|envio|entrego|"
-    r"protocolo|abro|registro|fazer|mandar|enviar|entregar|protocolar|abrir|registrar|faz)\b|"
+    r"protocolo|abro|registro|junto|anexo|fazer|mandar|enviar|entregar|protocolar|abrir|"
+    r"registrar|juntar|anexar|faz)\b|"
     r"\bonde\s+(?:eu\s+)?(?:mando|envio|entrego|protocolo|faco|registro)\b|"
     # the way a paper reaches the court: "pode ser protocolada eletronicamente ou só no
     # balcão?", "dá pra mandar por email?" — a procedure, whatever paper of a case it names
@@ -446,6 +447,15 @@ class Dispatcher:
         ):
             # "e se eu mesma quiser fazer outra denuncia, como eu faço?": how to do something
             # at the court, in words of the court's own file — answered from it
+            return _answer(how.answer, "institutional", topic=how.topic)
+        if (
+            frame.intent == "case"
+            and not frame.cases
+            and _HOW_TO.search(fold(text))
+            and (how := answer_institutional(text, sure=False)) is not None
+        ):
+            # "se eu tiver mais provas, como eu junto documento nesse processo?": how papers
+            # reach a case is the court's procedure, the same for every case
             return _answer(how.answer, "institutional", topic=how.topic)
         if frame.intent == "institutional" and frame.norms:
             # "qual o prazo de defesa segundo o regimento interno de vcs?": a norm named is
