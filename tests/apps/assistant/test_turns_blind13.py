@@ -8,6 +8,10 @@ frozen readings) found wrong, on a registry of this test's own:
   about a case, is about that case — not "Não encontrei…";
 * a question that points at "the" case ("no processo") is about the thread's case, though its
   words name another case of the registry;
+* of two cases typed in one message, the one asked of by its place ("como tá o primeiro?")
+  is the thread's case after it ("e o outro?" is the second), and "desse segundo" counts the
+  typed order;
+* what a case's situation means is told with the case, not law passages;
 * how a paper reaches the court ("pode ser protocolada eletronicamente ou só no balcão?") is
   answered from the court's file, though the thread's case has a defence in its movements.
 
@@ -168,3 +172,18 @@ async def test_how_papers_reach_the_case_is_the_court_files_answer(bot: Assistan
     assert how.agent == "institutional"
     assert shown_cases(how) == []
     assert "peticionamento eletrônico" in how.answer
+
+
+async def test_of_two_cases_typed_the_one_asked_by_its_place_leads_the_thread(
+    bot: Assistant,
+) -> None:
+    first = await bot.ask("t", "tenho dois processos: o 377/2023 e o 610/2025. como ta o primeiro?")
+    assert MEALS in shown_cases(first)
+    other = await bot.ask("t", "e o outro?")
+    assert shown_cases(other) == [BUS]
+    back = await bot.ask("t", "e do primeiro?")
+    assert shown_cases(back) == [MEALS]
+    # "desse segundo" counts the order they were typed in, not the one just talked about
+    second = await bot.ask("t", "quem é o relator desse segundo?")
+    assert shown_cases(second) == [BUS]
+    assert "Helena Barros" in second.answer

@@ -41,6 +41,7 @@ from colmeia.apps.assistant.conversation import case_heading, within_norm
 from colmeia.apps.assistant.frame import (
     CONFIDENT,
     RESTRICTED,
+    ThreadRef,
     TurnFrame,
     asks_a_right,
     read_frame,
@@ -531,7 +532,9 @@ class Dispatcher:
             )
             if len(resolved) > 1 and all(r.status != "ambiguous" for r in resolved):
                 # "qual a situação do 10/2022 e do 12/2022?": each case typed is answered
-                return await self._each(resolved, frame.aspect, frame.text)
+                # (the frame drops a pointer beside typed cases: here it is their place)
+                pointer = thread_reference(frame.case_part or frame.text)
+                return await self._each(resolved, frame.aspect, frame.text, pointer)
             if resolved:
                 return await self._resolved(resolved[0], frame.aspect, law, frame.text)
         target = frame.target(cases, told)
@@ -568,12 +571,20 @@ class Dispatcher:
         return await self.case_answer(target, frame.aspect, described)
 
     async def _each(
-        self, resolved: Sequence[CaseResolution], aspect: str, question: str
+        self,
+        resolved: Sequence[CaseResolution],
+        aspect: str,
+        question: str,
+        pointer: ThreadRef | None = None,
     ) -> Decision:
         """One answer for several cases typed in one message, each case's in the order typed
         (a number the registry does not hold says so in its place); the last one typed is the
-        thread's case after it, as it would be had they come one by one."""
+        thread's case after it, as it would be had they come one by one — unless the message
+        asks of one of them by its place ("tenho o 3417/2024 e o 11052/2023, como tá o
+        primeiro?"): that one is the thread's case, and "o outro" is the other."""
         typed = resolved[:_MAX_TYPED]
+        place = {"first": 0, "second": 1, "latest": len(typed) - 1}
+        asked = place.get(pointer.which) if pointer is not None else None
         decisions = [
             await self._resolved(r, _clause_aspect(question, typed, n, aspect), "", question)
             for n, r in enumerate(typed)
@@ -581,11 +592,13 @@ class Dispatcher:
         answers = [d.answer for d in decisions if d.kind == "answer" and d.answer is not None]
         if len(answers) < len(decisions):
             return decisions[0]
-        both = _answer(
-            "\n\n".join(str(a["text"]) for a in answers),
-            "search",
-            [f for a in answers for f in a.get("facts") or []],
-        )
+        facts = [f for a in answers for f in a.get("facts") or []]
+        if asked is not None and asked < len(answers):
+            facts = [
+                {**f, "asked": True} if f in (answers[asked].get("facts") or []) else f
+                for f in facts
+            ]
+        both = _answer("\n\n".join(str(a["text"]) for a in answers), "search", facts)
         both.tools = [t for d in decisions for t in d.tools]
         return both
 

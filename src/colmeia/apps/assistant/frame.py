@@ -73,10 +73,11 @@ ASPECTS: tuple[Aspect, ...] = get_args(Aspect)
 @dataclass(frozen=True, slots=True)
 class ThreadRef:
     """A reference to a case of the thread: ``last`` ("dele", "esse último": the one just
-    talked about), ``other`` ("o outro"), ``first`` ("o primeiro") and ``latest`` ("o último":
-    by the order the thread brought them up) or ``year`` ("o de 2023")."""
+    talked about), ``other`` ("o outro"), ``first`` ("o primeiro"), ``second`` ("o segundo",
+    "desse segundo") and ``latest`` ("o último": by the order the thread brought them up) or
+    ``year`` ("o de 2023")."""
 
-    which: Literal["last", "other", "first", "latest", "year"]
+    which: Literal["last", "other", "first", "second", "latest", "year"]
     year: int | None = None
 
     def resolve(self, cases: Sequence[str], told: Sequence[str] = ()) -> str | None:
@@ -92,6 +93,8 @@ class ThreadRef:
             return cases[1] if len(cases) > 1 else None
         if self.which == "first":
             return order[0]
+        if self.which == "second":
+            return order[1] if len(order) > 1 else None
         if self.which == "latest":
             return order[-1]
         hits = [c for c in cases if c.endswith(f"/{self.year}") or f"-{self.year}-" in c]
@@ -165,6 +168,11 @@ _THREAD = (
     ("first", re.compile(rf"\b(?:o|do|no|e)\s+primeiro\b{_NOT_A_CASE_NOUN}")),
     # "esse último" is the one just talked about
     ("latest", re.compile(rf"\b(?:o|do|no|e)\s+ultimo\b{_NOT_A_CASE_NOUN}")),
+    # "desse segundo" is the second the thread named, not the one just talked about
+    (
+        "second",
+        re.compile(rf"\b(?:o|do|no|e|desse|deste|esse|este)\s+segundo\b{_NOT_A_CASE_NOUN}"),
+    ),
     (
         "last",
         re.compile(r"\b(?:dele|dela|nele|desse|deste|esse|este|ultimo|mais recente|o mesmo)\b"),

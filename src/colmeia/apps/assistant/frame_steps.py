@@ -81,6 +81,10 @@ def remembered(state: AssistantState, evidence: Sequence[dict[str, Any]]) -> dic
     facts = dict(state.get("case_facts", {}))
     facts.update({str(e["number"]): e for e in found})
     cases = remember(state.get("cases", []), found)
+    # of several cases typed at once, the one the message asked of by its place ("como tá o
+    # primeiro?") is the thread's case after the turn, not the last typed
+    asked = [str(e["number"]) for e in found if e.get("asked")]
+    cases = [*asked, *(n for n in cases if n not in asked)]
     # the other cases of a list the person just picked from were shown too: "e o outro?",
     # "e o de 2025?" point at them (after the one picked, which stays the thread's case)
     offered = _listed([*state.get("evidence", []), *evidence])
