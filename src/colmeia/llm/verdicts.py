@@ -49,7 +49,7 @@ def _key(base_url: str, model: str) -> str:
 
 def _load(path: Path) -> dict[str, dict[str, Any]]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_bytes())  # JSON is UTF-8: json.loads decodes the bytes
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:
@@ -93,7 +93,7 @@ def remember(base_url: str, model: str, name: str, value: Any) -> None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+            tmp.write_bytes(json.dumps(data, ensure_ascii=False, indent=1).encode())
             os.replace(tmp, path)
         except OSError as exc:
             log.info("endpoint verdict not kept in %s (%s)", path, exc)

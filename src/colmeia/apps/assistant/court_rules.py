@@ -50,10 +50,10 @@ _PROCEDURAL = re.compile(
 
 
 def _fold(text: str) -> str:
-    return " ".join(fold_accents(text.lower()).split())
+    return " ".join(fold_accents(text).split())  # fold_accents lower-cases too
 
 
-def is_procedural(question: str, relation: str = "") -> bool:
+def is_procedural(question: str, relation: str) -> bool:
     """Whether a question asks about a deadline or a procedural step."""
     return relation == "deadline" or bool(_PROCEDURAL.search(_fold(question)))
 
@@ -64,13 +64,13 @@ def local_case(facts: Sequence[Mapping[str, Any]]) -> str:
     for fact in facts:
         if fact.get("status") != "found":
             continue
-        names = [str(p.get("name", "")) for p in fact.get("parties") or []]
+        names = [str(n) for p in fact.get("parties") or [] if (n := p.get("name"))]
+        bodies = [n for n in names if _LOCAL_BODY.search(_fold(n))]
         record = json.dumps(fact.get("record") or {}, ensure_ascii=False)
-        for text in (*names, record):
-            if _LOCAL_BODY.search(_fold(text)):
-                body = next((n for n in names if _LOCAL_BODY.search(_fold(n))), "")
-                kind = "processo" if fact.get("kind") == "process" else "expediente"
-                return f"o {kind} {fact.get('number', '')}" + (f" ({body})" if body else "")
+        if bodies or _LOCAL_BODY.search(_fold(record)):
+            kind = "processo" if fact.get("kind") == "process" else "expediente"
+            # a found fact always has its number (cases._read)
+            return f"o {kind} {fact['number']}" + (f" ({bodies[0]})" if bodies else "")
     return ""
 
 
@@ -94,7 +94,7 @@ def court_rules_note(subject: str, court: Sequence[tuple[str, str]], collection:
     return f"{head} Segundo as normas do próprio tribunal: {quoted}"
 
 
-def source_kind(label: str, doc_type: str = "") -> str:
+def source_kind(label: str, doc_type: str) -> str:
     """Whose norm a citation quotes: ``"Constituição Federal"``, ``"jurisprudência"``,
     ``"norma do tribunal"`` or ``"lei federal"`` (``""`` for other documents)."""
     folded = _fold(f"{doc_type} {label}")
