@@ -40,7 +40,8 @@ def _assistant_turn(req: SimRequest) -> Any:
     web = bool(_WEB.search(req.last_user_text))
     if names & {"lookup_case", "web_search", "transfer_to_main"}:  # the search agent
         if "web_search" in names and not after_tool and web:
-            query = " ".join(req.last_user_text.split()[:8]) or "pesquisa"
+            # ``web`` found a word in the text, so the query is never empty
+            query = " ".join(req.last_user_text.split()[:8])
             return Reply(tool_calls=[{"name": "web_search", "arguments": {"query": query}}])
         if after_tool and last.get("name") == "web_search":
             found = str(last.get("content") or "")[:300]

@@ -56,8 +56,8 @@ def _pattern() -> re.Pattern[str]:
 
 def named_institutions(text: str) -> list[Institution]:
     """The institutions ``text`` names by acronym, in order (each once)."""
-    # folding keeps the length of the text: positions are the typed text's
-    folded = fold_accents(text.lower())
+    # folding (which lower-cases) keeps the length of the text: positions are the typed text's
+    folded = fold_accents(text)
     names = glossary()
     out: list[Institution] = []
     seen: set[str] = set()
@@ -72,7 +72,7 @@ def named_institutions(text: str) -> list[Institution]:
 def spell_out(text: str, *, keep: bool = True) -> str:
     """``text`` with each acronym of the glossary spelled out: after it ("o TCU (Tribunal de
     Contas da União) julga"), or, with ``keep=False``, in its place."""
-    folded = fold_accents(text.lower())
+    folded = fold_accents(text)  # lower-cased too
     if len(folded) != len(text):  # a character whose folding changed length: match on the folded
         text = folded
     names = glossary()

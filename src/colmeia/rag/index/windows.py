@@ -64,22 +64,17 @@ def embed_windows(embedder: Embedder, windows: Sequence[Window]) -> npt.NDArray[
     if not windows:
         return np.empty((0, 0), np.float32)
     pieces = _pieces(windows)
-    slot: dict[tuple[str, int, int], int] = {}
-    by_text: dict[str, int] = {}
+    by_text: dict[str, int] = {}  # one row per distinct piece text, whichever window cut it
     texts: list[str] = []
     refs: list[list[tuple[int, int]]] = []  # per window: (piece row, weight)
-    for w, parts in zip(windows, pieces, strict=True):
+    for parts in pieces:
         row_refs = []
-        for a, b, text in parts:
-            key = (w.group, a, b)
-            row = slot.get(key)
+        for _, _, text in parts:
+            row = by_text.get(text)
             if row is None:
-                row = by_text.get(text)
-                if row is None:
-                    row = by_text[text] = len(texts)
-                    texts.append(text)
-                slot[key] = row
-            row_refs.append((row, max(len(text.split()), 1)))
+                row = by_text[text] = len(texts)
+                texts.append(text)
+            row_refs.append((row, len(text.split())))  # a blank piece is only ever alone
         refs.append(row_refs)
     vectors = embedder.embed(texts)
     if len(vectors) != len(texts):
