@@ -947,7 +947,10 @@ class Dispatcher:
             for f in case_decision.answer.get("facts") or []
             if f.get("status") == "found"
         ]
-        meaning = await self._status_asked(shown[0], law_part) if len(shown) == 1 else None
+        found = [f for f in case_decision.answer.get("facts") or [] if f.get("status") == "found"]
+        # the shown case's record is in its facts: its situation is read there, not looked up
+        status = str((found[0].get("record") or {}).get("status") or "") if len(found) == 1 else ""
+        meaning = status_meaning(law_part, status) if status else None
         if meaning is not None and not frame.norms:
             # "e o que é diligência?": what the case's situation means, told with its answer
             if meaning not in case_decision.answer["text"]:
@@ -966,11 +969,6 @@ class Dispatcher:
         both = Decision("answer", self.both(case_decision.answer, rag, frame.case_part, law_part))
         both.tools = case_decision.tools
         return both
-
-    async def _status_asked(self, number: str, text: str) -> str | None:
-        """What case ``number``'s situation means, when ``text`` asks it; else ``None``."""
-        found = await lookup_case(self.registry, number, today=self.today)
-        return status_meaning(text, str((found.get("record") or {}).get("status") or ""))
 
     async def _documents_answer(self, question: str, *, sure: bool = True) -> bool:
         """Whether the collection's documents cover a question the classifier read as out of
