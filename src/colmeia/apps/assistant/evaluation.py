@@ -406,6 +406,8 @@ FOLDER_SETS = {
     "independent14": "independent14",
     "independent15": "independent15",
     "independent16": "independent16",
+    "independent17": "independent17",
+    "independent18": "independent18",
 }
 
 
