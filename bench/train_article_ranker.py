@@ -72,7 +72,8 @@ async def _collect(fold: int | None, per_article: int) -> list[dict[str, Any]]:
     from colmeia.apps.assistant.definitions import DefinitionIndex
     from colmeia.apps.assistant.evaluation import load_questions
     from colmeia.apps.assistant.legal import article_key
-    from colmeia.apps.assistant.rag_agent import RagPipeline, grade_passage
+    from colmeia.apps.assistant.rag_agent import RagPipeline
+    from colmeia.apps.assistant.rag_scores import grade_passage
     from colmeia.config import EmbeddingsSettings
     from colmeia.rag.index.embedders import default_embedder
     from colmeia.rag.pipeline import ingest

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from colmeia.apps.assistant.cases import check_case_answer, lookup_case
-from colmeia.apps.assistant.rag_agent import RagConfig
+from colmeia.apps.assistant.rag_state import RagConfig
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.session import open_assistant
 from colmeia.apps.assistant.settings import AssistantSettings

@@ -333,7 +333,7 @@ DEFAULT_CONTEXT_WEIGHT = 0.0
 # 0.629 / 0.911, 0.5 0.637 / 0.935; with the words at 1.0: vectors 0.3 0.645 / 0.960, 0.5 0.677
 # / 0.960, 0.7 0.702 / 0.952; words 2.0: 0.5 0.710 / 0.952, 0.7 0.726 / 0.952; words 3.0 with
 # 0.7: 0.742 / 0.960. With the questions in the law's own terms added and the ranking's bonus
-# (rag_agent._ASKED_WEIGHT 0.2): vectors / words 0.5 / 1.0 0.758 / 0.968, 0.5 / 2.0 0.774 /
+# (rag_grading._ASKED_WEIGHT 0.2): vectors / words 0.5 / 1.0 0.758 / 0.968, 0.5 / 2.0 0.774 /
 # 0.968, 0.7 / 3.0 0.806 / 0.976 (each question scored alone; 0.806 / 0.968 with an article's
 # questions as one text). The formal set: 0.883-0.950 / 1.0 throughout (0.900 / 0.983 before).
 DEFAULT_EXPANSION_WEIGHT = 3.0

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from assistant_helpers import LAWS
 
-from colmeia.apps.assistant.rag_agent import RagPipeline, asked_clause
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.rag_query import asked_clause
 from colmeia.config import EmbeddingsSettings
 from colmeia.rag.index.embedders import default_embedder
 from colmeia.rag.pipeline import ingest

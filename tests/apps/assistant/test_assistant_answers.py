@@ -11,7 +11,9 @@ import pytest
 from assistant_helpers import Roles
 
 from colmeia.apps.assistant.definitions import DefinitionIndex
-from colmeia.apps.assistant.rag_agent import RagPipeline, analyze_query, answer_quality
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.rag_query import analyze_query
+from colmeia.apps.assistant.rag_scores import answer_quality
 from colmeia.apps.assistant.scope import (
     NormCatalogue,
     jurisdiction_note,

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from colmeia.apps.assistant.lexicon import Nominalizations
-from colmeia.apps.assistant.rag_agent import RagConfig, RagPipeline
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.rag_state import RagConfig
 from colmeia.apps.assistant.relations import content_terms
 from colmeia.rag.expansion import ENV as EXPANSION_ENV
 from colmeia.rag.pipeline import ingest

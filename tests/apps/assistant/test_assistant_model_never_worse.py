@@ -2,7 +2,7 @@
 
 The passages an answer rests on are chosen without the model (the quality gate scores the
 ranking's own answer), the model writes over them, and its citations are merged behind the
-ranking's (``rag_agent.ranker_first``). So the gold article's place among the passages the
+ranking's (``rag_result.ranker_first``). So the gold article's place among the passages the
 answer gives (``eval.assistant.answer_passages``, what ``colmeia eval`` and the CLI's
 "Fontes" both use) is never later with a model than without one — whatever the model cites.
 Scripted models over real HTTP (colmeia's simulated server), the shipped laws.
@@ -15,7 +15,7 @@ from typing import Any
 
 from assistant_helpers import Roles, passages
 
-from colmeia.apps.assistant.rag_agent import ranker_first
+from colmeia.apps.assistant.rag_result import ranker_first
 from colmeia.eval.assistant import GoldCitation, answer_passages, gold_rank
 from colmeia.rag.generate import CheckedCitation, CitedAnswer, extractive_answer
 from colmeia.rag.retrieve import Citation, Hit

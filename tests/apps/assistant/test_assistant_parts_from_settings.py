@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from colmeia.apps.assistant.parts import case_registry, graph_config, rag_pipeline
-from colmeia.apps.assistant.rag_agent import RagConfig
+from colmeia.apps.assistant.rag_state import RagConfig
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_url import UnconfiguredRegistry
 from colmeia.apps.assistant.settings import AssistantSettings

@@ -14,7 +14,9 @@ import pytest
 from assistant_helpers import LAWS
 
 from colmeia.apps.assistant.definitions import DefinitionIndex
-from colmeia.apps.assistant.rag_agent import RagPipeline, grade_passage, neighbour_terms
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.rag_passages import neighbour_terms
+from colmeia.apps.assistant.rag_scores import grade_passage
 from colmeia.apps.assistant.ranking import rank_articles
 from colmeia.apps.assistant.relations import (
     asked_relation,

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from colmeia.apps.assistant.rag_agent import RagConfig, RagPipeline
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.rag_state import RagConfig
 from colmeia.apps.assistant.relations import content_terms
 from colmeia.apps.assistant.synonyms import Synonyms
 from colmeia.rag.expansion import ENV as EXPANSION_ENV

@@ -18,7 +18,8 @@ from colmeia.apps.assistant.institutional import answer_institutional
 from colmeia.apps.assistant.institutions import named_institutions
 from colmeia.apps.assistant.intents import Prediction
 from colmeia.apps.assistant.legal import article_key
-from colmeia.apps.assistant.rag_agent import RagPipeline, analyze_query
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.rag_query import analyze_query
 from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.scope import NormCatalogue, missing_norm, named_norms
 from colmeia.rag.pipeline import ingest

@@ -12,7 +12,7 @@ import pytest
 
 from colmeia.apps.assistant.case_refs import read_case_refs
 from colmeia.apps.assistant.frame import read_frame
-from colmeia.apps.assistant.rag_agent import analyze_query
+from colmeia.apps.assistant.rag_query import analyze_query
 
 
 @pytest.mark.parametrize(

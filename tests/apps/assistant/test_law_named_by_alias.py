@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from colmeia.apps.assistant.rag_agent import RagPipeline, analyze_query
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.rag_query import analyze_query
 from colmeia.config import EmbeddingsSettings
 from colmeia.rag.index.embedders import default_embedder
 from colmeia.rag.pipeline import ingest

@@ -9,7 +9,8 @@ import asyncio
 
 import pytest
 
-from colmeia.apps.assistant.rag_agent import RagPipeline, analyze_query
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.rag_query import analyze_query
 from colmeia.rag.pipeline import ingest
 from colmeia.store import Store, open_store
 from shared_data import DATA_DIR

@@ -4,7 +4,7 @@ and by the law's search alike."""
 from __future__ import annotations
 
 from colmeia.apps.assistant.frame import read_frame
-from colmeia.apps.assistant.rag_agent import analyze_query
+from colmeia.apps.assistant.rag_query import analyze_query
 from colmeia.apps.assistant.shorthand import expand_shorthand
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from colmeia.apps.assistant.frame import read_frame
 from colmeia.apps.assistant.legal import law_key
-from colmeia.apps.assistant.rag_agent import analyze_query
+from colmeia.apps.assistant.rag_query import analyze_query
 
 
 @pytest.mark.parametrize(

@@ -176,7 +176,7 @@ def thread_topic(answer: dict[str, Any] | None) -> str:
 def within_norm(question: str, norm: str) -> str:
     """A follow-up written out with the norm it leaves unsaid: the search then prefers that
     norm's passages (a law the question names weighs its passages up and the others down,
-    :func:`~colmeia.apps.assistant.rag_agent.grade_passage`) without excluding the rest."""
+    :func:`~colmeia.apps.assistant.rag_scores.grade_passage`) without excluding the rest."""
     return f"{question.rstrip()} ({norm})"
 
 

@@ -43,7 +43,7 @@ from colmeia.apps.assistant.offline import (
     mentions_norm,
     route_of,
 )
-from colmeia.apps.assistant.rag_agent import analyze_query
+from colmeia.apps.assistant.rag_query import analyze_query
 from colmeia.llm.base import Message, ToolCall
 
 log = logging.getLogger(__name__)

@@ -3,7 +3,7 @@
 People write "o TCU", "a CGU", "o INSS"; the Constitution and the laws write "Tribunal de
 Contas da União", "Controladoria-Geral da União", "Instituto Nacional do Seguro Social" and
 never the acronym. A search for the acronym finds no passage, so the law question's analysis
-(:func:`colmeia.apps.assistant.rag_agent.analyze_query`) adds the name beside it — as it adds a
+(:func:`colmeia.apps.assistant.rag_query.analyze_query`) adds the name beside it — as it adds a
 law's own words for its nickname — and the question's frame records the institutions it names.
 
 The glossary is package data (``data/institutions_pt.tsv``, acronym and name, written for

@@ -11,7 +11,8 @@ from typing import Any
 
 from colmeia.apps.assistant.article_choice import ModelArticleReranker
 from colmeia.apps.assistant.graph_state import GraphConfig
-from colmeia.apps.assistant.rag_agent import RagConfig, RagPipeline
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.rag_state import RagConfig
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.apps.assistant.registry_url import UnconfiguredRegistry, open_registry
 from colmeia.apps.assistant.settings import AssistantSettings

@@ -5,7 +5,7 @@ whole-article chunk). A question about the rights of a data subject hits Art. 18
 three of its incisos, each a little below one passage of Art. 9º that happens to repeat the
 question's words; ranked chunk by chunk, Art. 9º wins. Here every chunk is scored by its
 retrieval rank (reciprocal, as in rank fusion) and its relevance grade (how much of the
-question it covers, :func:`colmeia.apps.assistant.rag_agent.grade_passage`), plus a bonus when
+question it covers, :func:`colmeia.apps.assistant.rag_scores.grade_passage`), plus a bonus when
 it states the relation the question asks for (a deadline's time span, a definition's drafting,
 see :mod:`colmeia.apps.assistant.relations`); chunks are then grouped by law and article, an
 article scores its best chunk plus a little for each further chunk of it that was found, and

@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from colmeia.apps.assistant.conversation import leans_on_context
 from colmeia.apps.assistant.definitions import DefinitionIndex
 from colmeia.apps.assistant.offline import route_of
-from colmeia.apps.assistant.rag_agent import RagPipeline, analyze_query, grade_passage
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.rag_query import analyze_query
+from colmeia.apps.assistant.rag_scores import grade_passage
 from colmeia.apps.assistant.relations import content_terms
 from colmeia.errors import ColmeiaError
 

@@ -24,7 +24,8 @@ from colmeia.apps.assistant.graph import AssistantGraph, Flags, GraphConfig
 from colmeia.apps.assistant.graph_tools import ASKED_WITHOUT_A_QUESTION
 from colmeia.apps.assistant.offline import OFFLINE_MODEL
 from colmeia.apps.assistant.parts import case_registry, graph_config, rag_pipeline
-from colmeia.apps.assistant.rag_agent import RagConfig, RagPipeline
+from colmeia.apps.assistant.rag_agent import RagPipeline
+from colmeia.apps.assistant.rag_state import RagConfig
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.apps.assistant.sampling import FixedTemperature
 from colmeia.apps.assistant.settings import AssistantSettings
