@@ -9,10 +9,11 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from colmeia.apps.literature.evaluate import (
+from colmeia.apps.literature.generation import (
     _JUDGE_MAX_TOKENS,
     JUDGE_CLAIM_CHARS,
     JUDGE_MAX_CLAIMS,
+    READING_FIELDS,
     Judgement,
     judgement_schema,
 )
@@ -55,3 +56,23 @@ def test_the_relevance_score_is_read_as_small_models_write_it(written: object, r
 def test_a_relevance_that_is_no_number_is_refused() -> None:
     with pytest.raises(ValidationError):
         Judgement.model_validate({"passages": [], "claims": [], "answer_relevance": "alta"})
+
+
+def test_the_judge_rates_every_field_of_the_answer_it_is_given_and_each_rating_is_checked() -> None:
+    schema = judgement_schema(["P1"], ["summary", "objectives"])
+    fields = schema.model_json_schema()["properties"]["fields"]
+    assert fields["required"] == ["summary", "objectives"]
+    assert fields["properties"]["summary"]["enum"] == [0, 1, 2, 3]
+    base = {"passages": [], "claims": [], "answer_relevance": 2}
+    j = schema.model_validate({**base, "fields": {"summary": "3", "objectives": 4.0}})
+    assert j.fields == {"summary": 3, "objectives": 3}  # read as small models write them
+    with pytest.raises(ValidationError, match=r"fields\.objectives"):
+        schema.model_validate({**base, "fields": {"summary": 1}})  # a field left unrated
+    with pytest.raises(ValidationError, match=r"fields\.summary"):
+        schema.model_validate({**base, "fields": {"summary": "alta", "objectives": 1}})
+    # Without fields (an answer the reader left all "não informado") nothing is asked.
+    assert "fields" not in judgement_schema(["P1"]).model_json_schema()["required"]
+
+
+def test_the_reading_fields_are_the_cited_fields_of_a_reading() -> None:
+    assert READING_FIELDS == ("summary", "objectives", "conclusions")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 
 from colmeia.apps.literature import Review, arun_review, import_library
+from colmeia.apps.literature.evaluate import aevaluate_review
 from colmeia.apps.literature.ranking import rerank_works
 from colmeia.llm import OpenAIChatModel
 from colmeia.rag.index.embedders import HTTPEmbedder
@@ -93,10 +95,25 @@ def _judge(req: SimRequest) -> str:
     ]
     good = any(v["relevant"] for v in verdicts)
     claims = [{"claim": f"afirmação {i}", "supported": i < (3 if good else 1)} for i in range(4)]
+    # Each field of the answer the rubric lists is rated: the summary as the whole answer,
+    # the objectives one point lower.
+    asked = re.search(r"fields: para CADA campo da resposta \(([^)]*)\)", prompt)
+    fields = {
+        name: FIELD_RATINGS[name][good] for name in (asked.group(1).split(", ") if asked else [])
+    }
     return json.dumps(
-        {"passages": verdicts, "claims": claims, "answer_relevance": 3 if good else 1},
+        {
+            "passages": verdicts,
+            "claims": claims,
+            "answer_relevance": 3 if good else 1,
+            "fields": fields,
+        },
         ensure_ascii=False,
     )
+
+
+#: The scripted judge's rating of each field: (without a relevant passage, with one).
+FIELD_RATINGS = {"summary": (1, 3), "objectives": (1, 2), "conclusions": (0, 0)}
 
 
 def _pick(req: SimRequest) -> str:
@@ -107,6 +124,16 @@ def _pick(req: SimRequest) -> str:
     passages = re.findall(r"^\[(T\d+)\] (.*?)(?=^\[T\d+\] |\Z)", prompt, re.M | re.S)
     picked = [tid for tid, text in passages if topic and topic in text.lower()]
     return json.dumps({"relevant": picked})
+
+
+#: The scripted reader's answer for every work.
+READING = {
+    "summary": {"text": "O trabalho trata do tema da pergunta.", "passages": ["P1"]},
+    "objectives": {"text": "Analisar o tema.", "passages": ["P1"]},
+    "conclusions": {"text": "não informado", "passages": []},
+    "relevance": "alta",
+    "why": "Trata da pergunta.",
+}
 
 
 def _respond(req: SimRequest) -> str:
@@ -121,14 +148,7 @@ def _respond(req: SimRequest) -> str:
     if "Você avalia, com rigor" in prompt:
         return _judge(req)
     if "pesquisador experiente" in prompt:
-        body = {
-            "summary": {"text": "O trabalho trata do tema da pergunta.", "passages": ["P1"]},
-            "objectives": {"text": "Analisar o tema.", "passages": ["P1"]},
-            "conclusions": {"text": "não informado", "passages": []},
-            "relevance": "alta",
-            "why": "Trata da pergunta.",
-        }
-        return json.dumps(body, ensure_ascii=False)
+        return json.dumps(READING, ensure_ascii=False)
     if "Você avalia se um trabalho acadêmico" in prompt:  # the work reranker
         score = 10 if "Cooperativas" in prompt else 2
         return json.dumps({"score": score, "reason": "roteiro do teste"})
@@ -266,6 +286,9 @@ def test_eval_review_with_a_model_reports_generation_metrics_and_the_control(  #
     assert data["variants"]["lexical"]["p@1"] == 1.0  # each question names its work's topic
     gen = data["generation"]
     assert (gen["queries"], gen["judged"]) == (4, 4)
+    # The first five works found for each query are read and judged (the catalogue has six).
+    assert (gen["works_per_query"], gen["works_judged"], gen["works_failed"]) == (5, 20, 0)
+    # At the top level, rank 1 alone, as runs that judged only that work reported it.
     # The review reads the right work: its one passage names the topic; the control reads one
     # passage of another work, which never does.
     assert gen["context_relevance"] == 1.0
@@ -280,16 +303,56 @@ def test_eval_review_with_a_model_reports_generation_metrics_and_the_control(  #
     similarity = gen["answer_similarity_to_abstract"]
     assert 0.0 < similarity < 1.0
     assert gen["answer_distance_to_abstract"] == pytest.approx(1 - similarity, abs=1e-4)
+    # Over all 20 works: ranks 2-5 are other works, whose passages never name the topic
+    # (context 0, one claim of four supported, a tangential answer).
+    assert gen["all_works"]["context_relevance"] == (4 * 1.0 + 16 * 0.0) / 20
+    assert gen["all_works"]["faithfulness"] == (4 * 0.75 + 16 * 0.25) / 20
+    assert gen["all_works"]["answer_relevance"] == round((4 * 1.0 + 16 / 3) / 20, 4)
+    # Per field of the reading ("conclusions" is "não informado": neither rated nor embedded),
+    # the judge's rating / 3 and the cosine of the field's text to the query's abstract, as
+    # mean ± sample sd over the 20 works and over the 4 first works.
+    assert set(gen["fields"]) == {"summary", "objectives"}
+    for name in ("summary", "objectives"):
+        bad, good = (r / 3 for r in FIELD_RATINGS[name])
+        rated = [good] * 4 + [bad] * 16
+        assert gen["fields"][name]["answer_relevance"] == {
+            "mean": round(statistics.fmean(rated), 4),
+            "sd": round(statistics.stdev(rated), 4),
+            "n": 20,
+        }
+        assert gen["fields_rank_1"][name]["answer_relevance"] == {
+            "mean": round(good, 4),
+            "sd": 0.0,
+            "n": 4,
+        }
+    similar = _field_similarities(srv, tmp_path, lines=saved.read_text("utf-8").splitlines()[:4])
+    for name, values in similar.items():
+        figures = gen["fields"][name]["similarity_to_abstract"]
+        every = [v for v in values for _ in range(5)]  # one value per query, five works each
+        assert figures["n"] == 20
+        assert figures["mean"] == pytest.approx(statistics.fmean(every), abs=1e-4)
+        assert figures["sd"] == pytest.approx(statistics.stdev(every), abs=1e-4)
+    # Seconds per query: the mean kept where it was, sd and n beside it.
+    assert data["seconds_per_query_n"] == {
+        "lexical": 6, "dense": 6, "hybrid": 6, "reranked": 6, "reranked (model)": 6,
+        "generation": 4,
+    }  # fmt: skip
+    assert set(data["seconds_per_query_sd"]) == set(data["seconds_per_query"])
+    assert all(v is not None and v >= 0 for v in data["seconds_per_query_sd"].values())
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "faithfulness_random_context" in html and html.count("<img") == 4
     assert (out / "generation.png").stat().st_size > 5000
+    summary = gen["fields"]["summary"]["answer_relevance"]
+    assert f"{summary['mean']} ± {summary['sd']} (n = 20)" in html
+    lexical = f"{data['seconds_per_query']['lexical']} ± {data['seconds_per_query_sd']['lexical']}"
+    assert f"<td>{lexical}</td>" in html
     # One query per work; the model reranker judges the 6 works of each query; per judged
-    # query two readings (retrieved and random passages), two judgements and one judgement of
-    # both sets of passages mixed.
+    # query five readings and judgements (the works found), one reading and judgement of
+    # random passages, and one judgement of the first work's and the random passages mixed.
     kinds = [_kind(r) for r in srv.sim.requests]
     assert kinds.count("query") == 6
     assert kinds.count("rerank") == 36
-    assert (kinds.count("review"), kinds.count("judge"), kinds.count("mixed")) == (8, 8, 4)
+    assert (kinds.count("review"), kinds.count("judge"), kinds.count("mixed")) == (24, 24, 4)
     # Every generating call is bounded: a small local model under a JSON grammar can otherwise
     # repeat itself until its context is full (minutes per call on 2 cores).
     limits = {_kind(r): r.body.get("max_tokens") for r in srv.sim.requests}
@@ -310,6 +373,23 @@ def test_eval_review_with_a_model_reports_generation_metrics_and_the_control(  #
     assert "query" not in [_kind(r) for r in srv.sim.requests]
 
 
+def _field_similarities(srv: Any, tmp_path: Path, lines: list[str]) -> dict[str, list[float]]:
+    """Per field the scripted reader writes, its cosine to the abstract of each query's work
+    (the queries of ``lines``), embedded here by the same server."""
+    store = open_store(f"sqlite:///{tmp_path / 'home' / 'colmeia.db'}", mode="read")
+    abstracts = {d.doc_id: str(d.metadata["abstract"]) for d in store.documents("obras")}
+    store.close()
+    texts = {"summary": READING["summary"]["text"], "objectives": READING["objectives"]["text"]}
+    out: dict[str, list[float]] = {name: [] for name in texts}
+    with HTTPEmbedder(srv.base_url, "sim") as emb:
+        for line in lines:
+            abstract = abstracts[json.loads(line)["doc_id"]]
+            vecs = emb.embed([*texts.values(), abstract])
+            for i, name in enumerate(texts):
+                out[name].append(float(vecs[i] @ vecs[-1]))
+    return out
+
+
 def _kind(req: SimRequest) -> str:
     text = req.text()
     for marker, kind in (
@@ -322,3 +402,62 @@ def _kind(req: SimRequest) -> str:
         if marker in text:
             return kind
     return "other"
+
+
+@pytest.mark.parametrize("failing", ["the others", "the first"])
+def test_works_whose_reading_fails_are_counted_and_the_rest_stand(  # type: ignore[no-untyped-def]
+    catalogue: Path, tmp_path: Path, sim_server, failing: str
+) -> None:
+    """The reader fails (prose, not JSON) on every work but the question's own, or on that one
+    alone (never on the control, read from random passages under the first work's title): the
+    works read are counted as judged or failed, and the first work's figures and its control's
+    stand only when the first work was judged."""
+
+    def respond(req: SimRequest) -> str:
+        system = req.text(roles=("system",))
+        if "pesquisador experiente" in system:
+            topic = _topic(req.text(roles=("user",)))
+            given = system.split("Trechos do trabalho")[-1].lower()
+            own = topic is not None and topic in given  # its passages name the topic
+            control = not own and topic is not None and WORKS[topic][0] in system
+            if (failing == "the first") == own and not control:
+                return "Não consigo responder em JSON."
+        return _respond(req)
+
+    srv = sim_server(SimulatedModel(responder=respond))
+    store = open_store(f"sqlite:///{tmp_path / 's.db'}", cache_dir=tmp_path / "cache")
+
+    async def go():  # type: ignore[no-untyped-def]
+        model = _model(srv)
+        try:
+            with HTTPEmbedder(srv.base_url, "sim") as emb:
+                import_library(store, "obras", [catalogue], embedder=emb)
+                return await aevaluate_review(
+                    store, "obras", embedder=emb, model=model, generation_queries=4, ks=(10,)
+                )
+        finally:
+            await model.aclose()
+
+    report = asyncio.run(go())
+    gen = report.generation
+    assert [len(s.works) for s in report.samples] == [5, 5, 5, 5]
+    failed = [w for s in report.samples for w in s.works if w.error]
+    assert all(w.error.startswith("the reading failed") for w in failed)
+    if failing == "the others":
+        assert (gen["judged"], gen["works_judged"], gen["works_failed"]) == (4, 4, 16)
+        assert {w.rank for w in failed} == {2, 3, 4, 5}
+        assert gen["all_works"]["context_relevance"] == gen["context_relevance"] == 1.0
+        assert gen["fields"]["summary"]["answer_relevance"]["n"] == 4
+        assert gen["context_relevance_random_context"] == 0.0  # the control was judged
+    else:
+        assert (gen["judged"], gen["works_judged"], gen["works_failed"]) == (0, 16, 4)
+        assert {w.rank for w in failed} == {1}
+        assert gen["all_works"]["context_relevance"] == 0.0
+        assert gen["fields_rank_1"] == {}
+        # No first work judged, no control read: its figures are not given for any query.
+        assert gen["context_relevance_random_context"] is None
+        assert all(s.error.startswith("the reading failed") for s in report.samples)
+    assert report.notes[-1].startswith(
+        f"{gen['works_failed']} of the works read for generation not judged: the reading failed"
+    )
+    store.close()

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from colmeia.eval.stats import describe, mcnemar, percentile
+from colmeia.eval.stats import describe, mcnemar, mean_sd, mean_sd_text, percentile
 
 
 def test_a_percentile_interpolates_between_the_two_values_around_it_in_sorted_order() -> None:
@@ -92,3 +92,19 @@ def test_the_result_as_a_dict_names_every_field() -> None:
         "p_value": None,
         "method": "no discordant pairs",
     }
+
+
+def test_mean_sd_is_the_mean_and_the_sample_standard_deviation_with_the_count() -> None:
+    # 0.1, 0.3, 0.2: mean 0.2, squared deviations 0.01 + 0.01 + 0, divided by n - 1 = 2.
+    assert mean_sd([0.1, 0.3, 0.2]) == {"mean": 0.2, "sd": 0.1, "n": 3}
+    assert mean_sd([1.0, 1.0, 4.0]) == {"mean": 2.0, "sd": round(math.sqrt(3), 4), "n": 3}
+    assert mean_sd([2.0, 4.0], digits=1) == {"mean": 3.0, "sd": 1.4, "n": 2}
+    # One value has no spread to measure, none has no mean: undefined, not zero.
+    assert mean_sd([0.25]) == {"mean": 0.25, "sd": None, "n": 1}
+    assert mean_sd([]) == {"mean": None, "sd": None, "n": 0}
+
+
+def test_mean_sd_text_is_how_tables_show_a_figure_and_its_spread() -> None:
+    assert mean_sd_text(0.0061, 0.0012) == "0.0061 ± 0.0012"
+    assert mean_sd_text(0.25, None) == "0.25"
+    assert mean_sd_text(None, None) == "n/a"

@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import orjson
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
 from colmeia.cli.plumbing import fail
 from colmeia.cli.progress import Progress
 from colmeia.errors import ColmeiaError, ConfigurationError
+from colmeia.eval.stats import mean_sd_text
 
 if TYPE_CHECKING:
     from colmeia.store.base import OpenMode
@@ -630,11 +632,21 @@ def eval_review(
     expand: bool = typer.Option(
         False, "--expand", help="Also rank with the model's rewritings of each query (fused)."
     ),
+    generation_works: int = typer.Option(
+        5, "--generation-works", min=1, help="Works read and judged per generation query."
+    ),
     query_set: str = typer.Option(
         "abstracts",
         "--set",
         help="abstracts (one query per work from its abstract) | paraphrases (questions in "
-        "other words: the model's, or the shipped set over the CAPES catalogue).",
+        "other words: the model's, or the shipped set over the CAPES catalogue) | labelled "
+        "(the repository's data/theses/labelled.jsonl, as --labelled).",
+    ),
+    labelled_file: Path | None = typer.Option(
+        None,
+        "--labelled",
+        help="A labelled set (JSON lines: id, question, relevant record ids): P@5, "
+        "recall@5/@10, MRR and nDCG@10 per ranking, offline.",
     ),
     paraphrases_file: Path | None = typer.Option(
         None,
@@ -648,12 +660,26 @@ def eval_review(
     """Synthetic queries from abstracts: MR, MRR, P@1, not-found@5 for lexical, dense,
     hybrid and reranked (and a model reranker when COLMEIA_RERANK_KIND is set), a sweep of the
     candidate count; with a model (COLMEIA_LLM_BASE_URL), queries written by it and the
-    generation metrics judged by it."""
+    generation metrics judged by it. With --labelled (or --set labelled), a labelled set of
+    questions with several relevant works each instead."""
     from colmeia.apps.literature.evaluate import aevaluate_review, load_queries, save_queries
     from colmeia.apps.literature.report import eval_report
 
-    if query_set not in ("abstracts", "paraphrases"):
-        raise fail(ConfigurationError(f"--set is abstracts or paraphrases, not {query_set!r}"))
+    if query_set not in ("abstracts", "paraphrases", "labelled"):
+        raise fail(
+            ConfigurationError(f"--set is abstracts, paraphrases or labelled, not {query_set!r}")
+        )
+    if labelled_file is not None or query_set == "labelled":
+        given_options = [queries_file, save_queries_to, paraphrases_file]
+        if any(o is not None for o in given_options) or query_set == "paraphrases":
+            raise fail(
+                ConfigurationError(
+                    "a labelled set brings its own questions: drop --queries, --save-queries, "
+                    "--paraphrases and --set paraphrases"
+                )
+            )
+        _eval_labelled(collection, labelled_file, depth, no_model, out, store_url, as_json)
+        return
     try:
         given = load_queries(queries_file) if queries_file is not None else None
     except ColmeiaError as exc:
@@ -676,6 +702,7 @@ def eval_review(
                 query_set="paraphrases" if query_set == "paraphrases" else "abstracts",
                 expand=expand,
                 paraphrases=paraphrases_file,
+                generation_works=generation_works,
             ),
         )
     if save_queries_to is not None:
@@ -702,7 +729,7 @@ def eval_review(
             str(m["p@1"]),
             str(m["not_found@5"]),
             str(m.get("copied_trigrams", "")),
-            str(report.seconds.get(name, "")),
+            mean_sd_text(report.seconds.get(name), report.seconds_sd.get(name)),
         )
     console.print(table)
     prof = report.query_profile
@@ -716,14 +743,99 @@ def eval_review(
     if "skipped" in gen:
         console.print(f"[dim]generation: {gen['skipped']}[/dim]")
     else:
-        console.print(
-            "generation ({judged} of {queries} judged): context relevance {context_relevance} "
-            "(random context {context_relevance_random_context}), faithfulness {faithfulness} "
-            "(random context {faithfulness_random_context}), answer relevance "
-            "{answer_relevance} (random context {answer_relevance_random_context}), similarity "
-            "to the abstract {answer_similarity_to_abstract}; with distractors mixed in, the "
-            "work's passages judged relevant {context_relevance_with_distractors}, the "
-            "distractors {distractors_judged_relevant}".format(**gen)
+        _print_generation(
+            gen, mean_sd_text(report.seconds.get("generation"), report.seconds_sd.get("generation"))
         )
+    if out is not None:
+        console.print(f"saved: {out / 'report.html'}")
+
+
+def _print_generation(gen: dict[str, Any], seconds: str) -> None:
+    """The generation figures: the first work with its control (as runs that judged only it
+    gave them), every work judged, and per field mean ± sd."""
+    console.print(
+        "generation ({judged} of {queries} judged; first work): context relevance "
+        "{context_relevance} (random context {context_relevance_random_context}), faithfulness "
+        "{faithfulness} (random context {faithfulness_random_context}), answer relevance "
+        "{answer_relevance} (random context {answer_relevance_random_context}), similarity "
+        "to the abstract {answer_similarity_to_abstract}; with distractors mixed in, the "
+        "work's passages judged relevant {context_relevance_with_distractors}, the "
+        "distractors {distractors_judged_relevant}".format(**gen)
+    )
+    every = gen.get("all_works") or {}
+    console.print(
+        f"all {gen.get('works_judged')} works judged ({gen.get('works_per_query')} per query, "
+        f"{gen.get('works_failed')} failed): context relevance {every.get('context_relevance')}, "
+        f"faithfulness {every.get('faithfulness')}, answer relevance "
+        f"{every.get('answer_relevance')}, similarity to the abstract "
+        f"{every.get('answer_similarity_to_abstract')}; {seconds} s per query"
+    )
+    for name, figures in (gen.get("fields") or {}).items():
+        rel, sim = figures["answer_relevance"], figures["similarity_to_abstract"]
+        console.print(
+            f"  {name}: answer relevance {mean_sd_text(rel['mean'], rel['sd'])} (n = {rel['n']}), "
+            f"similarity {mean_sd_text(sim['mean'], sim['sd'])} (n = {sim['n']})"
+        )
+
+
+def _eval_labelled(
+    collection: str,
+    path: Path | None,
+    depth: int,
+    no_model: bool,
+    out: Path | None,
+    store_url: str | None,
+    as_json: bool,
+) -> None:
+    """``eval review --labelled FILE``: a line that is not a labelled question is one line on
+    stderr (its number, what is wrong) and is skipped; the rest are evaluated."""
+    from colmeia.apps.literature.labelled import (
+        METRICS,
+        aevaluate_labelled,
+        labelled_set_path,
+        read_labelled,
+    )
+    from colmeia.apps.literature.report import labelled_report
+
+    try:
+        path = path if path is not None else labelled_set_path()
+        questions, skipped = read_labelled(path)
+    except ColmeiaError as exc:
+        raise fail(exc) from None
+    for line in skipped:
+        typer.echo(f"error: {line}", err=True)
+    with _session(store_url, "eval", "questions") as (store, settings, embedder, bar):
+        report = _run_with_model(
+            settings,
+            no_model,
+            lambda _model, reranker: aevaluate_labelled(
+                store,
+                collection,
+                questions,
+                embedder=embedder,
+                reranker=reranker,
+                depth=depth,
+                source=str(path),
+                progress=lambda d, t, info: bar.update(d, t, info=info),
+            ),
+        )
+    report.skipped = skipped
+    if out is not None:
+        labelled_report(report, out)
+    if as_json:
+        sys.stdout.write(orjson.dumps(report.as_dict()).decode() + "\n")
+        return
+    table = Table(
+        title=f"{collection}: {report.questions} labelled questions ({path.name}; "
+        f"{len(skipped)} lines skipped)"
+    )
+    for col in ("ranking", "P@5", "recall@5", "recall@10", "MRR", "nDCG@10", "s/query"):
+        table.add_column(col, justify="right")
+    for name, m in report.variants.items():
+        spent = report.seconds[name]
+        table.add_row(name, *(str(m[c]) for c in METRICS), mean_sd_text(spent["mean"], spent["sd"]))
+    console.print(table)
+    for note in report.notes:
+        console.print(f"[dim]{escape(note)}[/dim]")
     if out is not None:
         console.print(f"saved: {out / 'report.html'}")

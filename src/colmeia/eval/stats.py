@@ -7,7 +7,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["McNemar", "describe", "mcnemar", "percentile"]
+__all__ = ["McNemar", "describe", "mcnemar", "mean_sd", "mean_sd_text", "percentile"]
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -38,6 +38,24 @@ def describe(values: Sequence[float], digits: int = 4) -> dict[str, float | int 
         "p95": round(_interpolated(sorted(values), 95), digits),
         "total": round(math.fsum(values), 8),
     }
+
+
+def mean_sd(values: Sequence[float], digits: int = 4) -> dict[str, float | int | None]:
+    """``mean``, ``sd`` and ``n`` of ``values``: the sd is the sample standard deviation
+    (divided by n - 1), ``None`` below two values (undefined, not zero); the mean is ``None``
+    without values."""
+    if not values:
+        return {"mean": None, "sd": None, "n": 0}
+    sd = round(statistics.stdev(values), digits) if len(values) > 1 else None
+    return {"mean": round(statistics.fmean(values), digits), "sd": sd, "n": len(values)}
+
+
+def mean_sd_text(mean: float | None, sd: float | None) -> str:
+    """``"0.0061 ± 0.0012"`` as tables show a figure and its spread; ``"n/a"`` without a
+    mean, the mean alone without an sd."""
+    if mean is None:
+        return "n/a"
+    return f"{mean} ± {sd}" if sd is not None else f"{mean}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,15 +7,10 @@ leak the answer. Lexical, dense, hybrid and reranked rankings of works are measu
 (mean rank over ALL queries with not-found counted as depth + 1, MRR, P@1, not-found@5), plus a
 sweep of the candidate count K; with a model reranker configured, its ranking too.
 
-Generation (needs a model): for a sample of the queries the review model reads the work found
-for the query, and a judge (the same model, a structured rubric) says which passages given to
-it are relevant to the question (context relevance = share relevant), which claims of the
-answer its passages support (faithfulness = share supported), and how well the answer
-addresses the question (0-3, scaled to 0-1). The control repeats the reading with as many
-passages drawn at random from other works: context relevance must fall there, and a
-faithfulness that stays high shows the reader summarises whatever it is given. With an
-embedder, the cosine similarity of the answer to the work's abstract (higher is better; the
-published figures are distances, 1 - similarity).
+Generation (needs a model), on a sample of the queries: the first five works search finds
+for each are read by the review model and judged field by field, with the random-context
+control on the first (:mod:`colmeia.apps.literature.generation`). Seconds per query are kept
+for every ranking and for generation, reported as mean, sd and n.
 
 Query sets (``query_set``): ``"abstracts"`` (the published protocol above) or
 ``"paraphrases"``: short researcher questions that do not copy the abstract or the title —
@@ -36,45 +31,47 @@ import asyncio
 import json
 import random
 import re
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
-from pydantic import BaseModel, Field, create_model, field_validator
+from pydantic import BaseModel, Field
 
-from colmeia.apps.literature.context_judge import MixedJudgement, judge_with_distractors
-from colmeia.apps.literature.expansion import expand_query, fused_search
-from colmeia.apps.literature.questions import question_core
-from colmeia.apps.literature.ranking import model_rerank_works, rerank_works
-from colmeia.apps.literature.review import (
-    Passage,
-    ReviewedWork,
-    analyse_with_model,
-    numbered,
-    work_chunks,
-    work_passages,
+from colmeia.apps.literature.generation import (
+    GENERATION_WORKS,
+    JUDGE_CLAIM_CHARS,
+    JUDGE_MAX_CLAIMS,
+    GenerationSample,
+    Judgement,
+    generation_samples,
+    generation_summary,
+    judgement_schema,
 )
-from colmeia.apps.literature.schemas import with_inlined_schema
+from colmeia.apps.literature.rankings import WorkRankings, rank_of
 from colmeia.errors import ConfigurationError, InputError, ModelError
 from colmeia.eval.retrieval import single_target_metrics
+from colmeia.eval.stats import mean_sd
 from colmeia.llm.base import ChatModel, Message
 from colmeia.llm.prompts import render_prompt
 from colmeia.rag.index.embedders import Embedder
 from colmeia.rag.index.lexical import Analyzer
 from colmeia.rag.rerank import Reranker
 from colmeia.rag.retrieve import Retriever
-from colmeia.store.base import Store, StoredChunk, StoredDocument
+from colmeia.store.base import Store, StoredDocument
 
 __all__ = [
+    "GENERATION_WORKS",
+    "JUDGE_CLAIM_CHARS",
+    "JUDGE_MAX_CLAIMS",
     "EvalReport",
     "GenerationSample",
+    "Judgement",
     "SyntheticQuery",
     "aevaluate_review",
     "copied_share",
     "evaluate_review",
+    "generation_summary",
     "judgement_schema",
     "load_queries",
     "offline_query",
@@ -264,25 +261,6 @@ def paraphrase_queries(
 
 
 @dataclass(slots=True)
-class GenerationSample:
-    """The judge's figures for one query (``None``: nothing to judge)."""
-
-    doc_id: str
-    context_relevance: float | None
-    faithfulness: float | None
-    answer_relevance: float | None
-    context_relevance_random: float | None
-    faithfulness_random: float | None
-    similarity_to_abstract: float | None = None
-    error: str = ""
-    #: the judge on the work's passages mixed with the control's (context_judge): the share of
-    #: the work's picked, of the distractors picked; and the control reading's answer relevance
-    context_relevance_mixed: float | None = None
-    distractors_picked: float | None = None
-    answer_relevance_random: float | None = None
-
-
-@dataclass(slots=True)
 class EvalReport:
     """Figures of one run, ready for a table, a JSON line and an HTML report."""
 
@@ -294,7 +272,10 @@ class EvalReport:
     k_sweep: dict[int, dict[str, object]] = field(default_factory=dict)
     generation: dict[str, object] = field(default_factory=dict)
     samples: list[GenerationSample] = field(default_factory=list)
+    #: seconds per query of each ranking and of generation: mean, sample sd and count
     seconds: dict[str, float] = field(default_factory=dict)
+    seconds_sd: dict[str, float | None] = field(default_factory=dict)
+    seconds_n: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     query_source: str = "offline"
     query_list: list[SyntheticQuery] = field(default_factory=list)
@@ -312,37 +293,10 @@ class EvalReport:
             "k_sweep": {str(k): v for k, v in self.k_sweep.items()},
             "generation": self.generation,
             "seconds_per_query": self.seconds,
+            "seconds_per_query_sd": self.seconds_sd,
+            "seconds_per_query_n": self.seconds_n,
             "notes": self.notes,
         }
-
-
-def _rank(ranked: Sequence[str], target: str) -> int | None:
-    try:
-        return list(ranked).index(target) + 1
-    except ValueError:
-        return None
-
-
-def _dense_ranking(
-    store: Store, collection: str, retriever: Retriever
-) -> Callable[[str, int], list[str]]:
-    """Works by their best passage's cosine similarity alone (exact scan)."""
-    ids, matrix = store.vectors(collection)
-    chunk_doc = {c.chunk_id: c.doc_id for c in store.chunks(collection)}
-    docs = [chunk_doc.get(i, "") for i in ids]
-
-    def rank(query: str, depth: int) -> list[str]:
-        scores = matrix @ retriever.embed_query(query)
-        out: list[str] = []
-        for i in np.argsort(-scores):
-            d = docs[int(i)]
-            if d and d not in out:
-                out.append(d)
-                if len(out) >= depth:
-                    break
-        return out
-
-    return rank
 
 
 def _abstract_of(store: Store, collection: str, d: StoredDocument) -> str:
@@ -467,6 +421,7 @@ async def aevaluate_review(
     query_set: QuerySet = "abstracts",
     expand: bool = False,
     paraphrases: Path | None = None,
+    generation_works: int = GENERATION_WORKS,
 ) -> EvalReport:
     """Measure work retrieval (and, with ``model``, generation) on synthetic queries; see
     the module docstring. ``reranker`` adds a ranking by a model's judgement of each work.
@@ -476,7 +431,9 @@ async def aevaluate_review(
     or without a model the shipped set; see the module docstring). ``expand`` (with a model)
     adds a ranking of the question and the model's rewritings of it, fused
     (:mod:`colmeia.apps.literature.expansion`). ``paraphrases``: a paraphrase set file
-    (:func:`read_paraphrases`) evaluated instead of the shipped one, model or not."""
+    (:func:`read_paraphrases`) evaluated instead of the shipped one, model or not.
+    ``generation_works``: the works read and judged per generation query (the first found,
+    :mod:`colmeia.apps.literature.generation`)."""
     if store.collection(collection) is None:
         raise ConfigurationError(
             f"no collection named {collection!r} in {store.url}; import the works first "
@@ -539,68 +496,21 @@ async def aevaluate_review(
         report.notes.append(
             f"{len(failures)} queries made offline after the model failed: {failures[0]}"
         )
-    by_id = {d.doc_id: d for d in store.documents(collection)}
-    lexical = Retriever(store, collection)
-    hybrid = Retriever(store, collection, embedder=embedder) if embedder is not None else None
-    dense = _dense_ranking(store, collection, hybrid) if hybrid is not None else None
-    ranks: dict[str, list[int | None]] = {"lexical": []}
-    if hybrid is not None:
-        ranks.update({"dense": [], "hybrid": []})
-    ranks["reranked"] = []
-    expanded_name = f"{'hybrid' if hybrid is not None else 'lexical'} + model expansion"
-    if expand and model is not None:
-        ranks[expanded_name] = []
-    if reranker is not None:
-        ranks["reranked (model)"] = []
-    spent: dict[str, float] = dict.fromkeys(ranks, 0.0)
-    head_n = 20
+    rankings = WorkRankings(
+        store,
+        collection,
+        embedder=embedder,
+        reranker=reranker,
+        expand_model=model if expand else None,
+        depth=depth,
+    )
+    ranks: dict[str, list[int | None]] = {name: [] for name in rankings.names}
     for i, q in enumerate(queries, start=1):
-        t = time.perf_counter()
-        found = lexical.search_documents(q.text, depth, per_document=1)
-        spent["lexical"] += time.perf_counter() - t
-        lex = [g.doc_id for g in found]
-        ranks["lexical"].append(_rank(lex, q.doc_id))
-        base, first_stage, base_scores = lex, lexical, [g.score for g in found]
-        if hybrid is not None and dense is not None:
-            t = time.perf_counter()
-            ranks["dense"].append(_rank(dense(q.text, depth), q.doc_id))
-            spent["dense"] += time.perf_counter() - t
-            t = time.perf_counter()
-            groups = hybrid.search_documents(q.text, depth, per_document=1)
-            base, first_stage = [g.doc_id for g in groups], hybrid
-            base_scores = [g.score for g in groups]
-            spent["hybrid"] += time.perf_counter() - t
-            ranks["hybrid"].append(_rank(base, q.doc_id))
-        t = time.perf_counter()
-        core = question_core(q.text)
-        if core != q.text:  # the review searches the question without its opening
-            groups = first_stage.search_documents(core, depth, per_document=1)
-            base, base_scores = [g.doc_id for g in groups], [g.score for g in groups]
-        kept = [i for i, x in enumerate(base[:head_n]) if x in by_id]
-        head = [by_id[base[i]] for i in kept]
-        order = rerank_works(q.text, head, first_stage, [base_scores[i] for i in kept])
-        head = [head[j] for j in order]
-        reranked = [d.doc_id for d in head] + base[head_n:]
-        spent["reranked"] += time.perf_counter() - t  # on top of the first-stage time
-        ranks["reranked"].append(_rank(reranked, q.doc_id))
-        if reranker is not None:
-            t = time.perf_counter()
-            try:
-                judged_order, _ = await model_rerank_works(q.text, head, reranker)
-                by_model = [head[j].doc_id for j in judged_order] + base[head_n:]
-            except ModelError as exc:
-                report.notes.append(f"model rerank failed on one query, offline order kept: {exc}")
-                by_model = reranked
-            spent["reranked (model)"] += time.perf_counter() - t
-            ranks["reranked (model)"].append(_rank(by_model, q.doc_id))
-        if expand and model is not None:
-            t = time.perf_counter()
-            variants = await expand_query(model, q.text)
-            fused = fused_search(hybrid or lexical, variants, depth, per_document=1)
-            spent[expanded_name] += time.perf_counter() - t
-            ranks[expanded_name].append(_rank([g.doc_id for g in fused], q.doc_id))
+        for name, ranked in (await rankings.rank(q.text)).items():
+            ranks[name].append(rank_of(ranked, q.doc_id))
         if progress is not None:
             progress(i, len(queries), "retrieval")
+    report.notes.extend(rankings.notes)
     copied = report.query_profile.get("copied_trigrams_mean")
     for name, positions in ranks.items():
         # Beside every figure: how much of their abstracts the queries copied.
@@ -608,13 +518,13 @@ async def aevaluate_review(
             **single_target_metrics(positions, depth).as_dict(),
             "copied_trigrams": copied,
         }
-        report.seconds[name] = round(spent[name] / max(len(queries), 1), 4)
+        _timing(report, name, rankings.timings[name])
     for k in ks:
         swept = Retriever(store, collection, embedder=embedder, candidates=k)
         values = []
         for q in queries:
             top = [g.doc_id for g in swept.search_documents(q.text, 10, per_document=1, depth=k)]
-            values.append(_rank(top, q.doc_id))
+            values.append(rank_of(top, q.doc_id))
         report.k_sweep[k] = single_target_metrics(values, 10).as_dict()
     if model is None:
         report.generation = {"skipped": "generation metrics need a model (COLMEIA_LLM_BASE_URL)"}
@@ -623,250 +533,44 @@ async def aevaluate_review(
         report.generation = {"skipped": "no query asked for (--generation 0)"}
         return report
     sample = queries[: min(generation_queries, len(queries))]
-    report.samples = await _generation_samples(
-        store, collection, sample, model, hybrid or lexical, rng, concurrency, progress
+    abstracts = {
+        q.doc_id: _abstract_of(store, collection, rankings.by_id[q.doc_id]) for q in sample
+    }
+    report.samples = await generation_samples(
+        store,
+        collection,
+        sample,
+        model,
+        rankings.first_stage,
+        abstracts,
+        works=generation_works,
+        rng=rng,
+        concurrency=concurrency,
+        progress=progress,
     )
-    report.generation = generation_summary(report.samples)
+    report.generation = generation_summary(report.samples, generation_works)
+    _timing(report, "generation", [s.seconds for s in report.samples if s.seconds is not None])
     failed = [s for s in report.samples if s.error]
     if failed:
         report.notes.append(f"{len(failed)} generation queries not judged: {failed[0].error}")
+    works_failed = [w for s in report.samples for w in s.works if w.error]
+    if works_failed:
+        report.notes.append(
+            f"{len(works_failed)} of the works read for generation not judged: "
+            f"{works_failed[0].error}"
+        )
     return report
+
+
+def _timing(report: EvalReport, name: str, seconds: Sequence[float]) -> None:
+    """Seconds per query of ``name``: the mean (the key runs have always had), sd and n."""
+    figures = mean_sd(seconds)
+    report.seconds[name] = float(figures["mean"] or 0.0)
+    report.seconds_sd[name] = None if figures["sd"] is None else float(figures["sd"])
+    report.seconds_n[name] = int(figures["n"] or 0)
 
 
 def evaluate_review(*args: Any, **kwargs: Any) -> EvalReport:
     """:func:`aevaluate_review` for sync callers: one event loop for the whole evaluation, so
     a model client given here must not be used on another loop."""
     return asyncio.run(aevaluate_review(*args, **kwargs))
-
-
-# ------------------------------------------------------------------------------ generation
-class _PassageVerdict(BaseModel):
-    id: str = Field(description="The passage id, e.g. P1.")
-    relevant: bool = Field(description="Whether the passage helps answer the question.")
-
-
-class _ClaimVerdict(BaseModel):
-    claim: str = Field(description="One statement of the answer, short.")
-    supported: bool = Field(description="Whether the passages given say it.")
-
-
-class Judgement(BaseModel):
-    """The judge's rubric, filled in per item rather than as free-floating scores."""
-
-    passages: list[_PassageVerdict] = Field(description="One verdict per passage given.")
-    claims: list[_ClaimVerdict] = Field(description="Every claim of the answer, judged.")
-    answer_relevance: Literal[0, 1, 2, 3] = Field(
-        description="0 = does not address the question, 1 = tangential, 2 = partly, 3 = fully."
-    )
-
-    @field_validator("answer_relevance", mode="before")
-    @classmethod
-    def _score(cls, value: object) -> object:
-        # Small judges write "2", 2.0 or 4: read the number and keep it on the 0-3 scale.
-        if isinstance(value, str) and value.strip().lstrip("-").replace(".", "", 1).isdigit():
-            value = float(value.strip())
-        if isinstance(value, float | int) and not isinstance(value, bool):
-            return min(3, max(0, round(value)))
-        return value
-
-
-#: The judge's claims, bounded in its JSON Schema: a reading has three short fields, so a few
-#: claims of a sentence each; a small judge cannot list claims until its token limit.
-JUDGE_MAX_CLAIMS = 6
-JUDGE_CLAIM_CHARS = 200
-
-
-def judgement_schema(ids: Sequence[str]) -> type[Judgement]:
-    """:class:`Judgement` whose passage ids the JSON Schema limits to ``ids`` (one verdict
-    each at most) and whose claims it bounds (:data:`JUDGE_MAX_CLAIMS` of at most
-    :data:`JUDGE_CLAIM_CHARS` characters): a guided decoder (llama.cpp's grammar) cannot write
-    a passage that was not given nor run past :data:`_JUDGE_MAX_TOKENS`, and a small judge's
-    verdict does not fail validation (and leave its query unjudged) on an id."""
-    allowed: Any = Literal[tuple(ids)]
-    verdict = create_model(
-        "PassageVerdict",
-        __base__=_PassageVerdict,
-        id=(allowed, Field(description="The passage id, one of those given.")),
-    )
-    claim = create_model(
-        "ClaimVerdict",
-        __base__=_ClaimVerdict,
-        claim=(
-            str,
-            Field(
-                description="One statement of the answer, short.",
-                json_schema_extra={"maxLength": JUDGE_CLAIM_CHARS},
-            ),
-        ),
-    )
-    return with_inlined_schema(
-        create_model(
-            "Judgement",
-            __base__=Judgement,
-            passages=(
-                list[verdict],
-                Field(
-                    description="One verdict per passage given.",
-                    json_schema_extra={"maxItems": len(ids)},
-                ),
-            ),
-            claims=(
-                list[claim],
-                Field(
-                    description="Every claim of the answer, judged.",
-                    json_schema_extra={"maxItems": JUDGE_MAX_CLAIMS},
-                ),
-            ),
-        )
-    )
-
-
-def _answer_text(w: ReviewedWork) -> str:
-    parts = []
-    for name in ("summary", "objectives", "conclusions"):
-        value = getattr(w, name)
-        if value is not None and value.text.strip().lower() != "não informado":
-            cited = f" [{', '.join(value.passages)}]" if value.passages else ""
-            parts.append(f"{name}{cited}: {value.text}")
-    return "\n".join(parts)
-
-
-def _judged(j: Judgement, passages: Sequence[Passage]) -> tuple[float | None, float | None]:
-    """(context relevance, faithfulness) from the verdicts; passages the judge skipped count
-    as not relevant, ids it made up are ignored."""
-    given = {p.id for p in passages}
-    relevant = {v.id.strip().upper() for v in j.passages if v.relevant} & given
-    context = len(relevant) / len(given) if given else None
-    faith = sum(c.supported for c in j.claims) / len(j.claims) if j.claims else None
-    return context, faith
-
-
-async def _read_and_judge(
-    model: ChatModel, question: str, work: ReviewedWork
-) -> tuple[Judgement, str]:
-    try:
-        await analyse_with_model(model, question, work, 0.2)
-    except ModelError as exc:
-        raise ModelError(f"the reading failed, nothing to judge: {exc}") from exc
-    answer = _answer_text(work)
-    prompt = render_prompt(
-        "colmeia.apps.literature",
-        "judge.j2",
-        question=question,
-        passages=work.passages,
-        answer=answer,
-    )
-    schema = judgement_schema([p.id for p in work.passages]) if work.passages else Judgement
-    try:
-        judgement = await model.structured(
-            [Message.user(prompt)], schema, temperature=0.0, max_tokens=_JUDGE_MAX_TOKENS
-        )
-    except ModelError as exc:
-        raise ModelError(f"the judge failed: {exc}") from exc
-    return judgement, answer
-
-
-def _random_passages(
-    chunks: Sequence[StoredChunk], doc_id: str, n: int, rng: random.Random
-) -> list[Passage]:
-    others = [c for c in chunks if c.doc_id != doc_id]
-    return numbered([(c, 0.0) for c in rng.sample(others, min(n, len(others)))])
-
-
-async def _generation_samples(
-    store: Store,
-    collection: str,
-    queries: Sequence[SyntheticQuery],
-    model: ChatModel,
-    retriever: Retriever,
-    rng: random.Random,
-    concurrency: int,
-    progress: EvalProgress | None,
-) -> list[GenerationSample]:
-    all_chunks = store.chunks(collection)
-    docs = {d.doc_id: d for d in store.documents(collection)}
-    embedder = retriever.embedder
-    # The review reads the work search puts first, with its passages; the control reads as
-    # many passages drawn from other works. Drawn up front, in query order: reproducible.
-    plans: list[tuple[SyntheticQuery, ReviewedWork, ReviewedWork]] = []
-    for q in queries:
-        groups = retriever.search_documents(q.text, 1, per_document=5)
-        d = docs.get(groups[0].doc_id, docs[q.doc_id]) if groups else docs[q.doc_id]
-        hits = groups[0].hits if groups and groups[0].doc_id == d.doc_id else []
-        real = ReviewedWork(d.doc_id, d.title, 1, 0.0, abstract=str(d.metadata.get("abstract", "")))
-        real.passages = work_passages(hits, work_chunks(store, collection, d))
-        control = ReviewedWork(d.doc_id, d.title, 1, 0.0)
-        control.passages = _random_passages(all_chunks, d.doc_id, len(real.passages), rng)
-        plans.append((q, real, control))
-    abstracts = {q.doc_id: _abstract_of(store, collection, docs[q.doc_id]) for q in queries}
-    limit = asyncio.Semaphore(concurrency)
-    done = 0
-
-    async def one(q: SyntheticQuery, real: ReviewedWork, control: ReviewedWork) -> GenerationSample:
-        nonlocal done
-        async with limit:
-            try:
-                j_real, answer = await _read_and_judge(model, q.text, real)
-                j_rand, _ = await _read_and_judge(model, q.text, control)
-            except ModelError as exc:
-                real.warnings.append(f"not judged: {exc}")
-                done += 1
-                return GenerationSample(q.doc_id, None, None, None, None, None, error=str(exc))
-        context, faith = _judged(j_real, real.passages)
-        context_r, faith_r = _judged(j_rand, control.passages)
-        try:
-            mixed = await judge_with_distractors(
-                model, q.text, real.passages, control.passages, random.Random(q.doc_id)
-            )
-        except ModelError as exc:  # the other figures of this query stand
-            real.warnings.append(f"context not judged against distractors: {exc}")
-            mixed = MixedJudgement(None, None)
-        similarity = None
-        target = abstracts[q.doc_id]  # the abstract the query was made from
-        if embedder is not None and answer and target:
-            vecs = embedder.embed([answer, target])
-            similarity = round(float(vecs[0] @ vecs[1]), 4)
-        done += 1
-        if progress is not None:
-            progress(done, len(plans), "generation")
-        return GenerationSample(
-            q.doc_id,
-            context,
-            faith,
-            j_real.answer_relevance / 3,
-            context_r,
-            faith_r,
-            similarity,
-            context_relevance_mixed=mixed.work,
-            distractors_picked=mixed.distractors,
-            answer_relevance_random=j_rand.answer_relevance / 3,
-        )
-
-    return list(await asyncio.gather(*(one(*p) for p in plans)))
-
-
-def _mean(values: Sequence[float | None]) -> float | None:
-    xs = [v for v in values if v is not None]
-    return round(sum(xs) / len(xs), 4) if xs else None
-
-
-def generation_summary(samples: Sequence[GenerationSample]) -> dict[str, object]:
-    """Means over the judged queries (a query the judge could not answer is left out)."""
-    judged = [s for s in samples if s.context_relevance is not None]
-    similarity = _mean([s.similarity_to_abstract for s in samples])
-    return {
-        "queries": len(samples),
-        "judged": len(judged),
-        "context_relevance": _mean([s.context_relevance for s in samples]),
-        "context_relevance_random_context": _mean([s.context_relevance_random for s in samples]),
-        "faithfulness": _mean([s.faithfulness for s in samples]),
-        "faithfulness_random_context": _mean([s.faithfulness_random for s in samples]),
-        "answer_relevance": _mean([s.answer_relevance for s in samples]),
-        "answer_relevance_random_context": _mean([s.answer_relevance_random for s in samples]),
-        "context_relevance_with_distractors": _mean([s.context_relevance_mixed for s in samples]),
-        "distractors_judged_relevant": _mean([s.distractors_picked for s in samples]),
-        "answer_similarity_to_abstract": similarity,
-        "answer_distance_to_abstract": None if similarity is None else round(1 - similarity, 4),
-        "note": "similarity is cosine similarity (higher is better); the published answer "
-        "figures are distances (1 - similarity, lower is better)",
-    }

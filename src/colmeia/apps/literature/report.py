@@ -1,13 +1,30 @@
-"""The evaluation's HTML report: the retrieval table, the K sweep and generation figures."""
+"""The evaluation's HTML reports: the retrieval table (seconds per query as mean ± sd), the K
+sweep and generation figures (rank 1 with its control, every judged work, per field); and the
+labelled set's table."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from colmeia.apps.literature.evaluate import EvalReport
+from colmeia.apps.literature.labelled import METRICS, LabelledReport
 from colmeia.eval.report import HtmlReport, bar_figure, histogram_figure, write_json
+from colmeia.eval.stats import mean_sd_text
 
-__all__ = ["eval_report"]
+__all__ = ["eval_report", "labelled_report"]
+
+
+def _seconds(report: EvalReport, name: str) -> str:
+    """``"mean ± sd"`` seconds per query of ``name`` (the mean alone for one query)."""
+    return mean_sd_text(report.seconds.get(name), report.seconds_sd.get(name))
+
+
+def _spread(figures: object) -> str:
+    """A ``{mean, sd, n}`` figure as ``"mean ± sd (n)"``."""
+    if not isinstance(figures, Mapping) or not figures.get("n"):
+        return "n/a"
+    return f"{mean_sd_text(figures.get('mean'), figures.get('sd'))} (n = {figures['n']})"
 
 
 def eval_report(report: EvalReport, folder: Path) -> Path:
@@ -28,7 +45,7 @@ def eval_report(report: EvalReport, folder: Path) -> Path:
     page.table(
         ["ranking", *cols, "s/query"],
         [
-            [name, *(m.get(c) for c in cols), report.seconds.get(name, 0.0)]
+            [name, *(m.get(c) for c in cols), _seconds(report, name)]
             for name, m in report.variants.items()
         ],
     )
@@ -58,7 +75,35 @@ def eval_report(report: EvalReport, folder: Path) -> Path:
     )
     page.heading("Geração")
     gen = report.generation
-    page.metrics({k: v for k, v in gen.items() if v is not None})
+    page.metrics({k: v for k, v in gen.items() if v is not None and not isinstance(v, dict)})
+    if "generation" in report.seconds:
+        page.metrics({"s/query (generation)": _seconds(report, "generation")})
+    every = gen.get("all_works")
+    if isinstance(every, dict):
+        keys = [k for k in every if not k.startswith("answer_distance")]
+        page.heading("Todos os trabalhos julgados vs. só o 1º", level=3)
+        page.table(
+            ["", *keys],
+            [
+                [f"{gen.get('works_judged')} trabalhos", *(every.get(k) for k in keys)],
+                [f"1º de {gen.get('judged')} consultas", *(gen.get(k) for k in keys)],
+            ],
+        )
+    for label, key in (("todos os trabalhos", "fields"), ("só o 1º", "fields_rank_1")):
+        fields = gen.get(key)
+        if isinstance(fields, dict) and fields:
+            page.heading(f"Por campo da leitura ({label}): média ± dp", level=3)
+            page.table(
+                ["campo", "relevância (0-3 / 3)", "similaridade ao resumo"],
+                [
+                    [
+                        name,
+                        _spread(f.get("answer_relevance")),
+                        _spread(f.get("similarity_to_abstract")),
+                    ]
+                    for name, f in fields.items()
+                ],
+            )
     if report.samples:
         pairs = [
             ("relevância do contexto", "context_relevance"),
@@ -93,5 +138,38 @@ def eval_report(report: EvalReport, folder: Path) -> Path:
             ),
             "Distribuição da fidelidade por consulta",
         )
+    write_json(folder / "eval.json", report.as_dict())
+    return page.write(folder)
+
+
+def labelled_report(report: LabelledReport, folder: Path) -> Path:
+    """Write the labelled set's ``report.html`` (its table and an nDCG@10 plot) and
+    ``eval.json`` into ``folder``."""
+    page = HtmlReport(f"Conjunto rotulado — {report.collection}")
+    page.paragraph(
+        f"{report.questions} perguntas com vários trabalhos relevantes cada ({report.source}).",
+        note=True,
+    )
+    for note in [*report.skipped, *report.notes]:
+        page.paragraph(note, note=True)
+    page.table(
+        ["ranking", *METRICS, "s/query"],
+        [
+            [
+                name,
+                *(m.get(c) for c in METRICS),
+                mean_sd_text(report.seconds[name]["mean"], report.seconds[name]["sd"]),
+            ]
+            for name, m in report.variants.items()
+        ],
+    )
+    names = list(report.variants)
+    page.figure(
+        "ndcg",
+        bar_figure(
+            names, [report.variants[n]["ndcg@10"] for n in names], title="nDCG@10", limit=(0, 1)
+        ),
+        "nDCG@10 por ranking",
+    )
     write_json(folder / "eval.json", report.as_dict())
     return page.write(folder)
