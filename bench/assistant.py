@@ -59,7 +59,7 @@ from _sim import stand_in_process
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the one way the tests start a local model
 
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry  # noqa: E402
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry  # noqa: E402
 from colmeia.apps.assistant.session import Assistant, open_assistant  # noqa: E402
 from colmeia.apps.assistant.settings import AssistantSettings  # noqa: E402
 from colmeia.apps.assistant.synthetic import generate_registry  # noqa: E402

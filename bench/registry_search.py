@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from colmeia.apps.assistant.case_index import fold
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.synthetic import generate_registry
 
 

@@ -476,7 +476,7 @@ def main() -> None:
         library_ms = _library_turn_ms(home, "bench", model_url, 30)
 
         # assistant conversations: the tenant's registry holds 5,000 synthetic processes
-        from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+        from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
         from colmeia.apps.assistant.synthetic import generate_registry
 
         registry = SQLiteCaseRegistry(home / "tenants" / "bench" / "registry.db")

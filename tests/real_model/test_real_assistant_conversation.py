@@ -17,9 +17,10 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from colmeia.apps.assistant.cases import check_case_answer, lookup_case
+from colmeia.apps.assistant.case_lookup import lookup_case
+from colmeia.apps.assistant.cases import check_case_answer
 from colmeia.apps.assistant.rag_state import RagConfig
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.session import open_assistant
 from colmeia.apps.assistant.settings import AssistantSettings
 from colmeia.apps.assistant.synthetic import generate_registry

@@ -45,7 +45,7 @@ def demo(
     seed: int = typer.Option(7, help="Seed: the same seed makes the same registry."),
 ) -> None:
     """Create a synthetic registry (invented cases) for demos and tests."""
-    from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+    from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
     from colmeia.apps.assistant.synthetic import generate_registry
 
     url = _url(registry)
@@ -80,8 +80,8 @@ def import_(
     A case named in the files gets the files' parties, movements and documents (the old ones
     are removed) unless --merge; the output says what changed per case and flags cases whose
     location contradicts their latest movement."""
-    from colmeia.apps.assistant.registry import SQLiteCaseRegistry
     from colmeia.apps.assistant.registry_io import import_registry
+    from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 
     url = _url(registry)
     try:
@@ -124,7 +124,8 @@ def show(
     as_json: bool = typer.Option(False, "--json", help="JSON output."),
 ) -> None:
     """Show one case as the registry holds it (what the assistant's tools read)."""
-    from colmeia.apps.assistant.cases import case_card, lookup_case
+    from colmeia.apps.assistant.case_cards import case_card
+    from colmeia.apps.assistant.case_lookup import lookup_case
 
     async def run() -> dict[str, object]:
         from colmeia.apps.assistant.registry_url import open_registry

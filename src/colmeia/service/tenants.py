@@ -19,7 +19,7 @@ from colmeia.store import Store, open_store
 from colmeia.store.base import safe_folder_name
 
 if TYPE_CHECKING:
-    from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+    from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 
 __all__ = ["TenantSpace"]
 
@@ -79,7 +79,7 @@ class TenantSpace:
     def registry(self, tenant: str) -> SQLiteCaseRegistry:
         """The tenant's case registry (opened on first use, then shared by the registry API
         and the tenant's assistant, so an import is seen by the next question)."""
-        from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+        from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 
         with self._lock:
             found = self._registries.get(tenant)

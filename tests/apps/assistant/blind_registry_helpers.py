@@ -11,13 +11,8 @@ from pathlib import Path
 
 from assistant_helpers import AS_OF
 
-from colmeia.apps.assistant.registry import (
-    Movement,
-    Party,
-    Process,
-    RegistryBatch,
-    SQLiteCaseRegistry,
-)
+from colmeia.apps.assistant.registry_records import Movement, Party, Process, RegistryBatch
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.session import Assistant, TurnResult, open_assistant
 from colmeia.rag.index.embedders import Embedder
 from colmeia.rag.pipeline import ingest

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from assistant_helpers import AS_OF, LAWS, Roles
 
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.session import Assistant, open_assistant
 from colmeia.apps.assistant.settings import AssistantSettings
 from colmeia.apps.assistant.synthetic import generate_registry

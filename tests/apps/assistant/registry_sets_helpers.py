@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from colmeia.apps.assistant.case_refs import resolve_case_refs
-from colmeia.apps.assistant.cases import search_cases
+from colmeia.apps.assistant.case_search import search_cases
 from colmeia.apps.assistant.institutional import answer_institutional
-from colmeia.apps.assistant.registry import CaseRegistry, SQLiteCaseRegistry
+from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.apps.assistant.registry_io import import_registry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 
 DATA = Path(__file__).parent / "data"
 PARA = DATA / "registry_para"

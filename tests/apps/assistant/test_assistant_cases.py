@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from colmeia.apps.assistant.cases import case_card, check_case_answer, lookup_case
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.case_cards import case_card
+from colmeia.apps.assistant.case_lookup import lookup_case
+from colmeia.apps.assistant.cases import check_case_answer
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.synthetic import generate_registry
 
 AS_OF = dt.date(2026, 11, 1)

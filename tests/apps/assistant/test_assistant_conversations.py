@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from assistant_helpers import AS_OF, Roles, call, cited_answer, without_registry
 
-from colmeia.apps.assistant.registry import CaseDocument, RegistryBatch, SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_records import CaseDocument, RegistryBatch
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_url import NOT_CONFIGURED
 from colmeia.apps.assistant.session import open_assistant
 from colmeia.apps.assistant.settings import AssistantSettings

@@ -14,7 +14,7 @@ from assistant_helpers import AS_OF, LAWS
 from colmeia.apps.assistant.court_rules import local_case, source_kind
 from colmeia.apps.assistant.ids import parse_case_id
 from colmeia.apps.assistant.rag_agent import RagPipeline
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.rag.pipeline import ingest
 from colmeia.store import Store, open_store
 from shared_data import DATA_DIR

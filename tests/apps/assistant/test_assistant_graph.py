@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from assistant_helpers import AS_OF, Roles, call, calls, cited_answer
 
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.errors import InputError
 from colmeia.sim.engine import Reply
 

@@ -12,7 +12,7 @@ import pytest
 from assistant_helpers import Roles, call
 from typer.testing import CliRunner
 
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.config import SearchSettings
 from colmeia.sim.engine import Reply
 from colmeia.store import Store

@@ -14,7 +14,7 @@ import pytest
 
 from colmeia.apps.assistant.parts import case_registry, graph_config, rag_pipeline
 from colmeia.apps.assistant.rag_state import RagConfig
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_url import UnconfiguredRegistry
 from colmeia.apps.assistant.settings import AssistantSettings
 from colmeia.store import Store, open_store

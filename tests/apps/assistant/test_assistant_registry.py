@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from colmeia.apps.assistant.ids import parse_case_id
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_http import HTTPCaseRegistry, RegistryServer
 from colmeia.apps.assistant.registry_io import export_registry, import_registry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_url import open_registry
 from colmeia.apps.assistant.synthetic import SyntheticRegistry, generate_registry
 from colmeia.errors import ConfigurationError

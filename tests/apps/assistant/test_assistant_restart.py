@@ -17,7 +17,7 @@ import orjson
 import pytest
 from assistant_helpers import Roles, call
 
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.sim.engine import Reply, SimulatedModel
 from colmeia.store import Store
 from pg import PG_URL, drop_schema, new_schema, postgres_unreachable

@@ -19,8 +19,8 @@ from colmeia.apps.assistant.conversations import load_conversations
 from colmeia.apps.assistant.evaluation import FOLDER_SETS
 from colmeia.apps.assistant.ids import parse_case_id
 from colmeia.apps.assistant.legal import law_key
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_io import import_registry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from shared_data import DATA_DIR
 
 DATA = Path(__file__).resolve().parents[3] / "src/colmeia/apps/assistant/data"

@@ -15,13 +15,8 @@ from registry_sets_helpers import PARA_AS_OF, para_registry
 
 from colmeia.apps.assistant.case_aspects import ASPECTS, case_aspect, normalize_aspect
 from colmeia.apps.assistant.ids import parse_case_id
-from colmeia.apps.assistant.registry import (
-    CaseDocument,
-    Movement,
-    Process,
-    RegistryBatch,
-    SQLiteCaseRegistry,
-)
+from colmeia.apps.assistant.registry_records import CaseDocument, Movement, Process, RegistryBatch
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 
 
 @pytest.fixture

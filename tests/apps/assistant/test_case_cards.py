@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from colmeia.apps.assistant.cases import (
+from colmeia.apps.assistant.case_cards import (
     REGISTRY_DOWN,
     case_answer,
     case_card,
-    check_case_answer,
     evidence_cards,
     search_card,
-    search_terms,
 )
+from colmeia.apps.assistant.case_search import search_terms
+from colmeia.apps.assistant.cases import check_case_answer
 
 PROCESS: dict[str, Any] = {
     "status": "found",

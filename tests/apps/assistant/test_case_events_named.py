@@ -15,8 +15,8 @@ import pytest
 from registry_sets_helpers import PARA, PARA_AS_OF
 
 from colmeia.apps.assistant.case_aspects import events_named
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_io import import_registry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.session import Assistant, open_assistant
 from colmeia.store import Store
 

@@ -15,10 +15,12 @@ from pathlib import Path
 import pytest
 from registry_sets_helpers import PARA_AS_OF, para_registry
 
+from colmeia.apps.assistant.case_cards import case_card
 from colmeia.apps.assistant.case_index import CaseIndex, query_terms, tokens
-from colmeia.apps.assistant.cases import case_card, search_cases
-from colmeia.apps.assistant.registry import Process, RegistryBatch, SQLiteCaseRegistry
+from colmeia.apps.assistant.case_search import search_cases
 from colmeia.apps.assistant.registry_http import RegistryServer
+from colmeia.apps.assistant.registry_records import Process, RegistryBatch
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_url import open_registry
 
 MERENDA = ["TC/002211/2024", "TC/002210/2024", "TC/012345/2023", "TC/004506/2023"]

@@ -15,8 +15,8 @@ import pytest
 from registry_sets_helpers import PARA_AS_OF, para_registry
 
 from colmeia.apps.assistant.case_refs import full_year, read_case_refs, resolve_case_refs
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_http import RegistryServer
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_url import open_registry
 
 

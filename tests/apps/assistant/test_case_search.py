@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from assistant_helpers import AS_OF
 
-from colmeia.apps.assistant.cases import lookup_case, search_card, search_cases
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.case_cards import search_card
+from colmeia.apps.assistant.case_lookup import lookup_case
+from colmeia.apps.assistant.case_search import search_cases
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 
 SUBJECT = (
     "Superfaturamento na aquisição de medicamentos — Prefeitura Municipal de Águas Claras do Sul"

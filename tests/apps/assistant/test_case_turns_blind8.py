@@ -21,7 +21,8 @@ from registry_sets_helpers import para_registry
 
 from colmeia.apps.assistant.dispatch import Dispatcher
 from colmeia.apps.assistant.frame import TurnFrame, read_frame
-from colmeia.apps.assistant.registry import Party, Process, RegistryBatch, SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_records import Party, Process, RegistryBatch
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 
 
 def _frame(text: str) -> TurnFrame:

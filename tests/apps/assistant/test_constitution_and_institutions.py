@@ -20,7 +20,7 @@ from colmeia.apps.assistant.intents import Prediction
 from colmeia.apps.assistant.legal import article_key
 from colmeia.apps.assistant.rag_agent import RagPipeline
 from colmeia.apps.assistant.rag_query import analyze_query
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.scope import NormCatalogue, missing_norm, named_norms
 from colmeia.rag.pipeline import ingest
 from colmeia.store import Store, open_store

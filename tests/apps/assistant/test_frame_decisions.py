@@ -11,7 +11,7 @@ import pytest
 
 from colmeia.apps.assistant.dispatch import Dispatcher
 from colmeia.apps.assistant.frame import asks_decisions, read_frame
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import colmeia.apps.assistant as assistant
 from colmeia.apps.assistant.graph import AssistantGraph
 from colmeia.apps.assistant.graph_delivery import Delivery
@@ -32,6 +34,29 @@ def test_no_module_of_the_law_agent_passes_the_limit() -> None:
         for p in [*folder.glob("rag_*.py"), folder / "rag_agent.py"]
     }
     assert len(sizes) >= 9
+    assert {name: n for name, n in sizes.items() if n > LIMIT} == {}
+
+
+@pytest.mark.parametrize(
+    ("entry", "parts", "least"),
+    [
+        # the dispatcher: decision, readings, naming, a case answered, a mixed question
+        ("dispatch.py", "dispatch_*.py", 6),
+        # the case lookups: lookup, cards, search, the facts check (beside case_index & co.)
+        ("cases.py", "case_*.py", 4),
+        # the registry: protocol, records, SQLite (beside the HTTP client, import, diff)
+        ("registry.py", "registry_*.py", 3),
+    ],
+)
+def test_no_module_of_the_dispatcher_cases_or_registry_passes_the_limit(
+    entry: str, parts: str, least: int
+) -> None:
+    folder = Path(assistant.__file__).parent
+    sizes = {
+        p.name: len(p.read_text(encoding="utf-8").splitlines())
+        for p in [folder / entry, *folder.glob(parts)]
+    }
+    assert len(sizes) >= least
     assert {name: n for name, n in sizes.items() if n > LIMIT} == {}
 
 

@@ -16,8 +16,8 @@ import pytest
 from colmeia.apps.assistant.conversations import load_conversations
 from colmeia.apps.assistant.evaluation import FOLDER_SETS, evaluate
 from colmeia.apps.assistant.ids import parse_case_id
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_io import import_registry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.errors import ConfigurationError
 from shared_data import DATA_DIR
 

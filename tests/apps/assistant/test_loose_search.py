@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from colmeia.apps.assistant.cases import search_cases
+from colmeia.apps.assistant.case_search import search_cases
 from colmeia.apps.assistant.dispatch import Dispatcher
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_io import import_registry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 
 TODAY = dt.date(2026, 11, 1)
 PROCESSES = """number,filed_on,unit,case_class,subclass,rapporteur,status,location,subject,audited_body

@@ -23,7 +23,7 @@ from colmeia.apps.assistant.fast_threads import FastThreads
 from colmeia.apps.assistant.frame_turn import FrameTurns, ask_without_graph
 from colmeia.apps.assistant.graph_state import GraphConfig
 from colmeia.apps.assistant.rag_agent import RagPipeline
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.session import Assistant, TurnResult
 from colmeia.graphs.messages import ChatMessage
 from colmeia.store import Store

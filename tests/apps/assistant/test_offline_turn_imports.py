@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.synthetic import generate_registry
 from colmeia.rag.pipeline import ingest
 from colmeia.rag.retrieve import Retriever

@@ -18,19 +18,12 @@ from typing import Any
 import pytest
 from assistant_helpers import AS_OF
 
-from colmeia.apps.assistant.cases import (
-    _br,
-    case_answer,
-    case_card,
-    check_case_answer,
-    evidence_cards,
-    lookup_case,
-    search_card,
-    search_cases,
-    search_terms,
-)
+from colmeia.apps.assistant.case_cards import case_answer, case_card, evidence_cards, search_card
+from colmeia.apps.assistant.case_lookup import lookup_case
+from colmeia.apps.assistant.case_search import search_cases, search_terms
+from colmeia.apps.assistant.cases import _br, check_case_answer
 from colmeia.apps.assistant.ids import CaseId
-from colmeia.apps.assistant.registry import (
+from colmeia.apps.assistant.registry_records import (
     CaseDocument,
     Expediente,
     Location,
@@ -38,8 +31,8 @@ from colmeia.apps.assistant.registry import (
     Party,
     Process,
     RegistryBatch,
-    SQLiteCaseRegistry,
 )
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 
 NUMBER = "TC/000032/2023"
 

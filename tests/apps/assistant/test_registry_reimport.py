@@ -14,10 +14,11 @@ from pathlib import Path
 from registry_sets_helpers import PARA, PARA_AS_OF, para_registry
 from typer.testing import CliRunner
 
-from colmeia.apps.assistant.cases import case_card, lookup_case
+from colmeia.apps.assistant.case_cards import case_card
+from colmeia.apps.assistant.case_lookup import lookup_case
 from colmeia.apps.assistant.ids import parse_case_id
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_io import import_registry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.cli import app
 
 runner = CliRunner()

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from colmeia.apps.assistant.ids import CaseId
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_http import HTTPCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_url import (
     NOT_CONFIGURED,
     UnconfiguredRegistry,

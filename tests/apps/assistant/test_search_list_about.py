@@ -9,9 +9,10 @@ from pathlib import Path
 
 from assistant_helpers import AS_OF
 
-from colmeia.apps.assistant.cases import search_cases
+from colmeia.apps.assistant.case_search import search_cases
 from colmeia.apps.assistant.dispatch import Dispatcher
-from colmeia.apps.assistant.registry import Party, Process, RegistryBatch, SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_records import Party, Process, RegistryBatch
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 
 TOWN = "Prefeitura Municipal de Guaraciaba do Oeste"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from blind_registry_helpers import CLINICS, SCHOOL_BUS, blind_registry, shown_cases
 
-from colmeia.apps.assistant.cases import search_cases
+from colmeia.apps.assistant.case_search import search_cases
 from colmeia.apps.assistant.session import Assistant
 
 TODAY = dt.date(2026, 11, 1)

@@ -24,7 +24,7 @@ from typing import Any, cast
 import pytest
 
 from colmeia.apps.assistant.case_index import query_terms
-from colmeia.apps.assistant.cases import search_cases
+from colmeia.apps.assistant.case_search import search_cases
 from colmeia.apps.assistant.dispatch import Dispatcher
 from colmeia.apps.assistant.frame import (
     ThreadRef,
@@ -35,8 +35,8 @@ from colmeia.apps.assistant.frame import (
 )
 from colmeia.apps.assistant.frame_steps import remembered, told_cases
 from colmeia.apps.assistant.graph_state import AssistantState
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_io import import_registry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 
 TODAY = dt.date(2026, 11, 1)
 PROCESSES = """number,filed_on,unit,case_class,subclass,rapporteur,status,location,subject,audited_body

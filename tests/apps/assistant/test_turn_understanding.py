@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from colmeia.apps.assistant.case_refs import read_case_refs
-from colmeia.apps.assistant.dispatch import Decision, Dispatcher
+from colmeia.apps.assistant.dispatch import Dispatcher
+from colmeia.apps.assistant.dispatch_decision import Decision
 from colmeia.apps.assistant.frame import CONFIDENT, read_frame
 from colmeia.apps.assistant.institutional import answer_institutional
 from colmeia.apps.assistant.rag_agent import RagPipeline
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.scope import NormCatalogue, missing_norm, named_norms, out_of_scope
 from colmeia.rag.pipeline import ingest
 from colmeia.store import Store, open_store

@@ -26,13 +26,8 @@ import pytest
 from assistant_helpers import AS_OF
 from blind_registry_helpers import shown_cases
 
-from colmeia.apps.assistant.registry import (
-    Movement,
-    Party,
-    Process,
-    RegistryBatch,
-    SQLiteCaseRegistry,
-)
+from colmeia.apps.assistant.registry_records import Movement, Party, Process, RegistryBatch
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.session import Assistant, open_assistant
 from colmeia.store import Store
 

@@ -19,9 +19,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from colmeia.apps.assistant.case_cards import case_card, where
 from colmeia.apps.assistant.case_index import fold
+from colmeia.apps.assistant.case_lookup import lookup_case
 from colmeia.apps.assistant.case_refs import read_case_refs
-from colmeia.apps.assistant.cases import case_card, lookup_case, where
 from colmeia.apps.assistant.ids import CaseId, parse_case_id
 from colmeia.apps.assistant.registry import CaseRegistry
 from colmeia.errors import ConfigurationError, StoreError

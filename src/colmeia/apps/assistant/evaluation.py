@@ -52,7 +52,7 @@ from colmeia.apps.assistant.conversations import (
     load_conversations,
     run_conversations,
 )
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.apps.assistant.session import Assistant, open_assistant
 from colmeia.apps.assistant.settings import AssistantSettings
 from colmeia.apps.assistant.synthetic import generate_registry

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from colmeia.apps.assistant.cases import evidence_cards
+from colmeia.apps.assistant.case_cards import evidence_cards
 from colmeia.apps.assistant.conversation import resolve_follow_up
 from colmeia.apps.assistant.offline import ASK_NUMBER, asks_about_unnumbered_case, route_of
 from colmeia.apps.assistant.rag_agent import RagPipeline

@@ -13,11 +13,11 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from colmeia.apps.assistant.case_cards import evidence_cards
 from colmeia.apps.assistant.case_refs import read_case_refs
-from colmeia.apps.assistant.cases import evidence_cards
 from colmeia.apps.assistant.conversation import MAX_CASES, case_heading, remember
 from colmeia.apps.assistant.court_rules import local_case
-from colmeia.apps.assistant.dispatch import Decision
+from colmeia.apps.assistant.dispatch_decision import Decision
 from colmeia.apps.assistant.graph_state import AssistantState, Flags, _add_list, fresh_turn_state
 from colmeia.apps.assistant.offline import EMAIL_ADDRESS, OFFLINE_MODEL, asks_for_updates
 from colmeia.apps.assistant.rag_agent import RagPipeline

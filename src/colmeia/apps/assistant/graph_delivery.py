@@ -11,13 +11,9 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
-from colmeia.apps.assistant.cases import (
-    case_answer,
-    check_case_answer,
-    evidence_cards,
-    lookup_case,
-    states_a_record_fact,
-)
+from colmeia.apps.assistant.case_cards import case_answer, evidence_cards
+from colmeia.apps.assistant.case_lookup import lookup_case
+from colmeia.apps.assistant.cases import check_case_answer, states_a_record_fact
 from colmeia.apps.assistant.conversation import (
     resolve_follow_up,
 )

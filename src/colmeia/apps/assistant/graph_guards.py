@@ -7,11 +7,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from colmeia.apps.assistant.cases import (
-    check_case_answer,
-    search_terms,
-    states_a_record_fact,
-)
+from colmeia.apps.assistant.case_search import search_terms
+from colmeia.apps.assistant.cases import check_case_answer, states_a_record_fact
 from colmeia.apps.assistant.conversation import (
     aspect_of,
     resolve_follow_up,

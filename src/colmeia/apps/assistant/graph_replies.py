@@ -10,7 +10,7 @@ from typing import Any
 
 from langgraph.types import Command
 
-from colmeia.apps.assistant.dispatch import Decision
+from colmeia.apps.assistant.dispatch_decision import Decision
 from colmeia.apps.assistant.frame_steps import apply_decision, told_cases
 from colmeia.apps.assistant.graph_guards import ModelGuards
 from colmeia.apps.assistant.graph_rules import (

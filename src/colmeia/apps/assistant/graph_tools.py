@@ -10,11 +10,9 @@ import orjson
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
-from colmeia.apps.assistant.cases import (
-    case_card,
-    lookup_case,
-    search_cases,
-)
+from colmeia.apps.assistant.case_cards import case_card
+from colmeia.apps.assistant.case_lookup import lookup_case
+from colmeia.apps.assistant.case_search import search_cases
 from colmeia.apps.assistant.graph_delivery import Delivery
 from colmeia.apps.assistant.graph_rules import (
     _PICK,

@@ -19,7 +19,8 @@ from typing import Any, TypeVar
 import orjson
 from pydantic import BaseModel
 
-from colmeia.apps.assistant.cases import case_answer, evidence_cards, search_terms
+from colmeia.apps.assistant.case_cards import case_answer, evidence_cards
+from colmeia.apps.assistant.case_search import search_terms
 from colmeia.apps.assistant.conversation import aspect_of, cases_in_context, resolve_follow_up
 from colmeia.apps.assistant.ids import CaseId, find_case_ids, mentions_case_words
 from colmeia.errors import ModelOutputError

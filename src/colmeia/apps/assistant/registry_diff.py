@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from colmeia.apps.assistant.registry import Expediente, Movement, Process, locate
+from colmeia.apps.assistant.registry_records import Expediente, Movement, Process, locate
 
 __all__ = ["CHILD_TABLES", "CaseChange", "LocationConflict", "case_changes", "location_conflicts"]
 

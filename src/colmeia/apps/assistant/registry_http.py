@@ -28,9 +28,9 @@ from typing import Any
 import httpx
 
 from colmeia.apps.assistant.ids import CaseId, IdentifierError, parse_case_id
-from colmeia.apps.assistant.registry import (
+from colmeia.apps.assistant.registry import CaseRegistry
+from colmeia.apps.assistant.registry_records import (
     CaseDocument,
-    CaseRegistry,
     CaseSummary,
     Expediente,
     Location,

@@ -24,15 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from colmeia.apps.assistant.ids import IdentifierError, parse_case_id
-from colmeia.apps.assistant.registry import (
-    CaseDocument,
-    Expediente,
-    Movement,
-    Party,
-    Process,
-    RegistryBatch,
-    SQLiteCaseRegistry,
-)
 from colmeia.apps.assistant.registry_diff import (
     CHILD_TABLES,
     CaseChange,
@@ -40,6 +31,15 @@ from colmeia.apps.assistant.registry_diff import (
     case_changes,
     location_conflicts,
 )
+from colmeia.apps.assistant.registry_records import (
+    CaseDocument,
+    Expediente,
+    Movement,
+    Party,
+    Process,
+    RegistryBatch,
+)
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.errors import ConfigurationError
 from colmeia.spreadsheet import csv_row, csv_text
 

@@ -11,18 +11,18 @@ import datetime as dt
 from typing import NoReturn
 
 from colmeia.apps.assistant.ids import CaseId
-from colmeia.apps.assistant.registry import (
+from colmeia.apps.assistant.registry import CaseRegistry
+from colmeia.apps.assistant.registry_records import (
     CaseDocument,
-    CaseRegistry,
     CaseSummary,
     Expediente,
     Location,
     Movement,
     Party,
     Process,
-    SQLiteCaseRegistry,
     Subscription,
 )
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.errors import ConfigurationError
 
 __all__ = ["NOT_CONFIGURED", "UnconfiguredRegistry", "open_registry"]

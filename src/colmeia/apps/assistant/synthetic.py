@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass
 
 from colmeia.apps.assistant.ids import CaseId
-from colmeia.apps.assistant.registry import (
+from colmeia.apps.assistant.registry_records import (
     CaseDocument,
     Expediente,
     Movement,
@@ -360,7 +360,7 @@ def generate_registry(
     as_of: dt.date | None = None,
 ) -> RegistryBatch:
     """Fill a :class:`~colmeia.apps.assistant.registry.SQLiteCaseRegistry` with synthetic cases."""
-    from colmeia.apps.assistant.registry import SQLiteCaseRegistry
+    from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 
     if not isinstance(registry, SQLiteCaseRegistry):
         raise TypeError("synthetic cases are written to a SQLiteCaseRegistry")

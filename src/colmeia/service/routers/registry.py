@@ -21,9 +21,8 @@ import orjson
 from fastapi import APIRouter, File, HTTPException, Query, Request, UploadFile
 from pydantic import BaseModel, Field
 
-from colmeia.apps.assistant.cases import lookup_case
+from colmeia.apps.assistant.case_lookup import lookup_case
 from colmeia.apps.assistant.ids import CaseId, IdentifierError, parse_case_id
-from colmeia.apps.assistant.registry import SQLiteCaseRegistry
 from colmeia.apps.assistant.registry_io import (
     NOTHING_TO_IMPORT,
     TABLES,
@@ -35,6 +34,7 @@ from colmeia.apps.assistant.registry_io import (
     json_rows,
     table_of,
 )
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
 from colmeia.errors import ConfigurationError
 from colmeia.service.auth import Admin, Caller, state_of
 from colmeia.service.uploads import read_uploads

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from colmeia.apps.assistant.registry import Movement, Party, Process, locate
+from colmeia.apps.assistant.registry_records import Movement, Party, Process, locate
 from colmeia.apps.assistant.synthetic import SyntheticRegistry
 from colmeia.apps.assistant.turngen.held2 import ASPECTS2, LEX2
 from colmeia.apps.assistant.turngen.lexicon import ASPECTS, LEX
