@@ -1,6 +1,6 @@
 """Build the lay questions shipped for the shipped laws (``colmeia/rag/index/data/lay_questions.*``).
 
-Two sources, both written from the articles' own text and nothing else (no evaluation set):
+Written from the articles' own text, and asked in the development conversation sets:
 
 * ``written/lay_*.jsonl`` and ``written/formal_*.jsonl`` — questions written for every article
   of the nine laws, the Constitution and the ADCT by language-model sessions of the team, each
@@ -9,6 +9,9 @@ Two sources, both written from the articles' own text and nothing else (no evalu
   third typed informally, 3 to 8 questions by the article's length), ``BRIEF_FORMAL.md`` for
   two more in the law's own terms, as a civil servant or a lawyer asks. One line per article:
   ``{"id": "lei_8078_19900911|Art. 49", "questions": [...]}``.
+* ``written/asked_conversations.jsonl`` — the law turns of the development conversation sets
+  (written blind by sessions that saw only a brief and the laws), at most three per article
+  (``from_conversations.py``; the frozen sets are never read).
 * ``model_generated.jsonl`` — what the local 1.5B model wrote (``bench/doc2query.py``; its
   manifest ``model_generated.json``): two questions for each of the CDC's first 56 articles.
 
@@ -191,6 +194,9 @@ def main() -> int:
             "lay_more": "rows of written/*.jsonl with 'passages': a part of a long article's "
             "questions, for its own passages (none shipped: the written ones are kept in "
             "data/laws/lay_questions/parts/, measured worse; its README)",
+            "asked": "data/laws/lay_questions/written/asked_conversations.jsonl, the law "
+            "turns of the development conversation sets (blind, independent of the code), "
+            "at most three per article (data/laws/lay_questions/from_conversations.py)",
             "model_generated": "data/laws/lay_questions/model_generated.jsonl, "
             "bench/doc2query.py with the local 1.5B model (model_generated.json)",
             "theses": "data/theses/questions/written/*.jsonl, a researcher's questions for "
