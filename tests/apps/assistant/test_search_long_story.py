@@ -7,12 +7,16 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from blind_registry_helpers import CLINICS, SCHOOL_BUS, blind_registry, shown_cases
+from blind_registry_helpers import CLINICS, COUNCIL, SCHOOL_BUS, blind_registry, shown_cases
 
 from colmeia.apps.assistant.case_search import search_cases
-from colmeia.apps.assistant.session import Assistant
+from colmeia.apps.assistant.registry_io import import_registry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
+from colmeia.apps.assistant.session import Assistant, open_assistant
+from colmeia.store import Store
 
 TODAY = dt.date(2026, 11, 1)
+SETS = Path(__file__).resolve().parents[3] / "src" / "colmeia" / "apps" / "assistant" / "data"
 
 VENTING = (
     "vcs do tribunal nao fazem NADA!!! a prefeitura de sobral paga um onibus escolar q nem "
@@ -97,3 +101,44 @@ async def test_a_story_about_a_process_finds_it_and_how_to_file_one_does_not(
         "prefeitura nao pagar, eu posso cobrar?",
     )
     assert shown_cases(right) == []
+
+
+async def test_a_case_asked_of_in_a_story_without_the_word_processo_is_found(
+    blind_bot: Assistant,
+) -> None:
+    # read as a question about a case, with no number: the story's words the registry knows
+    # ("contas", "2023", "câmara", "tauá") are one case's — that case, not "de qual processo?"
+    told = await blind_bot.ask(
+        "a",
+        "boa tarde, sou jornalista de um blog aqui da regiao e queria saber se as contas de 2023 "
+        "da camara de taua ja foram julgadas ou se ainda ta rolando",
+    )
+    assert shown_cases(told) == [COUNCIL]
+    # nothing that names a case: which one is asked
+    bare = await blind_bot.ask("b", "meu processo ja foi julgado?")
+    assert shown_cases(bare) == []
+    assert bare.status == "waiting_clarification"
+
+
+async def test_a_reporters_question_about_a_town_halls_accounts_finds_them(
+    blind_collection: Store, tmp_path: Path
+) -> None:
+    # the registry of independent18 (a development set): Patos's 2023 accounts are one case;
+    # the reporter's other words ("portal", "rolando") are none of the registry's, so only a
+    # search by the words it knows finds it — "de qual processo?" did not help anyone
+    registry = SQLiteCaseRegistry(tmp_path / "pb.db")
+    assert not import_registry(registry, [SETS / "independent18" / "registry"]).problems
+    try:
+        async with open_assistant(
+            store=blind_collection, model=None, registry=registry, home=tmp_path, today=TODAY
+        ) as bot:
+            told = await bot.ask(
+                "a",
+                "boa tarde. sou jornalista de um portal aqui de patos e queria saber se as "
+                "contas de 2023 da prefeitura de patos ja foram julgadas pelo tce ou se ainda "
+                "ta rolando",
+            )
+            assert shown_cases(told) == ["TC/003517/2024"]
+            assert "Aguardando parecer do MPC" in told.answer
+    finally:
+        registry.close_sync()

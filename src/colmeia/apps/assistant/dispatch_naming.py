@@ -77,8 +77,14 @@ class CaseNaming:
             loose=True,
             nearest=self.nearest,
             # a story told about "um processo" ("minha vizinha falou que tem um processo aí
-            # sobre as obras de contenção…"), not how to file one or a right asked
-            story=bool(_SAYS_PROCESS.search(folded)) and not _HOW_TO.search(folded),
+            # sobre as obras de contenção…"), or one the classifier read as a question about
+            # a case ("queria saber se as contas de 2023 da câmara de tauá já foram
+            # julgadas"), not how to file one or a right asked
+            story=(
+                bool(_SAYS_PROCESS.search(folded))
+                or (frame.intent in ("case", "find") and frame.read_as in ("case", "find"))
+            )
+            and not _HOW_TO.search(folded),
         )
         return found if found.get("status") == "found" else None
 
@@ -106,7 +112,16 @@ class CaseNaming:
         if not (names or lists) or len(query_terms(text)) < 2:
             return None
         found = await search_cases(
-            self.registry, text, today=self.today, loose=True, nearest=self.nearest
+            self.registry,
+            text,
+            today=self.today,
+            loose=True,
+            nearest=self.nearest,
+            # read as a question about a case that the words must name, with nothing else
+            # asked: a story around it ("sou jornalista… queria saber se as contas de 2023 da
+            # prefeitura de patos já foram julgadas") is the one case holding every word of
+            # it the registry knows — not a how-to, which the court's file answers
+            story=lists and not _HOW_TO.search(fold(text)),
         )
         if names and found.get("status") == "found":
             return found
