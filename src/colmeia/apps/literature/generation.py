@@ -291,8 +291,7 @@ async def _judge_work(
     """``work`` read and judged (on a failure, its error)."""
     try:
         j, answer = await _read_and_judge(model, question, work)
-    except ModelError as exc:
-        work.warnings.append(f"not judged: {exc}")
+    except ModelError as exc:  # the error is the work's figure (the reading is not kept)
         return JudgedWork(work.doc_id, work.rank, error=str(exc))
     context, faith = _judged(j, work.passages)
     texts = _field_texts(work)
@@ -344,7 +343,7 @@ async def generation_samples(
     plans: list[_Plan] = []
     for q in queries:
         groups = retriever.search_documents(q.text, works, per_document=5)
-        found = [(docs[g.doc_id], g.hits) for g in groups if g.doc_id in docs][:works]
+        found = [(docs[g.doc_id], g.hits) for g in groups if g.doc_id in docs]
         readings = []
         for rank, (d, hits) in enumerate(found or [(docs[q.doc_id], [])], start=1):
             w = ReviewedWork(
@@ -391,7 +390,6 @@ async def _control(
     try:
         j_rand, _ = await _read_and_judge(model, question, plan.control)
     except ModelError as exc:
-        plan.works[0].warnings.append(f"control not judged: {exc}")
         sample.error = str(exc)
         return
     sample.context_relevance, sample.faithfulness = first.context_relevance, first.faithfulness
@@ -409,8 +407,7 @@ async def _control(
             plan.control.passages,
             random.Random(plan.query.doc_id),
         )
-    except ModelError as exc:  # the other figures of this query stand
-        plan.works[0].warnings.append(f"context not judged against distractors: {exc}")
+    except ModelError:  # the other figures of this query stand
         mixed = MixedJudgement(None, None)
     sample.context_relevance_mixed, sample.distractors_picked = mixed.work, mixed.distractors
 

@@ -224,7 +224,7 @@ async def aevaluate_labelled(
             for metric, value in figures.items():
                 sums[name][metric] += value
             first = next((r for r, d in enumerate(works, start=1) if d in q.relevant), None)
-            row[name] = {"first_relevant": first, "p@5": round(figures["p@5"], 4)}
+            row[name] = {"first_relevant": first, "p@5": figures["p@5"]}  # a fifth: exact
         report.per_question.append(row)
         if progress is not None:
             progress(i, len(kept), "labelled")

@@ -81,11 +81,10 @@ class WorkRankings:
         self.by_id = {d.doc_id: d for d in store.documents(collection)}
         self.lexical = Retriever(store, collection)
         self.hybrid: Retriever | None = None
+        self.dense: Callable[[str, int], list[str]] | None = None
         if embedder is not None:
             self.hybrid = Retriever(store, collection, embedder=embedder)
-        self.dense = (
-            _dense_ranking(store, collection, self.hybrid) if self.hybrid is not None else None
-        )
+            self.dense = _dense_ranking(store, collection, self.hybrid)
         self.reranker = reranker
         self.expand_model = expand_model
         self.depth = depth
