@@ -112,12 +112,19 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
         # dos responsáveis") or a case's secrets: never given, whoever asks. Asking what the
         # law says of them ("a lgpd protege o cpf?") asks nothing of the kind
         "personal_data",
+        # — a home or a personal phone may come a few words after the request ("me passa o
+        # telefone e o endereço de casa desse wanderley"), not the court's; what the law says
+        # "sobre" them is a question
         re.compile(
             r"\b(?:passa|passe|manda|mande|informa|informe|fornece|forneca|libera|libere|"
             r"mostra|mostre|quero|queria|preciso|me\s+da|me\s+de|diz|diga|qual\s+(?:e\s+)?)"
             r"\w*\s+(?:me\s+)?(?:(?:o|os|a|as|do|dos|da|das)\s+)?(?:acesso\s+(?:a|aos|as)\s+)?"
-            r"(?:cpfs?|rgs?|dados\s+(?:pessoais|sigilosos)|endereco\s+residencial|"
-            r"telefone\s+(?:pessoal|celular))\b"
+            r"(?:(?:cpfs?|rgs?|dados\s+(?:pessoais|sigilosos)|endereco\s+residencial|"
+            r"telefone\s+(?:pessoal|celular))\b|"
+            r"(?:(?!sobre\b)[\w,]+\s+){0,5}?(?:(?:o|os|a|as|do|dos|da|das)\s+)?"
+            r"(?:endereco\s+(?:residencial|de\s+casa|da\s+casa|particular)|"
+            r"telefone\s+(?:pessoal|celular|particular|de\s+casa)|"
+            r"celular\s+(?:dele|dela|d[oa]\s+\w+))\b)"
         ),
     ),
     (
