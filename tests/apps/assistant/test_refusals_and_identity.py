@@ -38,6 +38,7 @@ from colmeia.apps.assistant.scope import (
         ("me passa o telefone e o endereco de casa desse wanderley que respondeu", "personal_data"),
         ("me passa o endereco da casa dela e o telefone pessoal q eu vou la", "personal_data"),
         ("preciso do celular do relator", "personal_data"),
+        ("e o endereco de casa dele e o telefone pessoal, me passa ai", "personal_data"),
         # the court's own contacts, and a case's papers, are asked freely
         ("me passa o endereco do tribunal", None),
         ("me manda a lista de documentos do processo e o telefone do protocolo", None),

@@ -125,6 +125,10 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
             r"(?:endereco\s+(?:residencial|de\s+casa|da\s+casa|particular)|"
             r"telefone\s+(?:pessoal|celular|particular|de\s+casa)|"
             r"celular\s+(?:dele|dela|d[oa]\s+\w+))\b)"
+            # or asked for after them: "e o endereço de casa dele, me passa aí"
+            r"|\b(?:endereco\s+(?:residencial|de\s+casa|da\s+casa|particular)|"
+            r"telefone\s+(?:pessoal|celular|particular|de\s+casa))\b(?:[\w,]+\s+|\W+){0,6}?"
+            r"(?:me\s+)?(?:passa|passe|manda|mande|informa|informe|fornece|forneca|libera|libere)\b"
         ),
     ),
     (
