@@ -14,7 +14,6 @@ from colmeia.apps.assistant.case_cards import case_card, search_card
 from colmeia.apps.assistant.case_index import fold, query_terms
 from colmeia.apps.assistant.case_lookup import lookup_case
 from colmeia.apps.assistant.case_refs import CaseResolution, resolve_case_refs
-from colmeia.apps.assistant.case_search import search_cases
 from colmeia.apps.assistant.dispatch_decision import Decision, _answer, _shows_a_case
 from colmeia.apps.assistant.dispatch_naming import CaseNaming
 from colmeia.apps.assistant.dispatch_readings import _MAX_TYPED, _clause_aspect, _year_described
@@ -199,15 +198,7 @@ class CaseAnswers(CaseNaming):
         # (``found``: that search, when it was already made)
         plural = _ASKS_CASES.search(fold(text)) is not None
         if found is None or (plural and found.get("status") == "found"):
-            found = await search_cases(
-                self.registry,
-                text,
-                today=self.today,
-                loose=True,
-                nearest=self.nearest,
-                plural=plural,
-                story=True,
-            )
+            found = await self._search_described(text, plural=plural, story=True)
         searched: list[tuple[str, dict[str, Any]]] = [("search_cases", {"query": text})]
         listed = [str(c["number"]) for c in found.get("cases") or []]
         winner = str(found["number"]) if found.get("status") == "found" else None
@@ -234,9 +225,7 @@ class CaseAnswers(CaseNaming):
         is read as a new question). A reply that names a norm is no description of a case."""
         if named_norms(text) or len(query_terms(text)) < 1:
             return None
-        found = await search_cases(
-            self.registry, text, today=self.today, loose=True, nearest=self.nearest
-        )
+        found = await self._search_described(text)
         if found.get("status") == "found":
             return await self.case_answer(str(found["number"]), aspect, text)
         listed = [str(c["number"]) for c in found.get("cases") or []]

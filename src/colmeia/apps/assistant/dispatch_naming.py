@@ -61,6 +61,21 @@ class CaseNaming:
     today: dt.date | None
     nearest: Nearest | None
 
+    async def _search_described(
+        self, text: str, *, story: bool = False, plural: bool = False
+    ) -> dict[str, Any]:
+        """The registry's search of a case described by words (``loose``, with the case
+        nearest in meaning when the words name none): :func:`search_cases`' reading."""
+        return await search_cases(
+            self.registry,
+            text,
+            today=self.today,
+            loose=True,
+            nearest=self.nearest,
+            plural=plural,
+            story=story,
+        )
+
     async def _registry_names(self, frame: TurnFrame, text: str) -> dict[str, Any] | None:
         """The registry's search of ``text`` — a turn without a number that the classifier
         read as about a case (or a search for one), or a mixed question's case part — when it
@@ -70,12 +85,8 @@ class CaseNaming:
         if not self._may_name(frame) or len(query_terms(text)) < 2:
             return None
         folded = fold(text)
-        found = await search_cases(
-            self.registry,
+        found = await self._search_described(
             text,
-            today=self.today,
-            loose=True,
-            nearest=self.nearest,
             # a story told about "um processo" ("minha vizinha falou que tem um processo aí
             # sobre as obras de contenção…"), or one the classifier read as a question about
             # a case ("queria saber se as contas de 2023 da câmara de tauá já foram
@@ -111,12 +122,8 @@ class CaseNaming:
         lists = not law and frame.read_as in ("case", "find")
         if not (names or lists) or len(query_terms(text)) < 2:
             return None
-        found = await search_cases(
-            self.registry,
+        found = await self._search_described(
             text,
-            today=self.today,
-            loose=True,
-            nearest=self.nearest,
             # read as a question about a case that the words must name, with nothing else
             # asked: a story around it ("sou jornalista… queria saber se as contas de 2023 da
             # prefeitura de patos já foram julgadas") is the one case holding every word of
@@ -177,9 +184,7 @@ class CaseNaming:
         parties in full (two words or more); else ``None``."""
         if len(query_terms(text)) < 2:
             return None
-        found = await search_cases(
-            self.registry, text, today=self.today, loose=True, nearest=self.nearest
-        )
+        found = await self._search_described(text)
         if found.get("status") != "found":
             return None
         return found if await self._named_party(text, [str(found["number"])]) else None

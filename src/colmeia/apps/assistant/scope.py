@@ -76,6 +76,19 @@ _WHY: dict[ScopeKind, str] = {
 }
 
 # Matched on the folded question (lower case, no accents).
+# what a request for someone's data says: the verbs that hand something over, and those
+# together with the ones that ask ("quero", "qual é")
+_HAND_OVER = r"(?:passa|passe|manda|mande|informa|informe|fornece|forneca|libera|libere)"
+_GIVE_ME = (
+    r"(?:passa|passe|manda|mande|informa|informe|fornece|forneca|libera|libere|"
+    r"mostra|mostre|quero|queria|preciso|me\s+da|me\s+de|diz|diga|qual\s+(?:e\s+)?)"
+)
+# a person's home or personal phone (the court's own address and phones are asked freely)
+_HOME_OR_PHONE = (
+    r"(?:endereco\s+(?:residencial|de\s+casa|da\s+casa|particular)|"
+    r"telefone\s+(?:pessoal|celular|particular|de\s+casa))"
+)
+
 _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
     (
         "instructions",
@@ -110,25 +123,19 @@ _RULES: tuple[tuple[ScopeKind, re.Pattern[str]], ...] = (
     (
         # a person's identifying data asked for ("me passa o cpf do prefeito", "libera o cpf
         # dos responsáveis") or a case's secrets: never given, whoever asks. Asking what the
-        # law says of them ("a lgpd protege o cpf?") asks nothing of the kind
+        # law says of them ("a lgpd protege o cpf?") asks nothing of the kind. A home or a
+        # personal phone may come a few words before or after the request ("me passa o
+        # telefone e o endereço de casa desse wanderley", "e o endereço de casa dele, me passa
+        # aí"), not the court's; what the law says "sobre" them is a question
         "personal_data",
-        # — a home or a personal phone may come a few words after the request ("me passa o
-        # telefone e o endereço de casa desse wanderley"), not the court's; what the law says
-        # "sobre" them is a question
         re.compile(
-            r"\b(?:passa|passe|manda|mande|informa|informe|fornece|forneca|libera|libere|"
-            r"mostra|mostre|quero|queria|preciso|me\s+da|me\s+de|diz|diga|qual\s+(?:e\s+)?)"
-            r"\w*\s+(?:me\s+)?(?:(?:o|os|a|as|do|dos|da|das)\s+)?(?:acesso\s+(?:a|aos|as)\s+)?"
+            rf"\b{_GIVE_ME}\w*\s+(?:me\s+)?(?:(?:o|os|a|as|do|dos|da|das)\s+)?"
+            r"(?:acesso\s+(?:a|aos|as)\s+)?"
             r"(?:(?:cpfs?|rgs?|dados\s+(?:pessoais|sigilosos)|endereco\s+residencial|"
             r"telefone\s+(?:pessoal|celular))\b|"
             r"(?:(?!sobre\b)[\w,]+\s+){0,5}?(?:(?:o|os|a|as|do|dos|da|das)\s+)?"
-            r"(?:endereco\s+(?:residencial|de\s+casa|da\s+casa|particular)|"
-            r"telefone\s+(?:pessoal|celular|particular|de\s+casa)|"
-            r"celular\s+(?:dele|dela|d[oa]\s+\w+))\b)"
-            # or asked for after them: "e o endereço de casa dele, me passa aí"
-            r"|\b(?:endereco\s+(?:residencial|de\s+casa|da\s+casa|particular)|"
-            r"telefone\s+(?:pessoal|celular|particular|de\s+casa))\b(?:[\w,]+\s+|\W+){0,6}?"
-            r"(?:me\s+)?(?:passa|passe|manda|mande|informa|informe|fornece|forneca|libera|libere)\b"
+            rf"(?:{_HOME_OR_PHONE}|celular\s+(?:dele|dela|d[oa]\s+\w+))\b)"
+            rf"|\b{_HOME_OR_PHONE}\b(?:[\w,]+\s+|\W+){{0,6}}?(?:me\s+)?{_HAND_OVER}\b"
         ),
     ),
     (
