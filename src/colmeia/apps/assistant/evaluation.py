@@ -408,6 +408,7 @@ FOLDER_SETS = {
     "independent16": "independent16",
     "independent17": "independent17",
     "independent18": "independent18",
+    "independent19": "independent19",
     "independent20": "independent20",
 }
 
