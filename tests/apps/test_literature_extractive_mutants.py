@@ -36,6 +36,12 @@ def test_the_title_line_is_left_out_whatever_its_case_accents_and_final_stop() -
     ]
 
 
+def test_a_title_line_printed_with_a_spaced_final_stop_is_left_out() -> None:
+    # Text taken from a PDF often has a space before the punctuation.
+    text = "Vozes docentes .\nA escola ouviu docentes."
+    assert body_sentences(text, "Vozes docentes") == ["A escola ouviu docentes."]
+
+
 def test_a_title_without_accents_is_left_out_too() -> None:
     text = "Vozes docentes\nA escola ouviu docentes."
     assert body_sentences(text, "Vozes docentes") == ["A escola ouviu docentes."]
@@ -219,11 +225,29 @@ def test_the_summary_holds_whole_sentences_up_to_two_hundred_words() -> None:
 
 def test_the_objectives_and_conclusions_hold_up_to_a_hundred_words() -> None:
     obj = [_words(50, "visa"), _words(50, "analisa"), _words(3, "busca")]
-    con = [_words(50, "mostra"), _words(51, "indica")]
+    con = [_words(50, "mostra"), _words(50, "indica"), _words(3, "revela")]
     text = " ".join(obj + con)
     _, objectives, conclusions, _, _ = extractive_fields(QUESTION, "", [Passage("P1", "a", text)])
     assert objectives.text == f"{obj[0]} {obj[1]}"
+    assert conclusions.text == f"{con[0]} {con[1]}"
+    # 50 + 51 words pass the budget: the second sentence is left out.
+    obj[1], con[1] = _words(51, "analisa"), _words(51, "indica")
+    text = " ".join(obj + con)
+    _, objectives, conclusions, _, _ = extractive_fields(QUESTION, "", [Passage("P1", "a", text)])
+    assert objectives.text == obj[0]
     assert conclusions.text == con[0]
+
+
+def test_the_objectives_come_from_their_own_section_first() -> None:
+    passages = [
+        Passage("P1", "a", "O capítulo analisa a rede.", "9", "introdução"),
+        Passage("P2", "b", "O objetivo é ouvir docentes.", "14", "objetivos"),
+        Passage("P3", "c", "Os dados mostram atraso.", "30", "resultados"),
+        Passage("P4", "d", "As entrevistas indicam falta de apoio.", "20", "conclusões"),
+    ]
+    _, objectives, conclusions, _, _ = extractive_fields(QUESTION, "", passages)
+    assert objectives.passages == ["P2"]
+    assert conclusions.passages == ["P4"]
 
 
 def test_a_first_sentence_longer_than_the_budget_is_cut_at_the_budget() -> None:
