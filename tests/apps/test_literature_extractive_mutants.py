@@ -332,9 +332,9 @@ def test_why_says_how_much_of_the_question_was_found_where_and_what_is_missing()
     assert why == (
         "100% das palavras da pergunta aparecem nos trechos P2 (relevância estimada sem modelo)."
     )
-    *_, level, why = extractive_fields("merenda", "", passages)
+    *_, level, why = extractive_fields("merenda na cantina", "", passages)
     assert level == "nenhuma"
     assert why == (
-        "0% das palavras da pergunta aparecem nos trechos —; ausentes: merenda "
+        "0% das palavras da pergunta aparecem nos trechos —; ausentes: merenda, cantina "
         "(relevância estimada sem modelo)."
     )
