@@ -94,6 +94,13 @@ def test_the_answer_puts_each_claims_citations_after_it() -> None:
     assert data["seconds"] == 0.123
 
 
+def test_an_author_whose_name_starts_like_a_bracket_letter_is_cited_whole() -> None:
+    result = Synthesis(
+        "p", [Claim("A rede cresceu.", ["S1"])], [_source(authors=("Xavier, Ana",))], "x"
+    )
+    assert result.text() == "A rede cresceu. (XAVIER, 2017, resumo)"
+
+
 def test_an_answer_without_claims_says_nothing_relevant() -> None:
     empty = Synthesis("pergunta", [], [_source()], "extractive")
     assert empty.text() == NOTHING_RELEVANT
@@ -150,7 +157,7 @@ def test_a_claim_is_a_whole_sentence_of_five_words_or_more(tmp_path: Path) -> No
             "Obra B",
             "Brito, Ana",
             "2021",
-            "A merenda escolar melhora tudo. Merenda escolar e frequência",
+            "A merenda escolar melhora tudo. Merenda escolar e frequência no século XX",
         ),
     ]
     with _store(tmp_path, rows) as store:
@@ -243,6 +250,7 @@ def test_a_question_no_work_holds_finds_no_passage_and_says_so(tmp_path: Path) -
         result = _ask(store, "tarifas de saneamento", works=1)
         assert result.nothing_relevant
         assert (result.claims, result.sources, result.mode) == ([], [], "extractive")
+        assert (result.question, result.removed) == ("tarifas de saneamento", [])
         assert result.text() == NOTHING_RELEVANT
 
 
@@ -252,14 +260,20 @@ def test_an_unknown_collection_is_named_with_how_to_import_it(tmp_path: Path) ->
         with pytest.raises(ConfigurationError) as err:
             asyncio.run(ask_collection(store, "nada", "merenda"))
         assert "no collection named 'nada' in " in str(err.value)
-        assert "`colmeia review import FILE --collection NAME`" in str(err.value)
+        assert str(err.value).endswith(
+            "import the works first (`colmeia review import FILE --collection NAME`)"
+        )
 
 
 def test_asking_to_expand_without_a_model_answers_offline(tmp_path: Path) -> None:
     rows = [("Obra A", "Alves, Ana", "2019", "A merenda escolar melhora a frequência no campo.")]
     with _store(tmp_path, rows) as store:
         result = _ask(store, "merenda escolar", works=1, expand=True)
-        assert result.mode == "extractive"
+        assert (result.mode, result.question, result.removed) == (
+            "extractive",
+            "merenda escolar",
+            [],
+        )
         assert [c.text for c in result.claims] == [
             "A merenda escolar melhora a frequência no campo."
         ]
@@ -309,6 +323,9 @@ def theses(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
 
 def test_passages_of_the_full_text_cite_their_printed_page(theses: Store) -> None:
     result = asyncio.run(ask_collection(theses, "t", "gênero sexualidade escola", works=2))
+    # Each work is cited once, from the best sentence of its two passages.
+    cited = [result.sources[int(c.sources[0][1:]) - 1].doc_id for c in result.claims]
+    assert len(cited) == 2 and len(set(cited)) == 2
     assert len(result.sources) == 4  # two passages a work by default
     assert [s.id for s in result.sources] == ["S1", "S2", "S3", "S4"]
     for s in result.sources:
@@ -470,3 +487,182 @@ def test_a_failing_model_gives_the_offline_answer_and_says_why(
         (why,) = result.removed
         assert why.startswith("the model failed (") and why.endswith("); extractive answer")
         assert "400" in why
+
+
+def test_a_failing_model_on_a_question_no_work_answers_says_nothing_relevant(
+    tmp_path: Path, sim_server: Any
+) -> None:
+    srv = sim_server(SimulatedModel(script=[Reply.http_error(400, "modelo indisponível")] * 5))
+    with _store(tmp_path, ROWS) as store:
+        model = OpenAIChatModel(base_url=srv.base_url, model="sim", max_repairs=1)
+
+        async def go() -> Synthesis:
+            try:
+                # One word of five in the works: under the bar.
+                return await ask_collection(store, "col", "inclusão de surdos libras intérprete")
+            finally:
+                await model.aclose()
+
+        result = asyncio.run(go())
+        assert result.mode == "extractive"
+        assert result.nothing_relevant
+        assert result.claims == []
+
+
+def test_the_model_is_sent_the_answers_schema_with_what_each_field_means(
+    tmp_path: Path, sim_server: Any
+) -> None:
+    _, bodies = _with_model(tmp_path, sim_server, {"claims": []})
+    sent = json.dumps(bodies[0]["response_format"], ensure_ascii=False)
+    for said in (
+        '"title": "Synthesis"',
+        '"title": "SynthesisClaim"',
+        '"description": "The answer, one claim at a time."',
+        '"description": "One statement, in the language of the question."',
+        '"description": "Ids of the passages it rests on."',
+        '"description": "True when no passage answers the question."',
+    ):
+        assert said in sent, said
+    schema = bodies[0]["response_format"]["json_schema"]["schema"]
+    # "nothing_relevant" may be left out: it is false unless the model says so.
+    assert schema["required"] == ["claims"]
+    assert schema["properties"]["nothing_relevant"]["default"] is False
+
+
+def test_a_model_that_gives_no_claim_without_saying_nothing_is_relevant_is_not_put_in_its_mouth(
+    tmp_path: Path, sim_server: Any
+) -> None:
+    result, _ = _with_model(tmp_path, sim_server, {"claims": [], "nothing_relevant": False})
+    assert result.claims == []
+    assert result.nothing_relevant is False  # the model did not say so
+    assert result.text() == NOTHING_RELEVANT  # but there is nothing to answer with
+
+
+def test_a_citation_holding_three_tenths_of_the_claims_words_stands_and_less_does_not(
+    tmp_path: Path, sim_server: Any
+) -> None:
+    # Ten content words, three of them (professores, relatam, falta) in the passage.
+    holds = (
+        "Professores relatam falta de apoio, tempo, salário, verba, material, escuta e "
+        "reconhecimento."
+    )
+    # Eleven content words, the same three in the passage; longer than 80 characters.
+    short_of = (
+        "Professores relatam falta de apoio, tempo, salário, verba, material, escuta, "
+        "reconhecimento e carreira."
+    )
+
+    def answer(req: SimRequest) -> dict[str, Any]:
+        s = _id_of(req, "Docentes e inclusão")
+        return {"claims": [{"text": holds, "sources": [s]}, {"text": short_of, "sources": [s]}]}
+
+    result, _ = _with_model(tmp_path, sim_server, answer)
+    assert [c.text for c in result.claims] == [holds]
+    assert result.removed == [
+        f"S1: does not support «{short_of[:80]}»",
+        f"claim without a passage that supports it: «{short_of[:80]}»",
+    ]
+
+
+def test_with_an_embedder_the_question_is_searched_by_its_meaning_too(
+    tmp_path: Path, sim_server: Any
+) -> None:
+    from colmeia.rag.index.embedders import HTTPEmbedder
+
+    srv = sim_server(SimulatedModel())
+    (tmp_path / "c.csv").write_text(
+        HEADER + "\n".join(",".join(f'"{x}"' for x in row) for row in ROWS) + "\n",
+        encoding="utf-8",
+    )
+    store = open_store(f"sqlite:///{tmp_path / 's.db'}", cache_dir=tmp_path / "cache")
+    try:
+        with HTTPEmbedder(srv.base_url, "sim") as emb:
+            import_library(store, "col", [tmp_path / "c.csv"], embedder=emb)
+            srv.sim.reset_stats()
+            result = asyncio.run(ask_collection(store, "col", QUESTION, embedder=emb))
+            assert srv.sim.stats()["embedding_inputs"] >= 1  # the question, embedded
+        assert [c.text for c in result.claims] == [
+            "Os professores relatam falta de formação continuada para a inclusão escolar."
+        ]
+    finally:
+        store.close()
+
+
+def test_the_five_best_works_are_read_by_default_and_fewer_when_asked(tmp_path: Path) -> None:
+    rows = [
+        (
+            f"Merenda {i}",
+            f"Autor{chr(97 + i)}, Ana",
+            str(2000 + i),
+            f"A merenda escolar número {i} chega cedo.",
+        )
+        for i in range(7)
+    ]
+    with _store(tmp_path, rows) as store:
+        assert len({s.doc_id for s in _ask(store, "merenda escolar").sources}) == 5
+        assert len({s.doc_id for s in _ask(store, "merenda escolar", works=2).sources}) == 2
+
+
+def test_a_work_without_a_sentence_to_cite_does_not_stop_the_next_one(tmp_path: Path) -> None:
+    rows = [
+        # Found first (its title holds the question), but only short or cut sentences.
+        ("Merenda escolar", "Alves, Ana", "2019", "Merenda escolar boa. Merenda escolar e campo"),
+        ("Obra B", "Brito, Ana", "2021", "A merenda escolar reduz a fome na escola."),
+    ]
+    with _store(tmp_path, rows) as store:
+        result = _ask(store, "merenda escolar", works=2)
+        assert [c.text for c in result.claims] == ["A merenda escolar reduz a fome na escola."]
+
+
+def test_with_expand_the_models_rewritings_find_the_works_the_question_misses(
+    theses: Store, sim_server: Any
+) -> None:
+    asked: list[str] = []
+
+    def respond(req: SimRequest) -> str:
+        prompt = json.dumps(req.body, ensure_ascii=False)
+        if "Reescreva a pergunta" in prompt:
+            asked.append(req.body["messages"][-1]["content"])
+            return json.dumps({"queries": ["gênero e sexualidade no cotidiano escolar"]})
+        return json.dumps(
+            {"claims": [{"text": "Gênero e sexualidade na escola.", "sources": ["S1"]}]}
+        )
+
+    srv = sim_server(SimulatedModel(responder=respond))
+    question = "xilogravura barroca mineira"  # no word of any work
+    assert asyncio.run(ask_collection(theses, "t", question)).sources == []
+
+    async def go() -> Synthesis:
+        model = OpenAIChatModel(base_url=srv.base_url, model="sim", max_repairs=1)
+        try:
+            return await ask_collection(theses, "t", question, model=model, works=2, expand=True)
+        finally:
+            await model.aclose()
+
+    result = asyncio.run(go())
+    assert asked == [question]
+    assert len({s.doc_id for s in result.sources}) == 2
+    assert len(result.sources) == 4  # two passages a work, as without expansion
+    assert [c.text for c in result.claims] == ["Gênero e sexualidade na escola."]
+
+
+def test_a_passage_of_a_pdfs_first_page_is_cited_by_its_printed_page() -> None:
+    from colmeia.apps.literature.synthesis import _sources
+    from colmeia.rag.retrieve import Citation, Hit
+    from colmeia.store.base import StoredDocument
+
+    doc = StoredDocument("d1", "h", "Artigo", year=2020, metadata={"authors": ["Lima, Rui"]})
+
+    def hit(page: int, label: str = "", end: int = 0) -> Hit:
+        where = Citation("Artigo", page, "", page_end=end, page_label=label)
+        return Hit(chunk_id=f"d1#{page}", doc_id="d1", score=1.0, text="x", citation=where)
+
+    # An article whose first PDF page is printed 233, a passage over its first two pages, and
+    # the catalogue record (no page).
+    sources = _sources([(doc, [hit(1, "233"), hit(1, end=2), hit(0)])], per_work=3)
+    assert [s.label() for s in sources] == [
+        "(LIMA, 2020, p. 233)",
+        "(LIMA, 2020, p. 1-2)",
+        "(LIMA, 2020, resumo)",
+    ]
+    assert len(_sources([(doc, [hit(1, "233"), hit(0)])], per_work=1)) == 1

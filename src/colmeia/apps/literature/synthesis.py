@@ -128,12 +128,6 @@ class Synthesis:
         }
 
 
-def _sentences(text: str, title: str = "") -> list[str]:
-    """The passage's sentences, its title, headings and keywords line left out (a record
-    passage is "title / RESUMO / abstract / Palavras-chave: …", one item a line)."""
-    return body_sentences(text, title)
-
-
 def _disambiguate(sources: Sequence[Source]) -> None:
     """Letters for the works of one author and year (ABNT: "SILVA, 2019a"), in the order of
     their titles; a work keeps one letter across its passages."""
@@ -192,8 +186,11 @@ def _extractive(question: str, sources: Sequence[Source]) -> tuple[list[Claim], 
         scored = [
             (_coverage(terms, sentence, analyzer), -n, sentence, x.id)
             for x in candidates
-            for n, sentence in enumerate(_sentences(x.text, x.title))
-            if len(sentence.split()) >= 5 and sentence.rstrip()[-1:] in ".!?…"
+            # body_sentences leaves out the title, headings and keywords line (a record passage
+            # is "title / RESUMO / abstract / Palavras-chave: …", one item a line), and strips
+            # each sentence.
+            for n, sentence in enumerate(body_sentences(x.text, x.title))
+            if len(sentence.split()) >= 5 and sentence[-1:] in ".!?…"
         ]
         seen.add(s.doc_id)
         if not scored:
@@ -251,17 +248,15 @@ async def _with_model(
     by_id = {s.id: s for s in sources}
     claims: list[Claim] = []
     removed: list[str] = []
-    for c in data.get("claims", []):
-        text = " ".join(str(c.get("text", "")).split())
+    # The schema requires every claim with its text and sources, each source an id given.
+    for c in data["claims"]:
+        text = " ".join(str(c["text"]).split())
         if not text:
             continue
         words = set(analyzer.tokens(text))
         kept = []
-        for sid in dict.fromkeys(str(x) for x in c.get("sources", [])):
-            src = by_id.get(sid)
-            if src is None:
-                removed.append(f"{sid}: not a passage given")
-            elif words and _coverage(words, src.text, analyzer) < MIN_SUPPORT:
+        for sid in dict.fromkeys(str(x) for x in c["sources"]):
+            if words and _coverage(words, by_id[sid].text, analyzer) < MIN_SUPPORT:
                 removed.append(f"{sid}: does not support «{text[:80]}»")
             else:
                 kept.append(sid)
@@ -293,7 +288,7 @@ async def ask_collection(
             f"no collection named {collection!r} in {store.url}; import the works first "
             "(`colmeia review import FILE --collection NAME`)"
         )
-    retriever = Retriever(store, collection, embedder=embedder, per_document=per_work)
+    retriever = Retriever(store, collection, embedder=embedder)  # per_work given to each search
     if expand and model is not None:
         # The model's rewritings find works whose abstracts use other words (see expansion).
         queries = await expand_query(model, question)
@@ -323,11 +318,13 @@ async def ask_collection(
             removed.append(f"the model failed ({exc}); extractive answer")
     # Offline the bar is the question's words; a model that read the passages may find an
     # answer a lexical bar misses (a paraphrase, another language), so its word counts there.
+    # (Whenever nothing is relevant there are no claims: no sentence covers more of the
+    # question than its passage, and a model's "nothing relevant" stands only without claims.)
     if model is None and covered < MIN_COVERAGE:
         nothing = True
     return Synthesis(
         question,
-        [] if nothing else claims,
+        claims,
         sources,
         mode,
         nothing,
