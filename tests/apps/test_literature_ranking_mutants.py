@@ -187,6 +187,42 @@ def test_the_question_said_as_a_phrase_prefers_the_work_that_says_it_so() -> Non
     assert rerank_works("formação continuada", docs, None, [1.0, 1.0]) == [1, 0]
 
 
+def test_a_record_without_an_abstract_is_weighed_by_its_title_alone() -> None:
+    docs = [_doc("d1", "Merenda escolar"), _doc("d2", "Merenda escolar", "")]
+    # The same words: a tie, kept in the search's order.
+    assert rerank_works("merenda escolar", docs, None, [1.0, 1.0]) == [0, 1]
+
+
+_FILLER = [f"palavra{i}" for i in range(80)]
+
+
+def _abstract(said: str, times: int, filler: int) -> StoredDocument:
+    return _doc(
+        said + str(times) + str(filler), "Estudo", " ".join([said] * times + _FILLER[:filler]) + "."
+    )
+
+
+def test_the_phrase_counts_a_little_beside_the_words() -> None:
+    docs = [
+        # A short abstract with both words twice, apart.
+        _abstract("formação de docentes e continuada", 2, 3),
+        # A long one with the phrase once.
+        _abstract("formação continuada", 1, 80),
+        # A long one with both words twice, apart.
+        _abstract("formação de docentes e continuada", 2, 80),
+    ]
+    assert rerank_works("formação continuada", docs) == [0, 1, 2]
+
+
+def test_a_longer_abstract_saying_the_same_ranks_below_a_shorter_one() -> None:
+    docs = [
+        _abstract("formação de docentes e continuada", 1, 10),
+        _abstract("formação continuada", 3, 80),
+        _abstract("formação continuada", 3, 30),
+    ]
+    assert rerank_works("formação continuada", docs) == [0, 2, 1]
+
+
 def test_the_search_and_the_words_weigh_the_same() -> None:
     docs = [
         _doc("d1", "Estudo de caso", "A escola rural do campo."),
