@@ -152,11 +152,12 @@ def _coverage(terms: set[str], text: str, analyzer: Analyzer) -> float:
     return len(terms & set(analyzer.tokens(text))) / len(terms) if terms else 0.0
 
 
-def _sources(groups: Sequence[tuple[StoredDocument, Sequence[Hit]]], per_work: int) -> list[Source]:
+def _sources(groups: Sequence[tuple[StoredDocument, Sequence[Hit]]]) -> list[Source]:
+    """The passages found, numbered S1…Sn (the search gave each work at most ``per_work``)."""
     out: list[Source] = []
     for doc, hits in groups:
         authors = [str(a) for a in doc.metadata.get("authors") or []]
-        for h in hits[:per_work]:
+        for h in hits:
             out.append(
                 Source(
                     f"S{len(out) + 1}",
@@ -297,7 +298,7 @@ async def ask_collection(
         groups = retriever.search_documents(question, works, per_document=per_work)
     docs = {d.doc_id: d for d in store.documents(collection)}
     found = [(docs[g.doc_id], g.hits) for g in groups if g.doc_id in docs]
-    sources = _sources(found, per_work)
+    sources = _sources(found)
     _disambiguate(sources)
     if not sources:
         return Synthesis(question, [], [], "extractive", True)
