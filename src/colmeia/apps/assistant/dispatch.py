@@ -49,6 +49,7 @@ from colmeia.apps.assistant.dispatch_readings import (
     _part_asked,
     _pick,
     _year_said,
+    tells_time_stood,
 )
 from colmeia.apps.assistant.frame import (
     CONFIDENT,
@@ -233,8 +234,16 @@ class Dispatcher(MixedAnswers):
             # law's, naming no norm, its words name an event of the thread's case — the
             # registry's row answers it
             frame.intent = "case"
-        if frame.intent == "find" and len(cases) > 1 and not frame.cases and frame.thread is None:
+        if frame.intent == "law" and cases and not frame.cases and tells_time_stood(text):
+            # "pera, tá no ministério público desde julho?? isso não tem prazo? a lei deixa o
+            # parecer ficar parado assim?" in a thread about a case: the law is asked of the
+            # thread's case's delay — its situation (where, since when) beside the law
+            frame.intent, frame.case_part, frame.law_part = "mixed", text, text
+            frame.aspect = "status"
+        picks = len(cases) > 1 or (frame.elliptic and bool(cases))
+        if frame.intent == "find" and picks and not frame.cases and frame.thread is None:
             # "e aquele da merenda?": a description of one of the thread's cases picks it
+            # ("o das contas" after one case's card, the one of the accounts: that case)
             picked = await self._among(text, cases, unless_elsewhere=True)
             if picked is not None:
                 return await self.case_answer(picked, frame.aspect, text)

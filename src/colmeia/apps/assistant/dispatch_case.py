@@ -28,10 +28,14 @@ ASK_CASE = (
     "ou do expediente (EXP-AAAA-XXXXX)."
 )
 _ASPECT_PT = {"judgement": "julgamento", "archive": "arquivamento"}
-# cases asked for, in the plural: "quais processos vocês têm sobre…", "tem processos contra…"
+# cases asked for, in the plural: "quais processos vocês têm sobre…", "tem processos contra…",
+# "quero ver os processos da conselheira…"
 _ASKS_CASES = re.compile(
     r"\b(?:quais|que|quantos)\s+(?:processos|casos)\b|\b(?:tem|ha|existem)\s+(?:uns\s+)?"
-    r"(?:processos|casos)\b|\b(?:processos|casos)\s+(?:sobre|contra|envolvendo)\b"
+    r"(?:processos|casos)\b|\b(?:processos|casos)\s+(?:sobre|contra|envolvendo)\b|"
+    r"\b(?:os|dos|nos|uns)\s+(?:processos|casos)\s+d[aeo]s?\b|"
+    # "tem algum processo contra o prefeito…?": whether there is any, so all of them
+    r"\b(?:tem|ha|existe)\s+(?:algum|alguns)\s+(?:processo|caso)s?\s+(?:contra|envolvendo|sobre|d[aeo]s?)\b"
 )
 # aspects answered by one field of the record (who relates it, who the parties are): the words
 # asked are the field's, not an event's ("quem é o relator?" names no "Concluso ao relator").

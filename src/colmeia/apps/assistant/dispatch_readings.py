@@ -52,6 +52,22 @@ _NAMES_A_PART = re.compile(
 _ARTICLE_TYPED = re.compile(r"\bart(?:igo)?\.?\s*\d|\b(?:o|no|do)\s+\d{1,3}(?!\d)")
 
 
+# how long a case has stood where it is, told beside a question of law ("tá no ministério
+# público desde julho?? a lei deixa o parecer ficar parado assim?", "faz mais de um ano… vcs não
+# tinham prazo pra decidir?"): whether the law allows it is asked of that case's situation
+_TIME_STOOD = re.compile(
+    # told, not supposed: "tá demorando", "demorou", not "e se demorarem pra decidir?"
+    r"\b(?:parad[oa]s?|demora|demorando|demorou|engavetad[oa]s?|atrasad[oa]s?|esperando|desde|"
+    r"(?:faz|ha)\s+(?:mais\s+de\s+|quase\s+|uns\s+|umas\s+)?(?:um|uma|dois|duas|tres|\d+)\s+"
+    r"(?:anos?|mes|meses|semanas?|dias))\b"
+)
+
+
+def tells_time_stood(text: str) -> bool:
+    """Whether ``text`` tells how long a case has stood still (see :data:`_TIME_STOOD`)."""
+    return _TIME_STOOD.search(fold(text)) is not None
+
+
 # a case named with the definite article ("o processo", "esse caso") and no restriction after
 # it (not "o processo da merenda", "o processo que fala de…", "o processo contra a prefeitura")
 _DEFINITE = re.compile(

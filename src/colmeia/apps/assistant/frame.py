@@ -134,6 +134,9 @@ class TurnFrame:
     read_as: str = ""
     # how much of the classifier's reading is about a case (a case or a search for one)
     case_chance: float = 0.0
+    # "o da merenda": a case named by what it is about, the noun left out — one of the
+    # thread's cases when one holds those words, else the registry's
+    elliptic: bool = False
 
     @property
     def has_case(self) -> bool:
@@ -179,6 +182,13 @@ _THREAD = (
     ),
 )
 _OF_YEAR = re.compile(r"\b(?:o|aquele|e)\s+(?:do\s+ano\s+|de\s+|do\s+)((?:19|20)\d{2})\b")
+# a turn that opens with "o" standing for the case a noun would name ("o [processo] da merenda",
+# "e o dos temporários da saúde, tá onde?", "é o das diárias"): a case described, whose words the
+# registry reads — not a year of the thread's cases ("o de 2023", read above)
+_ELLIPTIC_CASE = re.compile(
+    r"^\W*(?:(?:e|mas|entao|ah|ok|certo|sim|nao)\W+)?(?:o|aquele)\s+d[aeo]s?\s+"
+    r"(?!(?:19|20)\d{2}\b)[a-z]"
+)
 
 
 # the words that point at a thread's case, and the real words one slip away from them that
@@ -277,6 +287,10 @@ RESTRICTED = re.compile(
     r"\b(?:processo|caso|expediente)\s+(?:d[aeo]s?|sobre|contra|envolvendo)\s+"
     r"(?!(?:meu|minha|meus|minhas|nosso|nossa|nossos|nossas)\b)[a-z]{3,}"
 )
+
+
+def _case_mass(predicted: Prediction) -> float:
+    return predicted.intents.get("case", 0.0) + predicted.intents.get("find", 0.0)
 
 
 def _law_mass(predicted: Prediction) -> float:
@@ -414,7 +428,9 @@ def _questions_apart(text: str) -> tuple[str, str] | None:
     law: list[str] = []
     for question in questions:
         read = classifier().predict(question)
-        if read.intent in ("case", "find") and read.confidence >= QUESTION_SURE:
+        if read.intent in ("case", "find") and _case_mass(read) >= QUESTION_SURE:
+            # torn between a case asked of and one looked for ("e o processo de contas de 2023
+            # da prefeitura tá onde hoje?": 0.48 and 0.45), it is a question about a case
             case.append(question)
         elif (
             len(question.split()) >= _LAW_PART_WORDS
@@ -559,6 +575,17 @@ def read_frame(
         pointed = _questions_apart(text)
         intent = "mixed" if pointed is not None else intent
     norms = named_norms(text)
+    elliptic = (
+        not refs
+        and thread is None
+        and not norms
+        and not _LAW_CUE.search(text)
+        and _ELLIPTIC_CASE.match(_fold(text)) is not None
+    )
+    if elliptic and intent != "mixed":
+        # "o da merenda" as a message of its own, whatever the classifier made of its few
+        # words (out of scope, a law): the person names a case by what it is about
+        intent = "find"
     if intent == "institutional" and norms:
         # the court's file tells its hours and contacts, not what a norm says: "o que a
         # constituição diz sobre o tribunal de contas…" asks the Constitution
@@ -574,7 +601,7 @@ def read_frame(
     )
     frame.institutions = [i.name for i in named_institutions(text)]
     frame.read_as = predicted.intent
-    frame.case_chance = predicted.intents.get("case", 0.0) + predicted.intents.get("find", 0.0)
+    frame.case_chance = _case_mass(predicted)
     if intent == "mixed":
         frame.case_part, frame.law_part = pointed or split_parts(text, refs)
         raw = frame.law_part if frame.law_part != text else _without_refs(text, refs)
@@ -587,13 +614,15 @@ def read_frame(
             frame.intent = "case"
             frame.case_part = frame.law_part = ""
     frame.case_worded = bool(
-        _CASE_WORDS.search(_fold(text))
+        elliptic
+        or _CASE_WORDS.search(_fold(text))
         or _typed_case_word(text)
         # what the classifier learnt is a case question is one, with or without these words
         # ("e ta com quem agora?" as a first message asks which case, not the laws)
         # — unless it names a norm: "a 8.429 pune quem?" asks the law, not which case
         or (intent == "case" and predicted.confidence >= CONFIDENT and not frame.norms)
     )
+    frame.elliptic = elliptic
     frame.about_a_case = bool(refs or thread or frame.case_worded)
     frame.names_a_law = bool(frame.norms or _LAW_CUE.search(text))
     frame.continues = continues_thread(text)
