@@ -300,12 +300,21 @@ class Dispatcher(MixedAnswers):
             # construtora devolveu o dinheiro?": a party of the thread's case asked about
             return await self.case_answer(party_of, frame.aspect, text)
         if (
-            frame.intent in ("institutional", "scope", "greeting")
+            (
+                frame.intent in ("institutional", "scope", "greeting")
+                # an unsure law reading of a first question (no case in the thread yet): "oi,
+                # sou servidor da controladoria de jataí. queria saber das contas de governo de
+                # 2023 do prefeito lindomar, em q fase tá no tribunal?" names one case clearly
+                or (frame.intent == "law" and not cases)
+            )
             and frame.confidence < CONFIDENT
             and not frame.cases
             and not frame.names_a_law
             and not _HOW_TO.search(fold(text))  # "como faço pra denunciar…": a procedure
             and (named := await self._described_strongly(frame, text))
+            # a question of law shares words with every case ("sou controlador de uma
+            # prefeitura… se eu der um parecer técnico…"): it names a case by what is its own
+            and (frame.intent != "law" or self._names_its_own(text, named))
         ):
             # "sou de serra talhada e ano retrasado eu fiz uma denúncia… sobre a merenda das
             # escolas daqui… queria saber se andou alguma coisa": read unsure as about the

@@ -31,6 +31,11 @@ _BODY_WORDS = frozenset(
     ["prefeitura", "camara", "municipio", "estado", "secretaria", "governo", "fundo",
      "fundacao", "instituto", "tribunal", "ministerio", "assembleia", "uniao", "autarquia"]
 )  # fmt: skip
+# words of a body's or a company's name that name no one in particular
+_NAME_FILLER = frozenset(
+    ["municipal", "estadual", "federal", "publico", "publica", "servicos", "ltda", "comercio",
+     "administracao", "saude", "educacao", "obras", "social", "geral", "nacional"]
+)  # fmt: skip
 # the words people use for the part a party plays in a case, by the registry's role (folded)
 _ROLE_WORDS: dict[str, frozenset[str]] = {
     "responsavel": frozenset(["responsavel", "responsaveis"]),
@@ -178,6 +183,22 @@ class CaseNaming:
         return (
             {**found, "typed": text, "searched": text} if found.get("status") == "found" else None
         )
+
+    @staticmethod
+    def _names_its_own(text: str, found: dict[str, Any]) -> bool:
+        """Whether ``text`` names what is the found case's own — the town of its audited body
+        ("jataí"), or a party by two words of the name — not only words every case of a court
+        shares ("prefeitura", "parecer", "técnico") or one word a company's name happens to hold
+        ("aqui do sertão" and Construtora Sertão Vivo)."""
+        said = set(re.findall(r"[a-z0-9]+", fold(text)))
+
+        def own(name: str) -> set[str]:
+            words = re.findall(r"[a-z0-9]+", fold(name))
+            return {w for w in words if len(w) >= 4 and w not in _BODY_WORDS | _NAME_FILLER}
+
+        body = str((found.get("record") or {}).get("audited_body") or "")
+        parties = [str(p.get("name", "")) for p in found.get("parties") or []]
+        return bool(said & own(body)) or any(len(said & own(p)) >= 2 for p in parties)
 
     async def _party_named(self, text: str) -> dict[str, Any] | None:
         """The registry's one clear case for ``text`` when ``text`` also names one of its

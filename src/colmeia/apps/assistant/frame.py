@@ -253,7 +253,8 @@ def _typed_case_word(text: str) -> bool:
 # where the law part of a mixed question starts
 _LAW_CUE = re.compile(
     # each name a whole word: "leitão", "leilão", "normal" and "laico" name no law
-    r"\b(?:a|o|na|pela|segundo)?\s*(?:(?:leis?|lc|decretos?|c[oó]digos?|lgpd|lai|cdc|normas?)\b|"
+    r"\b(?:a|o|na|pela|segundo)?\s*(?:(?:leis?|lc|decretos?|c[oó]digos?|lgpd|lai|cdc|normas?|"
+    r"dispositivos?)\b|"
     r"constitui\w+|art(?:igo)?s?\b\.?|legisla\w+)|\b(?:a|da|na|pela)\s+\d{1,2}\.?\d{3}\b",
     re.IGNORECASE,
 )

@@ -1,0 +1,89 @@
+"""A first question the classifier reads, unsure, as the law's, whose words name one case of
+the registry clearly (the town, the year, the mayor's name: "queria saber das contas de governo
+de 2023 do prefeito lindomar, em q fase ta no tribunal?"), is that case; a question that asks for
+a legal provision ("qual dispositivo…") stays the law's. The registries are development sets':
+independent17's (Jataí's 2023 accounts, at the MPC), independent7's (a former mayor's cases,
+whose words a question of the LINDB shares) and independent9's (a case whose responsible is
+"Construtora Sertão Vivo")."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from blind_registry_helpers import shown_cases
+
+from colmeia.apps.assistant.registry_io import import_registry
+from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
+from colmeia.apps.assistant.session import Assistant, open_assistant
+from colmeia.store import Store
+
+TODAY = dt.date(2026, 11, 1)
+SETS = Path(__file__).resolve().parents[3] / "src" / "colmeia" / "apps" / "assistant" / "data"
+ACCOUNTS = "TC/005530/2024"
+
+
+async def _bot(store: Store, folder: Path, blind_set: str) -> AsyncIterator[Assistant]:
+    registry = SQLiteCaseRegistry(folder / "registry.db")
+    assert not import_registry(registry, [SETS / blind_set / "registry"]).problems
+    try:
+        async with open_assistant(
+            store=store, model=None, registry=registry, home=folder, today=TODAY
+        ) as assistant:
+            yield assistant
+    finally:
+        registry.close_sync()
+
+
+@pytest.fixture
+async def bot(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
+    async for assistant in _bot(blind_collection, tmp_path, "independent17"):
+        yield assistant
+
+
+@pytest.fixture
+async def sertao(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
+    async for assistant in _bot(blind_collection, tmp_path, "independent9"):
+        yield assistant
+
+
+@pytest.fixture
+async def ceara(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
+    async for assistant in _bot(blind_collection, tmp_path, "independent7"):
+        yield assistant
+
+
+async def test_a_case_told_in_a_first_question_is_found(bot: Assistant) -> None:
+    told = await bot.ask(
+        "a",
+        "oi, sou servidor da controladoria de jatai. queria saber das contas de governo de 2023 "
+        "do prefeito lindomar, em q fase ta no tribunal?",
+    )
+    assert shown_cases(told) == [ACCOUNTS]
+    assert "Aguardando parecer do MPC" in told.answer
+    # and the thread goes on about it
+    assert shown_cases(await bot.ask("a", "ta no mpc desde qnd?")) == [ACCOUNTS]
+
+
+async def test_a_legal_provision_asked_stays_the_law_s(ceara: Assistant) -> None:
+    asked = await ceara.ask(
+        "b",
+        "Prezados, na defesa de um ex-prefeito, qual dispositivo diz que o agente público só "
+        "responde pessoalmente por suas decisões em caso de dolo ou erro grosseiro?",
+    )
+    assert shown_cases(asked) == []
+    assert any(str(c.get("article")) == "28" for c in asked.citations)
+
+
+async def test_words_every_case_shares_name_no_case_in_a_question_of_law(sertao: Assistant) -> None:
+    # "prefeitura", "parecer", "técnico" are every case's words, and "sertão" is one word of a
+    # company's name: the question is the LINDB's, not the case of Construtora Sertão Vivo
+    asked = await sertao.ask(
+        "c",
+        "sou controlador interno de uma prefeitura aqui do sertao. se eu der um parecer tecnico "
+        "e depois o tribunal achar que ta errado, eu respondo pessoalmente com meu cpf?",
+    )
+    assert shown_cases(asked) == []
+    assert "Sertão Vivo" not in asked.answer
