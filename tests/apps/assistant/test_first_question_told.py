@@ -3,8 +3,8 @@ the registry clearly (the town, the year, the mayor's name: "queria saber das co
 de 2023 do prefeito lindomar, em q fase ta no tribunal?"), is that case; a question that asks for
 a legal provision ("qual dispositivo…") stays the law's. The registries are development sets':
 independent17's (Jataí's 2023 accounts, at the MPC), independent7's (a former mayor's cases,
-whose words a question of the LINDB shares) and independent9's (a case whose responsible is
-"Construtora Sertão Vivo")."""
+whose words a question of the LINDB shares), independent9's (a case whose responsible is
+"Construtora Sertão Vivo") and independent19's (a consulta of Açailândia on school transport)."""
 
 from __future__ import annotations
 
@@ -50,6 +50,12 @@ async def sertao(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assis
 
 
 @pytest.fixture
+async def maranhao(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
+    async for assistant in _bot(blind_collection, tmp_path, "independent19"):
+        yield assistant
+
+
+@pytest.fixture
 async def ceara(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
     async for assistant in _bot(blind_collection, tmp_path, "independent7"):
         yield assistant
@@ -87,3 +93,15 @@ async def test_words_every_case_shares_name_no_case_in_a_question_of_law(sertao:
     )
     assert shown_cases(asked) == []
     assert "Sertão Vivo" not in asked.answer
+
+
+async def test_waiting_for_a_case_s_answer_asks_the_case_not_the_law(maranhao: Assistant) -> None:
+    assert shown_cases(await maranhao.ask("e", "como ta o tc 4012/2026?")) == ["TC/004012/2026"]
+    # "esperando" tells a delay, but the message looks for news of the case: its card alone
+    asked = await maranhao.ask(
+        "e",
+        "ok. la na secretaria de educacao ta todo mundo esperando a resposta daquela consulta do "
+        "transporte escolar com dinheiro do fundeb. tem novidade?",
+    )
+    assert shown_cases(asked) == ["TC/004012/2026"]
+    assert asked.citations == []

@@ -234,7 +234,13 @@ class Dispatcher(MixedAnswers):
             # law's, naming no norm, its words name an event of the thread's case — the
             # registry's row answers it
             frame.intent = "case"
-        if frame.intent == "law" and cases and not frame.cases and tells_time_stood(text):
+        if (
+            frame.intent == "law"
+            and frame.read_as in ("law", "mixed")  # the law asked, not a search sent to it
+            and cases
+            and not frame.cases
+            and tells_time_stood(text)
+        ):
             # "pera, tá no ministério público desde julho?? isso não tem prazo? a lei deixa o
             # parecer ficar parado assim?" in a thread about a case: the law is asked of the
             # thread's case's delay — its situation (where, since when) beside the law
