@@ -113,3 +113,23 @@ async def blind_assistant(
 def shown_cases(result: TurnResult) -> list[str]:
     """The cases whose facts a turn shows."""
     return [str(f["number"]) for f in result.facts if f.get("status") == "found"]
+
+
+SETS = Path(__file__).resolve().parents[3] / "src" / "colmeia" / "apps" / "assistant" / "data"
+
+
+@asynccontextmanager
+async def set_assistant(store: Store, folder: Path, blind_set: str) -> AsyncIterator[Assistant]:
+    """The assistant offline on ``store`` and the registry of a blind set that is a
+    development set now (``independent18``…), imported whole into ``folder``."""
+    from colmeia.apps.assistant.registry_io import import_registry
+
+    registry = SQLiteCaseRegistry(folder / "registry.db")
+    assert not import_registry(registry, [SETS / blind_set / "registry"]).problems
+    try:
+        async with open_assistant(
+            store=store, model=None, registry=registry, home=folder, today=AS_OF
+        ) as assistant:
+            yield assistant
+    finally:
+        registry.close_sync()

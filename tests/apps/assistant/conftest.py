@@ -143,3 +143,21 @@ async def blind_bot(blind_collection: Store, tmp_path: Path) -> AsyncIterator[As
 
     async with blind_assistant(blind_collection, tmp_path) as assistant:
         yield assistant
+
+
+@pytest.fixture
+async def on_set(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Callable[[str], Any]]:
+    """``await on_set("independent18")``: the assistant offline on the README's collection and
+    that blind set's registry (a development set now), closed when the test ends."""
+    from blind_registry_helpers import set_assistant
+
+    async with AsyncExitStack() as stack:
+
+        async def make(blind_set: str) -> Assistant:
+            folder = tmp_path / blind_set
+            folder.mkdir()
+            return await stack.enter_async_context(
+                set_assistant(blind_collection, folder, blind_set)
+            )
+
+        yield make

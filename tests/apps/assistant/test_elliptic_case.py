@@ -7,51 +7,22 @@ responsible is Parintins's mayor, his 2022 accounts and a bid)."""
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import AsyncIterator
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 
-import pytest
 from blind_registry_helpers import shown_cases
 
-from colmeia.apps.assistant.registry_io import import_registry
-from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
-from colmeia.apps.assistant.session import Assistant, open_assistant
-from colmeia.store import Store
+from colmeia.apps.assistant.session import Assistant
 
-TODAY = dt.date(2026, 11, 1)
-SETS = Path(__file__).resolve().parents[3] / "src" / "colmeia" / "apps" / "assistant" / "data"
+OnSet = Callable[[str], Awaitable[Assistant]]
+
 MEALS, SEAFRONT = "TC/008842/2023", "TC/002048/2026"
 
 
 ACCOUNTS, BID = "TC/003917/2023", "TC/011482/2024"
 
 
-async def _bot(store: Store, folder: Path, blind_set: str) -> AsyncIterator[Assistant]:
-    registry = SQLiteCaseRegistry(folder / "registry.db")
-    assert not import_registry(registry, [SETS / blind_set / "registry"]).problems
-    try:
-        async with open_assistant(
-            store=store, model=None, registry=registry, home=folder, today=TODAY
-        ) as assistant:
-            yield assistant
-    finally:
-        registry.close_sync()
-
-
-@pytest.fixture
-async def bot(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
-    async for assistant in _bot(blind_collection, tmp_path, "independent18"):
-        yield assistant
-
-
-@pytest.fixture
-async def amazonas(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
-    async for assistant in _bot(blind_collection, tmp_path, "independent12"):
-        yield assistant
-
-
-async def test_the_one_about_something_names_that_case_not_the_thread_s(bot: Assistant) -> None:
+async def test_the_one_about_something_names_that_case_not_the_thread_s(on_set: OnSet) -> None:
+    bot: Assistant = await on_set("independent18")
     first = await bot.ask("a", "como ta o tc 8842/2023?")
     assert shown_cases(first) == [MEALS]
     # a new case named by its subject wins over the case the thread was about
@@ -60,7 +31,8 @@ async def test_the_one_about_something_names_that_case_not_the_thread_s(bot: Ass
     assert "Departamento Especial de Auditoria" in other.answer
 
 
-async def test_the_one_about_something_alone_is_a_case_not_a_law_question(bot: Assistant) -> None:
+async def test_the_one_about_something_alone_is_a_case_not_a_law_question(on_set: OnSet) -> None:
+    bot: Assistant = await on_set("independent18")
     # three words the classifier cannot place (out of scope? a law on school meals?): "o"
     # stands for the case, and the registry holds one about school meals
     told = await bot.ask("b", "o da merenda")
@@ -68,7 +40,8 @@ async def test_the_one_about_something_alone_is_a_case_not_a_law_question(bot: A
     assert told.citations == []
 
 
-async def test_the_cases_of_a_rapporteur_asked_in_the_plural_are_listed(bot: Assistant) -> None:
+async def test_the_cases_of_a_rapporteur_asked_in_the_plural_are_listed(on_set: OnSet) -> None:
+    bot: Assistant = await on_set("independent18")
     # "grandes" is a word of Campina Grande: one word more for the school-meals case does not
     # make it the one asked about when the person asks for her cases
     told = await bot.ask(
@@ -80,7 +53,8 @@ async def test_the_cases_of_a_rapporteur_asked_in_the_plural_are_listed(bot: Ass
     assert MEALS in told.answer and SEAFRONT in told.answer
 
 
-async def test_any_case_against_someone_lists_them_all(amazonas: Assistant) -> None:
+async def test_any_case_against_someone_lists_them_all(on_set: OnSet) -> None:
+    amazonas: Assistant = await on_set("independent12")
     # "prefeito" is a word of the accounts case only: one word more does not hide the other
     # case of the same mayor from someone asking whether there is any
     told = await amazonas.ask(
@@ -91,8 +65,9 @@ async def test_any_case_against_someone_lists_them_all(amazonas: Assistant) -> N
 
 
 async def test_the_one_about_something_is_the_thread_s_case_when_it_is_about_that(
-    amazonas: Assistant,
+    on_set: OnSet,
 ) -> None:
+    amazonas: Assistant = await on_set("independent12")
     assert shown_cases(await amazonas.ask("e", "como esta o tc 3917/2023?")) == [ACCOUNTS]
     # other cases of the registry are about accounts too; the one the thread talked about is
     # the one meant

@@ -8,60 +8,19 @@ whose words a question of the LINDB shares), independent9's (a case whose respon
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import AsyncIterator
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 
-import pytest
 from blind_registry_helpers import shown_cases
 
-from colmeia.apps.assistant.registry_io import import_registry
-from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
-from colmeia.apps.assistant.session import Assistant, open_assistant
-from colmeia.store import Store
+from colmeia.apps.assistant.session import Assistant
 
-TODAY = dt.date(2026, 11, 1)
-SETS = Path(__file__).resolve().parents[3] / "src" / "colmeia" / "apps" / "assistant" / "data"
+OnSet = Callable[[str], Awaitable[Assistant]]
+
 ACCOUNTS = "TC/005530/2024"
 
 
-async def _bot(store: Store, folder: Path, blind_set: str) -> AsyncIterator[Assistant]:
-    registry = SQLiteCaseRegistry(folder / "registry.db")
-    assert not import_registry(registry, [SETS / blind_set / "registry"]).problems
-    try:
-        async with open_assistant(
-            store=store, model=None, registry=registry, home=folder, today=TODAY
-        ) as assistant:
-            yield assistant
-    finally:
-        registry.close_sync()
-
-
-@pytest.fixture
-async def bot(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
-    async for assistant in _bot(blind_collection, tmp_path, "independent17"):
-        yield assistant
-
-
-@pytest.fixture
-async def sertao(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
-    async for assistant in _bot(blind_collection, tmp_path, "independent9"):
-        yield assistant
-
-
-@pytest.fixture
-async def maranhao(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
-    async for assistant in _bot(blind_collection, tmp_path, "independent19"):
-        yield assistant
-
-
-@pytest.fixture
-async def ceara(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
-    async for assistant in _bot(blind_collection, tmp_path, "independent7"):
-        yield assistant
-
-
-async def test_a_case_told_in_a_first_question_is_found(bot: Assistant) -> None:
+async def test_a_case_told_in_a_first_question_is_found(on_set: OnSet) -> None:
+    bot: Assistant = await on_set("independent17")
     told = await bot.ask(
         "a",
         "oi, sou servidor da controladoria de jatai. queria saber das contas de governo de 2023 "
@@ -73,7 +32,8 @@ async def test_a_case_told_in_a_first_question_is_found(bot: Assistant) -> None:
     assert shown_cases(await bot.ask("a", "ta no mpc desde qnd?")) == [ACCOUNTS]
 
 
-async def test_a_legal_provision_asked_stays_the_law_s(ceara: Assistant) -> None:
+async def test_a_legal_provision_asked_stays_the_law_s(on_set: OnSet) -> None:
+    ceara: Assistant = await on_set("independent7")
     asked = await ceara.ask(
         "b",
         "Prezados, na defesa de um ex-prefeito, qual dispositivo diz que o agente público só "
@@ -83,7 +43,8 @@ async def test_a_legal_provision_asked_stays_the_law_s(ceara: Assistant) -> None
     assert any(str(c.get("article")) == "28" for c in asked.citations)
 
 
-async def test_words_every_case_shares_name_no_case_in_a_question_of_law(sertao: Assistant) -> None:
+async def test_words_every_case_shares_name_no_case_in_a_question_of_law(on_set: OnSet) -> None:
+    sertao: Assistant = await on_set("independent9")
     # "prefeitura", "parecer", "técnico" are every case's words, and "sertão" is one word of a
     # company's name: the question is the LINDB's, not the case of Construtora Sertão Vivo
     asked = await sertao.ask(
@@ -95,7 +56,8 @@ async def test_words_every_case_shares_name_no_case_in_a_question_of_law(sertao:
     assert "Sertão Vivo" not in asked.answer
 
 
-async def test_waiting_for_a_case_s_answer_asks_the_case_not_the_law(maranhao: Assistant) -> None:
+async def test_waiting_for_a_case_s_answer_asks_the_case_not_the_law(on_set: OnSet) -> None:
+    maranhao: Assistant = await on_set("independent19")
     assert shown_cases(await maranhao.ask("e", "como ta o tc 4012/2026?")) == ["TC/004012/2026"]
     # "esperando" tells a delay, but the message looks for news of the case: its card alone
     asked = await maranhao.ask(

@@ -5,41 +5,23 @@ stays the law's. The registry is independent16's (a development set)."""
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import AsyncIterator
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 
-import pytest
 from blind_registry_helpers import shown_cases
 
-from colmeia.apps.assistant.registry_io import import_registry
-from colmeia.apps.assistant.registry_sqlite import SQLiteCaseRegistry
-from colmeia.apps.assistant.session import Assistant, open_assistant
-from colmeia.store import Store
+from colmeia.apps.assistant.session import Assistant
 
-TODAY = dt.date(2026, 11, 1)
-SETS = Path(__file__).resolve().parents[3] / "src" / "colmeia" / "apps" / "assistant" / "data"
+OnSet = Callable[[str], Awaitable[Assistant]]
+
 WASTE = "TC/011052/2023"  # a denúncia on rubbish collection, at the MPC since 08/07/2026
-
-
-@pytest.fixture
-async def bot(blind_collection: Store, tmp_path: Path) -> AsyncIterator[Assistant]:
-    registry = SQLiteCaseRegistry(tmp_path / "rs.db")
-    assert not import_registry(registry, [SETS / "independent16" / "registry"]).problems
-    try:
-        async with open_assistant(
-            store=blind_collection, model=None, registry=registry, home=tmp_path, today=TODAY
-        ) as assistant:
-            yield assistant
-    finally:
-        registry.close_sync()
 
 
 def _cited(result: object) -> set[tuple[str, str]]:
     return {(str(c.get("law")), str(c.get("article"))) for c in result.citations}  # type: ignore[attr-defined]
 
 
-async def test_a_delay_asked_of_the_law_shows_the_case_beside_the_law(bot: Assistant) -> None:
+async def test_a_delay_asked_of_the_law_shows_the_case_beside_the_law(on_set: OnSet) -> None:
+    bot: Assistant = await on_set("independent16")
     assert shown_cases(await bot.ask("a", "como ta o tc 11052/2023?")) == [WASTE]
     asked = await bot.ask(
         "a",
@@ -52,8 +34,9 @@ async def test_a_delay_asked_of_the_law_shows_the_case_beside_the_law(bot: Assis
 
 
 async def test_a_general_question_of_law_in_the_same_thread_stays_the_law_s(
-    bot: Assistant,
+    on_set: OnSet,
 ) -> None:
+    bot: Assistant = await on_set("independent16")
     assert shown_cases(await bot.ask("b", "como ta o tc 11052/2023?")) == [WASTE]
     asked = await bot.ask(
         "b",
