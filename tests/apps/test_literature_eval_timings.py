@@ -52,7 +52,15 @@ def test_seconds_per_query_are_mean_sd_and_n_of_the_times_measured(
     assert data["seconds_per_query_n"] == report.seconds_n
 
 
-def test_the_table_and_the_html_report_show_mean_plus_minus_sd(tmp_path: Path, colmeia_cli) -> None:  # type: ignore[no-untyped-def]
+def test_the_table_and_the_html_report_show_mean_plus_minus_sd(
+    tmp_path: Path,
+    colmeia_cli,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from colmeia.cli import review_cmd
+
+    # an 80-column terminal: the figure and its spread stay on one line, whole
+    monkeypatch.setattr(review_cmd.console, "width", 80)
     (tmp_path / "c.csv").write_text(CSV, encoding="utf-8")
     code, _, err = colmeia_cli("review", "import", str(tmp_path / "c.csv"), "-c", "col")
     assert code == 0, err
