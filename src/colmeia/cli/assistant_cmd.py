@@ -468,7 +468,7 @@ def eval_assistant(
             "generated-test2 conversations (colmeia.apps.assistant.turngen), independent / "
             "independent2 / independent3 (hand-written apart from the code, on an imported "
             "four-case registry), or independent4 / independent6 … independent10 (development) and "
-            "independent5 / independent11 … independent20 (frozen), "
+            "independent5 / independent11 … independent22 (frozen), "
             "written blind to the code on registries of their own."
         ),
     ),

@@ -1,4 +1,4 @@
-"""`colmeia eval assistant --set independent4` … `--set independent20`: conversations written
+"""`colmeia eval assistant --set independent4` … `--set independent22`: conversations written
 blind to the code (their authors read the law texts and the court's institutional file only),
 each on a registry of its author's invention. These tests check that each set is what it says —
 it loads, its registry imports cleanly, and every case, fact and article it expects is really
@@ -66,7 +66,7 @@ def _written_whole(typed: str) -> str:
 
 @pytest.mark.parametrize(
     "folder",
-    [f"independent{n}" for n in range(4, 21)],
+    [f"independent{n}" for n in range(4, 23)],
 )
 def test_a_blind_set_holds_what_its_registry_and_the_laws_hold(folder: str, tmp_path: Path) -> None:
     here = DATA / folder

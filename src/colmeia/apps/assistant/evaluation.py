@@ -410,6 +410,8 @@ FOLDER_SETS = {
     "independent18": "independent18",
     "independent19": "independent19",
     "independent20": "independent20",
+    "independent21": "independent21",
+    "independent22": "independent22",
 }
 
 
