@@ -29,7 +29,10 @@ def local_llm() -> Iterator[LocalModel]:
     # Two slots: the moderation reviewers ask at once; each slot keeps a 4096-token window.
     # poll=0: the other pytest worker shares the two cores, and llama.cpp's busy-waiting
     # threads would take its CPU (seen: 0.4 tokens/s at load 13 with the default poll).
-    server = start_local_model(gguf, parallel=2, poll=0)
+    # One thread: llama.cpp syncs its threads at every layer, so a thread that loses its core
+    # to the other worker stalls the rest (seen: a 67 s test took 206 s with three workers);
+    # one thread keeps to one core and leaves the other to the worker beside it.
+    server = start_local_model(gguf, parallel=2, poll=0, threads=1)
     try:
         yield server
     finally:
