@@ -201,8 +201,10 @@ def test_an_empty_collection_is_a_review_of_nothing_and_a_missing_one_an_error(
     assert (review.works, review.records, review.library_prisma["identified"]) == ([], 0, 0)
     with pytest.raises(ConfigurationError) as err:
         library_review(store, "nenhuma", ScreeningLog("nenhuma"))
-    assert "'nenhuma'" in str(err.value)
-    assert "review import" in str(err.value)
+    assert str(err.value) == (
+        f"no collection named 'nenhuma' in {store.url}; import the works first "
+        "(`colmeia review import FILE --collection NAME`)"
+    )
 
 
 def test_a_re_import_never_overwrites_a_newer_decision_in_the_library(
