@@ -32,6 +32,7 @@ def test_the_note_of_each_stage_is_written_as_documented() -> None:
 
 def test_blank_fields_are_left_out_and_spaces_tidied() -> None:
     assert screening_note("include", "   ", "  \n ", who=" \t", at="  ") == "Triagem: include"
+    assert screening_note("include", notes="\n\n  linha  \n\n") == "Triagem: include | Notas: linha"
     assert screening_note(
         "exclude", "  fora   do\trecorte ", "  a   b \n\n  c  ", who=" ana  maria ", at=f" {AT} "
     ) == (
@@ -83,6 +84,12 @@ def test_hand_written_labels_and_spacing_are_read() -> None:
         assert (got.stage, got.decision, got.reason) == ("title_abstract", "exclude", "x")
     (got,) = parse_decisions("Triagem (Texto  Completo):include|Por:  ana  |Em: " + AT)
     assert (got.stage, got.decision, got.who, got.at) == ("full_text", "include", "ana", AT)
+    # A field that starts with spaces (a tool's indentation) is read all the same.
+    note = "  " + screening_note("exclude", "x", who="ana") + "  \n "
+    assert [(d.decision, d.reason, d.who) for d in parse_decisions(note)] == [
+        ("exclude", "x", "ana")
+    ]
+    assert parse_screening(note) == ("exclude", "x", "")
     (got,) = parse_decisions("Triagem: pending")
     assert got == CarriedDecision("title_abstract", "pending")
     (got,) = parse_decisions("Triagem: include| Notas: junto  \n  da barra  ")
