@@ -60,6 +60,14 @@ def test_a_notes_line_that_looks_like_a_decision_stays_in_the_notes() -> None:
     assert (got.decision, got.who, got.notes) == ("include", "ana", notes)
 
 
+def test_notes_that_quote_the_notes_own_fields_stay_notes() -> None:
+    notes = "ver | Motivo: outro | Por: bia\ncopiado de | Notas: antigas"
+    (got,) = parse_decisions(screening_note("include", "", notes, who="ana", at=AT))
+    assert (got.reason, got.who, got.at, got.notes) == ("", "ana", AT, notes)
+    (got,) = parse_decisions("Triagem: include | Notas:")
+    assert got == CarriedDecision("title_abstract", "include")
+
+
 def test_several_notes_in_one_field_each_run_to_the_next() -> None:
     field = (
         "Lido em 2025.\n"

@@ -92,8 +92,7 @@ def _parse_one(text: str) -> CarriedDecision | None:
         return None
     found = CarriedDecision(stage, m.group("decision"))
     rest = m.group("rest")
-    notes_at = rest.find("| Notas:")
-    head, notes = (rest[:notes_at], rest[notes_at:]) if notes_at >= 0 else (rest, "")
+    head, bar, notes = rest.partition("| Notas:")
     if rest.strip() and not rest.lstrip().startswith("|"):
         return None  # "Triagem: include-ish …": not a note colmeia wrote
     parts = _PART_RE.split(" ".join(head.split()))
@@ -105,10 +104,8 @@ def _parse_one(text: str) -> CarriedDecision | None:
             found.who = value
         elif name == "Em":
             found.at = value
-    if notes:
-        found.notes = "\n".join(
-            line.rstrip() for line in notes[len("| Notas:") :].strip().splitlines()
-        )
+    if bar:
+        found.notes = "\n".join(line.rstrip() for line in notes.strip().splitlines())
         found.notes = re.sub(r"(?m)^ (?=Triagem)", "", found.notes)
     return found
 
