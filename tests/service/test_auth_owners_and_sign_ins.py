@@ -21,7 +21,13 @@ from starlette.requests import Request
 
 from colmeia.config import Settings
 from colmeia.service.app import build_state
-from colmeia.service.auth import SESSION_COOKIE, Principal, caller, require_owner
+from colmeia.service.auth import (
+    SESSION_COOKIE,
+    Principal,
+    caller,
+    metered_caller,
+    require_owner,
+)
 from colmeia.service.keys import create_key, create_session, revoke_key
 from colmeia.service.state import ServiceState
 
@@ -109,3 +115,34 @@ def test_a_key_in_x_api_key_is_the_one_used_over_a_bearer_and_a_cookie(state: Se
     ]
     got = asyncio.run(caller(Request(request.scope)))
     assert (got.tenant, got.role, got.via, got.bucket) == ("acme", "admin", "key", f"key:{mine.id}")
+
+
+def test_a_key_with_one_token_left_is_told_a_request_needs_more_and_what_to_do(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "quota"
+    settings = service_settings(
+        home, rate_limit_per_minute=500, request_token_reserve=3000, quota_window_s=3600
+    )
+    made = build_state(Settings(home=home), settings)
+    try:
+        _, plain = create_key(made.db, "acme", "ci", token_quota=500)
+        first = _cookie_request(made, "none")
+        first.scope["method"] = "POST"
+        first.scope["headers"].append((b"x-api-key", plain.encode()))
+        asyncio.run(metered_caller(first))
+        asyncio.run(made.limiter.settle(first.state.reservation, 499))
+        with pytest.raises(HTTPException) as err:
+            asyncio.run(metered_caller(Request(first.scope)))
+        assert err.value.status_code == 429 and err.value.headers is not None
+        wait = int(err.value.headers["Retry-After"])
+        assert err.value.detail == (
+            "token quota of 500 tokens: 1 left, and a request holds up to 500 while it runs "
+            "(the most one request may use: COLMEIA_SERVICE_REQUEST_TOKEN_RESERVE, capped at "
+            "the key's quota), so no model-calling request can start until this key's running "
+            f"requests end or the quota renews in {wait}s; ask the operator for a larger quota "
+            "(colmeia keys create --token-quota) or a smaller reserve"
+        )
+    finally:
+        made.tenants.close()
+        made.db.close()

@@ -60,8 +60,9 @@ class Principal:
 
 def require_owner(principal: Principal, created_by: str | None, what: str) -> None:
     """403 unless ``principal`` made the thing (``created_by``, its bucket) or is an admin:
-    a member acts on their own jobs and reviews; reading stays open to the tenant."""
-    if principal.role == "admin" or (created_by or "") == principal.bucket:
+    a member acts on their own jobs and reviews; reading stays open to the tenant. (A bucket
+    is never empty, so a thing without a creator is an admin's alone.)"""
+    if principal.role == "admin" or created_by == principal.bucket:
         return
     raise HTTPException(
         403, f"{what} belongs to another member of the tenant: only its creator or an admin may"
