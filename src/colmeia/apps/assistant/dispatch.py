@@ -49,6 +49,7 @@ from colmeia.apps.assistant.dispatch_readings import (
     _part_asked,
     _pick,
     _year_said,
+    asks_what_is_allowed,
     tells_time_stood,
 )
 from colmeia.apps.assistant.frame import (
@@ -228,6 +229,7 @@ class Dispatcher(MixedAnswers):
             and not frame.cases
             and not frame.names_a_law
             and not _HOW_TO.search(fold(text))  # how a defence is filed is no event of it
+            and not asks_what_is_allowed(text)
             and await named_in_record(self.registry, cases[0], text, today=self.today)
         ):
             # "e o parecer do ministério público de contas, qual número?": read unsure as the
@@ -313,7 +315,19 @@ class Dispatcher(MixedAnswers):
                 # 2023 do prefeito lindomar, em q fase tá no tribunal?" names one case clearly
                 or (frame.intent == "law" and not cases)
             )
-            and frame.confidence < CONFIDENT
+            and (
+                frame.confidence < CONFIDENT
+                # a first question that speaks of a case and asks no right ("a consulta q a
+                # prefeitura de socorro fez sobre… ja foi respondida?"), read as the law's
+                # short of sure: its words may still name one case as its own (below)
+                or (
+                    frame.intent == "law"
+                    and not cases
+                    and frame.about_a_case
+                    and frame.confidence < SURE_ELSEWHERE
+                    and not asks_what_is_allowed(text)
+                )
+            )
             and not frame.cases
             and not frame.names_a_law
             and not _HOW_TO.search(fold(text))  # "como faço pra denunciar…": a procedure
@@ -321,6 +335,8 @@ class Dispatcher(MixedAnswers):
             # a question of law shares words with every case ("sou controlador de uma
             # prefeitura… se eu der um parecer técnico…"): it names a case by what is its own
             and (frame.intent != "law" or self._names_its_own(text, named))
+            # read as the law's past unsure, it must also call the case by its class
+            and (frame.confidence < CONFIDENT or self._names_its_class(text, named))
         ):
             # "sou de serra talhada e ano retrasado eu fiz uma denúncia… sobre a merenda das
             # escolas daqui… queria saber se andou alguma coisa": read unsure as about the

@@ -200,6 +200,15 @@ class CaseNaming:
         parties = [str(p.get("name", "")) for p in found.get("parties") or []]
         return bool(said & own(body)) or any(len(said & own(p)) >= 2 for p in parties)
 
+    @staticmethod
+    def _names_its_class(text: str, found: dict[str, Any]) -> bool:
+        """Whether ``text`` calls the found case by what it is — its class's first word ("a
+        consulta", "a tomada de contas", "a denúncia") —, not only by whose it is: a story
+        told from a town's office ("to no rh da prefeitura de itacoatiara e um servidor pediu
+        os dados dele") names the town of a case without speaking of one."""
+        klass = fold(str((found.get("record") or {}).get("case_class") or "")).split()
+        return bool(klass) and klass[0] in set(re.findall(r"[a-z]+", fold(text)))
+
     async def _party_named(self, text: str) -> dict[str, Any] | None:
         """The registry's one clear case for ``text`` when ``text`` also names one of its
         parties in full (two words or more); else ``None``."""

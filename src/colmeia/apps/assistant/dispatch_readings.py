@@ -68,6 +68,20 @@ def tells_time_stood(text: str) -> bool:
     return _TIME_STOOD.search(fold(text)) is not None
 
 
+# what may, must or need be done asked ("a câmara pode derrubar?", "é obrigada a divulgar…
+# mesmo sem ninguém pedir?", "precisa de quantos votos?"): a question of law, whatever event
+# of a case its words also name — the registry records what happened, not what is allowed
+_ALLOWED = re.compile(
+    r"\b(?:pode|podem|posso|obrigad[oa]s?|tem\s+que|tem\s+q|precisa\s+de|deve|devem|"
+    r"permit\w*|proibid[oa]s?|ilegal|tem\s+direito)\b"
+)
+
+
+def asks_what_is_allowed(text: str) -> bool:
+    """Whether ``text`` asks what may, must or need be done (see :data:`_ALLOWED`)."""
+    return _ALLOWED.search(fold(text)) is not None
+
+
 # a case named with the definite article ("o processo", "esse caso") and no restriction after
 # it (not "o processo da merenda", "o processo que fala de…", "o processo contra a prefeitura")
 _DEFINITE = re.compile(
