@@ -77,3 +77,23 @@ async def test_the_coordinators_own_hand_over_of_a_numbered_case_is_recorded_as_
     )
     assert not handoff.get("guard")
     assert _found(result) == [CASE]
+
+
+async def test_the_registry_agent_asking_back_after_reading_only_movements_reads_the_record(
+    scripted: Any, assistant: Any
+) -> None:
+    # as the 0.5B model did in CI: the movements read, the same call repeated, then a
+    # "question" to the person that asks nothing — the record of the case they typed answers
+    roles = Roles(
+        main=[call("transfer_to_search", reason="o processo citado")],
+        search=[
+            call("case_movements", number=CASE, limit=10),
+            call("case_movements", number=CASE, limit=10),
+            call("ask_user", question=f"Enquanto o processo {CASE} não for concluído, sugiro…"),
+            Reply(content=""),
+        ],
+    )
+    bot = await assistant(scripted(roles))
+    result = await bot.ask("t1", f"Onde está o processo {CASE} e desde quando?")
+    assert result.status == "answered", result.as_dict()
+    assert "Situação atual: Aguardando defesa" in result.answer and _found(result) == [CASE]

@@ -206,6 +206,14 @@ class ModelGuards(ToolNodes):
                 missing = [i.canonical for i in ids[:5] if i.canonical not in reading]
                 kept = [c for c in calls if c.name != "ask_user"]
                 return kept + [_guard_call("lookup_case", number=n) for n in missing]
+            if "lookup_case" in offered:
+                # asked back after other registry tools only, the record not read: the 0.5B
+                # model read case_movements, repeated it seven times, then "asked" the person
+                # a sentence that asked nothing (CI). The numbers the person gave are read,
+                # and their record answers
+                kept = [c for c in calls if c.name != "ask_user"]
+                missing = [i.canonical for i in ids[:5] if i.canonical not in read]
+                return kept + [_guard_call("lookup_case", number=n) for n in missing]
         if agent == "search" and mixed and looked_up and names & {"ask_user", "transfer_to_main"}:
             # the case part of a split question, looked up: its answer is the registry's
             # record, and the legal part goes on to the documents (not back to the coordinator)
