@@ -199,20 +199,15 @@ class ModelGuards(ToolNodes):
             # the question asked in the lookup's own step: the record is not read yet, and
             # the person would be asked their own question back before it is (the 0.5B model
             # in CI); the lookups go ahead without it, with the person's numbers the model left
-            # out (one read in an earlier turn is read again: the record may have moved since)
+            # out (one read in an earlier turn is read again: the record may have moved since).
+            # Asked back after other registry tools only, the record not read, the numbers are
+            # read all the same: the 0.5B model read case_movements, repeated it seven times,
+            # then "asked" the person a sentence that asked nothing (CI)
             looking_up = [c.arguments.get("number") for c in calls if c.name == "lookup_case"]
-            if looking_up:
+            if looking_up or "lookup_case" in offered:
                 reading = read | canonical(looking_up)
                 missing = [i.canonical for i in ids[:5] if i.canonical not in reading]
                 kept = [c for c in calls if c.name != "ask_user"]
-                return kept + [_guard_call("lookup_case", number=n) for n in missing]
-            if "lookup_case" in offered:
-                # asked back after other registry tools only, the record not read: the 0.5B
-                # model read case_movements, repeated it seven times, then "asked" the person
-                # a sentence that asked nothing (CI). The numbers the person gave are read,
-                # and their record answers
-                kept = [c for c in calls if c.name != "ask_user"]
-                missing = [i.canonical for i in ids[:5] if i.canonical not in read]
                 return kept + [_guard_call("lookup_case", number=n) for n in missing]
         if agent == "search" and mixed and looked_up and names & {"ask_user", "transfer_to_main"}:
             # the case part of a split question, looked up: its answer is the registry's
